@@ -1,0 +1,56 @@
+# Agio image: one image for both processes.
+#   worker (default): node dist/worker/main.js  - runs agent workflows and their activities
+#   bridge:           node dist/bridge/main.js  - HTTP API and event streams (listens on $PORT)
+# The worker bundles workflow code from dist/workflows/index.js at start-up, so the image needs only the
+# compiled dist/ and production dependencies, not the TypeScript sources.
+
+##### Build: compile TypeScript to dist/ #####
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+
+# Dependencies first, so source edits do not invalidate the npm ci layer.
+COPY package.json package-lock.json ./
+RUN npm ci
+
+# The source directories compiled by tsconfig.build.json ("include"); keep the two lists in step.
+COPY tsconfig.json tsconfig.build.json ./
+COPY common ./common
+COPY workflows ./workflows
+COPY activities ./activities
+COPY stores ./stores
+COPY worker ./worker
+COPY client ./client
+COPY bridge ./bridge
+COPY cli ./cli
+RUN npm run build
+
+##### Runtime: production dependencies and compiled code only #####
+FROM node:20-bookworm-slim AS runtime
+WORKDIR /app
+
+# TEMPORAL_ADDRESS    Temporal frontend (host:port); docker-compose.yml sets temporal:7233.
+# TEMPORAL_NAMESPACE  Temporal namespace for runs.
+# AGIO_TASK_QUEUE     task queue shared by the worker and the bridge.
+# PORT, HOST          where the bridge listens (0.0.0.0 so a published port reaches it).
+# Also read, with no default here: MONGODB_URI, OPENAI_API_KEY, OPENAI_BASE_URL, AGIO_MODEL (worker)
+# and AGIO_TOKENS ("token:tenant,token2:tenant2", bridge).
+ENV NODE_ENV=production \
+    TEMPORAL_ADDRESS=localhost:7233 \
+    TEMPORAL_NAMESPACE=default \
+    AGIO_TASK_QUEUE=agio \
+    PORT=8080 \
+    HOST=0.0.0.0
+
+# tsx is a regular dependency, so it is installed here too.
+COPY package.json package-lock.json ./
+RUN npm ci --omit=dev && npm cache clean --force
+
+COPY --from=build /app/dist ./dist
+
+# Run as the image's unprivileged "node" user (uid 1000); the code stays root-owned and read-only to it,
+# and .agio/ is the one writable directory for local runtime state.
+RUN mkdir -p /app/.agio && chown node:node /app/.agio
+USER node
+
+EXPOSE 8080
+CMD ["node", "dist/worker/main.js"]

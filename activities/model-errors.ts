@@ -1,0 +1,47 @@
+// Turns provider and network errors into ApplicationFailures with a stable type, so Temporal's retry policy
+// does the right thing: rate limits wait for Retry-After, bad requests and auth errors fail at once.
+import { ApplicationFailure } from '@temporalio/common';
+import { APIConnectionError, APIError } from 'openai';
+import { ErrorType } from '../common';
+
+/** Reads Retry-After (seconds or an HTTP date) or retry-after-ms; returns milliseconds. */
+export function retryAfterMs(headers: { get(name: string): string | null } | undefined, now = Date.now()): number | undefined {
+  const ms = headers?.get('retry-after-ms');
+  if (ms && Number.isFinite(Number(ms))) return Math.max(0, Number(ms));
+  const value = headers?.get('retry-after');
+  if (!value) return undefined;
+  if (/^\d+(\.\d+)?$/.test(value.trim())) return Math.round(Number(value) * 1000);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/** Classifies any error thrown while calling the model. */
+export function classifyModelError(err: unknown): ApplicationFailure {
+  if (err instanceof ApplicationFailure) return err;
+  if (err instanceof APIConnectionError) {
+    return ApplicationFailure.create({ type: ErrorType.ModelConnectionError, message: `model connection failed: ${err.message}`, cause: err });
+  }
+  if (err instanceof APIError && typeof err.status === 'number') {
+    const message = `model provider answered ${err.status}: ${err.message}`;
+    const status = err.status;
+    if (status === 429) {
+      const delay = retryAfterMs(err.headers as { get(name: string): string | null } | undefined);
+      return ApplicationFailure.create({ type: ErrorType.ModelRateLimited, message, nextRetryDelay: delay, cause: err });
+    }
+    if (status === 401 || status === 403) {
+      return ApplicationFailure.create({ type: ErrorType.ModelAuthError, message: `${message} (check OPENAI_API_KEY)`, nonRetryable: true, cause: err });
+    }
+    if (status === 400 || status === 404 || status === 422) {
+      return ApplicationFailure.create({ type: ErrorType.ModelBadRequest, message, nonRetryable: true, cause: err });
+    }
+    if (status === 408 || status === 409 || status >= 500) {
+      return ApplicationFailure.create({ type: ErrorType.ModelServerError, message, cause: err });
+    }
+    return ApplicationFailure.create({ type: ErrorType.ModelBadRequest, message, nonRetryable: true, cause: err });
+  }
+  if ((err as Error)?.name === 'SyntaxError') {
+    return ApplicationFailure.create({ type: ErrorType.ModelMalformedResponse, message: `model sent a malformed response: ${err.message}`, cause: err });
+  }
+  const e = err as Error;
+  return ApplicationFailure.create({ type: ErrorType.ModelConnectionError, message: `model call failed: ${e?.message ?? String(err)}`, cause: e instanceof Error ? e : undefined });
+}

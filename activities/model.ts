@@ -1,0 +1,140 @@
+// The callModel activity: one OpenAI-compatible streaming Chat Completion per agent step. Temporal owns
+// retries (the client runs with maxRetries: 0); deltas go to a sink that publishes them to the run's stream.
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import OpenAI from 'openai';
+import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
+import { ErrorType, type ChatMessage, type ModelSettings, type Step, type Usage } from '../common';
+import { classifyModelError } from './model-errors';
+import { ChatStreamAssembler, type ChunkDelta } from './model-stream';
+import type { ToolRegistry } from './tools/registry';
+
+/** Where the model lives; any OpenAI-compatible server works (OpenAI, vLLM, Ollama, llama.cpp, DeepSeek…). */
+export interface ModelConfig {
+  baseURL?: string;
+  apiKey: string;
+  /** Used when an agent names no model. */
+  defaultModel: string;
+}
+
+/** Input of callModel. */
+export interface CallModelInput {
+  runId: string;
+  rootRunId: string;
+  stepId: string;
+  stepIndex: number;
+  model?: string;
+  modelSettings?: ModelSettings;
+  messages: ChatMessage[];
+  /** Names of the tools offered in this call (empty: a call without tools, e.g. the final summary). */
+  tools: string[];
+}
+
+/** Output of callModel: the assistant step, ready to commit. */
+export interface CallModelOutput {
+  step: Step;
+  usage: Usage;
+  finishReason: string | null;
+}
+
+/** Receives a step's live deltas (the Wire publisher plugs in here; the default drops them). */
+export interface StepStreamSink {
+  /** Called once before the first chunk; `attempt > 1` means earlier partial output must be discarded. */
+  begin(info: { runId: string; rootRunId: string; stepId: string; attempt: number }): Promise<void>;
+  delta(delta: ChunkDelta): void;
+  /** Flushes what is buffered; awaited before the activity returns. */
+  end(): Promise<void>;
+}
+
+/** Creates a sink per model call. */
+export type StepStreamSinkFactory = () => StepStreamSink;
+
+const noSink: StepStreamSink = { begin: async () => undefined, delta: () => undefined, end: async () => undefined };
+
+/** Builds the callModel activity bound to a provider, the tool registry and a delta sink. */
+export function createCallModel(config: ModelConfig, tools: ToolRegistry, sinkFactory: StepStreamSinkFactory = () => noSink) {
+  const client = new OpenAI({ baseURL: config.baseURL, apiKey: config.apiKey, maxRetries: 0, timeout: 10 * 60_000 });
+
+  return async function callModel(input: CallModelInput): Promise<CallModelOutput> {
+    const ctx = Context.current();
+    const startedAt = Date.now();
+    const offered: ChatCompletionTool[] = input.tools.map((name) => tools.openAiTool(name));
+    const settings = input.modelSettings ?? {};
+    const sink = sinkFactory();
+    await sink.begin({ runId: input.runId, rootRunId: input.rootRunId, stepId: input.stepId, attempt: ctx.info.attempt });
+    const assembler = new ChatStreamAssembler();
+    let firstTokenMs: number | undefined;
+    const beat = setInterval(() => ctx.heartbeat({ chunks: assembler.chunks }), 1000);
+    try {
+      const stream = await client.chat.completions.create(
+        {
+          model: input.model ?? config.defaultModel,
+          messages: input.messages.map(toOpenAiMessage),
+          stream: true,
+          stream_options: { include_usage: true },
+          ...(offered.length ? { tools: offered, tool_choice: settings.toolChoice, parallel_tool_calls: settings.parallelToolCalls } : {}),
+          temperature: settings.temperature,
+          top_p: settings.topP,
+          max_tokens: settings.maxTokens,
+        },
+        { signal: ctx.cancellationSignal },
+      );
+      for await (const chunk of stream) {
+        const delta = assembler.add(chunk);
+        if (delta) {
+          firstTokenMs ??= Date.now() - startedAt;
+          sink.delta(delta);
+        }
+      }
+    } catch (err) {
+      if (ctx.cancellationSignal.aborted) throw ctx.cancellationSignal.reason ?? err;
+      throw classifyModelError(err);
+    } finally {
+      clearInterval(beat);
+      await sink.end();
+    }
+    if (!assembler.finishReason) {
+      throw ApplicationFailure.create({
+        type: assembler.chunks === 0 ? ErrorType.ModelMalformedResponse : ErrorType.ModelConnectionError,
+        message: assembler.chunks === 0 ? 'model response held no completion chunks' : `model stream ended after ${assembler.chunks} chunks without a finish reason`,
+      });
+    }
+    const toolCalls = assembler.toolCalls(input.stepId);
+    const usage = assembler.usage ?? { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
+    return {
+      finishReason: assembler.finishReason,
+      usage,
+      step: {
+        id: input.stepId,
+        runId: input.runId,
+        index: input.stepIndex,
+        role: 'assistant',
+        content: assembler.content || (toolCalls.length ? null : ''),
+        ...(assembler.reasoningContent ? { reasoningContent: assembler.reasoningContent } : {}),
+        ...(toolCalls.length ? { toolCalls } : {}),
+        usage,
+        metrics: { startedAt, durationMs: Date.now() - startedAt, firstTokenMs, attempt: ctx.info.attempt },
+      },
+    };
+  };
+}
+
+/** Agio's plain message → the OpenAI request shape. */
+export function toOpenAiMessage(m: ChatMessage): ChatCompletionMessageParam {
+  switch (m.role) {
+    case 'system':
+      return { role: 'system', content: m.content ?? '' };
+    case 'user':
+      return { role: 'user', content: m.content ?? '' };
+    case 'tool':
+      return { role: 'tool', tool_call_id: m.toolCallId ?? '', content: m.content ?? '' };
+    case 'assistant':
+      return {
+        role: 'assistant',
+        content: m.content,
+        ...(m.toolCalls?.length
+          ? { tool_calls: m.toolCalls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.arguments } })) }
+          : {}),
+      };
+  }
+}

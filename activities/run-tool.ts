@@ -1,0 +1,113 @@
+// The runTool activity: looks a tool up, validates the model's arguments with zod, runs it in the run's
+// workspace and returns a result for the model. Anything the model got wrong becomes an error result.
+import { Context } from '@temporalio/activity';
+import path from 'node:path';
+import { z } from 'zod';
+import type { ToolSpec } from '../common';
+import type { ToolOutput } from './tools/define-tool';
+import type { ToolRegistry } from './tools/registry';
+import { ensureWorkspace } from './tools/workspace';
+
+/** Input of runTool. */
+export interface RunToolInput {
+  runId: string;
+  toolCallId: string;
+  name: string;
+  /** The raw JSON text the model produced. */
+  arguments: string;
+  /** Workspace relative to the worker's workspace root. */
+  workspace: string;
+  maxOutputBytes: number;
+}
+
+/** What the model sees of a tool call. */
+export interface RunToolOutput {
+  content: string;
+  isError: boolean;
+  metadata?: Record<string, unknown>;
+}
+
+/** Input and output of resolveTools. */
+export interface ResolveToolsInput {
+  names: string[];
+}
+/** Specs of the known tools and the names the worker does not know. */
+export interface ResolveToolsOutput {
+  specs: ToolSpec[];
+  unknown: string[];
+}
+
+/** Builds the tool activities bound to the worker's registry and workspace root. */
+export function createToolActivities(registry: ToolRegistry, workspaceRoot: string) {
+  async function resolveTools({ names }: ResolveToolsInput): Promise<ResolveToolsOutput> {
+    const known = names.filter((n) => registry.find(n));
+    return { specs: known.map((n) => registry.spec(n)), unknown: names.filter((n) => !registry.find(n)) };
+  }
+
+  async function runTool(input: RunToolInput): Promise<RunToolOutput> {
+    const ctx = Context.current();
+    const tool = registry.find(input.name);
+    if (!tool) {
+      return errorResult(`unknown tool "${input.name}"; available tools: ${registry.names().join(', ') || 'none'}`);
+    }
+    let raw: unknown;
+    try {
+      raw = input.arguments.trim() === '' ? {} : JSON.parse(input.arguments);
+    } catch (err) {
+      return errorResult(`arguments for "${input.name}" are not valid JSON (${(err as Error).message}); send a JSON object matching the tool's schema`);
+    }
+    const parsed = tool.parameters.safeParse(raw);
+    if (!parsed.success) {
+      return errorResult(`invalid arguments for "${input.name}":\n${z.prettifyError(parsed.error)}`);
+    }
+    const workspace = await ensureWorkspace(resolveWorkspaceDir(workspaceRoot, input.workspace));
+    const beat = setInterval(() => ctx.heartbeat(), 1000);
+    try {
+      const out = await tool.execute(parsed.data, {
+        workspace,
+        signal: ctx.cancellationSignal,
+        heartbeat: (details) => ctx.heartbeat(details),
+        idempotencyKey: `${input.runId}:${input.toolCallId}`,
+        runId: input.runId,
+        toolCallId: input.toolCallId,
+      });
+      const result: ToolOutput = typeof out === 'string' ? { content: out } : out;
+      return { ...truncateOutput(result.content, input.maxOutputBytes), isError: result.isError ?? false, ...(result.metadata ? { metadata: result.metadata } : {}) };
+    } catch (err) {
+      if (ctx.cancellationSignal.aborted) throw ctx.cancellationSignal.reason ?? err;
+      return errorResult(`tool "${input.name}" failed: ${(err as Error)?.message ?? String(err)}`);
+    } finally {
+      clearInterval(beat);
+    }
+  }
+
+  return { resolveTools, runTool };
+}
+
+function errorResult(message: string): RunToolOutput {
+  return { content: `Error: ${message}`, isError: true };
+}
+
+/** Joins a run's relative workspace to the root, refusing anything that climbs out of the root. */
+export function resolveWorkspaceDir(root: string, relative: string): string {
+  const dir = path.resolve(root, relative);
+  if (dir !== path.resolve(root) && !dir.startsWith(path.resolve(root) + path.sep)) {
+    throw new Error(`workspace "${relative}" is outside the worker's workspace root`);
+  }
+  return dir;
+}
+
+/** Cuts text to at most `maxBytes` UTF-8 bytes, keeping head and tail around a marker that says how much went. */
+export function truncateOutput(content: string, maxBytes: number): { content: string; metadata?: Record<string, unknown> } {
+  const bytes = Buffer.byteLength(content, 'utf8');
+  if (bytes <= maxBytes) return { content };
+  const buf = Buffer.from(content, 'utf8');
+  const keep = Math.max(0, maxBytes - 200);
+  const head = buf.subarray(0, Math.floor(keep * 0.75)).toString('utf8').replace(/\uFFFD$/, '');
+  const tail = buf.subarray(bytes - Math.floor(keep * 0.25)).toString('utf8').replace(/^\uFFFD/, '');
+  const omitted = bytes - Buffer.byteLength(head) - Buffer.byteLength(tail);
+  return {
+    content: `${head}\n[… output truncated: ${omitted} of ${bytes} bytes omitted …]\n${tail}`,
+    metadata: { truncated: true, originalBytes: bytes },
+  };
+}

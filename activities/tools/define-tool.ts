@@ -1,0 +1,45 @@
+// The worker-side tool contract: a zod-typed tool with its code. Specs sent to workflows and models are
+// derived from these definitions; the code never leaves the worker.
+import { z } from 'zod';
+
+/** What a tool's `execute` receives besides its validated arguments. */
+export interface ToolContext {
+  /** Absolute, real path of the run's workspace; file tools must stay inside it. */
+  workspace: string;
+  /** Aborted when the activity is cancelled or times out. */
+  signal: AbortSignal;
+  /** Tells Temporal the tool is alive (long tools call it while they work). */
+  heartbeat: (details?: unknown) => void;
+  /** Stable per tool call across retries: tools with side effects use it to run their effect once. */
+  idempotencyKey: string;
+  /** The run this call belongs to. */
+  runId: string;
+  /** The model's id for this call. */
+  toolCallId: string;
+}
+
+/** What a tool returns: text for the model, plus optional structured metadata (e.g. sources used). */
+export interface ToolOutput {
+  content: string;
+  isError?: boolean;
+  metadata?: Record<string, unknown>;
+}
+
+/** A tool as registered in the worker. */
+export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
+  name: string;
+  description: string;
+  parameters: S;
+  execute: (args: z.infer<S>, ctx: ToolContext) => Promise<ToolOutput | string>;
+  /** Start-to-close timeout of one execution, in ms (default 60 s). */
+  timeoutMs?: number;
+  /** Attempts Temporal makes for a failing execution (default 3; 1 for tools that are not idempotent). */
+  maxAttempts?: number;
+  /** Whether running the tool twice is harmless; non-idempotent tools are not retried by default. */
+  idempotent?: boolean;
+}
+
+/** Defines a tool; the identity function, typed so `execute` sees the parsed arguments. */
+export function defineTool<S extends z.ZodType>(def: ToolDefinition<S>): ToolDefinition<S> {
+  return def;
+}

@@ -1,0 +1,44 @@
+// The `glob` tool: finds workspace files whose paths match a glob pattern (`**`, `*`, `?`, `{a,b}`).
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { z } from 'zod';
+import { defineTool } from './define-tool';
+import { globToRegExp, walkFiles } from './walk';
+import { realWorkspace, relativeToWorkspace, resolveInWorkspace } from './workspace';
+
+const DEFAULT_MAX_RESULTS = 200;
+
+/** Lists files matching a glob pattern, as paths relative to the workspace, capped. */
+export const globTool = defineTool({
+  name: 'glob',
+  description:
+    'Find files by glob pattern, matched against paths relative to the search directory: "**" matches any number of ' +
+    'directories, "*" and "?" match within one path segment, "{a,b}" matches alternatives (e.g. "src/**/*.{ts,tsx}"). ' +
+    `Skips node_modules and .git. Returns paths relative to the workspace, at most ${DEFAULT_MAX_RESULTS} by default.`,
+  parameters: z.object({
+    pattern: z.string().min(1).describe('Glob pattern, relative to the search directory, e.g. "**/*.ts".'),
+    path: z.string().optional().describe('Directory to search in, relative to the workspace (default: the workspace root).'),
+    max_results: z.number().int().min(1).max(5000).optional().describe(`Maximum number of paths to return (default ${DEFAULT_MAX_RESULTS}).`),
+  }),
+  idempotent: true,
+  async execute({ pattern, path: userPath = '.', max_results: maxResults = DEFAULT_MAX_RESULTS }, ctx) {
+    if (path.isAbsolute(pattern)) throw new Error('pattern must be relative; put the directory to search in "path".');
+    const root = await realWorkspace(ctx.workspace);
+    const dir = await resolveInWorkspace(ctx.workspace, userPath, { mustExist: true });
+    if (!(await fs.stat(dir)).isDirectory()) throw new Error(`"${userPath}" is not a directory.`);
+    const re = globToRegExp(pattern);
+    const found: string[] = [];
+    let capped = false;
+    for await (const file of walkFiles(dir, { root, signal: ctx.signal, onProgress: () => ctx.heartbeat() })) {
+      if (!re.test(file.rel)) continue;
+      if (found.length === maxResults) {
+        capped = true;
+        break;
+      }
+      found.push(relativeToWorkspace(root, path.join(dir, file.rel)));
+    }
+    if (found.length === 0) return `No files match "${pattern}" in ${userPath}.`;
+    const marker = capped ? `\n[… results capped at ${maxResults}; narrow the pattern or path to see more …]` : '';
+    return { content: found.join('\n') + marker, metadata: { count: found.length, capped } };
+  },
+});

@@ -1,0 +1,34 @@
+// The `ls` tool: lists one workspace directory, directories marked with a trailing `/`.
+import { promises as fs } from 'node:fs';
+import * as path from 'node:path';
+import { z } from 'zod';
+import { defineTool } from './define-tool';
+import { resolveInWorkspace } from './workspace';
+
+const MAX_ENTRIES = 1000;
+
+/** Lists a workspace directory's entries, sorted, with `/` after directories. */
+export const lsTool = defineTool({
+  name: 'ls',
+  description: 'List the entries of a workspace directory (default: the workspace root), sorted; directories end with "/".',
+  parameters: z.object({
+    path: z.string().optional().describe('Directory path, relative to the workspace (default ".").'),
+  }),
+  idempotent: true,
+  async execute({ path: userPath = '.' }, ctx) {
+    const dir = await resolveInWorkspace(ctx.workspace, userPath, { mustExist: true });
+    if (!(await fs.stat(dir)).isDirectory()) throw new Error(`"${userPath}" is a file, not a directory; use file_read to read it.`);
+    const entries = await fs.readdir(dir, { withFileTypes: true });
+    const names = await Promise.all(
+      entries.map(async (e) => {
+        let isDir = e.isDirectory();
+        if (e.isSymbolicLink()) isDir = (await fs.stat(path.join(dir, e.name)).catch(() => undefined))?.isDirectory() ?? false;
+        return isDir ? `${e.name}/` : e.name;
+      }),
+    );
+    names.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    if (names.length === 0) return `(empty directory: ${userPath})`;
+    if (names.length <= MAX_ENTRIES) return names.join('\n');
+    return `${names.slice(0, MAX_ENTRIES).join('\n')}\n[… ${names.length - MAX_ENTRIES} more entries not shown …]`;
+  },
+});

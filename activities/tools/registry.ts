@@ -1,0 +1,57 @@
+// Tools by name in the worker: their zod schemas become JSON Schema for the model and ToolSpecs for workflows.
+import { z } from 'zod';
+import type { ChatCompletionTool } from 'openai/resources/chat/completions';
+import type { ToolSpec } from '../../common';
+import type { ToolDefinition } from './define-tool';
+
+const DEFAULT_TIMEOUT_MS = 60_000;
+
+/** The worker's tools, looked up by name. */
+export class ToolRegistry {
+  private readonly tools = new Map<string, ToolDefinition>();
+  private readonly schemas = new Map<string, Record<string, unknown>>();
+
+  constructor(tools: ToolDefinition[] = []) {
+    for (const tool of tools) this.register(tool);
+  }
+
+  /** Adds a tool; names are unique and must be valid OpenAI function names. */
+  register(tool: ToolDefinition): this {
+    if (!/^[A-Za-z0-9_-]{1,64}$/.test(tool.name)) throw new Error(`invalid tool name "${tool.name}": use 1-64 letters, digits, _ or -`);
+    if (this.tools.has(tool.name)) throw new Error(`tool "${tool.name}" is already registered`);
+    this.tools.set(tool.name, tool as ToolDefinition);
+    this.schemas.set(tool.name, z.toJSONSchema(tool.parameters, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>);
+    return this;
+  }
+
+  /** The tool with this name, or undefined. */
+  find(name: string): ToolDefinition | undefined {
+    return this.tools.get(name);
+  }
+
+  /** Registered names. */
+  names(): string[] {
+    return [...this.tools.keys()];
+  }
+
+  /** The plain spec a workflow needs to schedule the tool. */
+  spec(name: string): ToolSpec {
+    const tool = this.tools.get(name);
+    if (!tool) throw new Error(`unknown tool "${name}"`);
+    const idempotent = tool.idempotent ?? false;
+    return {
+      name,
+      description: tool.description,
+      parameters: this.schemas.get(name)!,
+      timeoutMs: tool.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      maxAttempts: tool.maxAttempts ?? (idempotent ? 3 : 1),
+      idempotent,
+    };
+  }
+
+  /** The tool as offered to an OpenAI-compatible model. */
+  openAiTool(name: string): ChatCompletionTool {
+    const spec = this.spec(name);
+    return { type: 'function', function: { name, description: spec.description, parameters: spec.parameters } };
+  }
+}

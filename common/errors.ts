@@ -1,0 +1,28 @@
+// The one list of error types Agio raises, so retry policies and callers compare stable names, not classes.
+
+/** `ApplicationFailure.type` values used across workflows and activities. */
+export const ErrorType = {
+  /** The model provider answered 429; retried after Retry-After. */
+  ModelRateLimited: 'ModelRateLimited',
+  /** 5xx from the provider; retried. */
+  ModelServerError: 'ModelServerError',
+  /** Network failure or a stream that ended before its finish reason; retried. */
+  ModelConnectionError: 'ModelConnectionError',
+  /** The provider's body was not a valid Chat Completions stream; retried a bounded number of times. */
+  ModelMalformedResponse: 'ModelMalformedResponse',
+  /** 400/404/422: the request itself is wrong; not retried. */
+  ModelBadRequest: 'ModelBadRequest',
+  /** 401/403: credentials are wrong or missing; not retried. */
+  ModelAuthError: 'ModelAuthError',
+  /** An agent spec or input that cannot run (unknown model settings, empty agent); not retried. */
+  InvalidAgentSpec: 'InvalidAgentSpec',
+  /** An agent name the registry does not know. */
+  UnknownAgent: 'UnknownAgent',
+  /** The run spent its token budget. */
+  TokenBudgetExceeded: 'TokenBudgetExceeded',
+} as const;
+/** One of {@link ErrorType}. */
+export type ErrorType = (typeof ErrorType)[keyof typeof ErrorType];
+
+/** Error types that retrying cannot fix. */
+export const NON_RETRYABLE_MODEL_ERRORS: ErrorType[] = [ErrorType.ModelBadRequest, ErrorType.ModelAuthError, ErrorType.InvalidAgentSpec];

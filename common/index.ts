@@ -1,0 +1,8 @@
+// Workflow-safe entry point: schemas, types and pure helpers shared by workflows, worker, client and bridge.
+export * from './errors';
+export * from './limits';
+export * from './names';
+export * from './registry';
+export * from './run';
+export * from './specs';
+export * from './steps';

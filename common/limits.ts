@@ -1,0 +1,27 @@
+// Default bounds for every run (DESIGN.md principle 5): each has a default and a clear error when hit.
+import { z } from 'zod';
+
+/** Limits in force for a run; carried in its context and inherited by nested runs. */
+export const RunLimits = z.object({
+  /** Model calls with tools before the run is asked to summarise (then terminationReason = 'max_steps'). */
+  maxSteps: z.number().int().positive().default(10),
+  /** Nesting depth of agents used as tools. */
+  maxDepth: z.number().int().positive().default(5),
+  /** Tool output kept inline in the conversation and history; larger outputs are truncated. */
+  maxToolOutputBytes: z.number().int().positive().default(64 * 1024),
+  /** Total tokens (prompt + completion) the run may spend before it stops with 'max_tokens'. */
+  maxTotalTokens: z.number().int().positive().optional(),
+  /** How long a model call may go without a heartbeat before Temporal retries it elsewhere. */
+  modelHeartbeatTimeoutMs: z.number().int().positive().default(20_000),
+  /** Upper bound of one model call, streaming included. */
+  modelTimeoutMs: z.number().int().positive().default(10 * 60_000),
+  /** Attempts for a failing model call (rate limits and 5xx); non-retryable errors fail at once. */
+  modelMaxAttempts: z.number().int().positive().default(6),
+});
+/** Limits in force for a run. */
+export type RunLimits = z.infer<typeof RunLimits>;
+
+/** The limits with every default applied. */
+export function resolveLimits(partial: Partial<RunLimits> = {}): RunLimits {
+  return RunLimits.parse(partial);
+}

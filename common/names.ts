@@ -1,0 +1,12 @@
+// Names shared by workers, clients and the bridge: task queue, workflow types, ids.
+
+/** Default task queue of Agio workers. */
+export const DEFAULT_TASK_QUEUE = 'agio';
+
+/** Workflow type names (the exported function names in workflows/index.ts). */
+export const WorkflowType = { agentRun: 'agentRun' } as const;
+
+/** Workspace directory of a root run, relative to the worker's workspace root. */
+export function runWorkspace(rootRunId: string): string {
+  return `runs/${rootRunId.replace(/[^A-Za-z0-9._-]/g, '_')}`;
+}

@@ -1,0 +1,74 @@
+// A run's context, input and output: the plain JSON that crosses the agentRun workflow boundary.
+import { z } from 'zod';
+import { RunLimits } from './limits';
+import { AgentSpec } from './specs';
+import { ChatMessage, Step, Usage } from './steps';
+
+/** Who and where a run is: identity, nesting, session, tracing, workspace and limits. */
+export const RunContext = z.object({
+  /** This run's id (its workflow id). */
+  runId: z.string(),
+  /** The root run's workflow id: the owner of the event log. */
+  rootRunId: z.string(),
+  parentRunId: z.string().optional(),
+  depth: z.number().int().nonnegative().default(0),
+  /** Agent names from the root down to this run (cycle detection). */
+  lineage: z.array(z.string()).default([]),
+  /** The parent's tool call that started this run. */
+  toolCallId: z.string().optional(),
+  sessionId: z.string().optional(),
+  userId: z.string().optional(),
+  tenant: z.string().default('default'),
+  traceId: z.string().optional(),
+  spanId: z.string().optional(),
+  /** Workspace directory relative to the worker's workspace root. */
+  workspace: z.string(),
+  limits: RunLimits,
+});
+/** Who and where a run is. */
+export type RunContext = z.infer<typeof RunContext>;
+
+/** Input of the agentRun workflow. */
+export const AgentRunInput = z.object({
+  agent: AgentSpec,
+  /** The user's message, or a prepared conversation (e.g. a delegation context). */
+  input: z.union([z.string(), z.array(ChatMessage)]),
+  /** Filled from the workflow's own id when absent (a root run). */
+  context: RunContext.partial().optional(),
+  /** Values for `{key}` placeholders in the instructions. */
+  state: z.record(z.string(), z.unknown()).optional(),
+});
+/** Input of the agentRun workflow. */
+export type AgentRunInput = z.input<typeof AgentRunInput>;
+
+/** Why a run stopped. */
+export const TerminationReason = z.enum(['completed', 'max_steps', 'max_tokens', 'cancelled', 'error']);
+/** Why a run stopped. */
+export type TerminationReason = z.infer<typeof TerminationReason>;
+
+/** Counters of a run. */
+export const RunMetrics = z.object({
+  steps: z.number().int().nonnegative(),
+  modelCalls: z.number().int().nonnegative(),
+  toolCalls: z.number().int().nonnegative(),
+  toolErrors: z.number().int().nonnegative(),
+  durationMs: z.number().nonnegative(),
+});
+/** Counters of a run. */
+export type RunMetrics = z.infer<typeof RunMetrics>;
+
+/** Result of a run. */
+export const RunOutput = z.object({
+  response: z.string(),
+  runId: z.string(),
+  sessionId: z.string().optional(),
+  /** Usage of this run and every nested run. */
+  usage: Usage,
+  metrics: RunMetrics,
+  terminationReason: TerminationReason,
+  error: z.object({ type: z.string(), message: z.string() }).optional(),
+  /** The run's steps (its own conversation, not nested runs'). */
+  steps: z.array(Step),
+});
+/** Result of a run. */
+export type RunOutput = z.infer<typeof RunOutput>;

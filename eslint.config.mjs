@@ -1,0 +1,38 @@
+// Lint rules: type-aware TypeScript checks everywhere; workflow-side code (workflows/, common/) may not
+// import Node built-ins or I/O libraries, because the workflow sandbox must stay deterministic.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import { builtinModules } from 'node:module';
+
+const nodeBuiltins = builtinModules.filter((m) => !m.startsWith('_'));
+const ioModules = ['openai', 'mongodb', 'fastify', 'eventsource', '@temporalio/client', '@temporalio/worker', '@temporalio/activity', '@temporalio/testing'];
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', '.tools/**', 'coverage/**', 'bench/results/**', '*.js', '*.mjs'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    files: ['**/*.ts'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: false }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    files: ['workflows/**/*.ts', 'common/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          paths: [...nodeBuiltins, ...nodeBuiltins.map((m) => `node:${m}`), ...ioModules].map((name) => ({
+            name,
+            message: 'workflow-side code must stay deterministic: no Node built-ins or I/O modules (do I/O in activities/).',
+          })),
+          patterns: [{ group: ['node:*', '../activities/*', '../stores/*', '../worker/*', '../bridge/*'], message: 'workflow-side code may only import common/ and workflows/ (activities by `import type`).', allowTypeImports: true }],
+        },
+      ],
+    },
+  },
+);

@@ -1,0 +1,25 @@
+// What the global setup hands to test files: server addresses and the prebuilt workflow bundle.
+import type { FerretDbServer } from '../../worker/dev-server/ferretdb-server';
+import type { TemporalDevServer } from '../../worker/dev-server/temporal-server';
+
+/** Environment variable names set by the global setup. */
+export const TEST_ENV = {
+  temporalAddress: 'AGIO_TEST_TEMPORAL_ADDRESS',
+  temporalDbFile: 'AGIO_TEST_TEMPORAL_DB',
+  mongoUri: 'AGIO_TEST_MONGODB_URI',
+  workflowBundle: 'AGIO_TEST_WORKFLOW_BUNDLE',
+} as const;
+
+/** Handles kept by the global setup for teardown. */
+export interface TestServers {
+  temporal: TemporalDevServer;
+  ferret: FerretDbServer;
+  dir: string;
+}
+
+/** Reads a value the global setup exported; fails clearly when a test runs outside the integration project. */
+export function testEnv(key: keyof typeof TEST_ENV): string {
+  const value = process.env[TEST_ENV[key]];
+  if (!value) throw new Error(`${TEST_ENV[key]} is not set: run this test through jest's integration project (npm test)`);
+  return value;
+}

@@ -1,0 +1,62 @@
+// The on-demand Temporal dev server: two at once on different ports and files, and nothing left behind.
+import { Connection } from '@temporalio/client';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import { startTemporalDevServer } from '../../worker/dev-server/temporal-server';
+
+function processAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('Temporal dev server launcher', () => {
+  it('starts two servers in parallel on different ports and SQLite files and stops both without leftovers', async () => {
+    const [a, b] = await Promise.all([startTemporalDevServer(), startTemporalDevServer()]);
+    try {
+      expect(a.address).not.toBe(b.address);
+      expect(a.dbFilename).not.toBe(b.dbFilename);
+      for (const server of [a, b]) {
+        const connection = await Connection.connect({ address: server.address });
+        const ns = await connection.workflowService.describeNamespace({ namespace: 'default' });
+        expect(ns.namespaceInfo?.name).toBe('default');
+        await connection.close();
+        expect(fs.existsSync(server.dbFilename)).toBe(true);
+      }
+    } finally {
+      await Promise.all([a.stop(), b.stop()]);
+    }
+    expect(processAlive(a.pid)).toBe(false);
+    expect(processAlive(b.pid)).toBe(false);
+    const ps = execFileSync('ps', ['-eo', 'args']).toString();
+    for (const server of [a, b]) expect(ps).not.toContain(`--port ${server.address.split(':')[1]} `);
+  });
+
+  it('stops the server when the process that started it is killed with SIGKILL', async () => {
+    const { spawn } = await import('node:child_process');
+    const child = spawn(process.execPath, ['--import', 'tsx', '-e', `
+      const { startTemporalDevServer } = require('./worker/dev-server/temporal-server');
+      startTemporalDevServer().then((s) => { console.log('READY ' + s.address); setInterval(() => {}, 1000); });
+    `], { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'inherit'] });
+    const address = await new Promise<string>((resolve, reject) => {
+      let out = '';
+      child.stdout!.on('data', (d: Buffer) => {
+        out += d.toString();
+        const m = /READY (\S+)/.exec(out);
+        if (m) resolve(m[1]);
+      });
+      child.on('exit', (code) => reject(new Error(`launcher exited early with ${code}`)));
+    });
+    const port = address.split(':')[1];
+    expect(execFileSync('ps', ['-eo', 'args']).toString()).toContain(`--port ${port} `);
+    child.kill('SIGKILL');
+    const deadline = Date.now() + 15_000;
+    while (Date.now() < deadline && execFileSync('ps', ['-eo', 'args']).toString().includes(`--port ${port} `)) {
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    expect(execFileSync('ps', ['-eo', 'args']).toString()).not.toContain(`--port ${port} `);
+  });
+});

@@ -1,0 +1,31 @@
+// Worker and bridge configuration from environment variables, validated with zod so a typo fails at start.
+import { z } from 'zod';
+import { DEFAULT_TASK_QUEUE } from '../common';
+
+const emptyToUndefined = (v: unknown) => (v === '' ? undefined : v);
+const optionalString = z.preprocess(emptyToUndefined, z.string().optional());
+
+/** Environment variables Agio reads. */
+export const AgioEnv = z.object({
+  TEMPORAL_ADDRESS: optionalString,
+  TEMPORAL_NAMESPACE: z.preprocess(emptyToUndefined, z.string().default('default')),
+  TEMPORAL_API_KEY: optionalString,
+  TEMPORAL_TLS: z.preprocess(emptyToUndefined, z.enum(['true', 'false']).default('false')),
+  AGIO_TASK_QUEUE: z.preprocess(emptyToUndefined, z.string().default(DEFAULT_TASK_QUEUE)),
+  AGIO_DATA_DIR: z.preprocess(emptyToUndefined, z.string().default('.agio')),
+  OPENAI_API_KEY: optionalString,
+  OPENAI_BASE_URL: optionalString,
+  AGIO_MODEL: z.preprocess(emptyToUndefined, z.string().default('gpt-4o-mini')),
+  MONGODB_URI: optionalString,
+});
+/** Environment variables Agio reads. */
+export type AgioEnv = z.infer<typeof AgioEnv>;
+
+/** Parses the environment; throws one message listing every bad variable. */
+export function loadEnv(env: NodeJS.ProcessEnv = process.env): AgioEnv {
+  const parsed = AgioEnv.safeParse(env);
+  if (!parsed.success) {
+    throw new Error(`invalid environment: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+  }
+  return parsed.data;
+}

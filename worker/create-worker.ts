@@ -1,0 +1,59 @@
+// createWorker(): one Temporal worker that runs Agio's workflows and activities on a task queue.
+import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import fs from 'node:fs';
+import path from 'node:path';
+import { AgentRegistry, DEFAULT_TASK_QUEUE, type AgentSpec } from '../common';
+import { createActivities, type ActivityDeps } from '../activities';
+import type { ModelConfig, StepStreamSinkFactory } from '../activities/model';
+import type { ToolDefinition } from '../activities/tools/define-tool';
+import { builtinTools } from '../activities/tools/builtin';
+import { ToolRegistry } from '../activities/tools/registry';
+
+/** Options of {@link createWorker}. */
+export interface CreateWorkerOptions {
+  connection: NativeConnection;
+  namespace?: string;
+  taskQueue?: string;
+  /** Agents the worker knows by name (the HTTP API starts these). */
+  agents?: AgentSpec[];
+  /** Extra tools; the built-in tools are always registered unless `builtinTools: false`. */
+  tools?: ToolDefinition[];
+  builtinTools?: boolean;
+  model: ModelConfig;
+  /** Directory under which runs get their workspaces (default `.agio/workspaces`). */
+  workspaceRoot?: string;
+  streamSink?: StepStreamSinkFactory;
+  /** A prebuilt workflow bundle (tests build one for the whole run); otherwise workflows/ is bundled. */
+  workflowBundle?: WorkerOptions['workflowBundle'];
+  /** Extra activities (test fixtures). */
+  extraActivities?: Record<string, (...args: never[]) => Promise<unknown>>;
+  /** Passed through to Worker.create (concurrency, shutdown grace time, …). */
+  workerOptions?: Partial<WorkerOptions>;
+}
+
+/** A created worker with the registries it serves. */
+export interface AgioWorker {
+  worker: Worker;
+  agents: AgentRegistry;
+  tools: ToolRegistry;
+  taskQueue: string;
+}
+
+/** Creates (but does not run) a worker; call `worker.run()` to start polling. */
+export async function createWorker(opts: CreateWorkerOptions): Promise<AgioWorker> {
+  const tools = new ToolRegistry([...(opts.builtinTools === false ? [] : builtinTools), ...(opts.tools ?? [])]);
+  const agents = new AgentRegistry(opts.agents ?? []);
+  const workspaceRoot = path.resolve(opts.workspaceRoot ?? '.agio/workspaces');
+  await fs.promises.mkdir(workspaceRoot, { recursive: true });
+  const deps: ActivityDeps = { model: opts.model, tools, workspaceRoot, streamSink: opts.streamSink };
+  const taskQueue = opts.taskQueue ?? DEFAULT_TASK_QUEUE;
+  const worker = await Worker.create({
+    connection: opts.connection,
+    namespace: opts.namespace ?? 'default',
+    taskQueue,
+    ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
+    activities: { ...createActivities(deps), ...opts.extraActivities },
+    ...opts.workerOptions,
+  });
+  return { worker, agents, tools, taskQueue };
+}

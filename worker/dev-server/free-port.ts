@@ -1,0 +1,42 @@
+// Free loopback ports and readiness polling for the servers Agio starts itself.
+import net from 'node:net';
+
+/** Asks the OS for a free TCP port on 127.0.0.1. */
+export async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.unref();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Resolves once `check` succeeds, retrying every `intervalMs`; rejects with the last error after `timeoutMs`. */
+export async function waitUntil(check: () => Promise<unknown>, what: string, timeoutMs = 60_000, intervalMs = 100): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  while (Date.now() < deadline) {
+    try {
+      await check();
+      return;
+    } catch (err) {
+      lastError = err;
+      await new Promise((r) => setTimeout(r, intervalMs));
+    }
+  }
+  throw new Error(`${what} was not ready after ${timeoutMs} ms: ${String(lastError)}`);
+}
+
+/** Resolves when a TCP connection to host:port succeeds. */
+export function tcpReachable(port: number, host = '127.0.0.1'): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect({ port, host }, () => {
+      socket.end();
+      resolve();
+    });
+    socket.on('error', reject);
+  });
+}

@@ -1,0 +1,113 @@
+// Finds a Go-built server binary (env var, PATH, .tools/bin) and installs it with `go install` when missing.
+import { execFile } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import { toolsBinDir } from './paths';
+
+const run = promisify(execFile);
+
+/** How to find and, failing that, build one binary. */
+export interface BinarySpec {
+  /** Executable name, e.g. `temporal`. */
+  name: string;
+  /** Environment variable that may hold an explicit path, e.g. `TEMPORAL_CLI_PATH`. */
+  envVar: string;
+  /** Go module path and version of the module that provides the command. */
+  goModule: string;
+  version: string;
+  /** Package path of the command inside the module. */
+  goPackage: string;
+  /** Adds what the module zip lacks before building (e.g. generated version files). */
+  prepare?: (sourceDir: string) => Promise<void>;
+}
+
+function onPath(name: string): string | undefined {
+  for (const dir of (process.env.PATH ?? '').split(path.delimiter)) {
+    const candidate = path.join(dir, name);
+    try {
+      fs.accessSync(candidate, fs.constants.X_OK);
+      return candidate;
+    } catch {
+      // not in this directory
+    }
+  }
+  return undefined;
+}
+
+/** Returns an existing binary: `$envVar`, then PATH, then `.tools/bin/<name>`; undefined when none. */
+export function findBinary(spec: BinarySpec): string | undefined {
+  const explicit = process.env[spec.envVar];
+  if (explicit) {
+    if (!fs.existsSync(explicit)) throw new Error(`${spec.envVar}=${explicit} does not exist`);
+    return explicit;
+  }
+  const local = path.join(toolsBinDir(), spec.name);
+  return onPath(spec.name) ?? (fs.existsSync(local) ? local : undefined);
+}
+
+/** Finds the binary or builds it into `.tools/bin` with Go; undefined when Go is not installed. */
+export async function findOrInstallBinary(spec: BinarySpec, log: (msg: string) => void = console.error): Promise<string | undefined> {
+  const found = findBinary(spec);
+  if (found) return found;
+  const go = onPath('go') ?? (fs.existsSync('/usr/local/go/bin/go') ? '/usr/local/go/bin/go' : undefined);
+  if (!go) return undefined;
+  return withInstallLock(async () => {
+    const target = path.join(toolsBinDir(), spec.name);
+    if (fs.existsSync(target)) return target; // another process built it while we waited
+    log(`agio: building ${spec.name} ${spec.version} with go install (first run only, takes a few minutes)…`);
+    await goInstall(go, spec);
+    if (!fs.existsSync(target)) throw new Error(`go install did not produce ${target}`);
+    return target;
+  });
+}
+
+/**
+ * Builds the command from the exact module version on the Go module proxy: `go mod download` fetches it,
+ * a writable copy gets the files the module zip leaves out (`prepare`), and `go build` runs in that copy.
+ * This is `go install module/cmd@version` in effect, without its listing of every version of the module
+ * (some proxies refuse that), and with the copy as the main module so version checks behave as upstream.
+ */
+async function goInstall(go: string, spec: BinarySpec): Promise<void> {
+  const work = await fs.promises.mkdtemp(path.join(os.tmpdir(), `agio-build-${spec.name}-`));
+  const env = { ...process.env, GOFLAGS: '-mod=mod', GOTOOLCHAIN: process.env.GOTOOLCHAIN ?? 'local' };
+  const opts = { cwd: work, env, maxBuffer: 64 * 1024 * 1024, timeout: 30 * 60_000 };
+  try {
+    const { stdout } = await run(go, ['mod', 'download', '-json', `${spec.goModule}@${spec.version}`], opts);
+    const src = path.join(work, 'src');
+    await fs.promises.cp(JSON.parse(stdout).Dir as string, src, { recursive: true });
+    await run('chmod', ['-R', 'u+w', src], opts);
+    await spec.prepare?.(src);
+    const pkg = `./${path.posix.relative(spec.goModule, spec.goPackage)}`;
+    await run(go, ['build', '-trimpath', '-o', path.join(toolsBinDir(), spec.name), pkg], { ...opts, cwd: src });
+  } catch (err) {
+    const e = err as { stderr?: string; message: string };
+    throw new Error(`building ${spec.name} ${spec.version} with go failed: ${e.stderr?.slice(-2000) || e.message}`);
+  } finally {
+    await fs.promises.rm(work, { recursive: true, force: true });
+  }
+}
+
+/** Serialises installs across processes (parallel test runs) with a lock directory. */
+async function withInstallLock<T>(fn: () => Promise<T>): Promise<T> {
+  await fs.promises.mkdir(toolsBinDir(), { recursive: true });
+  const lock = path.join(toolsBinDir(), '..', 'install.lock');
+  const deadline = Date.now() + 40 * 60_000;
+  for (;;) {
+    try {
+      await fs.promises.mkdir(lock);
+      break;
+    } catch {
+      const age = Date.now() - (await fs.promises.stat(lock).then((s) => s.mtimeMs).catch(() => Date.now()));
+      if (age > 40 * 60_000) await fs.promises.rm(lock, { recursive: true, force: true }); // left by a killed process
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${lock}`);
+      await new Promise((r) => setTimeout(r, 1000));
+    }
+  }
+  try {
+    return await fn();
+  } finally {
+    await fs.promises.rm(lock, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,29 @@
+// Example agents registered by the embedded server, so a new user can start runs by name right away.
+import { defineAgent } from '../common';
+
+/** A plain assistant without tools. */
+export const assistant = defineAgent({
+  name: 'assistant',
+  description: 'Answers questions directly.',
+  instructions: 'You are a helpful assistant. Answer concisely.',
+});
+
+/** A coding agent with the workspace tools. */
+export const coder = defineAgent({
+  name: 'coder',
+  description: 'Reads, writes and runs code in its workspace.',
+  instructions: 'You are a careful software engineer working in a sandboxed workspace. Use the tools to inspect and change files.',
+  tools: ['ls', 'glob', 'grep', 'file_read', 'file_write', 'file_edit', 'bash'],
+  maxSteps: 20,
+});
+
+/** A research agent with the web tools. */
+export const researcher = defineAgent({
+  name: 'researcher',
+  description: 'Searches the web and reads pages, citing sources.',
+  instructions: 'You research questions with web_search_api and web_reader_api and cite the URLs you used.',
+  tools: ['web_search_api', 'web_reader_api'],
+});
+
+/** All example agents. */
+export const exampleAgents = [assistant, coder, researcher];

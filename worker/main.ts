@@ -1,0 +1,28 @@
+// Worker entry point: `node dist/worker/main.js` (or `npm run worker`) against TEMPORAL_ADDRESS.
+import { exampleAgents } from './example-agents';
+import { loadEnv } from './config';
+import { connectWorker } from './connect';
+import { createWorker } from './create-worker';
+import { modelConfigFromEnv } from './model-config';
+
+async function main(): Promise<void> {
+  const env = loadEnv();
+  const address = env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233';
+  const connection = await connectWorker(env, address);
+  const { worker, taskQueue } = await createWorker({
+    connection,
+    namespace: env.TEMPORAL_NAMESPACE,
+    taskQueue: env.AGIO_TASK_QUEUE,
+    agents: exampleAgents,
+    model: modelConfigFromEnv(env),
+    workspaceRoot: `${env.AGIO_DATA_DIR}/workspaces`,
+  });
+  console.log(`agio worker: polling task queue "${taskQueue}" on ${address}`);
+  await worker.run();
+  await connection.close();
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

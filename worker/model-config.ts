@@ -1,0 +1,8 @@
+// The model provider from the environment: a real OpenAI-compatible endpoint when a key is set.
+import type { ModelConfig } from '../activities/model';
+import type { AgioEnv } from './config';
+
+/** ModelConfig from OPENAI_API_KEY / OPENAI_BASE_URL / AGIO_MODEL. */
+export function modelConfigFromEnv(env: AgioEnv): ModelConfig {
+  return { apiKey: env.OPENAI_API_KEY ?? 'not-set', baseURL: env.OPENAI_BASE_URL, defaultModel: env.AGIO_MODEL };
+}

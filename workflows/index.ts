@@ -1,0 +1,2 @@
+// The worker's workflowsPath: every workflow type Agio registers.
+export { agentRun } from './agent-run';

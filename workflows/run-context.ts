@@ -1,0 +1,39 @@
+// Builds a run's context and first conversation from its input: pure and deterministic.
+import { resolveLimits, runWorkspace, type AgentSpec, type ChatMessage, type RunContext } from '../common';
+
+/** Fills a run's context from its (partial) input context and its own workflow id. */
+export function buildRunContext(agent: AgentSpec, partial: Partial<RunContext> | undefined, workflowId: string): RunContext {
+  const rootRunId = partial?.rootRunId ?? workflowId;
+  const limits = resolveLimits({ ...agent.limits, ...(agent.maxSteps ? { maxSteps: agent.maxSteps } : {}), ...partial?.limits });
+  return {
+    ...partial,
+    runId: workflowId,
+    rootRunId,
+    depth: partial?.depth ?? 0,
+    lineage: partial?.lineage ?? [agent.name],
+    tenant: partial?.tenant ?? 'default',
+    workspace: partial?.workspace ?? runWorkspace(rootRunId),
+    limits,
+  };
+}
+
+/** Replaces `{key}` in instructions with values from state; unknown keys are left as written. */
+export function renderInstructions(template: string, state: Record<string, unknown> = {}): string {
+  return template.replace(/\{([A-Za-z_][A-Za-z0-9_.-]*)\}/g, (whole, key: string) => {
+    if (!(key in state)) return whole;
+    const value = state[key];
+    return typeof value === 'string' ? value : JSON.stringify(value);
+  });
+}
+
+/** The conversation a run starts from: its instructions, then the user's input. */
+export function initialMessages(instructions: string, input: string | ChatMessage[]): ChatMessage[] {
+  const system: ChatMessage[] = instructions ? [{ role: 'system', content: instructions }] : [];
+  const rest: ChatMessage[] = typeof input === 'string' ? [{ role: 'user', content: input }] : input;
+  return [...system, ...rest];
+}
+
+/** The message that asks for a final answer when the step budget is spent. */
+export const MAX_STEPS_PROMPT =
+  'You have reached the maximum number of steps for this task. Do not call any more tools. ' +
+  'Summarise what you found and done so far and give your best final answer.';

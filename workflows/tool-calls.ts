@@ -1,0 +1,74 @@
+// Runs one turn's tool calls as activities (in parallel unless the agent says otherwise) and turns every
+// outcome — success, bad arguments, unknown tool, timeout — into a tool step the model sees next turn.
+import { ActivityFailure, ApplicationFailure, proxyActivities, isCancellation } from '@temporalio/workflow';
+import type { RunContext, Step, ToolCall, ToolSpec } from '../common';
+import type { AgioActivities } from '../activities';
+
+/** What the tool runner needs from the run. */
+export interface ToolTurn {
+  context: RunContext;
+  specs: Map<string, ToolSpec>;
+  calls: ToolCall[];
+  /** Index of the first tool step. */
+  firstIndex: number;
+  sequential: boolean;
+}
+
+const proxies = new Map<string, AgioActivities['runTool']>();
+
+function runToolFor(spec: ToolSpec): AgioActivities['runTool'] {
+  const key = `${spec.timeoutMs}/${spec.maxAttempts}`;
+  let fn = proxies.get(key);
+  if (!fn) {
+    fn = proxyActivities<AgioActivities>({
+      startToCloseTimeout: spec.timeoutMs,
+      heartbeatTimeout: Math.min(spec.timeoutMs, 15_000),
+      retry: { maximumAttempts: spec.maxAttempts, initialInterval: '1s', backoffCoefficient: 2 },
+    }).runTool;
+    proxies.set(key, fn);
+  }
+  return fn;
+}
+
+/** Runs the calls and returns their tool steps in call order. */
+export async function runToolCalls(turn: ToolTurn): Promise<Step[]> {
+  const one = (call: ToolCall, i: number) => runOne(turn, call, turn.firstIndex + i);
+  if (turn.sequential) {
+    const steps: Step[] = [];
+    for (const [i, call] of turn.calls.entries()) steps.push(await one(call, i));
+    return steps;
+  }
+  return Promise.all(turn.calls.map(one));
+}
+
+async function runOne(turn: ToolTurn, call: ToolCall, index: number): Promise<Step> {
+  const { context } = turn;
+  const base = { id: `${context.runId}:${index}`, runId: context.runId, index, role: 'tool' as const, toolCallId: call.id, name: call.name };
+  const spec = turn.specs.get(call.name);
+  if (!spec) {
+    const available = [...turn.specs.keys()].join(', ') || 'none';
+    return { ...base, content: `Error: unknown tool "${call.name}"; available tools: ${available}`, isError: true };
+  }
+  const startedAt = Date.now();
+  try {
+    const out = await runToolFor(spec)({
+      runId: context.runId,
+      toolCallId: call.id,
+      name: call.name,
+      arguments: call.arguments,
+      workspace: context.workspace,
+      maxOutputBytes: context.limits.maxToolOutputBytes,
+    });
+    return { ...base, content: out.content, isError: out.isError, metrics: { startedAt, durationMs: Date.now() - startedAt }, ...(out.metadata ? { metadata: out.metadata } : {}) };
+  } catch (err) {
+    if (isCancellation(err)) throw err;
+    return { ...base, content: `Error: tool "${call.name}" did not finish: ${failureMessage(err)}`, isError: true, metrics: { startedAt, durationMs: Date.now() - startedAt } };
+  }
+}
+
+/** The innermost useful message of an activity failure (timeouts, application errors). */
+export function failureMessage(err: unknown): string {
+  if (err instanceof ActivityFailure && err.cause) return failureMessage(err.cause);
+  if (err instanceof ApplicationFailure) return err.message;
+  return err instanceof Error ? err.message : String(err);
+}
