@@ -40,7 +40,7 @@ export function classifyModelError(err: unknown): ApplicationFailure {
     return ApplicationFailure.create({ type: ErrorType.ModelBadRequest, message, nonRetryable: true, cause: err });
   }
   if ((err as Error)?.name === 'SyntaxError') {
-    return ApplicationFailure.create({ type: ErrorType.ModelMalformedResponse, message: `model sent a malformed response: ${err.message}`, cause: err });
+    return ApplicationFailure.create({ type: ErrorType.ModelMalformedResponse, message: `model sent a malformed response: ${(err as Error).message}`, cause: err as Error });
   }
   const e = err as Error;
   return ApplicationFailure.create({ type: ErrorType.ModelConnectionError, message: `model call failed: ${e?.message ?? String(err)}`, cause: e instanceof Error ? e : undefined });

@@ -72,7 +72,10 @@ export function createToolActivities(registry: ToolRegistry, workspaceRoot: stri
         toolCallId: input.toolCallId,
       });
       const result: ToolOutput = typeof out === 'string' ? { content: out } : out;
-      return { ...truncateOutput(result.content, input.maxOutputBytes), isError: result.isError ?? false, ...(result.metadata ? { metadata: result.metadata } : {}) };
+      const truncated = truncateOutput(result.content, input.maxOutputBytes);
+      // Keep both the tool's own metadata (sources, exit codes) and the truncation record.
+      const metadata = truncated.metadata || result.metadata ? { ...result.metadata, ...truncated.metadata } : undefined;
+      return { content: truncated.content, isError: result.isError ?? false, ...(metadata ? { metadata } : {}) };
     } catch (err) {
       if (ctx.cancellationSignal.aborted) throw ctx.cancellationSignal.reason ?? err;
       return errorResult(`tool "${input.name}" failed: ${(err as Error)?.message ?? String(err)}`);

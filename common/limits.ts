@@ -21,6 +21,22 @@ export const RunLimits = z.object({
 /** Limits in force for a run. */
 export type RunLimits = z.infer<typeof RunLimits>;
 
+/**
+ * Overrides of some limits (an agent's `limits`, a run's `context.limits`): the same fields with no defaults
+ * filled in, so an override only replaces the limits it names and never resets the others to their defaults.
+ */
+export const RunLimitOverrides = z.object({
+  maxSteps: RunLimits.shape.maxSteps.removeDefault(),
+  maxDepth: RunLimits.shape.maxDepth.removeDefault(),
+  maxToolOutputBytes: RunLimits.shape.maxToolOutputBytes.removeDefault(),
+  maxTotalTokens: RunLimits.shape.maxTotalTokens,
+  modelHeartbeatTimeoutMs: RunLimits.shape.modelHeartbeatTimeoutMs.removeDefault(),
+  modelTimeoutMs: RunLimits.shape.modelTimeoutMs.removeDefault(),
+  modelMaxAttempts: RunLimits.shape.modelMaxAttempts.removeDefault(),
+}).partial();
+/** Overrides of some limits. */
+export type RunLimitOverrides = z.infer<typeof RunLimitOverrides>;
+
 /** The limits with every default applied. */
 export function resolveLimits(partial: Partial<RunLimits> = {}): RunLimits {
   return RunLimits.parse(partial);

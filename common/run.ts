@@ -1,6 +1,6 @@
 // A run's context, input and output: the plain JSON that crosses the agentRun workflow boundary.
 import { z } from 'zod';
-import { RunLimits } from './limits';
+import { RunLimitOverrides, RunLimits } from './limits';
 import { AgentSpec } from './specs';
 import { ChatMessage, Step, Usage } from './steps';
 
@@ -28,13 +28,26 @@ export const RunContext = z.object({
 /** Who and where a run is. */
 export type RunContext = z.infer<typeof RunContext>;
 
+/**
+ * The context a caller (or a parent run) passes in: any subset of RunContext with nothing filled in, so the
+ * workflow can tell what was given (e.g. `lineage`) from what it must derive, and limits stay overrides.
+ */
+export const RunContextInput = RunContext.extend({
+  depth: RunContext.shape.depth.removeDefault(),
+  lineage: RunContext.shape.lineage.removeDefault(),
+  tenant: RunContext.shape.tenant.removeDefault(),
+  limits: RunLimitOverrides,
+}).partial();
+/** The context a caller passes in. */
+export type RunContextInput = z.infer<typeof RunContextInput>;
+
 /** Input of the agentRun workflow. */
 export const AgentRunInput = z.object({
   agent: AgentSpec,
   /** The user's message, or a prepared conversation (e.g. a delegation context). */
   input: z.union([z.string(), z.array(ChatMessage)]),
   /** Filled from the workflow's own id when absent (a root run). */
-  context: RunContext.partial().optional(),
+  context: RunContextInput.optional(),
   /** Values for `{key}` placeholders in the instructions. */
   state: z.record(z.string(), z.unknown()).optional(),
 });

@@ -1,7 +1,7 @@
 // Agent and tool specs: plain JSON describing what runs. A run's input carries its full AgentSpec so the
 // history records exactly what ran; tools are referenced by name and resolved in the worker.
 import { z } from 'zod';
-import { RunLimits } from './limits';
+import { RunLimitOverrides } from './limits';
 
 /** Sampling settings passed to the model. */
 export const ModelSettings = z.object({
@@ -32,7 +32,7 @@ export const AgentSpec = z.object({
   /** Run the tool calls of one turn one after another instead of in parallel. */
   sequentialToolCalls: z.boolean().default(false),
   /** Limits for runs of this agent (overridable per run). */
-  limits: RunLimits.partial().optional(),
+  limits: RunLimitOverrides.optional(),
 });
 /** An LLM agent. */
 export type AgentSpec = z.infer<typeof AgentSpec>;

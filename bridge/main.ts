@@ -1,0 +1,35 @@
+// Bridge entry point: `node dist/bridge/main.js` against TEMPORAL_ADDRESS, listening on HOST:PORT.
+import { Client } from '@temporalio/client';
+import { AgentRegistry } from '../common';
+import { loadEnv } from '../worker/config';
+import { connectClient } from '../worker/connect';
+import { exampleAgents } from '../worker/example-agents';
+import { parseTokens } from './auth';
+import { createBridge } from './server';
+
+async function main(): Promise<void> {
+  const env = loadEnv();
+  const address = env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233';
+  const connection = await connectClient(env, address);
+  const client = new Client({ connection, namespace: env.TEMPORAL_NAMESPACE });
+  const app = createBridge({
+    client,
+    agents: new AgentRegistry(exampleAgents),
+    taskQueue: env.AGIO_TASK_QUEUE,
+    tokens: parseTokens(process.env.AGIO_TOKENS ?? 'dev-token:default'),
+    logger: true,
+  });
+  const url = await app.listen({ host: process.env.HOST ?? '127.0.0.1', port: Number(process.env.PORT ?? 8080) });
+  console.log(`agio bridge: ${url} (Temporal ${address})`);
+  const stop = async () => {
+    await app.close();
+    await connection.close();
+  };
+  process.once('SIGINT', () => void stop());
+  process.once('SIGTERM', () => void stop());
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});

@@ -1,0 +1,99 @@
+// `agio serve`: the embedded default — a Temporal dev server (SQLite under the data directory), a worker
+// and the HTTP bridge in one process; Ctrl-C shuts all of it down.
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection } from '@temporalio/worker';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { parseTokens } from '../bridge/auth';
+import { createBridge } from '../bridge/server';
+import type { ModelConfig } from '../activities/model';
+import { loadEnv } from '../worker/config';
+import { createWorker } from '../worker/create-worker';
+import { startDemoModel } from '../worker/dev-server/demo-model';
+import { freePort } from '../worker/dev-server/free-port';
+import { startTemporalDevServer } from '../worker/dev-server/temporal-server';
+import { exampleAgents } from '../worker/example-agents';
+import { modelConfigFromEnv } from '../worker/model-config';
+
+async function portOr(preferred: number): Promise<number> {
+  const free = await new Promise<boolean>((resolve) => {
+    const probe = net.createServer().once('error', () => resolve(false));
+    probe.listen(preferred, '127.0.0.1', () => probe.close(() => resolve(true)));
+  });
+  return free ? preferred : freePort();
+}
+
+/** Runs the embedded stack until SIGINT/SIGTERM. */
+export async function serve(opts: { port?: number } = {}): Promise<void> {
+  const env = loadEnv();
+  const dataDir = path.resolve(env.AGIO_DATA_DIR);
+  await fs.promises.mkdir(dataDir, { recursive: true });
+  const cleanups: (() => Promise<unknown>)[] = [];
+  const shutdown = async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup().catch((err) => console.error(err));
+  };
+  try {
+    let address = env.TEMPORAL_ADDRESS;
+    let uiUrl: string | undefined;
+    if (!address) {
+      console.log('agio: starting the Temporal dev server…');
+      const temporal = await startTemporalDevServer({ dbFilename: path.join(dataDir, 'temporal.db'), port: await portOr(7233), uiPort: await portOr(8233), log: console.log });
+      cleanups.push(() => temporal.stop());
+      address = temporal.address;
+      uiUrl = temporal.uiUrl;
+    }
+    let model: ModelConfig;
+    if (env.OPENAI_API_KEY) {
+      model = modelConfigFromEnv(env);
+    } else {
+      const demo = await startDemoModel();
+      cleanups.push(() => demo.close());
+      model = { baseURL: demo.baseURL, apiKey: 'offline-demo', defaultModel: 'agio-offline-demo' };
+      console.log('agio: OPENAI_API_KEY is not set — using the offline demo model (set it to use a real model)');
+    }
+    const workerConnection = await NativeConnection.connect({ address });
+    cleanups.push(() => workerConnection.close());
+    const { worker, agents, taskQueue } = await createWorker({
+      connection: workerConnection,
+      namespace: env.TEMPORAL_NAMESPACE,
+      taskQueue: env.AGIO_TASK_QUEUE,
+      agents: exampleAgents,
+      model,
+      workspaceRoot: path.join(dataDir, 'workspaces'),
+    });
+    const running = worker.run();
+    cleanups.push(async () => {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await running;
+    });
+    const clientConnection = await Connection.connect({ address });
+    cleanups.push(() => clientConnection.close());
+    const tokens = parseTokens(process.env.AGIO_TOKENS ?? 'dev-token:default');
+    const bridge = createBridge({ client: new Client({ connection: clientConnection, namespace: env.TEMPORAL_NAMESPACE }), agents, taskQueue, tokens });
+    const url = await bridge.listen({ host: process.env.HOST ?? '127.0.0.1', port: opts.port ?? (await portOr(Number(process.env.PORT ?? 8080))) });
+    cleanups.push(() => bridge.close());
+    const [token] = tokens.keys();
+    console.log(
+      [
+        '',
+        `agio is running`,
+        `  bridge     ${url}   (Authorization: Bearer ${token})`,
+        `  temporal   ${address}${uiUrl ? `   web UI ${uiUrl}` : ''}`,
+        `  worker     task queue "${taskQueue}", agents: ${agents.list().map((a) => a.name).join(', ')}`,
+        `  data       ${dataDir}`,
+        '',
+        `try: curl -s -X POST ${url}/runs -H 'Authorization: Bearer ${token}' -H 'content-type: application/json' -d '{"agent":"assistant","input":"hello"}'`,
+        'Ctrl-C stops everything.',
+      ].join('\n'),
+    );
+    await new Promise<void>((resolve) => {
+      process.once('SIGINT', resolve);
+      process.once('SIGTERM', resolve);
+    });
+    console.log('\nagio: shutting down…');
+  } finally {
+    await shutdown();
+  }
+  console.log('agio: stopped');
+}
