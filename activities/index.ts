@@ -1,6 +1,7 @@
 // Worker-side entry point for activities: binds the model, tools and workspace into the activity functions.
-import { createCallModel, type ModelConfig, type StepStreamSinkFactory } from './model';
+import { createCallModel, noSink, type ModelConfig, type StepStreamSinkFactory } from './model';
 import { createToolActivities } from './run-tool';
+import { wireStepSink } from './step-stream';
 import type { ToolRegistry } from './tools/registry';
 
 /** What the activities need from the worker. */
@@ -9,17 +10,20 @@ export interface ActivityDeps {
   tools: ToolRegistry;
   /** Absolute directory under which every run gets its workspace. */
   workspaceRoot: string;
-  /** Publishes model deltas to the run's event stream. */
+  /** Where model deltas go; default: the root run's Wire (when the call asks to stream). */
   streamSink?: StepStreamSinkFactory;
 }
 
 /** All of Agio's activities, bound to their dependencies. */
 export function createActivities(deps: ActivityDeps) {
   return {
-    callModel: createCallModel(deps.model, deps.tools, deps.streamSink),
+    callModel: createCallModel(deps.model, deps.tools, deps.streamSink ?? defaultStreamSink),
     ...createToolActivities(deps.tools, deps.workspaceRoot),
   };
 }
+
+const defaultStreamSink: StepStreamSinkFactory = (input) =>
+  input.eventBase && input.streamDeltas ? wireStepSink(input.eventBase, input.stepId) : noSink;
 
 /** The activity functions as workflows see them (imported with `import type`). */
 export type AgioActivities = ReturnType<typeof createActivities>;

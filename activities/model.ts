@@ -4,7 +4,7 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import OpenAI from 'openai';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
-import { ErrorType, type ChatMessage, type ModelSettings, type Step, type Usage } from '../common';
+import { ErrorType, type ChatMessage, type EventBase, type ModelSettings, type Step, type Usage } from '../common';
 import { classifyModelError } from './model-errors';
 import { ChatStreamAssembler, type ChunkDelta } from './model-stream';
 import type { ToolRegistry } from './tools/registry';
@@ -28,6 +28,9 @@ export interface CallModelInput {
   messages: ChatMessage[];
   /** Names of the tools offered in this call (empty: a call without tools, e.g. the final summary). */
   tools: string[];
+  /** Envelope of the run's events; with `streamDeltas` the call publishes STEP_DELTA events into the root's Wire. */
+  eventBase?: EventBase;
+  streamDeltas?: boolean;
 }
 
 /** Output of callModel: the assistant step, ready to commit. */
@@ -40,19 +43,20 @@ export interface CallModelOutput {
 /** Receives a step's live deltas (the Wire publisher plugs in here; the default drops them). */
 export interface StepStreamSink {
   /** Called once before the first chunk; `attempt > 1` means earlier partial output must be discarded. */
-  begin(info: { runId: string; rootRunId: string; stepId: string; attempt: number }): Promise<void>;
+  begin(info: { attempt: number }): Promise<void>;
   delta(delta: ChunkDelta): void;
   /** Flushes what is buffered; awaited before the activity returns. */
   end(): Promise<void>;
 }
 
-/** Creates a sink per model call. */
-export type StepStreamSinkFactory = () => StepStreamSink;
+/** Creates the sink of one model call. */
+export type StepStreamSinkFactory = (input: CallModelInput) => StepStreamSink;
 
-const noSink: StepStreamSink = { begin: async () => undefined, delta: () => undefined, end: async () => undefined };
+/** A sink that drops deltas (runs that do not stream, unit tests). */
+export const noSink: StepStreamSink = { begin: async () => undefined, delta: () => undefined, end: async () => undefined };
 
 /** Builds the callModel activity bound to a provider, the tool registry and a delta sink. */
-export function createCallModel(config: ModelConfig, tools: ToolRegistry, sinkFactory: StepStreamSinkFactory = () => noSink) {
+export function createCallModel(config: ModelConfig, tools: ToolRegistry, sinkFactory: StepStreamSinkFactory) {
   const client = new OpenAI({ baseURL: config.baseURL, apiKey: config.apiKey, maxRetries: 0, timeout: 10 * 60_000 });
 
   return async function callModel(input: CallModelInput): Promise<CallModelOutput> {
@@ -60,8 +64,8 @@ export function createCallModel(config: ModelConfig, tools: ToolRegistry, sinkFa
     const startedAt = Date.now();
     const offered: ChatCompletionTool[] = input.tools.map((name) => tools.openAiTool(name));
     const settings = input.modelSettings ?? {};
-    const sink = sinkFactory();
-    await sink.begin({ runId: input.runId, rootRunId: input.rootRunId, stepId: input.stepId, attempt: ctx.info.attempt });
+    const sink = sinkFactory(input);
+    await sink.begin({ attempt: ctx.info.attempt });
     const assembler = new ChatStreamAssembler();
     let firstTokenMs: number | undefined;
     const beat = setInterval(() => ctx.heartbeat({ chunks: assembler.chunks }), 1000);

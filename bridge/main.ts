@@ -1,6 +1,6 @@
 // Bridge entry point: `node dist/bridge/main.js` against TEMPORAL_ADDRESS, listening on HOST:PORT.
 import { Client } from '@temporalio/client';
-import { AgentRegistry } from '../common';
+import { AgioClient } from '../client/agio-client';
 import { loadEnv } from '../worker/config';
 import { connectClient } from '../worker/connect';
 import { exampleAgents } from '../worker/example-agents';
@@ -13,9 +13,7 @@ async function main(): Promise<void> {
   const connection = await connectClient(env, address);
   const client = new Client({ connection, namespace: env.TEMPORAL_NAMESPACE });
   const app = createBridge({
-    client,
-    agents: new AgentRegistry(exampleAgents),
-    taskQueue: env.AGIO_TASK_QUEUE,
+    agio: new AgioClient(client, { taskQueue: env.AGIO_TASK_QUEUE, agents: exampleAgents }),
     tokens: parseTokens(process.env.AGIO_TOKENS ?? 'dev-token:default'),
     logger: true,
   });

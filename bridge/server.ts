@@ -1,62 +1,82 @@
-// The HTTP bridge: a Fastify app over an AgioClient's Temporal client. Routes are validated with zod and
-// answer errors as JSON; every run route is scoped to the caller's tenant.
-import type { Client } from '@temporalio/client';
+// The HTTP bridge: a Fastify app over an AgioClient. Bodies and params are validated with zod, errors are JSON,
+// every run route is scoped to the caller's tenant, and run events stream as SSE through one shared reader.
 import Fastify, { type FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import type { AgentRegistry } from '../common';
+import type { AgioClient } from '../client/agio-client';
 import { tenantOf } from './auth';
 import { HttpError, errorHandler } from './errors';
-import { runStatus, startRun } from './runs';
+import { describeRun, runStatus } from './runs';
+import { streamRunEvents } from './sse-route';
+import { StreamHub } from './stream-hub';
 
 /** What the bridge needs. */
 export interface BridgeOptions {
-  client: Client;
-  agents: AgentRegistry;
-  taskQueue: string;
+  agio: AgioClient;
   /** token → tenant. */
   tokens: Map<string, string>;
+  /** SSE comment heartbeat interval (default 15 s). */
+  heartbeatMs?: number;
   logger?: boolean;
 }
 
 const StartRunBody = z.object({
   agent: z.string().min(1),
   input: z.string().min(1).max(1_000_000),
-  sessionId: z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/).optional(),
+  sessionId: z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/, 'sessionId: 1-128 letters, digits, . _ : -').optional(),
 });
-const RunParams = z.object({ id: z.string().regex(/^[A-Za-z0-9._:/-]{1,256}$/, 'malformed run id') });
+/** Run ids are workflow ids: Agio's own (`run-<uuid>`) or nested ones (`…/tool/<callId>`). */
+export const RunParams = z.object({ id: z.string().regex(/^[A-Za-z0-9._:/-]{1,512}$/, 'malformed run id') });
 
 /** Builds the Fastify app (not yet listening). */
-export function createBridge(opts: BridgeOptions): FastifyInstance {
+export function createBridge(opts: BridgeOptions): FastifyInstance & { hub: StreamHub } {
   const app = Fastify({ logger: opts.logger ?? false, bodyLimit: 2 * 1024 * 1024 });
+  const { agio } = opts;
+  const hub = new StreamHub(agio.temporal);
+  app.addHook('onClose', async () => hub.close());
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler((req, reply) => {
     void reply.status(404).send({ error: { code: 'not_found', message: `no route ${req.method} ${req.url}` } });
   });
 
   app.get('/healthz', async () => {
-    await opts.client.connection.workflowService.getSystemInfo({});
-    return { ok: true };
+    await agio.temporal.connection.workflowService.getSystemInfo({});
+    return { ok: true, streams: hub.stats() };
   });
 
   app.get('/agents', async (req) => {
     tenantOf(req, opts.tokens);
-    return { agents: opts.agents.list().map((a) => ({ name: a.name, description: a.description, tools: a.tools })) };
+    return { agents: agio.agents.list().map((a) => ({ name: a.name, description: a.description, tools: a.tools })) };
   });
 
   app.post('/runs', async (req, reply) => {
     const tenant = tenantOf(req, opts.tokens);
     const body = StartRunBody.parse(req.body ?? {});
-    const agent = opts.agents.find(body.agent);
-    if (!agent) throw new HttpError(404, 'unknown_agent', `unknown agent "${body.agent}"; GET /agents lists them`);
-    const runId = await startRun(opts.client, opts.taskQueue, tenant, agent, body.input, body.sessionId);
-    return reply.status(201).send({ runId, links: { self: `/runs/${runId}`, events: `/runs/${runId}/events` } });
+    if (!agio.agents.find(body.agent)) throw new HttpError(404, 'unknown_agent', `unknown agent "${body.agent}"; GET /agents lists them`);
+    const run = await agio.start(body.agent, body.input, { tenant, sessionId: body.sessionId });
+    return reply.status(201).send({ runId: run.runId, links: { self: `/runs/${run.runId}`, events: `/runs/${run.runId}/events` } });
   });
 
   app.get('/runs/:id', async (req) => {
     const tenant = tenantOf(req, opts.tokens);
     const { id } = RunParams.parse(req.params);
-    return runStatus(opts.client, tenant, id);
+    return runStatus(agio.temporal, tenant, id);
   });
 
-  return app;
+  app.get('/runs/:id/events', async (req, reply) => {
+    const tenant = tenantOf(req, opts.tokens);
+    const { id } = RunParams.parse(req.params);
+    await describeRun(agio.temporal, tenant, id);
+    streamRunEvents(req, reply, hub, id, opts.heartbeatMs ?? 15_000);
+  });
+
+  app.post('/runs/:id/cancel', async (req, reply) => {
+    const tenant = tenantOf(req, opts.tokens);
+    const { id } = RunParams.parse(req.params);
+    const description = await describeRun(agio.temporal, tenant, id);
+    if (description.status.name !== 'RUNNING') throw new HttpError(409, 'run_not_running', `run "${id}" is ${description.status.name.toLowerCase()}`);
+    await agio.getHandle(id).cancel();
+    return reply.status(202).send({ runId: id, cancelRequested: true });
+  });
+
+  return Object.assign(app, { hub });
 }

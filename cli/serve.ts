@@ -1,10 +1,11 @@
 // `agio serve`: the embedded default — a Temporal dev server (SQLite under the data directory), a worker
 // and the HTTP bridge in one process; Ctrl-C shuts all of it down.
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection } from '@temporalio/worker';
+import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
+import { AgioClient } from '../client/agio-client';
 import { parseTokens } from '../bridge/auth';
 import { createBridge } from '../bridge/server';
 import type { ModelConfig } from '../activities/model';
@@ -27,6 +28,7 @@ async function portOr(preferred: number): Promise<number> {
 /** Runs the embedded stack until SIGINT/SIGTERM. */
 export async function serve(opts: { port?: number } = {}): Promise<void> {
   const env = loadEnv();
+  Runtime.install({ logger: new DefaultLogger((process.env.AGIO_LOG_LEVEL as 'WARN' | undefined) ?? 'WARN') });
   const dataDir = path.resolve(env.AGIO_DATA_DIR);
   await fs.promises.mkdir(dataDir, { recursive: true });
   const cleanups: (() => Promise<unknown>)[] = [];
@@ -70,7 +72,8 @@ export async function serve(opts: { port?: number } = {}): Promise<void> {
     const clientConnection = await Connection.connect({ address });
     cleanups.push(() => clientConnection.close());
     const tokens = parseTokens(process.env.AGIO_TOKENS ?? 'dev-token:default');
-    const bridge = createBridge({ client: new Client({ connection: clientConnection, namespace: env.TEMPORAL_NAMESPACE }), agents, taskQueue, tokens });
+    const agio = new AgioClient(new Client({ connection: clientConnection, namespace: env.TEMPORAL_NAMESPACE }), { taskQueue, agents });
+    const bridge = createBridge({ agio, tokens });
     const url = await bridge.listen({ host: process.env.HOST ?? '127.0.0.1', port: opts.port ?? (await portOr(Number(process.env.PORT ?? 8080))) });
     cleanups.push(() => bridge.close());
     const [token] = tokens.keys();

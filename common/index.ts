@@ -6,3 +6,4 @@ export * from './registry';
 export * from './run';
 export * from './specs';
 export * from './steps';
+export * from './events';

@@ -17,6 +17,8 @@ export const RunLimits = z.object({
   modelTimeoutMs: z.number().int().positive().default(10 * 60_000),
   /** Attempts for a failing model call (rate limits and 5xx); non-retryable errors fail at once. */
   modelMaxAttempts: z.number().int().positive().default(6),
+  /** Continue as new after this many model calls in one workflow run (besides Temporal's own suggestion). */
+  continueAsNewAfterModelCalls: z.number().int().positive().default(200),
 });
 /** Limits in force for a run. */
 export type RunLimits = z.infer<typeof RunLimits>;

@@ -41,6 +41,20 @@ export const RunContextInput = RunContext.extend({
 /** The context a caller passes in. */
 export type RunContextInput = z.infer<typeof RunContextInput>;
 
+/** What an agent run carries across continue-as-new. */
+export const AgentRunResume = z.object({
+  steps: z.array(Step),
+  usage: Usage,
+  modelCalls: z.number().int().nonnegative(),
+  toolCalls: z.number().int().nonnegative(),
+  toolErrors: z.number().int().nonnegative(),
+  startedAt: z.number(),
+  /** The Wire's state (root runs only), so stream offsets stay continuous. */
+  wire: z.unknown().optional(),
+});
+/** What an agent run carries across continue-as-new. */
+export type AgentRunResume = z.infer<typeof AgentRunResume>;
+
 /** Input of the agentRun workflow. */
 export const AgentRunInput = z.object({
   agent: AgentSpec,
@@ -50,6 +64,8 @@ export const AgentRunInput = z.object({
   context: RunContextInput.optional(),
   /** Values for `{key}` placeholders in the instructions. */
   state: z.record(z.string(), z.unknown()).optional(),
+  /** Set by the run itself when it continues as new. */
+  resume: AgentRunResume.optional(),
 });
 /** Input of the agentRun workflow. */
 export type AgentRunInput = z.input<typeof AgentRunInput>;

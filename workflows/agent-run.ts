@@ -1,73 +1,56 @@
 // The agentRun workflow: the LLM loop of DESIGN.md section 4. Every model and tool call is an activity;
-// this code only decides, so a run replays to the same state after any crash.
-import { ActivityFailure, ApplicationFailure, proxyActivities, workflowInfo } from '@temporalio/workflow';
-import {
-  AgentRunInput,
-  NON_RETRYABLE_MODEL_ERRORS,
-  ZERO_USAGE,
-  addUsage,
-  stepToMessage,
-  type ChatMessage,
-  type RunContext,
-  type RunOutput,
-  type Step,
-  type TerminationReason,
-  type ToolSpec,
-  type Usage,
-} from '../common';
-import type { AgioActivities } from '../activities';
+// this code only decides and records, so a run replays to the same state after any crash.
+import { CancellationScope, continueAsNew, isCancellation, workflowInfo, condition, allHandlersFinished, setHandler } from '@temporalio/workflow';
+import { AgentRunInput, ZERO_USAGE, addUsage, stepToMessage, type ChatMessage, type RunOutput, type Step, type TerminationReason, type ToolSpec } from '../common';
 import { decideNext } from './decisions';
+import { createEmitter, eventBase } from './emitter';
+import { stateQuery, type RunState } from './messages';
+import { callModelActivity, failRun, resolveTools } from './model-step';
 import { MAX_STEPS_PROMPT, buildRunContext, initialMessages, renderInstructions } from './run-context';
-import { failureMessage, runToolCalls } from './tool-calls';
-
-const { resolveTools } = proxyActivities<AgioActivities>({ startToCloseTimeout: '30s', retry: { maximumAttempts: 3 } });
-
-function modelActivity(context: RunContext): AgioActivities['callModel'] {
-  const { limits } = context;
-  return proxyActivities<AgioActivities>({
-    startToCloseTimeout: limits.modelTimeoutMs,
-    heartbeatTimeout: limits.modelHeartbeatTimeoutMs,
-    retry: {
-      initialInterval: '1s',
-      backoffCoefficient: 2,
-      maximumInterval: '60s',
-      maximumAttempts: limits.modelMaxAttempts,
-      nonRetryableErrorTypes: NON_RETRYABLE_MODEL_ERRORS,
-    },
-  }).callModel;
-}
+import { runToolCalls } from './tool-calls';
+import { hostWire, type WireState } from './wire';
 
 /** Runs one LLM agent to its final answer (or a limit) and returns its output. */
 export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
   const input = AgentRunInput.parse(rawInput);
-  const { agent } = input;
+  const { agent, resume } = input;
   const context = buildRunContext(agent, input.context, workflowInfo().workflowId);
-  const startedAt = Date.now();
-  const callModel = modelActivity(context);
+  const isRoot = context.depth === 0;
+  const wire = isRoot ? hostWire(resume?.wire as WireState | undefined) : undefined;
+  const events = createEmitter(eventBase(context, agent.name, 'agent_tool'), wire);
+  const callModel = callModelActivity(context);
+
   const steps: Step[] = [];
   const messages: ChatMessage[] = [];
-  const commit = (step: Step) => {
+  const run = { usage: resume?.usage ?? ZERO_USAGE, modelCalls: resume?.modelCalls ?? 0, toolCalls: resume?.toolCalls ?? 0, toolErrors: resume?.toolErrors ?? 0 };
+  const startedAt = resume?.startedAt ?? Date.now();
+  const modelCallsAtStart = run.modelCalls;
+  const state: RunState = { runId: context.runId, agent: agent.name, status: 'running', currentStep: 0, modelCalls: 0, toolCalls: 0, runningTools: [] };
+  setHandler(stateQuery, () => ({ ...state, currentStep: steps.length, modelCalls: run.modelCalls, toolCalls: run.toolCalls }));
+
+  const remember = (step: Step) => {
     steps.push(step);
     messages.push(stepToMessage(step));
   };
-  for (const m of initialMessages(renderInstructions(agent.instructions, input.state), input.input)) {
-    commit({ id: `${context.runId}:${steps.length}`, runId: context.runId, index: steps.length, ...m });
-  }
+  const commit = async (step: Step) => {
+    remember(step);
+    await events.emit({ type: 'STEP_COMPLETED', stepId: step.id, snapshot: step, ...(step.usage ? { usage: step.usage } : {}) });
+  };
 
-  const specs = new Map<string, ToolSpec>();
-  if (agent.tools.length) {
-    const resolved = await resolveTools({ names: agent.tools });
-    for (const spec of resolved.specs) specs.set(spec.name, spec);
-    if (resolved.unknown.length) console.warn(`agent "${agent.name}" names tools the worker does not have: ${resolved.unknown.join(', ')}`);
-  }
+  try {
+    if (resume) {
+      resume.steps.forEach(remember);
+    } else {
+      await events.emit({ type: 'RUN_STARTED', data: { input: typeof input.input === 'string' ? input.input : input.input.length + ' messages', ...(context.sessionId ? { sessionId: context.sessionId } : {}) } });
+      for (const m of initialMessages(renderInstructions(agent.instructions, input.state), input.input)) {
+        await commit({ id: `${context.runId}:${steps.length}`, runId: context.runId, index: steps.length, ...m });
+      }
+    }
+    const specs = new Map<string, ToolSpec>();
+    if (agent.tools.length) for (const spec of (await resolveTools({ names: agent.tools })).specs) specs.set(spec.name, spec);
 
-  let usage: Usage = ZERO_USAGE;
-  let modelCalls = 0;
-  let toolCalls = 0;
-  let toolErrors = 0;
-  const askModel = async (tools: string[]): Promise<Step> => {
-    const index = steps.length;
-    try {
+    const askModel = async (tools: string[]): Promise<Step> => {
+      const index = steps.length;
       const out = await callModel({
         runId: context.runId,
         rootRunId: context.rootRunId,
@@ -77,56 +60,78 @@ export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
         modelSettings: agent.modelSettings,
         messages,
         tools,
-      });
-      modelCalls++;
-      usage = addUsage(usage, out.usage);
-      commit(out.step);
+        eventBase: events.base,
+        streamDeltas: true,
+      }).catch((err) => failRun(agent.name, err));
+      run.modelCalls++;
+      run.usage = addUsage(run.usage, out.usage);
+      await commit(out.step);
       return out.step;
-    } catch (err) {
-      if (err instanceof ActivityFailure) {
-        const cause = err.cause instanceof ApplicationFailure ? err.cause : undefined;
-        throw ApplicationFailure.create({ type: cause?.type ?? 'ModelCallFailed', message: `model call for agent "${agent.name}" failed: ${failureMessage(err)}`, nonRetryable: true, cause: err });
+    };
+
+    let response = '';
+    let terminationReason: TerminationReason = 'completed';
+    for (;;) {
+      const step = await askModel([...specs.keys()]);
+      const next = decideNext(step, run.modelCalls, run.usage, context.limits);
+      if (next.kind === 'final_output') {
+        response = next.response;
+        break;
       }
-      throw err;
+      if (next.kind === 'max_tokens') {
+        response = step.content ?? '';
+        terminationReason = 'max_tokens';
+        break;
+      }
+      state.runningTools = (step.toolCalls ?? []).map((c) => c.id);
+      const results = await runToolCalls({ context, specs, calls: step.toolCalls ?? [], firstIndex: steps.length, sequential: agent.sequentialToolCalls });
+      state.runningTools = [];
+      for (const result of results) {
+        await commit(result);
+        run.toolCalls++;
+        if (result.isError) run.toolErrors++;
+      }
+      if (next.kind === 'max_steps') {
+        await commit({ id: `${context.runId}:${steps.length}`, runId: context.runId, index: steps.length, role: 'user', content: MAX_STEPS_PROMPT, metadata: { synthetic: 'max_steps' } });
+        response = (await askModel([])).content ?? '';
+        terminationReason = 'max_steps';
+        break;
+      }
+      if (workflowInfo().continueAsNewSuggested || run.modelCalls - modelCallsAtStart >= context.limits.continueAsNewAfterModelCalls) {
+        // Between steps nothing is in flight; wait for signal handlers so no published batch is lost.
+        await condition(allHandlersFinished);
+        await continueAsNew<typeof agentRun>({ ...input, context, resume: { steps, ...run, startedAt, wire: wire?.snapshot() } });
+      }
     }
-  };
 
-  let response = '';
-  let terminationReason: TerminationReason = 'completed';
-  for (;;) {
-    const step = await askModel([...specs.keys()]);
-    const next = decideNext(step, modelCalls, usage, context.limits);
-    if (next.kind === 'final_output') {
-      response = next.response;
-      break;
-    }
-    if (next.kind === 'max_tokens') {
-      response = step.content ?? '';
-      terminationReason = 'max_tokens';
-      break;
-    }
-    const results = await runToolCalls({ context, specs, calls: step.toolCalls ?? [], firstIndex: steps.length, sequential: agent.sequentialToolCalls });
-    for (const result of results) {
-      commit(result);
-      toolCalls++;
-      if (result.isError) toolErrors++;
-    }
-    if (next.kind === 'max_steps') {
-      commit({ id: `${context.runId}:${steps.length}`, runId: context.runId, index: steps.length, role: 'user', content: MAX_STEPS_PROMPT, metadata: { synthetic: 'max_steps' } });
-      const summary = await askModel([]);
-      response = summary.content ?? '';
-      terminationReason = 'max_steps';
-      break;
-    }
+    const output: RunOutput = {
+      response,
+      runId: context.runId,
+      ...(context.sessionId ? { sessionId: context.sessionId } : {}),
+      usage: run.usage,
+      metrics: { steps: steps.length, modelCalls: run.modelCalls, toolCalls: run.toolCalls, toolErrors: run.toolErrors, durationMs: Date.now() - startedAt },
+      terminationReason,
+      steps,
+    };
+    state.status = 'completed';
+    await events.emit({ type: 'RUN_COMPLETED', usage: run.usage, data: { response, terminationReason, metrics: output.metrics } });
+    return output;
+  } catch (err) {
+    if (isContinueAsNew(err)) throw err;
+    const cancelled = isCancellation(err);
+    state.status = cancelled ? 'cancelled' : 'failed';
+    await CancellationScope.nonCancellable(() =>
+      events.emit({ type: cancelled ? 'RUN_CANCELLED' : 'RUN_FAILED', usage: run.usage, data: { error: errorSummary(err) } }),
+    );
+    throw err;
   }
+}
 
-  return {
-    response,
-    runId: context.runId,
-    ...(context.sessionId ? { sessionId: context.sessionId } : {}),
-    usage,
-    metrics: { steps: steps.length, modelCalls, toolCalls, toolErrors, durationMs: Date.now() - startedAt },
-    terminationReason,
-    steps,
-  };
+function isContinueAsNew(err: unknown): boolean {
+  return (err as Error)?.name === 'ContinueAsNew';
+}
+
+function errorSummary(err: unknown): { type: string; message: string } {
+  const e = err as { type?: string; name?: string; message?: string };
+  return { type: e?.type ?? e?.name ?? 'Error', message: e?.message ?? String(err) };
 }

@@ -1,0 +1,68 @@
+// Publishes events from an activity into a root run's Wire: batched (one signal per ≤ 100 ms, never one per
+// token), ordered (one send at a time) and deduplicated (publisherId + sequence, so a resent batch is ignored).
+import { Context } from '@temporalio/activity';
+import type { EventDraft, PublishBatch } from '../common';
+import { publishSignal } from '../workflows/messages';
+
+/** Sends one batch (a signal to the root run in production; anything in unit tests). */
+export type BatchSender = (batch: PublishBatch) => Promise<void>;
+
+/** A batching publisher for one activity attempt. */
+export class WirePublisher {
+  private buffer: EventDraft[] = [];
+  private sequence = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private sending: Promise<void> = Promise.resolve();
+  private failure: unknown;
+
+  constructor(
+    private readonly send: BatchSender,
+    readonly publisherId: string,
+    private readonly flushIntervalMs = 100,
+  ) {}
+
+  /** Queues an event; `immediate` flushes now (first delta of a step, STEP_RETRY). */
+  publish(event: EventDraft, immediate = false): void {
+    this.buffer.push(event);
+    if (immediate) {
+      void this.flush();
+    } else {
+      this.timer ??= setTimeout(() => void this.flush(), this.flushIntervalMs);
+    }
+  }
+
+  /** Sends what is buffered; resolves when every batch so far is delivered. Rejects if a send failed. */
+  flush(): Promise<void> {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    if (this.buffer.length) {
+      const batch: PublishBatch = { publisherId: this.publisherId, sequence: this.sequence++, events: this.buffer };
+      this.buffer = [];
+      this.sending = this.sending.then(() => this.sendWithRetry(batch)).catch((err) => {
+        this.failure ??= err;
+      });
+    }
+    return this.sending.then(() => {
+      if (this.failure) throw this.failure;
+    });
+  }
+
+  private async sendWithRetry(batch: PublishBatch, attempts = 5): Promise<void> {
+    for (let i = 1; ; i++) {
+      try {
+        return await this.send(batch);
+      } catch (err) {
+        if (i >= attempts) throw err;
+        await new Promise((r) => setTimeout(r, 100 * 2 ** i));
+      }
+    }
+  }
+}
+
+/** A publisher for the current activity attempt, sending to the root run's publish signal. */
+export function activityPublisher(rootRunId: string): WirePublisher {
+  const ctx = Context.current();
+  const { workflowExecution, activityId, attempt } = ctx.info;
+  const handle = ctx.client.workflow.getHandle(rootRunId);
+  return new WirePublisher((batch) => handle.signal(publishSignal, batch), `act:${workflowExecution?.runId ?? 'standalone'}/${activityId}/${attempt}`);
+}

@@ -1,0 +1,93 @@
+// AgioClient: start agent runs (by spec or registered name), follow their streams, read results and state,
+// and cancel them — over a Temporal Client, so it works wherever Temporal is reachable.
+import { Client, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
+import { randomUUID } from 'node:crypto';
+import { AgentRegistry, DEFAULT_TASK_QUEUE, WorkflowType, type AgentRunInput, type AgentSpec, type AgioEvent, type ChatMessage, type RunContext, type RunOutput } from '../common';
+import { stateQuery, type RunState } from '../workflows/messages';
+import { readEvents, type ReadEventsOptions } from './event-reader';
+
+/** Memo stored on every root run (tenant scoping, listing). */
+export type RunMemo = { tenant: string; agent: string };
+
+/** Options of {@link AgioClient.start}. */
+export interface StartOptions {
+  runId?: string;
+  sessionId?: string;
+  tenant?: string;
+  userId?: string;
+  limits?: Partial<RunContext['limits']>;
+  state?: Record<string, unknown>;
+}
+
+/** A started (or looked-up) run. */
+export class RunHandle {
+  constructor(readonly runId: string, private readonly handle: WorkflowHandle) {}
+
+  /** The run's events from `after` on, ending after the root's terminal event. */
+  stream(opts: ReadEventsOptions = {}): AsyncGenerator<AgioEvent> {
+    return readEvents(this.handle, opts);
+  }
+
+  /** The run's output; rejects with the run's failure. */
+  result(): Promise<RunOutput> {
+    return this.handle.result() as Promise<RunOutput>;
+  }
+
+  /** What the run is doing now. */
+  state(): Promise<RunState> {
+    return this.handle.query(stateQuery);
+  }
+
+  /** Cancels the run and everything it started. */
+  async cancel(): Promise<void> {
+    await this.handle.cancel();
+  }
+
+  /** The Temporal handle, for anything Agio does not wrap. */
+  get workflow(): WorkflowHandle {
+    return this.handle;
+  }
+}
+
+/** Starts and follows Agio runs. */
+export class AgioClient {
+  readonly agents: AgentRegistry;
+  private readonly taskQueue: string;
+
+  constructor(readonly temporal: Client, opts: { taskQueue?: string; agents?: AgentRegistry | AgentSpec[] } = {}) {
+    this.taskQueue = opts.taskQueue ?? DEFAULT_TASK_QUEUE;
+    this.agents = opts.agents instanceof AgentRegistry ? opts.agents : new AgentRegistry(opts.agents ?? []);
+  }
+
+  /** Starts a run of an agent given as a spec or a registered name. */
+  async start(agent: AgentSpec | string, input: string | ChatMessage[], opts: StartOptions = {}): Promise<RunHandle> {
+    const spec = typeof agent === 'string' ? this.agents.get(agent) : agent;
+    const runId = opts.runId ?? `run-${randomUUID()}`;
+    const tenant = opts.tenant ?? 'default';
+    const args: AgentRunInput = {
+      agent: spec,
+      input,
+      context: { tenant, ...(opts.sessionId ? { sessionId: opts.sessionId } : {}), ...(opts.userId ? { userId: opts.userId } : {}), ...(opts.limits ? { limits: opts.limits as RunContext['limits'] } : {}) },
+      ...(opts.state ? { state: opts.state } : {}),
+    };
+    const memo: RunMemo = { tenant, agent: spec.name };
+    const handle = await this.temporal.workflow.start(WorkflowType.agentRun, { taskQueue: this.taskQueue, workflowId: runId, args: [args], memo });
+    return new RunHandle(runId, handle);
+  }
+
+  /** A handle to an existing run. */
+  getHandle(runId: string): RunHandle {
+    return new RunHandle(runId, this.temporal.workflow.getHandle(runId));
+  }
+
+  /** Starts a run and yields its events (the seed's run_stream()); the last event is the root's terminal one. */
+  async *runStream(agent: AgentSpec | string, input: string | ChatMessage[], opts: StartOptions = {}): AsyncGenerator<AgioEvent> {
+    const run = await this.start(agent, input, opts);
+    yield* run.stream();
+  }
+}
+
+/** True when an error is a run's failure (as opposed to a connection problem). */
+export function isRunFailure(err: unknown): err is WorkflowFailedError {
+  return err instanceof WorkflowFailedError || (err as Error)?.name === 'WorkflowFailedError';
+}

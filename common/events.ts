@@ -1,0 +1,103 @@
+// The event envelope of a run's stream (DESIGN.md section 8), carried over from Agio's StepEvent.
+import { z } from 'zod';
+import { Step, Usage } from './steps';
+
+/** Every event type a stream can carry. */
+export const EventType = z.enum([
+  'RUN_STARTED',
+  'STEP_DELTA',
+  'STEP_COMPLETED',
+  'RUN_COMPLETED',
+  'RUN_FAILED',
+  'RUN_CANCELLED',
+  'RUN_PAUSED',
+  'RUN_RESUMED',
+  'AGENT_STATE',
+  'TOOL_AUTH_REQUIRED',
+  'TOOL_AUTH_GRANTED',
+  'TOOL_AUTH_DENIED',
+  'STEP_RETRY',
+  'ERROR',
+]);
+/** Every event type a stream can carry. */
+export type EventType = z.infer<typeof EventType>;
+
+/** Types that end a run; only the root's (depth 0) end the stream. */
+export const TERMINAL_EVENT_TYPES: readonly EventType[] = ['RUN_COMPLETED', 'RUN_FAILED', 'RUN_CANCELLED'];
+
+/** Text pieces of a streamed step. */
+export const StepDelta = z.object({
+  content: z.string().optional(),
+  reasoningContent: z.string().optional(),
+  toolCalls: z.array(z.object({ index: z.number().int(), id: z.string().optional(), name: z.string().optional(), arguments: z.string().optional() })).optional(),
+});
+/** Text pieces of a streamed step. */
+export type StepDelta = z.infer<typeof StepDelta>;
+
+/** An event before the Wire gives it an offset (what publishers send). */
+export const EventDraft = z.object({
+  type: EventType,
+  runId: z.string(),
+  rootRunId: z.string(),
+  parentRunId: z.string().optional(),
+  agent: z.string(),
+  depth: z.number().int().nonnegative(),
+  nestingType: z.enum(['agent_tool', 'workflow_agent']).optional(),
+  toolCallId: z.string().optional(),
+  stepId: z.string().optional(),
+  attempt: z.number().int().positive().optional(),
+  delta: StepDelta.optional(),
+  snapshot: Step.optional(),
+  data: z.record(z.string(), z.unknown()).optional(),
+  usage: Usage.optional(),
+  traceId: z.string().optional(),
+  spanId: z.string().optional(),
+  parentSpanId: z.string().optional(),
+  /** Epoch milliseconds (workflow time for workflow events, wall time for activity events). */
+  timestamp: z.number(),
+});
+/** An event before the Wire gives it an offset. */
+export type EventDraft = z.infer<typeof EventDraft>;
+
+/** Fields every event of one run shares. */
+export type EventBase = Pick<EventDraft, 'runId' | 'rootRunId' | 'parentRunId' | 'agent' | 'depth' | 'nestingType' | 'toolCallId' | 'traceId' | 'spanId'>;
+
+/** An event in a root run's log. */
+export const AgioEvent = EventDraft.extend({
+  /** Position in the root run's log, from 0; the SSE `id:`. */
+  offset: z.number().int().nonnegative(),
+});
+/** An event in a root run's log. */
+export type AgioEvent = z.infer<typeof AgioEvent>;
+
+/** True for the terminal event of the root run: the end of the stream. */
+export function endsStream(event: Pick<AgioEvent, 'type' | 'depth'>): boolean {
+  return event.depth === 0 && TERMINAL_EVENT_TYPES.includes(event.type);
+}
+
+/** A batch of events from one publisher (an activity attempt or a child run); `sequence` deduplicates. */
+export const PublishBatch = z.object({
+  publisherId: z.string(),
+  sequence: z.number().int().nonnegative(),
+  events: z.array(EventDraft),
+});
+/** A batch of events from one publisher. */
+export type PublishBatch = z.infer<typeof PublishBatch>;
+
+/** Arguments of the events query. */
+export interface EventsQueryInput {
+  /** Return events with offset > after (-1 or absent: from the start). */
+  after?: number;
+  limit?: number;
+}
+
+/** Answer of the events query. */
+export interface EventsPage {
+  events: AgioEvent[];
+  /** Offset of the last event the log holds (-1 when empty). */
+  lastOffset: number;
+  /** Lowest offset still held (continue-as-new keeps only a tail). */
+  firstOffset: number;
+  /** True once the root's terminal event is in the log. */
+  ended: boolean;
+}

@@ -1,0 +1,47 @@
+// How a run emits its events: the root appends to its own Wire; a nested run sends batches to the root's
+// publish signal and awaits delivery, so the root has a child's events before the child's result.
+import { getExternalWorkflowHandle, workflowInfo } from '@temporalio/workflow';
+import type { AgioEvent, EventBase, EventDraft, RunContext } from '../common';
+import { publishSignal } from './messages';
+import type { Wire } from './wire';
+
+/** Emits a run's own events. */
+export interface Emitter {
+  base: EventBase;
+  emit(event: Omit<EventDraft, keyof EventBase | 'timestamp'>): Promise<void>;
+}
+
+/** The envelope fields of a run, from its context. */
+export function eventBase(context: RunContext, agent: string, nestingType?: EventDraft['nestingType']): EventBase {
+  return {
+    runId: context.runId,
+    rootRunId: context.rootRunId,
+    agent,
+    depth: context.depth,
+    ...(context.parentRunId ? { parentRunId: context.parentRunId } : {}),
+    ...(context.toolCallId ? { toolCallId: context.toolCallId } : {}),
+    ...(nestingType && context.depth > 0 ? { nestingType } : {}),
+    ...(context.traceId ? { traceId: context.traceId } : {}),
+    ...(context.spanId ? { spanId: context.spanId } : {}),
+  };
+}
+
+/** An emitter for the root (appends to `wire`) or for a nested run (signals the root). */
+export function createEmitter(base: EventBase, wire: Wire | undefined, onEmit?: (e: EventDraft | AgioEvent) => void): Emitter {
+  let sequence = 0;
+  // One publisher per workflow run: a continued-as-new child starts a new sequence under a new id.
+  const publisherId = `run:${workflowInfo().runId}`;
+  const root = wire ? undefined : getExternalWorkflowHandle(base.rootRunId);
+  return {
+    base,
+    async emit(event) {
+      const draft: EventDraft = { ...base, ...event, timestamp: Date.now() };
+      onEmit?.(draft);
+      if (wire) {
+        wire.append(draft);
+        return;
+      }
+      await root!.signal(publishSignal, { publisherId, sequence: sequence++, events: [draft] });
+    },
+  };
+}

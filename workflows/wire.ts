@@ -1,0 +1,84 @@
+// The Wire: the root run's offset-addressed, append-only event log. The root appends its own events;
+// activities and nested runs publish batches by signal, deduplicated by publisher and sequence.
+import { log, setHandler } from '@temporalio/workflow';
+import { PublishBatch, endsStream, type AgioEvent, type EventDraft, type EventsPage, type EventsQueryInput } from '../common';
+import { eventsQuery, publishSignal } from './messages';
+
+/** What a Wire carries across continue-as-new. */
+export interface WireState {
+  /** Offset the next event gets. */
+  nextOffset: number;
+  /** The newest events, for readers that are behind. */
+  tail: AgioEvent[];
+  /** Last sequence applied per publisher. */
+  publishers: [string, number][];
+}
+
+const MAX_PAGE = 1000;
+const MAX_PUBLISHERS = 2000;
+
+/** The log. Pure bookkeeping; `hostWire` wires it to the signal and query. */
+export class Wire {
+  private readonly events: AgioEvent[];
+  private nextOffset: number;
+  private readonly publishers: Map<string, number>;
+  private ended = false;
+
+  constructor(state?: WireState) {
+    this.events = [...(state?.tail ?? [])];
+    this.nextOffset = state?.nextOffset ?? 0;
+    this.publishers = new Map(state?.publishers ?? []);
+  }
+
+  /** Appends one event and returns it with its offset. */
+  append(draft: EventDraft): AgioEvent {
+    const event: AgioEvent = { ...draft, offset: this.nextOffset++ };
+    this.events.push(event);
+    if (endsStream(event)) this.ended = true;
+    return event;
+  }
+
+  /** Applies a batch unless this publisher's sequence was already applied; returns whether it was applied. */
+  accept(batch: PublishBatch): boolean {
+    const last = this.publishers.get(batch.publisherId) ?? -1;
+    if (batch.sequence <= last) return false;
+    this.publishers.delete(batch.publisherId);
+    this.publishers.set(batch.publisherId, batch.sequence);
+    if (this.publishers.size > MAX_PUBLISHERS) this.publishers.delete(this.publishers.keys().next().value as string);
+    for (const draft of batch.events) this.append(draft);
+    return true;
+  }
+
+  /** Events with offset > after, at most `limit`. */
+  page({ after = -1, limit = MAX_PAGE }: EventsQueryInput = {}): EventsPage {
+    const first = this.events[0]?.offset ?? this.nextOffset;
+    const start = Math.max(0, after + 1 - first);
+    return {
+      events: this.events.slice(start, start + Math.min(Math.max(1, limit), MAX_PAGE)),
+      lastOffset: this.nextOffset - 1,
+      firstOffset: first,
+      ended: this.ended,
+    };
+  }
+
+  /** State for continue-as-new, keeping the newest `tailSize` events. */
+  snapshot(tailSize = 5000): WireState {
+    return { nextOffset: this.nextOffset, tail: this.events.slice(-tailSize), publishers: [...this.publishers.entries()] };
+  }
+}
+
+/** Creates the root run's Wire and installs the publish signal and the events query. */
+export function hostWire(state?: WireState): Wire {
+  const wire = new Wire(state);
+  // A signal handler must never throw (an ApplicationFailure there fails the workflow): bad batches are dropped.
+  setHandler(publishSignal, (raw: PublishBatch) => {
+    const parsed = PublishBatch.safeParse(raw);
+    if (!parsed.success) {
+      log.warn('dropped a malformed publish batch', { error: parsed.error.message });
+      return;
+    }
+    wire.accept(parsed.data);
+  });
+  setHandler(eventsQuery, (input) => wire.page(input ?? {}));
+  return wire;
+}
