@@ -22,7 +22,7 @@ export function classifyModelError(err: unknown): ApplicationFailure {
     return ApplicationFailure.create({ type: ErrorType.ModelConnectionError, message: `model connection failed: ${err.message}`, cause: err });
   }
   if (err instanceof APIError && typeof err.status === 'number') {
-    const message = `model provider answered ${err.status}: ${err.message}`;
+    const message = `model provider error (HTTP ${err.status}): ${err.message.replace(/^\d{3}\s*/, '')}`;
     const status = err.status;
     if (status === 429) {
       const delay = retryAfterMs(err.headers as { get(name: string): string | null } | undefined);

@@ -1,0 +1,99 @@
+// Helpers for integration tests of the agentRun workflow: start a run, read what the model was sent, and read
+// the activity events of a run's history (which workflow task scheduled what, which attempt completed).
+import type { Client, WorkflowHandle } from '@temporalio/client';
+import type { AgentRunInput, RunOutput } from '../../common';
+import type { RecordedRequest } from '../../worker/dev-server/scripted-model-server';
+import { uniqueId } from './temporal';
+
+/** Starts an agentRun workflow on `taskQueue` under a fresh workflow id (or the given one). */
+export function startRun(client: Client, taskQueue: string, input: AgentRunInput, workflowId = uniqueId('run')): Promise<WorkflowHandle> {
+  return client.workflow.start('agentRun', { taskQueue, workflowId, args: [input] });
+}
+
+/** Starts a run and waits for its output. */
+export async function runToEnd(client: Client, taskQueue: string, input: AgentRunInput, workflowId?: string): Promise<{ output: RunOutput; handle: WorkflowHandle }> {
+  const handle = await startRun(client, taskQueue, input, workflowId);
+  return { output: (await handle.result()) as RunOutput, handle };
+}
+
+/** A chat message as the model received it. */
+export interface SentMessage {
+  role: string;
+  content: string | null;
+  tool_call_id?: string;
+  tool_calls?: { id: string; type: string; function: { name: string; arguments: string } }[];
+}
+
+/** The messages of a recorded chat-completions request. */
+export function sentMessages(request: RecordedRequest): SentMessage[] {
+  return request.body.messages as SentMessage[];
+}
+
+/** The tool results in a request, in order, as `{ id, content }`. */
+export function sentToolResults(request: RecordedRequest): { id: string | undefined; content: string }[] {
+  return sentMessages(request)
+    .filter((m) => m.role === 'tool')
+    .map((m) => ({ id: m.tool_call_id, content: m.content ?? '' }));
+}
+
+/** The tool result the model received for `toolCallId` (throws when there is none). */
+export function sentToolResult(request: RecordedRequest, toolCallId: string): string {
+  const found = sentToolResults(request).find((r) => r.id === toolCallId);
+  if (!found) throw new Error(`no tool result for ${toolCallId} in the request; got ${JSON.stringify(sentToolResults(request))}`);
+  return found.content;
+}
+
+/** Names of the tools offered in a request (empty when the request has no `tools`). */
+export function offeredTools(request: RecordedRequest): string[] {
+  return ((request.body.tools ?? []) as { function: { name: string } }[]).map((t) => t.function.name);
+}
+
+type History = Awaited<ReturnType<WorkflowHandle['fetchHistory']>>;
+type Int64 = number | { toNumber(): number } | null | undefined;
+const num = (v: Int64): number => (v == null ? 0 : typeof v === 'number' ? v : v.toNumber());
+
+/** One activity of a history: when it was scheduled and by which workflow task, and how it ended. */
+export interface ActivityRecord {
+  type: string;
+  activityId: string;
+  scheduledEventId: number;
+  /** The WorkflowTaskCompleted event whose commands scheduled it. */
+  workflowTaskCompletedEventId: number;
+  /** Attempt of the start that completed it (undefined when it did not complete). */
+  completedAttempt?: number;
+  completed: boolean;
+}
+
+/** The activities of a history in scheduling order (optionally only those of one type). */
+export function activities(history: History, type?: string): ActivityRecord[] {
+  const byScheduled = new Map<number, ActivityRecord>();
+  const attemptByStarted = new Map<number, number>();
+  for (const e of history.events ?? []) {
+    const id = num(e.eventId);
+    const scheduled = e.activityTaskScheduledEventAttributes;
+    if (scheduled) {
+      byScheduled.set(id, {
+        type: scheduled.activityType?.name ?? '',
+        activityId: scheduled.activityId ?? '',
+        scheduledEventId: id,
+        workflowTaskCompletedEventId: num(scheduled.workflowTaskCompletedEventId),
+        completed: false,
+      });
+    }
+    if (e.activityTaskStartedEventAttributes) attemptByStarted.set(id, e.activityTaskStartedEventAttributes.attempt ?? 0);
+    const done = e.activityTaskCompletedEventAttributes;
+    if (done) {
+      const record = byScheduled.get(num(done.scheduledEventId));
+      if (record) {
+        record.completed = true;
+        record.completedAttempt = attemptByStarted.get(num(done.startedEventId));
+      }
+    }
+  }
+  return [...byScheduled.values()].filter((a) => type === undefined || a.type === type);
+}
+
+/** Event ids of the WorkflowTaskCompleted events of a history. */
+export function workflowTaskCompletedIds(history: History): number[] {
+  return (history.events ?? []).filter((e) => e.workflowTaskCompletedEventAttributes).map((e) => num(e.eventId));
+}

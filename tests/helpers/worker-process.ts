@@ -1,0 +1,90 @@
+// An Agio worker in a separate OS process (tests/fixtures/worker-main.ts run by tsx), for tests that SIGKILL
+// a worker mid-activity or check what a worker's own environment leaks to tools.
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+
+/** What the worker process reads from AGIO_TEST_WORKER_CONFIG. */
+export interface WorkerProcessConfig {
+  /** Temporal frontend, host:port. */
+  address: string;
+  taskQueue: string;
+  model: { baseURL: string; apiKey: string; defaultModel: string };
+  workspaceRoot: string;
+  /** Path of the prebuilt workflow bundle. */
+  workflowBundle: string;
+  /** Names of tools from tests/fixtures/test-tools.ts to register besides the built-in tools. */
+  tools?: string[];
+  /** How long the server waits for this worker's sticky queue before handing a workflow task to any worker. */
+  stickyQueueScheduleToStartTimeoutMs?: number;
+}
+
+/** Environment variable that carries the config. */
+export const WORKER_CONFIG_ENV = 'AGIO_TEST_WORKER_CONFIG';
+
+/** How a worker process ended. */
+export interface WorkerExit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+/** A running worker process. */
+export interface WorkerProcess {
+  pid: number;
+  /** Sends a signal (SIGTERM shuts down gracefully, SIGKILL kills at once). */
+  kill(signal: NodeJS.Signals): void;
+  /** Settles when the process has exited. */
+  exited: Promise<WorkerExit>;
+  /** Everything the process wrote to stderr so far (for failure messages). */
+  stderr(): string;
+}
+
+const REPO_ROOT = path.resolve(__dirname, '../..');
+const READY_TIMEOUT_MS = 30_000;
+
+/**
+ * Spawns `node --import tsx tests/fixtures/worker-main.ts` with `config` (and extra environment variables)
+ * and resolves once it prints READY, i.e. polls its task queue.
+ */
+export function startWorkerProcess(config: WorkerProcessConfig, env: Record<string, string> = {}): Promise<WorkerProcess> {
+  const child = spawn(process.execPath, ['--import', 'tsx', path.join('tests', 'fixtures', 'worker-main.ts')], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, ...env, [WORKER_CONFIG_ENV]: JSON.stringify(config) },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  let stdout = '';
+  child.stderr.setEncoding('utf8').on('data', (s: string) => (stderr += s));
+  const exited = new Promise<WorkerExit>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  return new Promise<WorkerProcess>((resolve, reject) => {
+    const fail = (why: string) => {
+      clearTimeout(timer);
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      reject(new Error(`worker process ${why}\nstdout:\n${stdout}\nstderr:\n${stderr}`));
+    };
+    const timer = setTimeout(() => fail(`printed no READY within ${READY_TIMEOUT_MS} ms`), READY_TIMEOUT_MS);
+    void exited.then(({ code, signal }) => fail(`exited (code ${code}, signal ${signal}) before it was ready`));
+    child.once('error', (err) => fail(`could not start: ${err.message}`));
+    child.stdout.setEncoding('utf8').on('data', (s: string) => {
+      stdout += s;
+      if (!/^READY$/m.test(stdout)) return;
+      clearTimeout(timer);
+      resolve({
+        pid: child.pid!,
+        kill: (signal) => {
+          if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+        },
+        exited,
+        stderr: () => stderr,
+      });
+    });
+  });
+}
+
+/** Stops a worker process gracefully, killing it if it has not exited after `graceMs`. */
+export async function stopWorkerProcess(worker: WorkerProcess | undefined, graceMs = 5000): Promise<void> {
+  if (!worker) return;
+  worker.kill('SIGTERM');
+  const timer = setTimeout(() => worker.kill('SIGKILL'), graceMs);
+  await worker.exited;
+  clearTimeout(timer);
+}
