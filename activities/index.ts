@@ -1,4 +1,5 @@
 // Worker-side entry point for activities: binds the model, tools and workspace into the activity functions.
+import { AgentHealth } from './healthcheck';
 import { createCallModel, noSink, type ModelConfig, type StepStreamSinkFactory } from './model';
 import { createToolActivities } from './run-tool';
 import { wireStepSink } from './step-stream';
@@ -12,13 +13,15 @@ export interface ActivityDeps {
   workspaceRoot: string;
   /** Where model deltas go; default: the root run's Wire (when the call asks to stream). */
   streamSink?: StepStreamSinkFactory;
+  /** Sub-agent healthchecks (shared with the worker's start-up checks). */
+  health?: AgentHealth;
 }
 
 /** All of Agio's activities, bound to their dependencies. */
 export function createActivities(deps: ActivityDeps) {
   return {
     callModel: createCallModel(deps.model, deps.tools, deps.streamSink ?? defaultStreamSink),
-    ...createToolActivities(deps.tools, deps.workspaceRoot),
+    ...createToolActivities(deps.tools, deps.workspaceRoot, deps.health ?? new AgentHealth(deps.tools, deps.model)),
   };
 }
 

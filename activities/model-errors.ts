@@ -11,6 +11,9 @@ export function retryAfterMs(headers: { get(name: string): string | null } | und
   const value = headers?.get('retry-after');
   if (!value) return undefined;
   if (/^\d+(\.\d+)?$/.test(value.trim())) return Math.round(Number(value) * 1000);
+  // Every HTTP-date form (IMF-fixdate, RFC 850, asctime) has a time of day; Date.parse alone accepts
+  // garbage such as "-5" or "later 7" as some past date, which would mean "retry at once".
+  if (!/\b\d{2}:\d{2}:\d{2}\b/.test(value)) return undefined;
   const date = Date.parse(value);
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }

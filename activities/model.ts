@@ -4,7 +4,7 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import OpenAI from 'openai';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
-import { ErrorType, type ChatMessage, type EventBase, type ModelSettings, type Step, type Usage } from '../common';
+import { AGENT_TOOL_PARAMETERS, ErrorType, type ChatMessage, type EventBase, type ModelSettings, type Step, type Usage } from '../common';
 import { classifyModelError } from './model-errors';
 import { ChatStreamAssembler, type ChunkDelta } from './model-stream';
 import type { ToolRegistry } from './tools/registry';
@@ -26,8 +26,10 @@ export interface CallModelInput {
   model?: string;
   modelSettings?: ModelSettings;
   messages: ChatMessage[];
-  /** Names of the tools offered in this call (empty: a call without tools, e.g. the final summary). */
+  /** Names of the worker tools offered in this call (empty: a call without tools, e.g. the final summary). */
   tools: string[];
+  /** Agents offered as tools in this call (they take the delegation arguments). */
+  agentTools?: { name: string; description: string }[];
   /** Envelope of the run's events; with `streamDeltas` the call publishes STEP_DELTA events into the root's Wire. */
   eventBase?: EventBase;
   streamDeltas?: boolean;
@@ -62,7 +64,11 @@ export function createCallModel(config: ModelConfig, tools: ToolRegistry, sinkFa
   return async function callModel(input: CallModelInput): Promise<CallModelOutput> {
     const ctx = Context.current();
     const startedAt = Date.now();
-    const offered: ChatCompletionTool[] = input.tools.map((name) => tools.openAiTool(name));
+    const agentToolNames = new Set((input.agentTools ?? []).map((t) => t.name));
+    const offered: ChatCompletionTool[] = [
+      ...input.tools.filter((name) => !agentToolNames.has(name)).map((name) => tools.openAiTool(name)),
+      ...(input.agentTools ?? []).map((t) => ({ type: 'function' as const, function: { name: t.name, description: t.description, parameters: { ...AGENT_TOOL_PARAMETERS } } })),
+    ];
     const settings = input.modelSettings ?? {};
     const sink = sinkFactory(input);
     await sink.begin({ attempt: ctx.info.attempt });

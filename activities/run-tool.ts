@@ -3,7 +3,8 @@
 import { Context } from '@temporalio/activity';
 import path from 'node:path';
 import { z } from 'zod';
-import type { ToolSpec } from '../common';
+import type { AgentSpec, ToolSpec } from '../common';
+import type { AgentHealth } from './healthcheck';
 import type { ToolOutput } from './tools/define-tool';
 import type { ToolRegistry } from './tools/registry';
 import { ensureWorkspace } from './tools/workspace';
@@ -27,21 +28,28 @@ export interface RunToolOutput {
   metadata?: Record<string, unknown>;
 }
 
-/** Input and output of resolveTools. */
+/** Input of resolveTools: tool names, and sub-agents whose healthcheck decides whether they are offered. */
 export interface ResolveToolsInput {
   names: string[];
+  healthchecks?: AgentSpec[];
 }
-/** Specs of the known tools and the names the worker does not know. */
+/** Specs of the known tools, the names the worker does not know, and sub-agents that failed their healthcheck. */
 export interface ResolveToolsOutput {
   specs: ToolSpec[];
   unknown: string[];
+  unhealthyAgents: string[];
 }
 
 /** Builds the tool activities bound to the worker's registry and workspace root. */
-export function createToolActivities(registry: ToolRegistry, workspaceRoot: string) {
-  async function resolveTools({ names }: ResolveToolsInput): Promise<ResolveToolsOutput> {
+export function createToolActivities(registry: ToolRegistry, workspaceRoot: string, health: AgentHealth) {
+  async function resolveTools({ names, healthchecks = [] }: ResolveToolsInput): Promise<ResolveToolsOutput> {
     const known = names.filter((n) => registry.find(n));
-    return { specs: known.map((n) => registry.spec(n)), unknown: names.filter((n) => !registry.find(n)) };
+    const verdicts = await Promise.all(healthchecks.map(async (agent) => ((await health.check(agent)) ? agent.name : undefined)));
+    return {
+      specs: known.map((n) => registry.spec(n)),
+      unknown: names.filter((n) => !registry.find(n)),
+      unhealthyAgents: verdicts.filter((n): n is string => n !== undefined),
+    };
   }
 
   async function runTool(input: RunToolInput): Promise<RunToolOutput> {

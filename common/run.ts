@@ -24,6 +24,10 @@ export const RunContext = z.object({
   /** Workspace directory relative to the worker's workspace root. */
   workspace: z.string(),
   limits: RunLimits,
+  /** `none`: publish only this run's start and end events (an AgentTool with `stream: 'none'`). */
+  stream: z.enum(['full', 'none']).default('full'),
+  /** How this run was started by its parent. */
+  nestingType: z.enum(['agent_tool', 'workflow_agent']).optional(),
 });
 /** Who and where a run is. */
 export type RunContext = z.infer<typeof RunContext>;
@@ -45,6 +49,7 @@ export type RunContextInput = z.infer<typeof RunContextInput>;
 export const AgentRunResume = z.object({
   steps: z.array(Step),
   usage: Usage,
+  ownUsage: Usage,
   modelCalls: z.number().int().nonnegative(),
   toolCalls: z.number().int().nonnegative(),
   toolErrors: z.number().int().nonnegative(),

@@ -25,8 +25,10 @@ export const AgentSpec = z.object({
   model: z.string().optional(),
   /** System prompt; `{key}` is filled from session state when the run starts. */
   instructions: z.string().default(''),
-  /** Names of tools registered in the worker. */
-  tools: z.array(z.string()).default([]),
+  /** Names of tools registered in the worker, and agents used as tools (see `asTool`). */
+  get tools() {
+    return z.array(z.union([z.string(), AgentToolSpec])).default([]);
+  },
   maxSteps: z.number().int().positive().optional(),
   modelSettings: ModelSettings.default({}),
   /** Run the tool calls of one turn one after another instead of in parallel. */
@@ -43,6 +45,55 @@ export type AgentSpecInput = z.input<typeof AgentSpec>;
 export function defineAgent(spec: AgentSpecInput): AgentSpec {
   return AgentSpec.parse(spec);
 }
+
+/** An agent offered to another agent as a tool; each call runs it as a child workflow. */
+export const AgentToolSpec = z.object({
+  kind: z.literal('agent_tool'),
+  /** Tool name the model sees (default: the agent's name). */
+  name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/),
+  description: z.string().min(1),
+  get agent() {
+    return AgentSpec;
+  },
+  /** `full`: every event of the child reaches the root stream; `none`: only its start and end. */
+  stream: z.enum(['full', 'none']).default('full'),
+  /** Tools of the child agent it may use (default: all of its own). */
+  toolsAllowlist: z.array(z.string()).optional(),
+  /** Upper bound of one child run; a timeout folds into an `unavailable` tool result. */
+  timeoutMs: z.number().int().positive().optional(),
+  /** Checked when the worker starts: a failing sub-agent is not offered to the model. */
+  healthcheck: z.boolean().default(false),
+});
+/** An agent offered to another agent as a tool. */
+export type AgentToolSpec = z.infer<typeof AgentToolSpec>;
+
+/** Options of {@link asTool}. */
+export type AsToolOptions = Omit<z.input<typeof AgentToolSpec>, 'kind' | 'agent' | 'name'> & { name?: string };
+
+/** Offers an agent to other agents as a tool that takes a task and returns the agent's final answer. */
+export function asTool(agent: AgentSpecInput, opts: AsToolOptions): AgentToolSpec {
+  return AgentToolSpec.parse({ ...opts, kind: 'agent_tool', name: opts.name ?? agent.name, agent });
+}
+
+/** Names of a spec's worker tools (strings) and its agent tools. */
+export function splitTools(tools: AgentSpec['tools']): { names: string[]; agentTools: AgentToolSpec[] } {
+  return {
+    names: tools.filter((t): t is string => typeof t === 'string'),
+    agentTools: tools.filter((t): t is AgentToolSpec => typeof t !== 'string'),
+  };
+}
+
+/** The argument schema every agent tool offers the model. */
+export const AGENT_TOOL_PARAMETERS = {
+  type: 'object',
+  properties: {
+    task: { type: 'string', description: 'What the agent should do, stated completely: it does not see this conversation.' },
+    context: { type: 'string', description: 'Facts from this conversation the agent needs.' },
+    references: { type: 'array', items: { type: 'string' }, description: 'File paths or URLs the agent should look at.' },
+  },
+  required: ['task'],
+  additionalProperties: false,
+} as const;
 
 /** What the workflow knows about a tool: enough to schedule it; its code stays in the worker. */
 export const ToolSpec = z.object({

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { AgentRegistry, DEFAULT_TASK_QUEUE, type AgentSpec } from '../common';
 import { createActivities, type ActivityDeps } from '../activities';
+import { AgentHealth, healthcheckedSubAgents } from '../activities/healthcheck';
 import type { ModelConfig, StepStreamSinkFactory } from '../activities/model';
 import type { ToolDefinition } from '../activities/tools/define-tool';
 import { builtinTools } from '../activities/tools/builtin';
@@ -45,7 +46,10 @@ export async function createWorker(opts: CreateWorkerOptions): Promise<AgioWorke
   const agents = new AgentRegistry(opts.agents ?? []);
   const workspaceRoot = path.resolve(opts.workspaceRoot ?? '.agio/workspaces');
   await fs.promises.mkdir(workspaceRoot, { recursive: true });
-  const deps: ActivityDeps = { model: opts.model, tools, workspaceRoot, streamSink: opts.streamSink };
+  // Sub-agents with `healthcheck: true` are checked now; failures are logged and they are not offered later.
+  const health = new AgentHealth(tools, opts.model);
+  await Promise.all(healthcheckedSubAgents(agents.list()).map((agent) => health.check(agent)));
+  const deps: ActivityDeps = { model: opts.model, tools, workspaceRoot, streamSink: opts.streamSink, health };
   const taskQueue = opts.taskQueue ?? DEFAULT_TASK_QUEUE;
   const worker = await Worker.create({
     connection: opts.connection,

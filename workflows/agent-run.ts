@@ -1,7 +1,7 @@
 // The agentRun workflow: the LLM loop of DESIGN.md section 4. Every model and tool call is an activity;
 // this code only decides and records, so a run replays to the same state after any crash.
 import { CancellationScope, continueAsNew, isCancellation, workflowInfo, condition, allHandlersFinished, setHandler } from '@temporalio/workflow';
-import { AgentRunInput, ZERO_USAGE, addUsage, stepToMessage, type ChatMessage, type RunOutput, type Step, type TerminationReason, type ToolSpec } from '../common';
+import { AgentRunInput, ZERO_USAGE, addUsage, splitTools, stepToMessage, type AgentToolSpec, type ChatMessage, type RunOutput, type Step, type TerminationReason, type ToolSpec } from '../common';
 import { decideNext } from './decisions';
 import { createEmitter, eventBase } from './emitter';
 import { stateQuery, type RunState } from './messages';
@@ -17,12 +17,12 @@ export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
   const context = buildRunContext(agent, input.context, workflowInfo().workflowId);
   const isRoot = context.depth === 0;
   const wire = isRoot ? hostWire(resume?.wire as WireState | undefined) : undefined;
-  const events = createEmitter(eventBase(context, agent.name, 'agent_tool'), wire);
+  const events = createEmitter(eventBase(context, agent.name, context.nestingType), wire, context.stream);
   const callModel = callModelActivity(context);
 
   const steps: Step[] = [];
   const messages: ChatMessage[] = [];
-  const run = { usage: resume?.usage ?? ZERO_USAGE, modelCalls: resume?.modelCalls ?? 0, toolCalls: resume?.toolCalls ?? 0, toolErrors: resume?.toolErrors ?? 0 };
+  const run = { usage: resume?.usage ?? ZERO_USAGE, ownUsage: resume?.ownUsage ?? ZERO_USAGE, modelCalls: resume?.modelCalls ?? 0, toolCalls: resume?.toolCalls ?? 0, toolErrors: resume?.toolErrors ?? 0 };
   const startedAt = resume?.startedAt ?? Date.now();
   const modelCallsAtStart = run.modelCalls;
   const state: RunState = { runId: context.runId, agent: agent.name, status: 'running', currentStep: 0, modelCalls: 0, toolCalls: 0, runningTools: [] };
@@ -47,7 +47,14 @@ export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
       }
     }
     const specs = new Map<string, ToolSpec>();
-    if (agent.tools.length) for (const spec of (await resolveTools({ names: agent.tools })).specs) specs.set(spec.name, spec);
+    const agentTools = new Map<string, AgentToolSpec>();
+    const declared = splitTools(agent.tools);
+    if (agent.tools.length) {
+      const checked = declared.agentTools.filter((t) => t.healthcheck).map((t) => t.agent);
+      const resolved = await resolveTools({ names: declared.names, healthchecks: checked });
+      for (const spec of resolved.specs) specs.set(spec.name, spec);
+      for (const tool of declared.agentTools) if (!resolved.unhealthyAgents.includes(tool.agent.name)) agentTools.set(tool.name, tool);
+    }
 
     const askModel = async (tools: string[]): Promise<Step> => {
       const index = steps.length;
@@ -60,11 +67,13 @@ export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
         modelSettings: agent.modelSettings,
         messages,
         tools,
+        agentTools: tools.length ? [...agentTools.values()].map((t) => ({ name: t.name, description: t.description })) : [],
         eventBase: events.base,
-        streamDeltas: true,
+        streamDeltas: context.stream === 'full',
       }).catch((err) => failRun(agent.name, err));
       run.modelCalls++;
       run.usage = addUsage(run.usage, out.usage);
+      run.ownUsage = addUsage(run.ownUsage, out.usage);
       await commit(out.step);
       return out.step;
     };
@@ -72,7 +81,7 @@ export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
     let response = '';
     let terminationReason: TerminationReason = 'completed';
     for (;;) {
-      const step = await askModel([...specs.keys()]);
+      const step = await askModel([...specs.keys(), ...agentTools.keys()]);
       const next = decideNext(step, run.modelCalls, run.usage, context.limits);
       if (next.kind === 'final_output') {
         response = next.response;
@@ -84,10 +93,11 @@ export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
         break;
       }
       state.runningTools = (step.toolCalls ?? []).map((c) => c.id);
-      const results = await runToolCalls({ context, specs, calls: step.toolCalls ?? [], firstIndex: steps.length, sequential: agent.sequentialToolCalls });
+      const results = await runToolCalls({ context, specs, agentTools, messages, calls: step.toolCalls ?? [], firstIndex: steps.length, sequential: agent.sequentialToolCalls });
       state.runningTools = [];
       for (const result of results) {
         await commit(result);
+        run.usage = addUsage(run.usage, result.usage); // an agent tool's usage (its whole subtree)
         run.toolCalls++;
         if (result.isError) run.toolErrors++;
       }
@@ -114,7 +124,7 @@ export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
       steps,
     };
     state.status = 'completed';
-    await events.emit({ type: 'RUN_COMPLETED', usage: run.usage, data: { response, terminationReason, metrics: output.metrics } });
+    await events.emit({ type: 'RUN_COMPLETED', usage: run.usage, data: { response, terminationReason, metrics: output.metrics, ownUsage: run.ownUsage } });
     return output;
   } catch (err) {
     if (isContinueAsNew(err)) throw err;

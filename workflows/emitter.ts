@@ -1,9 +1,11 @@
 // How a run emits its events: the root appends to its own Wire; a nested run sends batches to the root's
 // publish signal and awaits delivery, so the root has a child's events before the child's result.
 import { getExternalWorkflowHandle, workflowInfo } from '@temporalio/workflow';
-import type { AgioEvent, EventBase, EventDraft, RunContext } from '../common';
+import type { EventBase, EventDraft, EventType, RunContext } from '../common';
 import { publishSignal } from './messages';
 import type { Wire } from './wire';
+
+const LIFECYCLE = new Set<EventType>(['RUN_STARTED', 'RUN_COMPLETED', 'RUN_FAILED', 'RUN_CANCELLED']);
 
 /** Emits a run's own events. */
 export interface Emitter {
@@ -27,7 +29,7 @@ export function eventBase(context: RunContext, agent: string, nestingType?: Even
 }
 
 /** An emitter for the root (appends to `wire`) or for a nested run (signals the root). */
-export function createEmitter(base: EventBase, wire: Wire | undefined, onEmit?: (e: EventDraft | AgioEvent) => void): Emitter {
+export function createEmitter(base: EventBase, wire: Wire | undefined, stream: 'full' | 'none' = 'full'): Emitter {
   let sequence = 0;
   // One publisher per workflow run: a continued-as-new child starts a new sequence under a new id.
   const publisherId = `run:${workflowInfo().runId}`;
@@ -35,8 +37,9 @@ export function createEmitter(base: EventBase, wire: Wire | undefined, onEmit?: 
   return {
     base,
     async emit(event) {
+      // `stream: 'none'` (an AgentTool that only reports its start and end) publishes lifecycle events only.
+      if (stream === 'none' && !LIFECYCLE.has(event.type)) return;
       const draft: EventDraft = { ...base, ...event, timestamp: Date.now() };
-      onEmit?.(draft);
       if (wire) {
         wire.append(draft);
         return;

@@ -17,13 +17,15 @@ export function buildRunContext(agent: AgentSpec, partial: RunContextInput | und
     tenant: partial?.tenant ?? 'default',
     workspace: partial?.workspace ?? runWorkspace(rootRunId),
     limits,
+    stream: partial?.stream ?? 'full',
   };
 }
 
 /** Replaces `{key}` in instructions with values from state; unknown keys are left as written. */
 export function renderInstructions(template: string, state: Record<string, unknown> = {}): string {
   return template.replace(/\{([A-Za-z_][A-Za-z0-9_.-]*)\}/g, (whole, key: string) => {
-    if (!(key in state)) return whole;
+    // Own keys only: `{constructor}` or `{toString}` must not pick up Object.prototype members.
+    if (!Object.hasOwn(state, key)) return whole;
     const value = state[key];
     return typeof value === 'string' ? value : JSON.stringify(value);
   });

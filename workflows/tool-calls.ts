@@ -1,13 +1,18 @@
 // Runs one turn's tool calls as activities (in parallel unless the agent says otherwise) and turns every
 // outcome — success, bad arguments, unknown tool, timeout — into a tool step the model sees next turn.
-import { ActivityFailure, ApplicationFailure, proxyActivities, isCancellation } from '@temporalio/workflow';
-import type { RunContext, Step, ToolCall, ToolSpec } from '../common';
+import { ActivityFailure, ApplicationFailure, ChildWorkflowFailure, TimeoutFailure, proxyActivities, isCancellation } from '@temporalio/workflow';
+import type { AgentToolSpec, ChatMessage, RunContext, Step, ToolCall, ToolSpec } from '../common';
 import type { AgioActivities } from '../activities';
+import { runAgentTool } from './agent-tool';
 
 /** What the tool runner needs from the run. */
 export interface ToolTurn {
   context: RunContext;
   specs: Map<string, ToolSpec>;
+  /** Agents offered as tools, by tool name. */
+  agentTools: Map<string, AgentToolSpec>;
+  /** The parent's conversation so far (agent tools build their delegation context from it). */
+  messages: ChatMessage[];
   calls: ToolCall[];
   /** Index of the first tool step. */
   firstIndex: number;
@@ -44,9 +49,11 @@ export async function runToolCalls(turn: ToolTurn): Promise<Step[]> {
 async function runOne(turn: ToolTurn, call: ToolCall, index: number): Promise<Step> {
   const { context } = turn;
   const base = { id: `${context.runId}:${index}`, runId: context.runId, index, role: 'tool' as const, toolCallId: call.id, name: call.name };
+  const agentTool = turn.agentTools.get(call.name);
+  if (agentTool) return runAgentTool(context, agentTool, call, base, turn.messages);
   const spec = turn.specs.get(call.name);
   if (!spec) {
-    const available = [...turn.specs.keys()].join(', ') || 'none';
+    const available = [...turn.specs.keys(), ...turn.agentTools.keys()].join(', ') || 'none';
     return { ...base, content: `Error: unknown tool "${call.name}"; available tools: ${available}`, isError: true };
   }
   const startedAt = Date.now();
@@ -68,7 +75,8 @@ async function runOne(turn: ToolTurn, call: ToolCall, index: number): Promise<St
 
 /** The innermost useful message of an activity failure (timeouts, application errors). */
 export function failureMessage(err: unknown): string {
-  if (err instanceof ActivityFailure && err.cause) return failureMessage(err.cause);
+  if ((err instanceof ActivityFailure || err instanceof ChildWorkflowFailure) && err.cause) return failureMessage(err.cause);
+  if (err instanceof TimeoutFailure) return `timed out (${err.timeoutType === undefined ? 'timeout' : String(err.timeoutType).toLowerCase().replace(/_/g, ' ')})`;
   if (err instanceof ApplicationFailure) return err.message;
   return err instanceof Error ? err.message : String(err);
 }

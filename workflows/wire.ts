@@ -63,7 +63,9 @@ export class Wire {
 
   /** State for continue-as-new, keeping the newest `tailSize` events. */
   snapshot(tailSize = 5000): WireState {
-    return { nextOffset: this.nextOffset, tail: this.events.slice(-tailSize), publishers: [...this.publishers.entries()] };
+    // slice(-0) would be the whole log: a tail of 0 (or less) keeps no events.
+    const tail = tailSize > 0 ? this.events.slice(-tailSize) : [];
+    return { nextOffset: this.nextOffset, tail, publishers: [...this.publishers.entries()] };
   }
 }
 
