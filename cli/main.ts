@@ -1,28 +1,59 @@
 #!/usr/bin/env node
-// The `agio` command: serve the embedded stack, or talk to a running bridge.
+// The `agio` command: serve the embedded stack, or start, watch and steer runs through a bridge.
 import { parseArgs } from 'node:util';
-import { serve } from './serve';
+import { bridgeFromEnv, printJson, run, watch } from './commands';
 
-const USAGE = `usage: agio <command>
+const USAGE = `usage: agio <command> [args]
 
-  serve              run Temporal (dev server), a worker and the HTTP bridge locally
+  serve [--port N]                 Temporal dev server + worker + HTTP bridge in one process
+  run <agent> "<input>" [--session ID]
+                                   start a run and show it live (nested runs indented)
+  watch <runId> [--after OFFSET]   follow a run's events live
+  status <runId>                   status and, when finished, the output
+  cancel <runId>                   cancel a run and everything it started
+  agents                           list the agents the bridge can start
+
+Commands other than serve talk to AGIO_URL (default http://127.0.0.1:8080) with AGIO_TOKEN (default dev-token).
 `;
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
+  const bridge = bridgeFromEnv();
+  const { values, positionals } = parseArgs({
+    args: rest,
+    allowPositionals: true,
+    options: { port: { type: 'string' }, session: { type: 'string' }, after: { type: 'string' } },
+  });
+  const need = (n: number, what: string) => {
+    if (positionals.length < n) throw new Error(`${command} needs ${what}\n\n${USAGE}`);
+  };
   switch (command) {
     case 'serve': {
-      const { values } = parseArgs({ args: rest, options: { port: { type: 'string' } } });
+      const { serve } = await import('./serve');
       await serve({ port: values.port ? Number(values.port) : undefined });
       return 0;
     }
+    case 'run':
+      need(2, '<agent> "<input>"');
+      return run(bridge, positionals[0], positionals.slice(1).join(' '), values.session);
+    case 'watch':
+      need(1, '<runId>');
+      return watch(bridge, positionals[0], values.after ? Number(values.after) : -1);
+    case 'status':
+      need(1, '<runId>');
+      return printJson(bridge.request('GET', `/runs/${encodeURIComponent(positionals[0])}`));
+    case 'cancel':
+      need(1, '<runId>');
+      return printJson(bridge.request('POST', `/runs/${encodeURIComponent(positionals[0])}/cancel`));
+    case 'agents':
+      return printJson(bridge.request('GET', '/agents'));
     case undefined:
     case 'help':
     case '--help':
       process.stdout.write(USAGE);
       return command ? 0 : 2;
     default:
-      process.stderr.write(`agio: unknown command "${command}"\n${USAGE}`);
+      process.stderr.write(`agio: unknown command "${command}"\n\n${USAGE}`);
       return 2;
   }
 }

@@ -1,5 +1,5 @@
 // Example agents registered by the embedded server, so a new user can start runs by name right away.
-import { defineAgent } from '../common';
+import { asTool, defineAgent } from '../common';
 
 /** A plain assistant without tools. */
 export const assistant = defineAgent({
@@ -25,5 +25,13 @@ export const researcher = defineAgent({
   tools: ['web_search_api', 'web_reader_api'],
 });
 
+/** A lead agent that delegates workspace work to `coder`, which runs as a nested child workflow. */
+export const lead = defineAgent({
+  name: 'lead',
+  description: 'Plans and delegates coding work to the coder agent.',
+  instructions: 'You are a tech lead. Delegate hands-on work in the workspace to the coder agent, then report.',
+  tools: [asTool(coder, { description: 'A coding agent that inspects and changes files in its own workspace. Give it a complete task.' })],
+});
+
 /** All example agents. */
-export const exampleAgents = [assistant, coder, researcher];
+export const exampleAgents = [assistant, coder, researcher, lead];

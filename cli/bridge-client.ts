@@ -1,0 +1,49 @@
+// The CLI's way to a running bridge: JSON requests with the bearer token, and run events over SSE (the
+// `eventsource` package, which reconnects with Last-Event-ID by itself after a dropped connection).
+import { EventSource } from 'eventsource';
+import { EventType, endsStream, type AgioEvent } from '../common';
+
+/** Talks to an Agio bridge. */
+export class BridgeClient {
+  constructor(
+    readonly url: string,
+    private readonly token: string,
+  ) {}
+
+  /** Sends a request; throws with the bridge's error code and message on a non-2xx answer. */
+  async request<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const res = await fetch(`${this.url}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${this.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const text = await res.text();
+    const json = text ? (JSON.parse(text) as T & { error?: { code: string; message: string } }) : ({} as T & { error?: undefined });
+    if (!res.ok) throw new Error(json.error ? `${json.error.message} (${res.status} ${json.error.code})` : `HTTP ${res.status}`);
+    return json;
+  }
+
+  /** Follows a run's events after `after` until the root's terminal event. */
+  streamEvents(runId: string, onEvent: (event: AgioEvent) => void, after = -1): Promise<void> {
+    const url = new URL(`${this.url}/runs/${encodeURIComponent(runId)}/events`);
+    if (after >= 0) url.searchParams.set('after', String(after));
+    return new Promise((resolve, reject) => {
+      const source = new EventSource(url, {
+        fetch: (input, init) => fetch(input, { ...init, headers: { ...init?.headers, authorization: `Bearer ${this.token}` } }),
+      });
+      const onMessage = (message: { data: string }) => {
+        const event = JSON.parse(message.data) as AgioEvent;
+        onEvent(event);
+        if (endsStream(event)) {
+          source.close();
+          resolve();
+        }
+      };
+      for (const type of EventType.options) source.addEventListener(type, onMessage);
+      source.addEventListener('error', (err) => {
+        // CONNECTING means the client is already retrying with Last-Event-ID; CLOSED means it gave up.
+        if (source.readyState === EventSource.CLOSED) reject(new Error(`event stream failed: ${(err as { message?: string }).message ?? 'closed'}`));
+      });
+    });
+  }
+}

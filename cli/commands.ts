@@ -1,0 +1,36 @@
+// The `agio` commands that talk to a running bridge (AGIO_URL, AGIO_TOKEN).
+import type { AgioEvent } from '../common';
+import { BridgeClient } from './bridge-client';
+import { LiveView } from './live-view';
+
+/** The bridge from the environment (defaults match `agio serve`). */
+export function bridgeFromEnv(env: NodeJS.ProcessEnv = process.env): BridgeClient {
+  return new BridgeClient((env.AGIO_URL ?? 'http://127.0.0.1:8080').replace(/\/$/, ''), env.AGIO_TOKEN ?? 'dev-token');
+}
+
+/** Follows a run live until its root finishes; returns the exit code (0 completed, 1 otherwise). */
+export async function watch(bridge: BridgeClient, runId: string, after = -1): Promise<number> {
+  const view = new LiveView((s) => process.stdout.write(s), Boolean(process.stdout.isTTY));
+  let last: AgioEvent | undefined;
+  try {
+    await bridge.streamEvents(runId, (event) => {
+      last = event;
+      view.handle(event);
+    }, after);
+  } finally {
+    view.close();
+  }
+  return last?.type === 'RUN_COMPLETED' ? 0 : 1;
+}
+
+/** Starts a run of a registered agent and watches it. */
+export async function run(bridge: BridgeClient, agent: string, input: string, sessionId?: string): Promise<number> {
+  const { runId } = await bridge.request<{ runId: string }>('POST', '/runs', { agent, input, ...(sessionId ? { sessionId } : {}) });
+  return watch(bridge, runId);
+}
+
+/** Prints a bridge answer as JSON. */
+export async function printJson(promise: Promise<unknown>): Promise<number> {
+  process.stdout.write(`${JSON.stringify(await promise, null, 2)}\n`);
+  return 0;
+}
