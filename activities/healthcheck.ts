@@ -1,7 +1,7 @@
 // Healthchecks of agents offered as tools (seed 004): a sub-agent whose tools the worker lacks, or whose model
 // the provider does not serve, is not offered to the model. Results are cached per worker process.
 import OpenAI from 'openai';
-import { splitTools, type AgentSpec } from '../common';
+import { isWorkflowAgent, splitTools, type AgentSpec, type AnyAgentSpec } from '../common';
 import type { ModelConfig } from './model';
 import type { ToolRegistry } from './tools/registry';
 
@@ -53,9 +53,10 @@ export class AgentHealth {
 }
 
 /** Every sub-agent with `healthcheck: true` reachable from the given agents (for checks at worker start). */
-export function healthcheckedSubAgents(agents: AgentSpec[]): AgentSpec[] {
+export function healthcheckedSubAgents(agents: AnyAgentSpec[]): AgentSpec[] {
   const found: AgentSpec[] = [];
-  const visit = (spec: AgentSpec) => {
+  const visit = (spec: AnyAgentSpec): void => {
+    if (isWorkflowAgent(spec)) return spec.subAgents.forEach(visit);
     for (const tool of splitTools(spec.tools).agentTools) {
       if (tool.healthcheck) found.push(tool.agent);
       visit(tool.agent);

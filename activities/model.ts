@@ -28,8 +28,8 @@ export interface CallModelInput {
   messages: ChatMessage[];
   /** Names of the worker tools offered in this call (empty: a call without tools, e.g. the final summary). */
   tools: string[];
-  /** Agents offered as tools in this call (they take the delegation arguments). */
-  agentTools?: { name: string; description: string }[];
+  /** Tools the workflow runs itself (agents as tools, exit_loop); without `parameters` they take the delegation arguments. */
+  agentTools?: { name: string; description: string; parameters?: Record<string, unknown> }[];
   /** Envelope of the run's events; with `streamDeltas` the call publishes STEP_DELTA events into the root's Wire. */
   eventBase?: EventBase;
   streamDeltas?: boolean;
@@ -67,7 +67,7 @@ export function createCallModel(config: ModelConfig, tools: ToolRegistry, sinkFa
     const agentToolNames = new Set((input.agentTools ?? []).map((t) => t.name));
     const offered: ChatCompletionTool[] = [
       ...input.tools.filter((name) => !agentToolNames.has(name)).map((name) => tools.openAiTool(name)),
-      ...(input.agentTools ?? []).map((t) => ({ type: 'function' as const, function: { name: t.name, description: t.description, parameters: { ...AGENT_TOOL_PARAMETERS } } })),
+      ...(input.agentTools ?? []).map((t) => ({ type: 'function' as const, function: { name: t.name, description: t.description, parameters: { ...(t.parameters ?? AGENT_TOOL_PARAMETERS) } } })),
     ];
     const settings = input.modelSettings ?? {};
     const sink = sinkFactory(input);
@@ -96,6 +96,8 @@ export function createCallModel(config: ModelConfig, tools: ToolRegistry, sinkFa
           sink.delta(delta);
         }
       }
+      // openai's stream ends quietly when its signal aborts: a cancelled call must not look like a cut stream.
+      ctx.cancellationSignal.throwIfAborted();
     } catch (err) {
       if (ctx.cancellationSignal.aborted) throw ctx.cancellationSignal.reason ?? err;
       throw classifyModelError(err);

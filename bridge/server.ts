@@ -45,7 +45,13 @@ export function createBridge(opts: BridgeOptions): FastifyInstance & { hub: Stre
 
   app.get('/agents', async (req) => {
     tenantOf(req, opts.tokens);
-    return { agents: agio.agents.list().map((a) => ({ name: a.name, description: a.description, tools: a.tools })) };
+    return {
+      agents: agio.agents.list().map((a) =>
+        a.kind === 'llm'
+          ? { name: a.name, kind: a.kind, description: a.description, tools: a.tools.map((t) => (typeof t === 'string' ? t : t.name)) }
+          : { name: a.name, kind: a.kind, description: a.description, subAgents: a.subAgents.map((s) => s.name) },
+      ),
+    };
   });
 
   app.post('/runs', async (req, reply) => {

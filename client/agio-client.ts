@@ -2,8 +2,8 @@
 // and cancel them — over a Temporal Client, so it works wherever Temporal is reachable.
 import { Client, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
-import { AgentRegistry, DEFAULT_TASK_QUEUE, WorkflowType, type AgentRunInput, type AgentSpec, type AgioEvent, type ChatMessage, type RunContext, type RunOutput } from '../common';
-import { stateQuery, type RunState } from '../workflows/messages';
+import { AgentRegistry, DEFAULT_TASK_QUEUE, workflowTypeFor, type AgioEvent, type AnyAgentSpec, type ChatMessage, type LoopPosition, type RunContext, type RunOutput } from '../common';
+import { pauseSignal, pauseUpdate, resumeSignal, resumeUpdate, stateQuery, type ControlRequest, type ControlState, type RunState } from '../workflows/messages';
 import { readEvents, type ReadEventsOptions } from './event-reader';
 
 /** Memo stored on every root run (tenant scoping, listing). */
@@ -17,6 +17,8 @@ export interface StartOptions {
   userId?: string;
   limits?: Partial<RunContext['limits']>;
   state?: Record<string, unknown>;
+  /** Loop agents: start at this position (seed 001's resume, for runs that were terminated or reset). */
+  resumeFrom?: LoopPosition;
 }
 
 /** A started (or looked-up) run. */
@@ -38,6 +40,24 @@ export class RunHandle {
     return this.handle.query(stateQuery);
   }
 
+  /** Pauses at the next safe point; resolves once the run is parked there (`wait: false`: just asks). */
+  async pause(req: ControlRequest = {}, opts: { wait?: boolean } = {}): Promise<ControlState | undefined> {
+    if (opts.wait === false) {
+      await this.handle.signal(pauseSignal, req);
+      return undefined;
+    }
+    return this.handle.executeUpdate(pauseUpdate, { args: [req] });
+  }
+
+  /** Resumes a paused run (and its paused children). */
+  async resume(req: ControlRequest = {}, opts: { wait?: boolean } = {}): Promise<ControlState | undefined> {
+    if (opts.wait === false) {
+      await this.handle.signal(resumeSignal, req);
+      return undefined;
+    }
+    return this.handle.executeUpdate(resumeUpdate, { args: [req] });
+  }
+
   /** Cancels the run and everything it started. */
   async cancel(): Promise<void> {
     await this.handle.cancel();
@@ -54,24 +74,25 @@ export class AgioClient {
   readonly agents: AgentRegistry;
   private readonly taskQueue: string;
 
-  constructor(readonly temporal: Client, opts: { taskQueue?: string; agents?: AgentRegistry | AgentSpec[] } = {}) {
+  constructor(readonly temporal: Client, opts: { taskQueue?: string; agents?: AgentRegistry | AnyAgentSpec[] } = {}) {
     this.taskQueue = opts.taskQueue ?? DEFAULT_TASK_QUEUE;
     this.agents = opts.agents instanceof AgentRegistry ? opts.agents : new AgentRegistry(opts.agents ?? []);
   }
 
   /** Starts a run of an agent given as a spec or a registered name. */
-  async start(agent: AgentSpec | string, input: string | ChatMessage[], opts: StartOptions = {}): Promise<RunHandle> {
+  async start(agent: AnyAgentSpec | string, input: string | ChatMessage[], opts: StartOptions = {}): Promise<RunHandle> {
     const spec = typeof agent === 'string' ? this.agents.get(agent) : agent;
     const runId = opts.runId ?? `run-${randomUUID()}`;
     const tenant = opts.tenant ?? 'default';
-    const args: AgentRunInput = {
+    const args = {
       agent: spec,
       input,
-      context: { tenant, ...(opts.sessionId ? { sessionId: opts.sessionId } : {}), ...(opts.userId ? { userId: opts.userId } : {}), ...(opts.limits ? { limits: opts.limits as RunContext['limits'] } : {}) },
+      context: { tenant, ...(opts.sessionId ? { sessionId: opts.sessionId } : {}), ...(opts.userId ? { userId: opts.userId } : {}), ...(opts.limits ? { limits: opts.limits } : {}) },
       ...(opts.state ? { state: opts.state } : {}),
+      ...(opts.resumeFrom ? { resumeFrom: opts.resumeFrom } : {}),
     };
     const memo: RunMemo = { tenant, agent: spec.name };
-    const handle = await this.temporal.workflow.start(WorkflowType.agentRun, { taskQueue: this.taskQueue, workflowId: runId, args: [args], memo });
+    const handle = await this.temporal.workflow.start(workflowTypeFor(spec.kind), { taskQueue: this.taskQueue, workflowId: runId, args: [args], memo });
     return new RunHandle(runId, handle);
   }
 
@@ -81,7 +102,7 @@ export class AgioClient {
   }
 
   /** Starts a run and yields its events (the seed's run_stream()); the last event is the root's terminal one. */
-  async *runStream(agent: AgentSpec | string, input: string | ChatMessage[], opts: StartOptions = {}): AsyncGenerator<AgioEvent> {
+  async *runStream(agent: AnyAgentSpec | string, input: string | ChatMessage[], opts: StartOptions = {}): AsyncGenerator<AgioEvent> {
     const run = await this.start(agent, input, opts);
     yield* run.stream();
   }

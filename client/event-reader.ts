@@ -14,10 +14,16 @@ export interface ReadEventsOptions {
   maxPollMs?: number;
 }
 
+/** Waits `ms` or until `signal` aborts; removes its abort listener either way (a reader sleeps thousands of times). */
 const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+    const done = () => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
   });
 
 /** Yields every event of the run after `after`, in offset order, until the root's terminal event. */

@@ -7,3 +7,4 @@ export * from './run';
 export * from './specs';
 export * from './steps';
 export * from './events';
+export * from './workflow-agents';

@@ -35,6 +35,7 @@ export const RunLimitOverrides = z.object({
   modelHeartbeatTimeoutMs: RunLimits.shape.modelHeartbeatTimeoutMs.removeDefault(),
   modelTimeoutMs: RunLimits.shape.modelTimeoutMs.removeDefault(),
   modelMaxAttempts: RunLimits.shape.modelMaxAttempts.removeDefault(),
+  continueAsNewAfterModelCalls: RunLimits.shape.continueAsNewAfterModelCalls.removeDefault(),
 }).partial();
 /** Overrides of some limits. */
 export type RunLimitOverrides = z.infer<typeof RunLimitOverrides>;

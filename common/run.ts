@@ -2,6 +2,7 @@
 import { z } from 'zod';
 import { RunLimitOverrides, RunLimits } from './limits';
 import { AgentSpec } from './specs';
+import { Escalation, LoopPosition, WorkflowAgentSpec } from './workflow-agents';
 import { ChatMessage, Step, Usage } from './steps';
 
 /** Who and where a run is: identity, nesting, session, tracing, workspace and limits. */
@@ -75,8 +76,32 @@ export const AgentRunInput = z.object({
 /** Input of the agentRun workflow. */
 export type AgentRunInput = z.input<typeof AgentRunInput>;
 
+/** What a workflow agent carries across continue-as-new. */
+export const WorkflowAgentResume = z.object({
+  position: LoopPosition,
+  usage: Usage,
+  startedAt: z.number(),
+  wire: z.unknown().optional(),
+  lastResponse: z.string(),
+});
+
+/** Input of the loop, sequential and parallel agent workflows. */
+export const WorkflowAgentRunInput = z.object({
+  agent: WorkflowAgentSpec,
+  input: z.union([z.string(), z.array(ChatMessage)]),
+  context: RunContextInput.optional(),
+  /** The shared key-value state (sub-agents read `{key}`, write their `outputKey`). */
+  state: z.record(z.string(), z.unknown()).optional(),
+  /** Loops: start here instead of at the beginning (seed 001's resume; for terminated or reset runs). */
+  resumeFrom: LoopPosition.optional(),
+  /** Set by the loop itself when it continues as new. */
+  resume: WorkflowAgentResume.optional(),
+});
+/** Input of the workflow-agent workflows. */
+export type WorkflowAgentRunInput = z.input<typeof WorkflowAgentRunInput>;
+
 /** Why a run stopped. */
-export const TerminationReason = z.enum(['completed', 'max_steps', 'max_tokens', 'cancelled', 'error']);
+export const TerminationReason = z.enum(['completed', 'max_steps', 'max_tokens', 'max_iterations', 'escalated', 'cancelled', 'error']);
 /** Why a run stopped. */
 export type TerminationReason = z.infer<typeof TerminationReason>;
 
@@ -103,6 +128,10 @@ export const RunOutput = z.object({
   error: z.object({ type: z.string(), message: z.string() }).optional(),
   /** The run's steps (its own conversation, not nested runs'). */
   steps: z.array(Step),
+  /** Set when the run asked enclosing workflow agents to stop (exit_loop, or `escalate: true` in its output). */
+  escalation: Escalation.optional(),
+  /** Workflow agents: the shared state after the run. */
+  state: z.record(z.string(), z.unknown()).optional(),
 });
 /** Result of a run. */
 export type RunOutput = z.infer<typeof RunOutput>;

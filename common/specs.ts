@@ -35,6 +35,8 @@ export const AgentSpec = z.object({
   sequentialToolCalls: z.boolean().default(false),
   /** Limits for runs of this agent (overridable per run). */
   limits: RunLimitOverrides.optional(),
+  /** In a workflow agent: store this agent's final output under this state key. */
+  outputKey: z.string().optional(),
 });
 /** An LLM agent. */
 export type AgentSpec = z.infer<typeof AgentSpec>;

@@ -2,7 +2,7 @@
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import fs from 'node:fs';
 import path from 'node:path';
-import { AgentRegistry, DEFAULT_TASK_QUEUE, type AgentSpec } from '../common';
+import { AgentRegistry, DEFAULT_TASK_QUEUE, type AnyAgentSpec } from '../common';
 import { createActivities, type ActivityDeps } from '../activities';
 import { AgentHealth, healthcheckedSubAgents } from '../activities/healthcheck';
 import type { ModelConfig, StepStreamSinkFactory } from '../activities/model';
@@ -16,7 +16,7 @@ export interface CreateWorkerOptions {
   namespace?: string;
   taskQueue?: string;
   /** Agents the worker knows by name (the HTTP API starts these). */
-  agents?: AgentSpec[];
+  agents?: AnyAgentSpec[];
   /** Extra tools; the built-in tools are always registered unless `builtinTools: false`. */
   tools?: ToolDefinition[];
   builtinTools?: boolean;

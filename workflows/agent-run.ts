@@ -1,7 +1,9 @@
 // The agentRun workflow: the LLM loop of DESIGN.md section 4. Every model and tool call is an activity;
 // this code only decides and records, so a run replays to the same state after any crash.
 import { CancellationScope, continueAsNew, isCancellation, workflowInfo, condition, allHandlersFinished, setHandler } from '@temporalio/workflow';
-import { AgentRunInput, ZERO_USAGE, addUsage, splitTools, stepToMessage, type AgentToolSpec, type ChatMessage, type RunOutput, type Step, type TerminationReason, type ToolSpec } from '../common';
+import { AgentRunInput, EXIT_LOOP_TOOL, ZERO_USAGE, addUsage, splitTools, stepToMessage, type AgentToolSpec, type ChatMessage, type Escalation, type RunOutput, type Step, type TerminationReason, type ToolSpec } from '../common';
+import { RunControl } from './control';
+import { escalationFromOutput, exitLoopStep } from './escalation';
 import { decideNext } from './decisions';
 import { createEmitter, eventBase } from './emitter';
 import { stateQuery, type RunState } from './messages';
@@ -19,14 +21,26 @@ export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
   const wire = isRoot ? hostWire(resume?.wire as WireState | undefined) : undefined;
   const events = createEmitter(eventBase(context, agent.name, context.nestingType), wire, context.stream);
   const callModel = callModelActivity(context);
+  const control = new RunControl(events, context.parentRunId);
 
   const steps: Step[] = [];
   const messages: ChatMessage[] = [];
   const run = { usage: resume?.usage ?? ZERO_USAGE, ownUsage: resume?.ownUsage ?? ZERO_USAGE, modelCalls: resume?.modelCalls ?? 0, toolCalls: resume?.toolCalls ?? 0, toolErrors: resume?.toolErrors ?? 0 };
   const startedAt = resume?.startedAt ?? Date.now();
   const modelCallsAtStart = run.modelCalls;
-  const state: RunState = { runId: context.runId, agent: agent.name, status: 'running', currentStep: 0, modelCalls: 0, toolCalls: 0, runningTools: [] };
-  setHandler(stateQuery, () => ({ ...state, currentStep: steps.length, modelCalls: run.modelCalls, toolCalls: run.toolCalls }));
+  const state = { status: 'running' as RunState['status'], runningTools: [] as string[] };
+  setHandler(stateQuery, (): RunState => ({
+    runId: context.runId,
+    agent: agent.name,
+    kind: 'llm',
+    ...state,
+    ...control.state(),
+    currentStep: steps.length,
+    modelCalls: run.modelCalls,
+    toolCalls: run.toolCalls,
+    children: control.childIds(),
+    pendingApprovals: [],
+  }));
 
   const remember = (step: Step) => {
     steps.push(step);
@@ -49,6 +63,8 @@ export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
     const specs = new Map<string, ToolSpec>();
     const agentTools = new Map<string, AgentToolSpec>();
     const declared = splitTools(agent.tools);
+    const offersExitLoop = declared.names.includes(EXIT_LOOP_TOOL.name);
+    declared.names = declared.names.filter((n) => n !== EXIT_LOOP_TOOL.name);
     if (agent.tools.length) {
       const checked = declared.agentTools.filter((t) => t.healthcheck).map((t) => t.agent);
       const resolved = await resolveTools({ names: declared.names, healthchecks: checked });
@@ -56,9 +72,14 @@ export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
       for (const tool of declared.agentTools) if (!resolved.unhealthyAgents.includes(tool.agent.name)) agentTools.set(tool.name, tool);
     }
 
+    const inlineTools = [
+      ...[...agentTools.values()].map((t) => ({ name: t.name, description: t.description })),
+      ...(offersExitLoop ? [{ name: EXIT_LOOP_TOOL.name, description: EXIT_LOOP_TOOL.description, parameters: EXIT_LOOP_TOOL.parameters }] : []),
+    ];
     const askModel = async (tools: string[]): Promise<Step> => {
+      await control.safePoint();
       const index = steps.length;
-      const out = await callModel({
+      const out = await control.track(callModel({
         runId: context.runId,
         rootRunId: context.rootRunId,
         stepId: `${context.runId}:${index}`,
@@ -67,10 +88,10 @@ export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
         modelSettings: agent.modelSettings,
         messages,
         tools,
-        agentTools: tools.length ? [...agentTools.values()].map((t) => ({ name: t.name, description: t.description })) : [],
+        agentTools: tools.length ? inlineTools : [],
         eventBase: events.base,
         streamDeltas: context.stream === 'full',
-      }).catch((err) => failRun(agent.name, err));
+      })).catch((err) => failRun(agent.name, err));
       run.modelCalls++;
       run.usage = addUsage(run.usage, out.usage);
       run.ownUsage = addUsage(run.ownUsage, out.usage);
@@ -80,11 +101,13 @@ export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
 
     let response = '';
     let terminationReason: TerminationReason = 'completed';
+    let escalation: Escalation | undefined;
     for (;;) {
-      const step = await askModel([...specs.keys(), ...agentTools.keys()]);
+      const step = await askModel([...specs.keys(), ...inlineTools.map((t) => t.name)]);
       const next = decideNext(step, run.modelCalls, run.usage, context.limits);
       if (next.kind === 'final_output') {
         response = next.response;
+        escalation = escalationFromOutput(agent.name, response);
         break;
       }
       if (next.kind === 'max_tokens') {
@@ -93,13 +116,25 @@ export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
         break;
       }
       state.runningTools = (step.toolCalls ?? []).map((c) => c.id);
-      const results = await runToolCalls({ context, specs, agentTools, messages, calls: step.toolCalls ?? [], firstIndex: steps.length, sequential: agent.sequentialToolCalls });
+      const calls = step.toolCalls ?? [];
+      const exits = offersExitLoop ? calls.filter((c) => c.name === EXIT_LOOP_TOOL.name) : [];
+      const others = calls.filter((c) => !exits.includes(c));
+      const results = await runToolCalls({ context, events, specs, agentTools, messages, calls: others, firstIndex: steps.length, sequential: agent.sequentialToolCalls, control });
+      for (const call of exits) {
+        const exit = exitLoopStep(context.runId, agent.name, call, steps.length + results.length);
+        escalation ??= exit.escalation;
+        results.push(exit.step);
+      }
       state.runningTools = [];
       for (const result of results) {
         await commit(result);
         run.usage = addUsage(run.usage, result.usage); // an agent tool's usage (its whole subtree)
         run.toolCalls++;
         if (result.isError) run.toolErrors++;
+      }
+      if (escalation) {
+        response = escalation.reason ?? step.content ?? '';
+        break;
       }
       if (next.kind === 'max_steps') {
         await commit({ id: `${context.runId}:${steps.length}`, runId: context.runId, index: steps.length, role: 'user', content: MAX_STEPS_PROMPT, metadata: { synthetic: 'max_steps' } });
@@ -122,6 +157,7 @@ export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
       metrics: { steps: steps.length, modelCalls: run.modelCalls, toolCalls: run.toolCalls, toolErrors: run.toolErrors, durationMs: Date.now() - startedAt },
       terminationReason,
       steps,
+      ...(escalation ? { escalation } : {}),
     };
     state.status = 'completed';
     await events.emit({ type: 'RUN_COMPLETED', usage: run.usage, data: { response, terminationReason, metrics: output.metrics, ownUsage: run.ownUsage } });

@@ -2,7 +2,7 @@
 // parent builds — the task, facts and references the model passed, and at most 4 recent relevant messages —
 // never from the parent's conversation. Pure and deterministic.
 import { z } from 'zod';
-import { splitTools, type AgentSpec, type AgentToolSpec, type ChatMessage, type RunContext } from '../common';
+import { resolveLimits, splitTools, type AgentSpec, type AgentToolSpec, type ChatMessage, type RunContext } from '../common';
 
 /** What the model passes when it calls an agent tool. */
 export const AgentToolArgs = z.object({
@@ -48,10 +48,23 @@ export function childAgentSpec(tool: AgentToolSpec): AgentSpec {
   return { ...tool.agent, tools: tool.agent.tools.filter((t) => allowed.has(typeof t === 'string' ? t : t.name)) };
 }
 
-/** The child's context: same root, stream and limits; one level deeper; its own namespaced workspace. */
+/**
+ * The child's context: same root and stream; one level deeper; its own namespaced workspace. Limits are the
+ * parent's with the child agent's own on top (its `limits`, and its `maxSteps` or the default — a step budget
+ * belongs to an agent, never to its caller); the depth limit stays the tree's.
+ */
 export function childContext(parent: RunContext, tool: AgentToolSpec, toolCallId: string, childRunId: string): RunContext {
+  const own = tool.agent;
+  const ownLimits = Object.fromEntries(Object.entries(own.limits ?? {}).filter(([, v]) => v !== undefined));
+  const limits = resolveLimits({
+    ...parent.limits,
+    ...ownLimits,
+    maxSteps: own.maxSteps ?? own.limits?.maxSteps ?? resolveLimits().maxSteps,
+    maxDepth: parent.limits.maxDepth,
+  });
   return {
     ...parent,
+    limits,
     runId: childRunId,
     parentRunId: parent.runId,
     depth: parent.depth + 1,

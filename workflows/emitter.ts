@@ -10,7 +10,11 @@ const LIFECYCLE = new Set<EventType>(['RUN_STARTED', 'RUN_COMPLETED', 'RUN_FAILE
 /** Emits a run's own events. */
 export interface Emitter {
   base: EventBase;
-  emit(event: Omit<EventDraft, keyof EventBase | 'timestamp'>): Promise<void>;
+  /**
+   * Publishes an event; resolves once the root has it. `as` replaces the envelope: a parent reports the end of a
+   * child that could not report it itself (timed out or terminated by the server).
+   */
+  emit(event: Omit<EventDraft, keyof EventBase | 'timestamp'>, as?: EventBase): Promise<void>;
 }
 
 /** The envelope fields of a run, from its context. */
@@ -34,17 +38,23 @@ export function createEmitter(base: EventBase, wire: Wire | undefined, stream: '
   // One publisher per workflow run: a continued-as-new child starts a new sequence under a new id.
   const publisherId = `run:${workflowInfo().runId}`;
   const root = wire ? undefined : getExternalWorkflowHandle(base.rootRunId);
+  // Signals are sent one at a time: two in flight may be delivered out of order, and the Wire drops a batch
+  // whose sequence is not above the last one it applied (parallel tool calls can emit concurrently).
+  let delivered: Promise<void> = Promise.resolve();
   return {
     base,
-    async emit(event) {
+    emit(event, as = base) {
       // `stream: 'none'` (an AgentTool that only reports its start and end) publishes lifecycle events only.
-      if (stream === 'none' && !LIFECYCLE.has(event.type)) return;
-      const draft: EventDraft = { ...base, ...event, timestamp: Date.now() };
+      if (stream === 'none' && !LIFECYCLE.has(event.type)) return Promise.resolve();
+      const draft: EventDraft = { ...as, ...event, timestamp: Date.now() };
       if (wire) {
         wire.append(draft);
-        return;
+        return Promise.resolve();
       }
-      await root!.signal(publishSignal, { publisherId, sequence: sequence++, events: [draft] });
+      const send = () => root!.signal(publishSignal, { publisherId, sequence: sequence++, events: [draft] });
+      const sent = delivered.then(send);
+      delivered = sent.catch(() => undefined);
+      return sent;
     },
   };
 }

@@ -1,2 +1,5 @@
 // The worker's workflowsPath: every workflow type Agio registers.
 export { agentRun } from './agent-run';
+export { loopAgentRun } from './loop-agent';
+export { parallelAgentRun } from './parallel-agent';
+export { sequentialAgentRun } from './sequential-agent';

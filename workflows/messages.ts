@@ -1,5 +1,5 @@
 // Signals, queries and updates of Agio's workflows; clients import these definitions by name.
-import { defineQuery, defineSignal } from '@temporalio/workflow';
+import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { EventsPage, EventsQueryInput, PublishBatch } from '../common';
 
 /** A batch of events for the root run's log, from an activity or a nested run. */
@@ -11,15 +11,53 @@ export const eventsQuery = defineQuery<EventsPage, [EventsQueryInput]>('events')
 /** A run's live state: what it is doing now. */
 export const stateQuery = defineQuery<RunState>('state');
 
-/** What the state query answers. */
-export interface RunState {
+/** What the state query answers (agent runs and workflow agents alike; fields that do not apply are absent). */
+export interface RunState extends ControlState {
   runId: string;
   agent: string;
+  kind: 'llm' | 'loop' | 'sequential' | 'parallel';
   status: 'running' | 'completed' | 'failed' | 'cancelled';
-  /** Index of the step being produced or run. */
-  currentStep: number;
-  modelCalls: number;
-  toolCalls: number;
-  /** Tool calls of the current turn still running. */
-  runningTools: string[];
+  /** Agent runs: index of the step being produced or run. */
+  currentStep?: number;
+  modelCalls?: number;
+  toolCalls?: number;
+  /** Agent runs: tool calls of the current turn still running. */
+  runningTools?: string[];
+  /** Loops: iterations completed, and the sub-agent running now. */
+  timesLooped?: number;
+  currentSubAgent?: string;
+  currentSubAgentIndex?: number;
+  /** Workflow agents: the shared state. */
+  state?: Record<string, unknown>;
+  /** Child workflows running now. */
+  children: string[];
+  /** Tool calls waiting for a human decision. */
+  pendingApprovals: { toolCallId: string; tool: string; workflowId: string }[];
+}
+
+/** Who asks to pause or resume, and why (carried into RUN_PAUSED / RUN_RESUMED). */
+export interface ControlRequest {
+  reason?: string;
+  by?: string;
+}
+
+/** Pause at the next safe point (signal: fire and forget; the Temporal CLI may send it without input). */
+export const pauseSignal = defineSignal<[ControlRequest]>('pause');
+/** Resume a paused run (signal). */
+export const resumeSignal = defineSignal<[ControlRequest]>('resume');
+/** Pause and wait until the run is parked at a safe point (update). */
+export const pauseUpdate = defineUpdate<ControlState, [ControlRequest]>('pause');
+/** Resume and return the new control state (update). */
+export const resumeUpdate = defineUpdate<ControlState, [ControlRequest]>('resume');
+
+/** A child tells its parent whether it is parked, so the parent's pause update knows when the tree is. */
+export const childParkedSignal = defineSignal<[{ childId: string; parked: boolean }]>('childParked');
+
+/** Pause bookkeeping of a run, as the control updates and the state query report it. */
+export interface ControlState {
+  paused: boolean;
+  /** True once the run has stopped at a safe point (or waits only on paused children). */
+  parked: boolean;
+  pausedBy?: string;
+  pauseReason?: string;
 }

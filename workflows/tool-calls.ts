@@ -4,10 +4,14 @@ import { ActivityFailure, ApplicationFailure, ChildWorkflowFailure, TimeoutFailu
 import type { AgentToolSpec, ChatMessage, RunContext, Step, ToolCall, ToolSpec } from '../common';
 import type { AgioActivities } from '../activities';
 import { runAgentTool } from './agent-tool';
+import type { Emitter } from './emitter';
+import type { RunControl } from './control';
 
 /** What the tool runner needs from the run. */
 export interface ToolTurn {
   context: RunContext;
+  /** The run's emitter (a parent reports the end of a child that could not). */
+  events: Emitter;
   specs: Map<string, ToolSpec>;
   /** Agents offered as tools, by tool name. */
   agentTools: Map<string, AgentToolSpec>;
@@ -17,6 +21,8 @@ export interface ToolTurn {
   /** Index of the first tool step. */
   firstIndex: number;
   sequential: boolean;
+  /** Counts activities in flight (pause bookkeeping) and tracks child runs. */
+  control?: RunControl;
 }
 
 const proxies = new Map<string, AgioActivities['runTool']>();
@@ -50,7 +56,7 @@ async function runOne(turn: ToolTurn, call: ToolCall, index: number): Promise<St
   const { context } = turn;
   const base = { id: `${context.runId}:${index}`, runId: context.runId, index, role: 'tool' as const, toolCallId: call.id, name: call.name };
   const agentTool = turn.agentTools.get(call.name);
-  if (agentTool) return runAgentTool(context, agentTool, call, base, turn.messages);
+  if (agentTool) return runAgentTool(context, turn.events, agentTool, call, base, turn.messages);
   const spec = turn.specs.get(call.name);
   if (!spec) {
     const available = [...turn.specs.keys(), ...turn.agentTools.keys()].join(', ') || 'none';
@@ -58,7 +64,7 @@ async function runOne(turn: ToolTurn, call: ToolCall, index: number): Promise<St
   }
   const startedAt = Date.now();
   try {
-    const out = await runToolFor(spec)({
+    const activity = runToolFor(spec)({
       runId: context.runId,
       toolCallId: call.id,
       name: call.name,
@@ -66,6 +72,7 @@ async function runOne(turn: ToolTurn, call: ToolCall, index: number): Promise<St
       workspace: context.workspace,
       maxOutputBytes: context.limits.maxToolOutputBytes,
     });
+    const out = await (turn.control ? turn.control.track(activity) : activity);
     return { ...base, content: out.content, isError: out.isError, metrics: { startedAt, durationMs: Date.now() - startedAt }, ...(out.metadata ? { metadata: out.metadata } : {}) };
   } catch (err) {
     if (isCancellation(err)) throw err;

@@ -1,0 +1,149 @@
+// Operator control of a run: pause and resume (signals and updates), safe points, and forwarding to the
+// children running at the time, so pausing the root pauses the whole tree. A paused run waits on a
+// condition: no timer, no polling, no worker CPU.
+import { condition, getExternalWorkflowHandle, log, setHandler, workflowInfo, type ChildWorkflowHandle } from '@temporalio/workflow';
+import type { Emitter } from './emitter';
+import { childParkedSignal, pauseSignal, pauseUpdate, resumeSignal, resumeUpdate, type ControlRequest, type ControlState } from './messages';
+
+/** Pause state, safe points and the children to forward control to. */
+export class RunControl {
+  private paused = false;
+  private parked = false;
+  private request: ControlRequest = {};
+  private inFlight = 0;
+  private readonly children = new Map<string, ChildWorkflowHandle<never>>();
+  private readonly parkedChildren = new Set<string>();
+  private reportedParked = false;
+
+  /** `parentRunId`: the workflow to tell when this run is (no longer) parked. */
+  constructor(
+    private readonly events: Emitter,
+    private readonly parentRunId?: string,
+  ) {
+    setHandler(childParkedSignal, ({ childId, parked }) => {
+      if (parked) this.parkedChildren.add(childId);
+      else this.parkedChildren.delete(childId);
+      this.report();
+    });
+    setHandler(pauseSignal, (req) => this.pause(req));
+    setHandler(resumeSignal, (req) => this.resume(req));
+    setHandler(
+      pauseUpdate,
+      async (req) => {
+        this.pause(req);
+        await condition(() => !this.paused || this.isParked());
+        return this.state();
+      },
+      { validator: validateRequest },
+    );
+    setHandler(
+      resumeUpdate,
+      (req) => {
+        this.resume(req);
+        return this.state();
+      },
+      { validator: validateRequest },
+    );
+  }
+
+  /** Where a run may stop: returns at once unless paused, else waits (publishing RUN_PAUSED / RUN_RESUMED). */
+  async safePoint(): Promise<void> {
+    if (!this.paused) return;
+    this.parked = true;
+    this.report();
+    const { reason, by } = this.request;
+    await this.events.emit({ type: 'RUN_PAUSED', data: { ...(reason ? { reason } : {}), ...(by ? { by } : {}) } });
+    await condition(() => !this.paused);
+    this.parked = false;
+    this.report();
+    const resumed = this.request;
+    await this.events.emit({ type: 'RUN_RESUMED', data: { ...(resumed.reason ? { reason: resumed.reason } : {}), ...(resumed.by ? { by: resumed.by } : {}) } });
+  }
+
+  /** Counts an activity in flight while `work` runs (a run is parked only when none is). */
+  async track<T>(work: Promise<T>): Promise<T> {
+    this.inFlight++;
+    try {
+      return await work;
+    } finally {
+      this.inFlight--;
+      this.report();
+    }
+  }
+
+  /** Runs a started child until its result, forwarding pause/resume to it meanwhile. */
+  async child<T>(handle: ChildWorkflowHandle<never>): Promise<T> {
+    this.children.set(handle.workflowId, handle);
+    if (this.paused) this.forward(handle, 'pause');
+    try {
+      return (await handle.result()) as T;
+    } finally {
+      this.children.delete(handle.workflowId);
+      this.parkedChildren.delete(handle.workflowId);
+      this.report();
+    }
+  }
+
+  /** The control part of the state query. */
+  state(): ControlState {
+    return {
+      paused: this.paused,
+      parked: this.isParked(),
+      ...(this.paused && this.request.by ? { pausedBy: this.request.by } : {}),
+      ...(this.paused && this.request.reason ? { pauseReason: this.request.reason } : {}),
+    };
+  }
+
+  /** Ids of the children running now. */
+  childIds(): string[] {
+    return [...this.children.keys()];
+  }
+
+  /** Parked: stopped at a safe point, or waiting on nothing but children that are all parked themselves. */
+  private isParked(): boolean {
+    if (!this.paused) return false;
+    if (this.parked) return true;
+    return this.inFlight === 0 && this.children.size > 0 && [...this.children.keys()].every((id) => this.parkedChildren.has(id));
+  }
+
+  /** Tells the parent when this run's parked state changes. */
+  private report(): void {
+    const parked = this.isParked();
+    if (!this.parentRunId || parked === this.reportedParked) return;
+    this.reportedParked = parked;
+    getExternalWorkflowHandle(this.parentRunId)
+      .signal(childParkedSignal, { childId: workflowInfo().workflowId, parked })
+      .catch((err: Error) => log.warn(`could not report parked state to ${this.parentRunId}: ${err.message}`));
+  }
+
+  private pause(req: ControlRequest = {}): void {
+    if (this.paused) return;
+    this.paused = true;
+    this.request = req;
+    for (const handle of this.children.values()) this.forward(handle, 'pause');
+    this.report();
+  }
+
+  private resume(req: ControlRequest = {}): void {
+    if (!this.paused) return;
+    this.paused = false;
+    this.request = req;
+    for (const handle of this.children.values()) this.forward(handle, 'resume');
+    this.report();
+  }
+
+  private forward(handle: ChildWorkflowHandle<never>, what: 'pause' | 'resume'): void {
+    const { reason, by } = this.request;
+    const req = { reason: reason ?? `${what} of parent`, by: by ?? 'parent' };
+    handle.signal(what === 'pause' ? pauseSignal : resumeSignal, req).catch((err: Error) => {
+      log.warn(`could not ${what} child ${handle.workflowId}: ${err.message}`); // e.g. it has just finished
+    });
+  }
+}
+
+function validateRequest(req?: ControlRequest): void {
+  if (req !== undefined && (typeof req !== 'object' || req === null)) throw new Error('expected { reason?, by? }');
+  for (const key of ['reason', 'by'] as const) {
+    if (req?.[key] !== undefined && typeof req[key] !== 'string') throw new Error(`${key} must be a string`);
+  }
+}

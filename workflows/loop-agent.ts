@@ -1,0 +1,54 @@
+// The loop agent (seed 001, ADK's LoopAgent): each iteration runs every sub-agent in order as a child
+// workflow; state { timesLooped, currentSubAgent } lives in workflow variables, so a crash, deploy or pause
+// never loses it. Stops at maxIterations or when a sub-agent escalates; continues as new between iterations.
+import { allHandlersFinished, condition, continueAsNew, workflowInfo } from '@temporalio/workflow';
+import type { Escalation, LoopPosition, RunOutput, WorkflowAgentRunInput } from '../common';
+import { applyOutput, runSubAgent } from './sub-agents';
+import { addRunUsage, runWorkflowAgent } from './workflow-agent';
+
+/** Runs a loop agent. */
+export async function loopAgentRun(raw: WorkflowAgentRunInput): Promise<RunOutput> {
+  return runWorkflowAgent(raw, async (run) => {
+    const { spec, context, control, events, input } = run;
+    const max = spec.maxIterations ?? 0;
+    const position: LoopPosition = { ...(input.resume?.position ?? input.resumeFrom ?? { timesLooped: 0, currentSubAgent: 0 }) };
+    const startedAt = position.timesLooped;
+    let response = input.resume?.lastResponse ?? '';
+    let escalation: Escalation | undefined;
+    while (max === 0 || position.timesLooped < max) {
+      for (let i = position.currentSubAgent; i < spec.subAgents.length; i++) {
+        const sub = spec.subAgents[i];
+        position.currentSubAgent = i;
+        run.progress = { timesLooped: position.timesLooped, currentSubAgent: sub.name, currentSubAgentIndex: i };
+        await control.safePoint();
+        await events.emit({ type: 'AGENT_STATE', data: { timesLooped: position.timesLooped, currentSubAgent: sub.name, currentSubAgentIndex: i } });
+        const out = await runSubAgent({ parent: context, spec: sub, input: input.input, state: run.state, childId: `${context.runId}/loop-${position.timesLooped}/${i}-${sub.name}`, control });
+        addRunUsage(run, out.usage);
+        run.state = applyOutput(run.state, sub, out);
+        response = out.response;
+        if (out.escalation) {
+          escalation = out.escalation;
+          break;
+        }
+      }
+      if (escalation) break;
+      position.timesLooped++;
+      position.currentSubAgent = 0;
+      run.progress = { timesLooped: position.timesLooped };
+      const every = spec.continueAsNewEvery;
+      if (workflowInfo().continueAsNewSuggested || (every && position.timesLooped - startedAt >= every && (max === 0 || position.timesLooped < max))) {
+        // Between iterations no child or activity is in flight; wait for handlers so no event batch is lost.
+        await condition(allHandlersFinished);
+        await continueAsNew<typeof loopAgentRun>({
+          ...input,
+          state: run.state,
+          resumeFrom: undefined,
+          resume: { position, usage: run.usage, startedAt: run.startedAt, wire: run.wire?.snapshot(), lastResponse: response },
+        });
+      }
+    }
+    // A loop consumes its sub-agents' escalation; only `toRoot` travels further up.
+    if (escalation) return { response, terminationReason: 'escalated', ...(escalation.toRoot ? { escalation } : {}) };
+    return { response, terminationReason: 'max_iterations' };
+  });
+}

@@ -1,0 +1,40 @@
+// Running one sub-agent of a workflow agent as a child workflow: the right workflow type for its kind, the
+// shared state in, its output (and, for nested workflow agents, their state) back.
+import { startChild } from '@temporalio/workflow';
+import { workflowTypeFor, type AnyAgentSpec, type ChatMessage, type RunContext, type RunOutput } from '../common';
+import type { RunControl } from './control';
+
+/** One sub-agent run. */
+export interface SubAgentCall {
+  parent: RunContext;
+  spec: AnyAgentSpec;
+  input: string | ChatMessage[];
+  state: Record<string, unknown>;
+  /** Deterministic child workflow id. */
+  childId: string;
+  control: RunControl;
+}
+
+/** Starts the sub-agent as a child workflow and waits for its output (pause/resume are forwarded to it). */
+export async function runSubAgent(call: SubAgentCall): Promise<RunOutput> {
+  const { parent, spec } = call;
+  const context: RunContext = {
+    ...parent,
+    runId: call.childId,
+    parentRunId: parent.runId,
+    depth: parent.depth + 1,
+    lineage: [...parent.lineage, spec.name],
+    nestingType: 'workflow_agent',
+    toolCallId: undefined,
+  };
+  const handle = await startChild(workflowTypeFor(spec.kind), {
+    workflowId: call.childId,
+    args: [{ agent: spec, input: call.input, context, state: call.state }],
+  });
+  return call.control.child<RunOutput>(handle as never);
+}
+
+/** Applies a sub-agent's output to the shared state: its `outputKey`, and a nested workflow agent's state. */
+export function applyOutput(state: Record<string, unknown>, spec: AnyAgentSpec, output: RunOutput): Record<string, unknown> {
+  return { ...state, ...(output.state ?? {}), ...(spec.outputKey ? { [spec.outputKey]: output.response } : {}) };
+}

@@ -1,0 +1,108 @@
+// What loop, sequential and parallel agents share: context, the Wire when they are the root, control
+// (pause/resume/state), lifecycle events, and the RunOutput they return.
+import { CancellationScope, isCancellation, setHandler, workflowInfo } from '@temporalio/workflow';
+import { WorkflowAgentRunInput, ZERO_USAGE, addUsage, resolveLimits, runWorkspace, type Escalation, type RunContext, type RunOutput, type TerminationReason, type Usage, type WorkflowAgentSpec } from '../common';
+import { RunControl } from './control';
+import { createEmitter, eventBase, type Emitter } from './emitter';
+import { stateQuery, type RunState } from './messages';
+import { hostWire, type Wire, type WireState } from './wire';
+
+/** A workflow agent's run while it executes. */
+export interface WorkflowAgentRun {
+  input: ReturnType<typeof WorkflowAgentRunInput.parse>;
+  spec: WorkflowAgentSpec;
+  context: RunContext;
+  wire?: Wire;
+  events: Emitter;
+  control: RunControl;
+  state: Record<string, unknown>;
+  usage: Usage;
+  startedAt: number;
+  /** Loop position shown by the state query. */
+  progress: { timesLooped?: number; currentSubAgent?: string; currentSubAgentIndex?: number };
+}
+
+/** The result of a workflow agent's body. */
+export interface WorkflowAgentResult {
+  response: string;
+  terminationReason: TerminationReason;
+  escalation?: Escalation;
+}
+
+/** Sets a workflow agent up, runs `body`, and publishes its terminal event (completed, failed or cancelled). */
+export async function runWorkflowAgent(raw: WorkflowAgentRunInput, body: (run: WorkflowAgentRun) => Promise<WorkflowAgentResult>): Promise<RunOutput> {
+  const input = WorkflowAgentRunInput.parse(raw);
+  const spec = input.agent;
+  const partial = input.context;
+  const workflowId = workflowInfo().workflowId;
+  const rootRunId = partial?.rootRunId ?? workflowId;
+  const context: RunContext = {
+    ...partial,
+    runId: workflowId,
+    rootRunId,
+    depth: partial?.depth ?? 0,
+    lineage: partial?.lineage ?? [spec.name],
+    tenant: partial?.tenant ?? 'default',
+    workspace: partial?.workspace ?? runWorkspace(rootRunId),
+    limits: resolveLimits({ ...spec.limits, ...partial?.limits }),
+    stream: partial?.stream ?? 'full',
+  };
+  const wire = context.depth === 0 ? hostWire(input.resume?.wire as WireState | undefined) : undefined;
+  const events = createEmitter(eventBase(context, spec.name, context.nestingType), wire, context.stream);
+  const run: WorkflowAgentRun = {
+    input,
+    spec,
+    context,
+    wire,
+    events,
+    control: new RunControl(events, context.parentRunId),
+    state: { ...input.state },
+    usage: input.resume?.usage ?? ZERO_USAGE,
+    startedAt: input.resume?.startedAt ?? Date.now(),
+    progress: {},
+  };
+  let status: RunState['status'] = 'running';
+  setHandler(stateQuery, (): RunState => ({
+    runId: context.runId,
+    agent: spec.name,
+    kind: spec.kind,
+    status,
+    ...run.control.state(),
+    ...run.progress,
+    state: run.state,
+    children: run.control.childIds(),
+    pendingApprovals: [],
+  }));
+  try {
+    if (!input.resume) await events.emit({ type: 'RUN_STARTED', data: { kind: spec.kind, subAgents: spec.subAgents.map((a) => a.name) } });
+    const result = await body(run);
+    status = 'completed';
+    const output: RunOutput = {
+      response: result.response,
+      runId: context.runId,
+      ...(context.sessionId ? { sessionId: context.sessionId } : {}),
+      usage: run.usage,
+      metrics: { steps: 0, modelCalls: 0, toolCalls: 0, toolErrors: 0, durationMs: Date.now() - run.startedAt },
+      terminationReason: result.terminationReason,
+      steps: [],
+      state: run.state,
+      ...(result.escalation ? { escalation: result.escalation } : {}),
+    };
+    await events.emit({ type: 'RUN_COMPLETED', usage: run.usage, data: { response: result.response, terminationReason: result.terminationReason, state: run.state } });
+    return output;
+  } catch (err) {
+    if ((err as Error)?.name === 'ContinueAsNew') throw err;
+    const cancelled = isCancellation(err);
+    status = cancelled ? 'cancelled' : 'failed';
+    const e = err as { type?: string; name?: string; message?: string };
+    await CancellationScope.nonCancellable(() =>
+      events.emit({ type: cancelled ? 'RUN_CANCELLED' : 'RUN_FAILED', usage: run.usage, data: { error: { type: e?.type ?? e?.name ?? 'Error', message: e?.message ?? String(err) } } }),
+    );
+    throw err;
+  }
+}
+
+/** Adds a sub-agent's usage to the run's. */
+export function addRunUsage(run: WorkflowAgentRun, usage: Usage): void {
+  run.usage = addUsage(run.usage, usage);
+}
