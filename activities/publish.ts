@@ -25,10 +25,16 @@ export class WirePublisher {
   publish(event: EventDraft, immediate = false): void {
     this.buffer.push(event);
     if (immediate) {
-      void this.flush();
+      this.flushInBackground();
     } else {
-      this.timer ??= setTimeout(() => void this.flush(), this.flushIntervalMs);
+      this.timer ??= setTimeout(() => this.flushInBackground(), this.flushIntervalMs);
     }
+  }
+
+  /** A flush nobody awaits: a failed send is kept in `failure` and reported by the next `flush()` instead of
+   * becoming an unhandled rejection (which would crash the worker process). */
+  private flushInBackground(): void {
+    this.flush().catch(() => undefined);
   }
 
   /** Sends what is buffered; resolves when every batch so far is delivered. Rejects if a send failed. */
@@ -38,7 +44,9 @@ export class WirePublisher {
     if (this.buffer.length) {
       const batch: PublishBatch = { publisherId: this.publisherId, sequence: this.sequence++, events: this.buffer };
       this.buffer = [];
-      this.sending = this.sending.then(() => this.sendWithRetry(batch)).catch((err) => {
+      // Once a batch is lost the rest are dropped: a later batch would leave a hole in the step's text, and a
+      // root run that is gone (cancelled, finished) would keep this activity busy retrying every one of them.
+      this.sending = this.sending.then(() => (this.failure ? undefined : this.sendWithRetry(batch))).catch((err) => {
         this.failure ??= err;
       });
     }
@@ -52,7 +60,8 @@ export class WirePublisher {
       try {
         return await this.send(batch);
       } catch (err) {
-        if (i >= attempts) throw err;
+        // A closed or missing root run never takes the batch: no retry.
+        if (i >= attempts || (err as Error)?.name === 'WorkflowNotFoundError') throw err;
         await new Promise((r) => setTimeout(r, 100 * 2 ** i));
       }
     }

@@ -114,8 +114,15 @@ export function truncateOutput(content: string, maxBytes: number): { content: st
   if (bytes <= maxBytes) return { content };
   const buf = Buffer.from(content, 'utf8');
   const keep = Math.max(0, maxBytes - 200);
-  const head = buf.subarray(0, Math.floor(keep * 0.75)).toString('utf8').replace(/\uFFFD$/, '');
-  const tail = buf.subarray(bytes - Math.floor(keep * 0.25)).toString('utf8').replace(/^\uFFFD/, '');
+  // Cut on character boundaries (never inside a multibyte character, which would decode to U+FFFD):
+  // the head ends before, and the tail starts after, any character the cut points fall in.
+  const isContinuation = (i: number) => i < bytes && (buf[i] & 0xc0) === 0x80;
+  let headEnd = Math.floor(keep * 0.75);
+  while (headEnd > 0 && isContinuation(headEnd)) headEnd--;
+  let tailStart = bytes - Math.floor(keep * 0.25);
+  while (isContinuation(tailStart)) tailStart++;
+  const head = buf.subarray(0, headEnd).toString('utf8');
+  const tail = buf.subarray(tailStart).toString('utf8');
   const omitted = bytes - Buffer.byteLength(head) - Buffer.byteLength(tail);
   return {
     content: `${head}\n[… output truncated: ${omitted} of ${bytes} bytes omitted …]\n${tail}`,

@@ -16,6 +16,8 @@ export interface BridgeOptions {
   tokens: Map<string, string>;
   /** SSE comment heartbeat interval (default 15 s). */
   heartbeatMs?: number;
+  /** How long pause/resume wait for the run to park before answering 202 (default 10 s). */
+  controlWaitMs?: number;
   logger?: boolean;
 }
 
@@ -24,6 +26,8 @@ const StartRunBody = z.object({
   input: z.string().min(1).max(1_000_000),
   sessionId: z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/, 'sessionId: 1-128 letters, digits, . _ : -').optional(),
 });
+const ControlBody = z.object({ reason: z.string().max(1000).optional(), by: z.string().max(200).optional() });
+
 /** Run ids are workflow ids: Agio's own (`run-<uuid>`) or nested ones (`…/tool/<callId>`). */
 export const RunParams = z.object({ id: z.string().regex(/^[A-Za-z0-9._:/-]{1,512}$/, 'malformed run id') });
 
@@ -74,6 +78,30 @@ export function createBridge(opts: BridgeOptions): FastifyInstance & { hub: Stre
     await describeRun(agio.temporal, tenant, id);
     streamRunEvents(req, reply, hub, id, opts.heartbeatMs ?? 15_000);
   });
+
+  app.get('/runs/:id/state', async (req) => {
+    const tenant = tenantOf(req, opts.tokens);
+    const { id } = RunParams.parse(req.params);
+    await describeRun(agio.temporal, tenant, id);
+    return agio.getHandle(id).state();
+  });
+
+  for (const action of ['pause', 'resume'] as const) {
+    app.post(`/runs/:id/${action}`, async (req, reply) => {
+      const tenant = tenantOf(req, opts.tokens);
+      const { id } = RunParams.parse(req.params);
+      const body = ControlBody.parse(req.body ?? {});
+      const description = await describeRun(agio.temporal, tenant, id);
+      if (description.status.name !== 'RUNNING') throw new HttpError(409, 'run_not_running', `run "${id}" is ${description.status.name.toLowerCase()}`);
+      const request = { by: body.by ?? `api:${tenant}`, ...(body.reason ? { reason: body.reason } : {}) };
+      const handle = agio.getHandle(id);
+      // The update returns once the run is parked; a long activity may delay that, so answer 202 after a while.
+      const done = action === 'pause' ? handle.pause(request) : handle.resume(request);
+      const timeout = new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), opts.controlWaitMs ?? 10_000).unref());
+      const state = await Promise.race([done, timeout]);
+      return reply.status(state ? 200 : 202).send(state ?? { paused: action === 'pause', parked: false, pending: true });
+    });
+  }
 
   app.post('/runs/:id/cancel', async (req, reply) => {
     const tenant = tenantOf(req, opts.tokens);

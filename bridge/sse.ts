@@ -16,7 +16,10 @@ export function sseComment(text: string): string {
  * Returns undefined for a malformed value (the route answers 400).
  */
 export function resumeOffset(lastEventId: string | string[] | undefined, after: unknown): number | undefined {
-  const raw = (Array.isArray(lastEventId) ? lastEventId[0] : lastEventId) ?? (typeof after === 'string' ? after : undefined);
+  const header = Array.isArray(lastEventId) ? lastEventId[0] : lastEventId;
+  // A repeated `?after=` arrives as an array: malformed, not "from the start".
+  if (header === undefined && after !== undefined && typeof after !== 'string') return undefined;
+  const raw = header ?? (after as string | undefined);
   if (raw === undefined || raw === '') return -1;
   if (!/^-?\d{1,15}$/.test(raw.trim())) return undefined;
   const n = Number(raw);

@@ -10,6 +10,9 @@ const USAGE = `usage: agio <command> [args]
                                    start a run and show it live (nested runs indented)
   watch <runId> [--after OFFSET]   follow a run's events live
   status <runId>                   status and, when finished, the output
+  pause <runId> [--reason TEXT]    pause at the next safe point (waits until parked)
+  resume <runId>                   resume a paused run
+  state <runId>                    what the run is doing now (paused, loop position, children…)
   cancel <runId>                   cancel a run and everything it started
   agents                           list the agents the bridge can start
 
@@ -22,7 +25,7 @@ async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: rest,
     allowPositionals: true,
-    options: { port: { type: 'string' }, session: { type: 'string' }, after: { type: 'string' } },
+    options: { port: { type: 'string' }, session: { type: 'string' }, after: { type: 'string' }, reason: { type: 'string' } },
   });
   const need = (n: number, what: string) => {
     if (positionals.length < n) throw new Error(`${command} needs ${what}\n\n${USAGE}`);
@@ -42,6 +45,13 @@ async function main(argv: string[]): Promise<number> {
     case 'status':
       need(1, '<runId>');
       return printJson(bridge.request('GET', `/runs/${encodeURIComponent(positionals[0])}`));
+    case 'pause':
+    case 'resume':
+      need(1, '<runId>');
+      return printJson(bridge.request('POST', `/runs/${encodeURIComponent(positionals[0])}/${command}`, { by: `cli:${process.env.USER ?? 'operator'}`, ...(values.reason ? { reason: values.reason } : {}) }));
+    case 'state':
+      need(1, '<runId>');
+      return printJson(bridge.request('GET', `/runs/${encodeURIComponent(positionals[0])}/state`));
     case 'cancel':
       need(1, '<runId>');
       return printJson(bridge.request('POST', `/runs/${encodeURIComponent(positionals[0])}/cancel`));

@@ -1,0 +1,297 @@
+// WirePublisher (batched, ordered, deduplicatable publishing from activities) and wireStepSink (a model call's
+// deltas as STEP_DELTA / STEP_RETRY events), over a fake sender and jest's fake clock: every time is exact.
+import { WorkflowNotFoundError } from '@temporalio/common';
+import { MockActivityEnvironment } from '@temporalio/testing';
+import { DefaultLogger, type LogEntry } from '@temporalio/worker';
+import type { EventBase, EventDraft, PublishBatch } from '../../common';
+import { WirePublisher } from '../../activities/publish';
+import { wireStepSink } from '../../activities/step-stream';
+
+const INTERVAL = 30;
+const T0 = 1_700_000_000_000;
+
+interface Sent {
+  batch: PublishBatch;
+  startedAt: number;
+  deliveredAt?: number;
+}
+
+/** A BatchSender that records every attempt; `behave` decides per attempt how long it takes and whether it fails. */
+function fakeSender(behave: (attempt: number, batch: PublishBatch) => { delayMs?: number; fail?: Error } = () => ({})) {
+  const attempts: Sent[] = [];
+  const send = async (batch: PublishBatch): Promise<void> => {
+    const rec: Sent = { batch: structuredClone(batch), startedAt: Date.now() };
+    attempts.push(rec);
+    const { delayMs, fail } = behave(attempts.length, batch);
+    if (delayMs) await new Promise((r) => setTimeout(r, delayMs));
+    if (fail) throw fail;
+    rec.deliveredAt = Date.now();
+  };
+  const delivered = () => attempts.filter((a) => a.deliveredAt !== undefined);
+  return { send, attempts, delivered };
+}
+
+let n = 0;
+function ev(extra: Partial<EventDraft> = {}): EventDraft {
+  return { type: 'STEP_DELTA', runId: 'r', rootRunId: 'r', agent: 'a', depth: 0, timestamp: Date.now(), delta: { content: `t${n++}` }, ...extra };
+}
+
+const tick = () => jest.advanceTimersByTimeAsync(0);
+
+beforeEach(() => {
+  jest.useFakeTimers({ now: T0 });
+});
+afterEach(() => {
+  jest.useRealTimers();
+});
+
+describe('WirePublisher', () => {
+  it('sends many events published within one interval as ONE batch when the interval ends', async () => {
+    const s = fakeSender();
+    const pub = new WirePublisher(s.send, 'pub-1', INTERVAL);
+    for (let i = 0; i < 50; i++) {
+      pub.publish(ev());
+      await jest.advanceTimersByTimeAsync(0.5);
+    }
+    await jest.advanceTimersByTimeAsync(INTERVAL - 25 - 1);
+    expect(s.attempts).toHaveLength(0);
+    await jest.advanceTimersByTimeAsync(1);
+    expect(s.attempts).toHaveLength(1);
+    expect(s.attempts[0].startedAt).toBe(T0 + INTERVAL);
+    expect(s.attempts[0].batch).toMatchObject({ publisherId: 'pub-1', sequence: 0 });
+    expect(s.attempts[0].batch.events).toHaveLength(50);
+  });
+
+  it('keeps the events of a batch in publish order', async () => {
+    const s = fakeSender();
+    const pub = new WirePublisher(s.send, 'p', INTERVAL);
+    const events = [ev(), ev(), ev()];
+    for (const e of events) pub.publish(e);
+    await pub.flush();
+    expect(s.attempts[0].batch.events).toEqual(events);
+  });
+
+  it('sends an immediate event at once, together with what was buffered before it', async () => {
+    const s = fakeSender();
+    const pub = new WirePublisher(s.send, 'p', INTERVAL);
+    const buffered = ev();
+    const urgent = ev({ type: 'STEP_RETRY' });
+    pub.publish(buffered);
+    pub.publish(urgent, true);
+    await tick();
+    expect(s.attempts).toHaveLength(1);
+    expect(s.attempts[0].startedAt).toBe(T0);
+    expect(s.attempts[0].batch.events).toEqual([buffered, urgent]);
+    // The pending interval flush was cancelled: nothing more goes out.
+    await jest.advanceTimersByTimeAsync(INTERVAL * 3);
+    expect(s.attempts).toHaveLength(1);
+  });
+
+  it('numbers batches 0, 1, 2… one per batch, under its publisher id', async () => {
+    const s = fakeSender();
+    const pub = new WirePublisher(s.send, 'act:run/1/1', INTERVAL);
+    pub.publish(ev());
+    pub.publish(ev());
+    await jest.advanceTimersByTimeAsync(INTERVAL);
+    pub.publish(ev(), true);
+    await tick();
+    pub.publish(ev());
+    await pub.flush();
+    expect(s.attempts.map((a) => [a.batch.publisherId, a.batch.sequence, a.batch.events.length])).toEqual([
+      ['act:run/1/1', 0, 2],
+      ['act:run/1/1', 1, 1],
+      ['act:run/1/1', 2, 1],
+    ]);
+  });
+
+  it('does not send anything for a flush with nothing buffered', async () => {
+    const s = fakeSender();
+    const pub = new WirePublisher(s.send, 'p', INTERVAL);
+    await pub.flush();
+    expect(s.attempts).toHaveLength(0);
+  });
+
+  it('sends one batch at a time: a slow first send is not overtaken by the second', async () => {
+    const s = fakeSender((attempt) => ({ delayMs: attempt === 1 ? 500 : 5 }));
+    const pub = new WirePublisher(s.send, 'p', INTERVAL);
+    pub.publish(ev(), true);
+    await jest.advanceTimersByTimeAsync(INTERVAL);
+    pub.publish(ev());
+    await jest.advanceTimersByTimeAsync(INTERVAL);
+    pub.publish(ev(), true);
+    await jest.advanceTimersByTimeAsync(100);
+    expect(s.attempts).toHaveLength(1);
+    await jest.advanceTimersByTimeAsync(1000);
+    expect(s.attempts.map((a) => a.batch.sequence)).toEqual([0, 1, 2]);
+    expect(s.attempts[1].startedAt).toBeGreaterThanOrEqual(s.attempts[0].deliveredAt!);
+    expect(s.attempts[2].startedAt).toBeGreaterThanOrEqual(s.attempts[1].deliveredAt!);
+    expect(s.attempts[0].deliveredAt).toBe(T0 + 500);
+  });
+
+  it('resolves flush() only once the batch is delivered', async () => {
+    const s = fakeSender(() => ({ delayMs: 100 }));
+    const pub = new WirePublisher(s.send, 'p', INTERVAL);
+    pub.publish(ev());
+    let flushed = false;
+    const done = pub.flush().then(() => {
+      flushed = true;
+    });
+    await jest.advanceTimersByTimeAsync(99);
+    expect(flushed).toBe(false);
+    await jest.advanceTimersByTimeAsync(1);
+    await done;
+    expect(s.delivered()).toHaveLength(1);
+  });
+
+  it('resolves flush() after every earlier batch, including one still in flight', async () => {
+    const s = fakeSender((attempt) => ({ delayMs: attempt === 1 ? 300 : 10 }));
+    const pub = new WirePublisher(s.send, 'p', INTERVAL);
+    pub.publish(ev(), true);
+    await tick();
+    pub.publish(ev());
+    const done = pub.flush();
+    await jest.advanceTimersByTimeAsync(310);
+    await done;
+    expect(s.delivered().map((a) => a.batch.sequence)).toEqual([0, 1]);
+  });
+
+  it('retries a transiently failing send with the SAME sequence, then goes on with the next', async () => {
+    const s = fakeSender((attempt) => ({ fail: attempt <= 2 ? new Error('signal failed') : undefined }));
+    const pub = new WirePublisher(s.send, 'p', INTERVAL);
+    pub.publish(ev());
+    const done = pub.flush();
+    await jest.advanceTimersByTimeAsync(2000);
+    await done;
+    expect(s.attempts.map((a) => a.batch.sequence)).toEqual([0, 0, 0]);
+    expect(s.attempts[0].batch).toEqual(s.attempts[2].batch);
+    pub.publish(ev());
+    await pub.flush();
+    expect(s.attempts.map((a) => a.batch.sequence)).toEqual([0, 0, 0, 1]);
+  });
+
+  it('rejects flush() when a send keeps failing, after a bounded number of attempts', async () => {
+    const s = fakeSender(() => ({ fail: new Error('workflow not found') }));
+    const pub = new WirePublisher(s.send, 'p', INTERVAL);
+    pub.publish(ev());
+    const result = pub.flush().then(
+      () => 'resolved',
+      (err: Error) => err.message,
+    );
+    await jest.advanceTimersByTimeAsync(60_000);
+    expect(await result).toBe('workflow not found');
+    expect(s.attempts.length).toBe(5);
+    expect(new Set(s.attempts.map((a) => a.batch.sequence))).toEqual(new Set([0]));
+  });
+
+  it('does not retry a send the root run can never take (WorkflowNotFoundError)', async () => {
+    const s = fakeSender(() => ({ fail: new WorkflowNotFoundError('root is gone', 'root', undefined) }));
+    const pub = new WirePublisher(s.send, 'p', INTERVAL);
+    pub.publish(ev());
+    await expect(pub.flush()).rejects.toThrow('root is gone');
+    expect(s.attempts).toHaveLength(1);
+  });
+
+  it('sends nothing more once a batch is lost, and keeps rejecting flush()', async () => {
+    const s = fakeSender((attempt) => ({ fail: attempt === 1 ? new WorkflowNotFoundError('gone', 'root', undefined) : undefined }));
+    const pub = new WirePublisher(s.send, 'p', INTERVAL);
+    pub.publish(ev());
+    await expect(pub.flush()).rejects.toThrow('gone');
+    pub.publish(ev());
+    await expect(pub.flush()).rejects.toThrow('gone');
+    expect(s.attempts.map((a) => a.batch.sequence)).toEqual([0]);
+  });
+
+  it('causes no unhandled rejection when interval or immediate flushes hit a failing sender', async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      const s = fakeSender(() => ({ fail: new Error('down') }));
+      const pub = new WirePublisher(s.send, 'p', INTERVAL);
+      pub.publish(ev());
+      await jest.advanceTimersByTimeAsync(60_000);
+      pub.publish(ev(), true);
+      pub.publish(ev());
+      await jest.advanceTimersByTimeAsync(60_000);
+      // Node reports unhandled rejections after the microtask queue drains: give it real macrotasks.
+      jest.useRealTimers();
+      await new Promise((r) => setTimeout(r, 20));
+      expect(unhandled).toEqual([]);
+      await expect(pub.flush()).rejects.toThrow('down');
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+});
+
+describe('wireStepSink', () => {
+  const base: EventBase = { runId: 'child', rootRunId: 'root', agent: 'writer', depth: 1, parentRunId: 'root', toolCallId: 'tc1' };
+
+  it('on attempt 1 sends the first STEP_DELTA at once and batches the later ones', async () => {
+    const s = fakeSender();
+    const sink = wireStepSink(base, 'child:1', new WirePublisher(s.send, 'p', INTERVAL));
+    await sink.begin({ attempt: 1 });
+    await tick();
+    expect(s.attempts).toHaveLength(0);
+    sink.delta({ content: 'He' });
+    await tick();
+    expect(s.attempts).toHaveLength(1);
+    expect(s.attempts[0].startedAt).toBe(T0);
+    for (const piece of ['l', 'l', 'o']) {
+      sink.delta({ content: piece });
+      await jest.advanceTimersByTimeAsync(2);
+    }
+    expect(s.attempts).toHaveLength(1);
+    await jest.advanceTimersByTimeAsync(INTERVAL);
+    expect(s.attempts).toHaveLength(2);
+    expect(s.attempts[1].batch.events.map((e) => e.delta?.content)).toEqual(['l', 'l', 'o']);
+    const all = s.attempts.flatMap((a) => a.batch.events);
+    expect(all.every((e) => e.type === 'STEP_DELTA' && e.stepId === 'child:1' && e.attempt === 1)).toBe(true);
+    expect(all[0]).toMatchObject({ ...base, type: 'STEP_DELTA', delta: { content: 'He' }, timestamp: T0 });
+    await sink.end();
+    expect(s.attempts).toHaveLength(2);
+  });
+
+  it('flushes buffered deltas on end()', async () => {
+    const s = fakeSender();
+    const sink = wireStepSink(base, 'child:1', new WirePublisher(s.send, 'p', INTERVAL));
+    await sink.begin({ attempt: 1 });
+    sink.delta({ content: 'a' });
+    sink.delta({ reasoningContent: 'b' });
+    sink.delta({ toolCalls: [{ index: 0, arguments: '{}' }] });
+    await sink.end();
+    expect(s.delivered().flatMap((a) => a.batch.events.map((e) => e.delta))).toEqual([{ content: 'a' }, { reasoningContent: 'b' }, { toolCalls: [{ index: 0, arguments: '{}' }] }]);
+  });
+
+  it('on attempt 2 first sends a STEP_RETRY (at once) naming the step and attempt, then the deltas', async () => {
+    const s = fakeSender();
+    const sink = wireStepSink(base, 'child:1', new WirePublisher(s.send, 'p', INTERVAL));
+    await sink.begin({ attempt: 2 });
+    await tick();
+    expect(s.attempts).toHaveLength(1);
+    expect(s.attempts[0].startedAt).toBe(T0);
+    expect(s.attempts[0].batch.events).toHaveLength(1);
+    expect(s.attempts[0].batch.events[0]).toMatchObject({ ...base, type: 'STEP_RETRY', stepId: 'child:1', attempt: 2 });
+    sink.delta({ content: 'again' });
+    await tick();
+    expect(s.attempts).toHaveLength(2);
+    expect(s.attempts[1].batch.events).toEqual([expect.objectContaining({ type: 'STEP_DELTA', stepId: 'child:1', attempt: 2, delta: { content: 'again' } })]);
+    await sink.end();
+  });
+
+  it('does not fail the model call when deltas cannot be delivered: end() logs a warning and resolves', async () => {
+    const logs: LogEntry[] = [];
+    const env = new MockActivityEnvironment({}, { logger: new DefaultLogger('WARN', (entry) => logs.push(entry)) });
+    const s = fakeSender(() => ({ fail: new Error('root run is gone') }));
+    const result = env.run(async () => {
+      const sink = wireStepSink(base, 'child:1', new WirePublisher(s.send, 'p', INTERVAL));
+      await sink.begin({ attempt: 1 });
+      sink.delta({ content: 'x' });
+      await sink.end();
+      return 'ok';
+    });
+    await jest.advanceTimersByTimeAsync(60_000);
+    expect(await result).toBe('ok');
+    expect(logs.some((l) => l.level === 'WARN' && l.message.includes('could not publish step deltas') && l.meta?.stepId === 'child:1')).toBe(true);
+  });
+});
