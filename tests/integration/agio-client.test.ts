@@ -1,0 +1,139 @@
+// AgioClient against a real worker: runStream ends after the terminal event, stream({ after }) resumes,
+// result() and state() answer, and cancel()/a failing model call end the stream with RUN_CANCELLED/RUN_FAILED.
+import { CancelledFailure, WorkflowFailedError, type Client, type Connection } from '@temporalio/client';
+import { getEventListeners } from 'node:events';
+import { AgioClient } from '../../client/agio-client';
+import { defineAgent, ErrorType, type AgioEvent } from '../../common';
+import { ScriptedModelServer, text } from '../../worker/dev-server/scripted-model-server';
+import { startTestWorker, testClient, type TestWorker } from '../helpers/temporal';
+
+async function collect(events: AsyncIterable<AgioEvent>, stopAfter = Infinity): Promise<AgioEvent[]> {
+  const out: AgioEvent[] = [];
+  for await (const event of events) {
+    out.push(event);
+    if (out.length >= stopAfter) break;
+  }
+  return out;
+}
+
+function expectContiguous(events: AgioEvent[], from = 0): void {
+  expect(events.map((e) => e.offset)).toEqual(events.map((_, i) => from + i));
+}
+
+describe('AgioClient', () => {
+  let client: Client;
+  let connection: Connection;
+  let server: ScriptedModelServer;
+  let worker: TestWorker;
+  let agio: AgioClient;
+  const helper = defineAgent({ name: 'helper' });
+
+  beforeAll(async () => {
+    ({ client, connection } = await testClient());
+    server = await ScriptedModelServer.start();
+    worker = await startTestWorker({ model: { baseURL: server.baseURL, apiKey: 'test', defaultModel: 'scripted' } });
+    agio = new AgioClient(client, { taskQueue: worker.taskQueue, agents: [helper] });
+  });
+  afterAll(async () => {
+    await worker?.stop();
+    await server?.close();
+    await connection?.close();
+  });
+  beforeEach(() => server.reset());
+  afterEach(() => {
+    expect(server.unexpected).toEqual([]);
+    expect(server.pending()).toBe(0);
+  });
+
+  it('runStream yields the run from RUN_STARTED to RUN_COMPLETED and ends after it', async () => {
+    server.script(text('streamed through the client', { chunkSize: 5, delayMs: 2 }));
+
+    const events = await collect(agio.runStream('helper', 'hello'));
+
+    expectContiguous(events);
+    expect(events[0]).toMatchObject({ type: 'RUN_STARTED', depth: 0, agent: 'helper' });
+    expect(events.at(-1)).toMatchObject({ type: 'RUN_COMPLETED', depth: 0, data: { response: 'streamed through the client' } });
+    expect(events.filter((e) => e.type === 'STEP_DELTA').map((e) => e.delta?.content).join('')).toBe('streamed through the client');
+  });
+
+  it('start() + stream({ after }) resumes after an offset; result() and state() answer while running and after', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    server.script(async () => {
+      await gate;
+      return text('resumed answer', { chunkSize: 2, delayMs: 2 });
+    });
+    const run = await agio.start(helper, 'resume me', { tenant: 'acme' });
+
+    const head = await collect(run.stream(), 2);
+    const running = await run.state();
+    release();
+    const tail = await collect(run.stream({ after: head.at(-1)!.offset }));
+    const output = await run.result();
+    const done = await run.state();
+
+    expect(head.map((e) => e.type)).toEqual(['RUN_STARTED', 'STEP_COMPLETED']);
+    expect(running).toMatchObject({ runId: run.runId, agent: 'helper', status: 'running', modelCalls: 0, runningTools: [] });
+    expectContiguous([...head, ...tail]);
+    expect(tail.at(-1)?.type).toBe('RUN_COMPLETED');
+    expect(output).toMatchObject({ runId: run.runId, response: 'resumed answer', terminationReason: 'completed' });
+    expect(done).toMatchObject({ status: 'completed', modelCalls: 1, currentStep: 2 });
+    expect((await run.workflow.describe()).memo).toEqual({ tenant: 'acme', agent: 'helper' });
+  });
+
+  it("follows a quiet run with the caller's abort signal without piling up listeners on it", async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    server.script(async () => {
+      await gate;
+      return text('finally');
+    });
+    const run = await agio.start(helper, 'be quiet for a while');
+    const abort = new AbortController();
+
+    // After the first two events the model stays silent for a second: dozens of empty polls, each sleeping on the signal.
+    const events: AgioEvent[] = [];
+    for await (const event of run.stream({ signal: abort.signal, maxPollMs: 20 })) {
+      if (events.push(event) === 2) setTimeout(release, 1000);
+    }
+
+    expect(events.at(-1)?.type).toBe('RUN_COMPLETED');
+    expect(getEventListeners(abort.signal, 'abort')).toHaveLength(0);
+  });
+
+  it('cancel() of a run blocked in a slow model stream ends its stream with RUN_CANCELLED at depth 0', async () => {
+    server.script(text('slow '.repeat(100), { chunkSize: 1, delayMs: 50 }));
+    const run = await agio.start(helper, 'take your time');
+
+    const events: AgioEvent[] = [];
+    for await (const event of run.stream()) {
+      events.push(event);
+      if (event.type === 'STEP_DELTA' && events.filter((e) => e.type === 'STEP_DELTA').length === 1) await run.cancel();
+    }
+
+    expectContiguous(events);
+    expect(events.at(-1)).toMatchObject({ type: 'RUN_CANCELLED', depth: 0, runId: run.runId });
+    expect(events.filter((e) => e.type === 'RUN_COMPLETED')).toEqual([]);
+    const err = await run.result().then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(WorkflowFailedError);
+    expect((err as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
+    expect((await run.state()).status).toBe('cancelled');
+    // The cancelled model call stops soon: it neither streams on nor retries delta batches its closed run rejects.
+    const deadline = Date.now() + 5000;
+    while (worker.worker.getStatus().numInFlightActivities > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(worker.worker.getStatus().numInFlightActivities).toBe(0);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('ends the stream with RUN_FAILED when the model call fails with a 401', async () => {
+    server.script({ error: { status: 401 } });
+
+    const events = await collect(agio.runStream('helper', 'hi'));
+
+    expectContiguous(events);
+    expect(events.at(-1)).toMatchObject({ type: 'RUN_FAILED', depth: 0, data: { error: { type: ErrorType.ModelAuthError } } });
+  });
+});
