@@ -4,6 +4,11 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { endsStream, type AgioEvent } from '../common';
 import { eventsQuery } from '../workflows/messages';
 
+/** The log no longer holds the events a reader asked for (they were dropped at continue-as-new). */
+export class EventsGoneError extends Error {
+  override name = 'EventsGoneError';
+}
+
 /** Options of {@link readEvents}. */
 export interface ReadEventsOptions {
   /** Yield events with offset > after (default -1: from the start). */
@@ -43,6 +48,11 @@ export async function* readEvents(handle: WorkflowHandle, opts: ReadEventsOption
       if (++failures > 600 || (err as Error).name === 'WorkflowNotFoundError') throw err;
       await sleep(Math.min(1000, 50 * failures), opts.signal);
       continue;
+    }
+    // A reader that asked for specific offsets must not skip silently past events the log no longer holds
+    // (continue-as-new keeps only a tail); one that asked for everything starts at the oldest held event.
+    if (after >= 0 && page.firstOffset > after + 1) {
+      throw new EventsGoneError(`events ${after + 1}–${page.firstOffset - 1} of this run are no longer held; resume from offset ${page.firstOffset - 1}`);
     }
     for (const event of page.events) {
       if (event.offset <= after) continue;

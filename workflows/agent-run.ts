@@ -4,6 +4,8 @@ import { CancellationScope, continueAsNew, isCancellation, workflowInfo, conditi
 import { AgentRunInput, EXIT_LOOP_TOOL, ZERO_USAGE, addUsage, splitTools, stepToMessage, type AgentToolSpec, type ChatMessage, type Escalation, type RunOutput, type Step, type TerminationReason, type ToolSpec } from '../common';
 import { RunControl } from './control';
 import { escalationFromOutput, exitLoopStep } from './escalation';
+import { withSpentUsage } from './agent-tool';
+import { compactSteps } from './carry-over';
 import { decideNext } from './decisions';
 import { createEmitter, eventBase } from './emitter';
 import { stateQuery, type RunState } from './messages';
@@ -145,7 +147,7 @@ export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
       if (workflowInfo().continueAsNewSuggested || run.modelCalls - modelCallsAtStart >= context.limits.continueAsNewAfterModelCalls) {
         // Between steps nothing is in flight; wait for signal handlers so no published batch is lost.
         await condition(allHandlersFinished);
-        await continueAsNew<typeof agentRun>({ ...input, context, resume: { steps, ...run, startedAt, wire: wire?.snapshot() } });
+        await continueAsNew<typeof agentRun>({ ...input, context, resume: { steps: compactSteps(steps), ...run, startedAt, wire: wire?.snapshot() } });
       }
     }
 
@@ -169,7 +171,8 @@ export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
     await CancellationScope.nonCancellable(() =>
       events.emit({ type: cancelled ? 'RUN_CANCELLED' : 'RUN_FAILED', usage: run.usage, data: { error: errorSummary(err) } }),
     );
-    throw err;
+    // A nested run's failure carries what it spent, so the tokens still roll up into its parent's usage.
+    throw context.depth > 0 && !cancelled ? withSpentUsage(err, run.usage) : err;
   }
 }
 

@@ -61,12 +61,21 @@ export class Wire {
     };
   }
 
-  /** State for continue-as-new, keeping the newest `tailSize` events. */
-  snapshot(tailSize = 5000): WireState {
-    // slice(-0) would be the whole log: a tail of 0 (or less) keeps no events.
-    const tail = tailSize > 0 ? this.events.slice(-tailSize) : [];
-    return { nextOffset: this.nextOffset, tail, publishers: [...this.publishers.entries()] };
+  /**
+   * State for continue-as-new: the newest events up to `maxEvents` and about `maxBytes` of JSON (the next run's
+   * input must stay far below Temporal's message limits; readers further behind get an error they can act on).
+   */
+  snapshot(maxEvents = 5000, maxBytes = 256 * 1024): WireState {
+    const tail: AgioEvent[] = [];
+    let bytes = 0;
+    for (let i = this.events.length - 1; i >= 0 && tail.length < maxEvents; i--) {
+      bytes += JSON.stringify(this.events[i]).length;
+      if (bytes > maxBytes) break;
+      tail.push(this.events[i]);
+    }
+    return { nextOffset: this.nextOffset, tail: tail.reverse(), publishers: [...this.publishers.entries()] };
   }
+
 }
 
 /** Creates the root run's Wire and installs the publish signal and the events query. */
