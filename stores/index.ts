@@ -1,0 +1,59 @@
+// Entry point of the stores (activity side only: workflows never reach a store). Memory stores serve the
+// embedded default; MongoDB stores serve real deployments.
+import type { MongoClient } from 'mongodb';
+import { MemoryCitationStore } from './memory/citation-store';
+import { MemorySessionStore } from './memory/session-store';
+import { MemoryToolResultStore } from './memory/tool-result-store';
+import { MemoryTraceStore } from './memory/trace-store';
+import { MongoCitationStore } from './mongo/citation-store';
+import type { MongoStoreOptions } from './mongo/collections';
+import { MongoSessionStore } from './mongo/session-store';
+import { MongoToolResultStore } from './mongo/tool-result-store';
+import { MongoTraceStore } from './mongo/trace-store';
+import type { CitationStore, SessionStore, ToolResultStore, TraceStore } from './types';
+
+export * from './records';
+export * from './types';
+export { toolResultRef } from './tool-result-ref';
+export type { MongoStoreOptions } from './mongo/collections';
+export { MemoryCitationStore, MemorySessionStore, MemoryToolResultStore, MemoryTraceStore };
+export { MongoCitationStore, MongoSessionStore, MongoToolResultStore, MongoTraceStore };
+
+/** The four stores a worker uses, of one kind. */
+export interface Stores {
+  sessions: SessionStore;
+  traces: TraceStore;
+  citations: CitationStore;
+  toolResults: ToolResultStore;
+  /** Sets up every store (creates MongoDB indexes); safe to call again. */
+  setup(): Promise<void>;
+}
+
+function bundle(stores: Omit<Stores, 'setup'>): Stores {
+  return {
+    ...stores,
+    async setup() {
+      for (const store of Object.values(stores)) await store.setup();
+    },
+  };
+}
+
+/** Stores in process memory: for the embedded default and tests. */
+export function createMemoryStores(): Stores {
+  return bundle({
+    sessions: new MemorySessionStore(),
+    traces: new MemoryTraceStore(),
+    citations: new MemoryCitationStore(),
+    toolResults: new MemoryToolResultStore(),
+  });
+}
+
+/** Stores in MongoDB through the caller's client (the caller connects and closes it); call `setup()` once. */
+export function createMongoStores(client: MongoClient, opts: MongoStoreOptions = {}): Stores {
+  return bundle({
+    sessions: new MongoSessionStore(client, opts),
+    traces: new MongoTraceStore(client, opts),
+    citations: new MongoCitationStore(client, opts),
+    toolResults: new MongoToolResultStore(client, opts),
+  });
+}

@@ -1,0 +1,29 @@
+// A map kept per tenant, so no in-memory lookup can reach another tenant's records.
+
+/** Values by tenant, then by key; values go in and come out as copies, as they would through a database. */
+export class TenantMap<V> {
+  private readonly byTenant = new Map<string, Map<string, V>>();
+
+  /** A copy of the value, or undefined. */
+  get(tenant: string, key: string): V | undefined {
+    const value = this.byTenant.get(tenant)?.get(key);
+    return value === undefined ? undefined : structuredClone(value);
+  }
+
+  /** True when the tenant has a value under `key`. */
+  has(tenant: string, key: string): boolean {
+    return this.byTenant.get(tenant)?.has(key) ?? false;
+  }
+
+  /** Stores a copy of the value. */
+  set(tenant: string, key: string, value: V): void {
+    let values = this.byTenant.get(tenant);
+    if (!values) this.byTenant.set(tenant, (values = new Map()));
+    values.set(key, structuredClone(value));
+  }
+
+  /** Copies of the tenant's values matching `keep`, in insertion order. */
+  filter(tenant: string, keep: (value: V) => boolean): V[] {
+    return [...(this.byTenant.get(tenant)?.values() ?? [])].filter(keep).map((v) => structuredClone(v));
+  }
+}

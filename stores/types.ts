@@ -1,0 +1,70 @@
+// The four store interfaces (DESIGN.md section 10). Every read is scoped by tenant; every write is idempotent,
+// so an activity retried by Temporal can repeat its writes safely.
+import type { ChatMessage, Step } from '../common';
+import type {
+  Citation,
+  CitationInput,
+  RunInput,
+  RunRecord,
+  SessionInput,
+  SessionWithRuns,
+  SpanInput,
+  ToolResultInput,
+  Trace,
+} from './records';
+
+/** Anything that needs indexes before first use; `setup()` may be called any number of times. */
+export interface SetupStore {
+  setup(): Promise<void>;
+}
+
+/** Sessions, their runs and the runs' steps. */
+export interface SessionStore extends SetupStore {
+  /** Creates the session or updates the fields given. */
+  upsertSession(input: SessionInput): Promise<void>;
+  /**
+   * Creates or updates a run (by runId); fields absent keep their stored value. A run in a final status
+   * (completed, failed, cancelled) ignores later non-final writes. A run with a sessionId creates its session.
+   */
+  recordRun(input: RunInput): Promise<void>;
+  /** Stores steps keyed by their id (`${runId}:${index}`): a step written twice is stored once, first write wins. */
+  appendSteps(tenant: string, steps: Step[], sessionId?: string): Promise<void>;
+  /** The session's runs (root and nested), by start time. */
+  listRuns(tenant: string, sessionId: string): Promise<RunRecord[]>;
+  /** A run's steps, by index. */
+  listSteps(tenant: string, runId: string): Promise<Step[]>;
+  /**
+   * The session's conversation as messages to prefix a new run: the steps of its root runs (runs by start time,
+   * steps by index) without system steps and without tool calls that never got a result.
+   */
+  loadConversation(tenant: string, sessionId: string): Promise<ChatMessage[]>;
+  /** The session with its runs, or undefined when the tenant has no such session. */
+  getSession(tenant: string, sessionId: string): Promise<SessionWithRuns | undefined>;
+}
+
+/** Spans of root runs' traces. */
+export interface TraceStore extends SetupStore {
+  /**
+   * Creates or updates a span (by spanId); fields absent keep their stored value. A finished span (`ok`,
+   * `error`) ignores later `running` writes, so a retried start never reopens it.
+   */
+  recordSpan(input: SpanInput): Promise<void>;
+  /** The trace with its span tree, or undefined when the tenant has no span in it. */
+  getTrace(tenant: string, traceId: string): Promise<Trace | undefined>;
+}
+
+/** Sources cited by web tools. */
+export interface CitationStore extends SetupStore {
+  /** Stores the sources of one tool call; a source is stored once per (runId, toolCallId, url). */
+  addCitations(tenant: string, input: CitationInput): Promise<void>;
+  /** A run's citations in the order they were first added. */
+  listCitations(tenant: string, runId: string): Promise<Citation[]>;
+}
+
+/** Full outputs of large tool results; the conversation keeps a truncated copy and the ref. */
+export interface ToolResultStore extends SetupStore {
+  /** Stores the content once and returns its ref, which depends only on runId and toolCallId. */
+  put(tenant: string, input: ToolResultInput): Promise<string>;
+  /** The full content, or undefined for an unknown ref or one of another run or tenant. */
+  get(tenant: string, runId: string, ref: string): Promise<string | undefined>;
+}
