@@ -1,5 +1,7 @@
 // Worker-side entry point for activities: binds the model, tools and workspace into the activity functions.
+import type { Stores } from '../stores';
 import { AgentHealth } from './healthcheck';
+import { createPersistenceActivities } from './persistence';
 import { createCallModel, noSink, type ModelConfig, type StepStreamSinkFactory } from './model';
 import { createToolActivities } from './run-tool';
 import { wireStepSink } from './step-stream';
@@ -15,13 +17,16 @@ export interface ActivityDeps {
   streamSink?: StepStreamSinkFactory;
   /** Sub-agent healthchecks (shared with the worker's start-up checks). */
   health?: AgentHealth;
+  /** Sessions, traces, citations and full tool outputs. */
+  stores: Stores;
 }
 
 /** All of Agio's activities, bound to their dependencies. */
 export function createActivities(deps: ActivityDeps) {
   return {
     callModel: createCallModel(deps.model, deps.tools, deps.streamSink ?? defaultStreamSink),
-    ...createToolActivities(deps.tools, deps.workspaceRoot, deps.health ?? new AgentHealth(deps.tools, deps.model)),
+    ...createToolActivities(deps.tools, deps.workspaceRoot, deps.health ?? new AgentHealth(deps.tools, deps.model), deps.stores),
+    ...createPersistenceActivities(deps.stores),
   };
 }
 

@@ -4,6 +4,7 @@ import { Context } from '@temporalio/activity';
 import path from 'node:path';
 import { z } from 'zod';
 import type { AgentSpec, ToolSpec } from '../common';
+import type { Stores } from '../stores';
 import type { AgentHealth } from './healthcheck';
 import type { ToolOutput } from './tools/define-tool';
 import type { ToolRegistry } from './tools/registry';
@@ -13,6 +14,9 @@ import { ensureWorkspace } from './tools/workspace';
 export interface RunToolInput {
   runId: string;
   toolCallId: string;
+  /** Tenant and step of the call: scope for stored citations and full outputs. */
+  tenant?: string;
+  stepId?: string;
   name: string;
   /** The raw JSON text the model produced. */
   arguments: string;
@@ -41,7 +45,7 @@ export interface ResolveToolsOutput {
 }
 
 /** Builds the tool activities bound to the worker's registry and workspace root. */
-export function createToolActivities(registry: ToolRegistry, workspaceRoot: string, health: AgentHealth) {
+export function createToolActivities(registry: ToolRegistry, workspaceRoot: string, health: AgentHealth, stores?: Stores) {
   async function resolveTools({ names, healthchecks = [] }: ResolveToolsInput): Promise<ResolveToolsOutput> {
     const known = names.filter((n) => registry.find(n));
     const verdicts = await Promise.all(healthchecks.map(async (agent) => ((await health.check(agent)) ? agent.name : undefined)));
@@ -78,12 +82,25 @@ export function createToolActivities(registry: ToolRegistry, workspaceRoot: stri
         idempotencyKey: `${input.runId}:${input.toolCallId}`,
         runId: input.runId,
         toolCallId: input.toolCallId,
+        tenant: input.tenant ?? 'default',
       });
       const result: ToolOutput = typeof out === 'string' ? { content: out } : out;
       const truncated = truncateOutput(result.content, input.maxOutputBytes);
       // Keep both the tool's own metadata (sources, exit codes) and the truncation record.
-      const metadata = truncated.metadata || result.metadata ? { ...result.metadata, ...truncated.metadata } : undefined;
-      return { content: truncated.content, isError: result.isError ?? false, ...(metadata ? { metadata } : {}) };
+      const metadata: Record<string, unknown> | undefined = truncated.metadata || result.metadata ? { ...result.metadata, ...truncated.metadata } : undefined;
+      let content = truncated.content;
+      if (stores) {
+        const tenant = input.tenant ?? 'default';
+        if (truncated.metadata) {
+          // The run keeps the truncated copy; the full output is stored and can be read back with get_tool_result.
+          const ref = await stores.toolResults.put(tenant, { runId: input.runId, toolCallId: input.toolCallId, content: result.content });
+          metadata!.ref = ref;
+          content += `\n[full output stored: call get_tool_result with {"ref": "${ref}"}]`;
+        }
+        const sources = (result.metadata as { sources?: { url: string; title?: string; snippet?: string }[] } | undefined)?.sources;
+        if (sources?.length) await stores.citations.addCitations(tenant, { runId: input.runId, stepId: input.stepId ?? `${input.runId}:${input.toolCallId}`, toolCallId: input.toolCallId, sources });
+      }
+      return { content, isError: result.isError ?? false, ...(metadata ? { metadata } : {}) };
     } catch (err) {
       if (ctx.cancellationSignal.aborted) throw ctx.cancellationSignal.reason ?? err;
       return errorResult(`tool "${input.name}" failed: ${(err as Error)?.message ?? String(err)}`);

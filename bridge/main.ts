@@ -6,13 +6,16 @@ import { connectClient } from '../worker/connect';
 import { exampleAgents } from '../worker/example-agents';
 import { parseTokens } from './auth';
 import { createBridge } from './server';
+import { storesFromEnv } from '../worker/stores-from-env';
 
 async function main(): Promise<void> {
   const env = loadEnv();
   const address = env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233';
   const connection = await connectClient(env, address);
   const client = new Client({ connection, namespace: env.TEMPORAL_NAMESPACE });
+  const { stores, close: closeStores } = await storesFromEnv(env);
   const app = createBridge({
+    stores,
     agio: new AgioClient(client, { taskQueue: env.AGIO_TASK_QUEUE, agents: exampleAgents }),
     tokens: parseTokens(process.env.AGIO_TOKENS ?? 'dev-token:default'),
     logger: true,
@@ -22,6 +25,7 @@ async function main(): Promise<void> {
   const stop = async () => {
     await app.close();
     await connection.close();
+    await closeStores();
   };
   process.once('SIGINT', () => void stop());
   process.once('SIGTERM', () => void stop());

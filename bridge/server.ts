@@ -3,6 +3,7 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { AgioClient } from '../client/agio-client';
+import type { Stores } from '../stores';
 import { tenantOf } from './auth';
 import { HttpError, errorHandler } from './errors';
 import { describeRun, runStatus } from './runs';
@@ -16,6 +17,8 @@ export interface BridgeOptions {
   tokens: Map<string, string>;
   /** SSE comment heartbeat interval (default 15 s). */
   heartbeatMs?: number;
+  /** Sessions, traces and citations (the worker's stores: shared memory in one process, or MongoDB). */
+  stores?: Stores;
   /** How long pause/resume wait for the run to park before answering 202 (default 10 s). */
   controlWaitMs?: number;
   logger?: boolean;
@@ -26,6 +29,9 @@ const StartRunBody = z.object({
   input: z.string().min(1).max(1_000_000),
   sessionId: z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/, 'sessionId: 1-128 letters, digits, . _ : -').optional(),
 });
+const DecisionBody = z.object({ message: z.string().max(4000).optional(), remember: z.boolean().optional(), by: z.string().max(200).optional() });
+const ToolCallParams = z.object({ id: z.string().regex(/^[A-Za-z0-9._:/-]{1,512}$/, 'malformed run id'), callId: z.string().regex(/^[A-Za-z0-9._:-]{1,256}$/, 'malformed tool call id') });
+const SessionParams = z.object({ id: z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/, 'malformed session id') });
 const ControlBody = z.object({ reason: z.string().max(1000).optional(), by: z.string().max(200).optional() });
 
 /** Run ids are workflow ids: Agio's own (`run-<uuid>`) or nested ones (`…/tool/<callId>`). */
@@ -79,6 +85,36 @@ export function createBridge(opts: BridgeOptions): FastifyInstance & { hub: Stre
     streamRunEvents(req, reply, hub, id, opts.heartbeatMs ?? 15_000);
   });
 
+  const stores = () => {
+    if (!opts.stores) throw new HttpError(501, 'no_stores', 'this bridge has no stores configured (set MONGODB_URI)');
+    return opts.stores;
+  };
+
+  app.get('/sessions/:id', async (req) => {
+    const tenant = tenantOf(req, opts.tokens);
+    const { id } = SessionParams.parse(req.params);
+    const session = await stores().sessions.getSession(tenant, id);
+    if (!session) throw new HttpError(404, 'session_not_found', `no session with id "${id}"`);
+    const steps = await Promise.all(session.runs.map(async (run) => ({ runId: run.runId, steps: await stores().sessions.listSteps(tenant, run.runId) })));
+    return { ...session, steps };
+  });
+
+  app.get('/runs/:id/trace', async (req) => {
+    const tenant = tenantOf(req, opts.tokens);
+    const { id } = RunParams.parse(req.params);
+    await describeRun(agio.temporal, tenant, id);
+    const trace = await stores().traces.getTrace(tenant, id);
+    if (!trace) throw new HttpError(404, 'trace_not_found', `no trace recorded for run "${id}" yet`);
+    return trace;
+  });
+
+  app.get('/runs/:id/citations', async (req) => {
+    const tenant = tenantOf(req, opts.tokens);
+    const { id } = RunParams.parse(req.params);
+    await describeRun(agio.temporal, tenant, id);
+    return { runId: id, citations: await stores().citations.listCitations(tenant, id) };
+  });
+
   app.get('/runs/:id/state', async (req) => {
     const tenant = tenantOf(req, opts.tokens);
     const { id } = RunParams.parse(req.params);
@@ -100,6 +136,25 @@ export function createBridge(opts: BridgeOptions): FastifyInstance & { hub: Stre
       const timeout = new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), opts.controlWaitMs ?? 10_000).unref());
       const state = await Promise.race([done, timeout]);
       return reply.status(state ? 200 : 202).send(state ?? { paused: action === 'pause', parked: false, pending: true });
+    });
+  }
+
+  for (const decision of ['approve', 'deny'] as const) {
+    app.post(`/runs/:id/tool-calls/:callId/${decision}`, async (req) => {
+      const tenant = tenantOf(req, opts.tokens);
+      const { id, callId } = ToolCallParams.parse(req.params);
+      const body = DecisionBody.parse(req.body ?? {});
+      await describeRun(agio.temporal, tenant, id);
+      const run = agio.getHandle(id);
+      const by = body.by ?? `api:${tenant}`;
+      try {
+        return await (decision === 'approve' ? run.approve(callId, { remember: body.remember, by }) : run.deny(callId, { message: body.message, by }));
+      } catch (err) {
+        const e = err as Error & { cause?: Error };
+        if (e.name === 'UnknownToolCallError') throw new HttpError(404, 'tool_call_not_found', e.message);
+        if (e.name === 'WorkflowUpdateFailedError') throw new HttpError(409, 'decision_rejected', e.cause?.message ?? e.message);
+        throw err;
+      }
     });
   }
 

@@ -13,6 +13,10 @@ const USAGE = `usage: agio <command> [args]
   pause <runId> [--reason TEXT]    pause at the next safe point (waits until parked)
   resume <runId>                   resume a paused run
   state <runId>                    what the run is doing now (paused, loop position, children…)
+  approve <runId> <callId> [--remember]
+                                   approve a tool call waiting for a decision (nested runs too)
+  deny <runId> <callId> [--reason TEXT]
+                                   deny it; the reason is shown to the model
   cancel <runId>                   cancel a run and everything it started
   agents                           list the agents the bridge can start
 
@@ -25,7 +29,7 @@ async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: rest,
     allowPositionals: true,
-    options: { port: { type: 'string' }, session: { type: 'string' }, after: { type: 'string' }, reason: { type: 'string' } },
+    options: { port: { type: 'string' }, session: { type: 'string' }, after: { type: 'string' }, reason: { type: 'string' }, remember: { type: 'boolean' } },
   });
   const need = (n: number, what: string) => {
     if (positionals.length < n) throw new Error(`${command} needs ${what}\n\n${USAGE}`);
@@ -52,6 +56,16 @@ async function main(argv: string[]): Promise<number> {
     case 'state':
       need(1, '<runId>');
       return printJson(bridge.request('GET', `/runs/${encodeURIComponent(positionals[0])}/state`));
+    case 'approve':
+    case 'deny':
+      need(2, '<runId> <callId>');
+      return printJson(
+        bridge.request('POST', `/runs/${encodeURIComponent(positionals[0])}/tool-calls/${encodeURIComponent(positionals[1])}/${command}`, {
+          by: `cli:${process.env.USER ?? 'operator'}`,
+          ...(values.remember ? { remember: true } : {}),
+          ...(values.reason ? { message: values.reason } : {}),
+        }),
+      );
     case 'cancel':
       need(1, '<runId>');
       return printJson(bridge.request('POST', `/runs/${encodeURIComponent(positionals[0])}/cancel`));

@@ -15,6 +15,7 @@ import { startDemoModel } from '../worker/dev-server/demo-model';
 import { freePort } from '../worker/dev-server/free-port';
 import { startTemporalDevServer } from '../worker/dev-server/temporal-server';
 import { exampleAgents } from '../worker/example-agents';
+import { storesFromEnv } from '../worker/stores-from-env';
 import { modelConfigFromEnv } from '../worker/model-config';
 
 async function portOr(preferred: number): Promise<number> {
@@ -56,6 +57,8 @@ export async function serve(opts: { port?: number } = {}): Promise<void> {
     }
     const workerConnection = await NativeConnection.connect({ address });
     cleanups.push(() => workerConnection.close());
+    const { stores, close: closeStores } = await storesFromEnv(env);
+    cleanups.push(closeStores);
     const { worker, agents, taskQueue } = await createWorker({
       connection: workerConnection,
       namespace: env.TEMPORAL_NAMESPACE,
@@ -63,6 +66,7 @@ export async function serve(opts: { port?: number } = {}): Promise<void> {
       agents: exampleAgents,
       model,
       workspaceRoot: path.join(dataDir, 'workspaces'),
+      stores,
     });
     const running = worker.run();
     cleanups.push(async () => {
@@ -73,7 +77,7 @@ export async function serve(opts: { port?: number } = {}): Promise<void> {
     cleanups.push(() => clientConnection.close());
     const tokens = parseTokens(process.env.AGIO_TOKENS ?? 'dev-token:default');
     const agio = new AgioClient(new Client({ connection: clientConnection, namespace: env.TEMPORAL_NAMESPACE }), { taskQueue, agents });
-    const bridge = createBridge({ agio, tokens });
+    const bridge = createBridge({ agio, tokens, stores });
     const url = await bridge.listen({ host: process.env.HOST ?? '127.0.0.1', port: opts.port ?? (await portOr(Number(process.env.PORT ?? 8080))) });
     cleanups.push(() => bridge.close());
     const [token] = tokens.keys();

@@ -2,8 +2,8 @@
 // and cancel them — over a Temporal Client, so it works wherever Temporal is reachable.
 import { Client, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
-import { AgentRegistry, DEFAULT_TASK_QUEUE, workflowTypeFor, type AgioEvent, type AnyAgentSpec, type ChatMessage, type LoopPosition, type RunContext, type RunOutput } from '../common';
-import { pauseSignal, pauseUpdate, resumeSignal, resumeUpdate, stateQuery, type ControlRequest, type ControlState, type RunState } from '../workflows/messages';
+import { AgentRegistry, DEFAULT_TASK_QUEUE, workflowTypeFor, type AgioEvent, type AnyAgentSpec, type ChatMessage, type LoopPosition, type RunContext, type RunOutput, type ToolCallDecision } from '../common';
+import { decideToolCallUpdate, eventsQuery, pauseSignal, pauseUpdate, resumeSignal, resumeUpdate, stateQuery, type ControlRequest, type ControlState, type RunState } from '../workflows/messages';
 import { readEvents, type ReadEventsOptions } from './event-reader';
 
 /** Memo stored on every root run (tenant scoping, listing). */
@@ -23,7 +23,11 @@ export interface StartOptions {
 
 /** A started (or looked-up) run. */
 export class RunHandle {
-  constructor(readonly runId: string, private readonly handle: WorkflowHandle) {}
+  constructor(
+    readonly runId: string,
+    private readonly handle: WorkflowHandle,
+    private readonly client: Client,
+  ) {}
 
   /** The run's events from `after` on, ending after the root's terminal event. */
   stream(opts: ReadEventsOptions = {}): AsyncGenerator<AgioEvent> {
@@ -56,6 +60,46 @@ export class RunHandle {
       return undefined;
     }
     return this.handle.executeUpdate(resumeUpdate, { args: [req] });
+  }
+
+  /** Approves a pending tool call anywhere in the run's tree (the owning workflow is found from the stream). */
+  approve(toolCallId: string, opts: { remember?: boolean; by?: string } = {}): Promise<{ toolCallId: string; decision: 'approve' | 'deny' }> {
+    return this.decide({ toolCallId, decision: 'approve', ...opts });
+  }
+
+  /** Denies a pending tool call; `message` is shown to the model. */
+  deny(toolCallId: string, opts: { message?: string; by?: string } = {}): Promise<{ toolCallId: string; decision: 'approve' | 'deny' }> {
+    return this.decide({ toolCallId, decision: 'deny', ...opts });
+  }
+
+  /**
+   * The workflow (this run or a nested one) that asked for approval of this call, from its TOOL_AUTH_REQUIRED event.
+   * Call ids come from the model and may repeat across turns or nested runs: the latest request still waiting for a
+   * decision wins, else the latest request (whose owner then rejects the decision as already made).
+   */
+  async toolCallOwner(toolCallId: string): Promise<string | undefined> {
+    const waiting: string[] = [];
+    let latest: string | undefined;
+    for (let after = -1; ; ) {
+      const page = await this.handle.query(eventsQuery, { after, limit: 1000 });
+      for (const e of page.events) {
+        const data = e.data as { toolCallId?: string; workflowId?: string } | undefined;
+        if (data?.toolCallId !== toolCallId || !data.workflowId) continue;
+        if (e.type === 'TOOL_AUTH_REQUIRED') waiting.push((latest = data.workflowId));
+        else if (e.type === 'TOOL_AUTH_GRANTED' || e.type === 'TOOL_AUTH_DENIED') {
+          const i = waiting.lastIndexOf(data.workflowId);
+          if (i >= 0) waiting.splice(i, 1);
+        }
+      }
+      if (!page.events.length) return waiting[waiting.length - 1] ?? latest;
+      after = page.events[page.events.length - 1].offset;
+    }
+  }
+
+  private async decide(decision: ToolCallDecision): Promise<{ toolCallId: string; decision: 'approve' | 'deny' }> {
+    const owner = await this.toolCallOwner(decision.toolCallId);
+    if (!owner) throw new UnknownToolCallError(`no tool call "${decision.toolCallId}" has asked for approval in run "${this.runId}"`);
+    return this.client.workflow.getHandle(owner).executeUpdate(decideToolCallUpdate, { args: [decision] });
   }
 
   /** Cancels the run and everything it started. */
@@ -93,12 +137,12 @@ export class AgioClient {
     };
     const memo: RunMemo = { tenant, agent: spec.name };
     const handle = await this.temporal.workflow.start(workflowTypeFor(spec.kind), { taskQueue: this.taskQueue, workflowId: runId, args: [args], memo });
-    return new RunHandle(runId, handle);
+    return new RunHandle(runId, handle, this.temporal);
   }
 
   /** A handle to an existing run. */
   getHandle(runId: string): RunHandle {
-    return new RunHandle(runId, this.temporal.workflow.getHandle(runId));
+    return new RunHandle(runId, this.temporal.workflow.getHandle(runId), this.temporal);
   }
 
   /** Starts a run and yields its events (the seed's run_stream()); the last event is the root's terminal one. */
@@ -106,6 +150,11 @@ export class AgioClient {
     const run = await this.start(agent, input, opts);
     yield* run.stream();
   }
+}
+
+/** No pending tool call with that id in the run's tree. */
+export class UnknownToolCallError extends Error {
+  override name = 'UnknownToolCallError';
 }
 
 /** True when an error is a run's failure (as opposed to a connection problem). */

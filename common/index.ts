@@ -8,3 +8,4 @@ export * from './specs';
 export * from './steps';
 export * from './events';
 export * from './workflow-agents';
+export * from './permissions';

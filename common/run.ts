@@ -1,6 +1,7 @@
 // A run's context, input and output: the plain JSON that crosses the agentRun workflow boundary.
 import { z } from 'zod';
 import { RunLimitOverrides, RunLimits } from './limits';
+import { PermissionRule } from './permissions';
 import { AgentSpec } from './specs';
 import { Escalation, LoopPosition, WorkflowAgentSpec } from './workflow-agents';
 import { ChatMessage, Step, Usage } from './steps';
@@ -29,6 +30,8 @@ export const RunContext = z.object({
   stream: z.enum(['full', 'none']).default('full'),
   /** How this run was started by its parent. */
   nestingType: z.enum(['agent_tool', 'workflow_agent']).optional(),
+  /** Permission rules for this run, checked before the agent's own (overrides per run; inherited by nested runs). */
+  permissions: z.array(PermissionRule).optional(),
 });
 /** Who and where a run is. */
 export type RunContext = z.infer<typeof RunContext>;
@@ -57,6 +60,8 @@ export const AgentRunResume = z.object({
   startedAt: z.number(),
   /** The Wire's state (root runs only), so stream offsets stay continuous. */
   wire: z.unknown().optional(),
+  /** The session's earlier conversation the run started from. */
+  history: z.array(ChatMessage).optional(),
 });
 /** What an agent run carries across continue-as-new. */
 export type AgentRunResume = z.infer<typeof AgentRunResume>;

@@ -2,6 +2,7 @@
 // history records exactly what ran; tools are referenced by name and resolved in the worker.
 import { z } from 'zod';
 import { RunLimitOverrides } from './limits';
+import { PermissionRule } from './permissions';
 
 /** Sampling settings passed to the model. */
 export const ModelSettings = z.object({
@@ -37,6 +38,10 @@ export const AgentSpec = z.object({
   limits: RunLimitOverrides.optional(),
   /** In a workflow agent: store this agent's final output under this state key. */
   outputKey: z.string().optional(),
+  /** Tool permission rules (allow / deny / ask); no matching rule means allow. */
+  permissions: z.array(PermissionRule).default([]),
+  /** How long an `ask` waits for a human decision before it counts as denied (default 24 h). */
+  approvalTimeoutMs: z.number().int().positive().default(24 * 60 * 60_000),
 });
 /** An LLM agent. */
 export type AgentSpec = z.infer<typeof AgentSpec>;

@@ -9,6 +9,8 @@ import type { ModelConfig, StepStreamSinkFactory } from '../activities/model';
 import type { ToolDefinition } from '../activities/tools/define-tool';
 import { builtinTools } from '../activities/tools/builtin';
 import { ToolRegistry } from '../activities/tools/registry';
+import { createGetToolResultTool } from '../activities/tools/get-tool-result';
+import { createMemoryStores, type Stores } from '../stores';
 
 /** Options of {@link createWorker}. */
 export interface CreateWorkerOptions {
@@ -26,6 +28,8 @@ export interface CreateWorkerOptions {
   streamSink?: StepStreamSinkFactory;
   /** A prebuilt workflow bundle (tests build one for the whole run); otherwise workflows/ is bundled. */
   workflowBundle?: WorkerOptions['workflowBundle'];
+  /** Where sessions, steps, traces, citations and full tool outputs go (default: in memory). */
+  stores?: Stores;
   /** Extra activities (test fixtures). */
   extraActivities?: Record<string, (...args: never[]) => Promise<unknown>>;
   /** Passed through to Worker.create (concurrency, shutdown grace time, …). */
@@ -38,18 +42,21 @@ export interface AgioWorker {
   agents: AgentRegistry;
   tools: ToolRegistry;
   taskQueue: string;
+  stores: Stores;
 }
 
 /** Creates (but does not run) a worker; call `worker.run()` to start polling. */
 export async function createWorker(opts: CreateWorkerOptions): Promise<AgioWorker> {
-  const tools = new ToolRegistry([...(opts.builtinTools === false ? [] : builtinTools), ...(opts.tools ?? [])]);
+  const stores = opts.stores ?? createMemoryStores();
+  await stores.setup();
+  const tools = new ToolRegistry([...(opts.builtinTools === false ? [] : [...builtinTools, createGetToolResultTool(stores.toolResults)]), ...(opts.tools ?? [])]);
   const agents = new AgentRegistry(opts.agents ?? []);
   const workspaceRoot = path.resolve(opts.workspaceRoot ?? '.agio/workspaces');
   await fs.promises.mkdir(workspaceRoot, { recursive: true });
   // Sub-agents with `healthcheck: true` are checked now; failures are logged and they are not offered later.
   const health = new AgentHealth(tools, opts.model);
   await Promise.all(healthcheckedSubAgents(agents.list()).map((agent) => health.check(agent)));
-  const deps: ActivityDeps = { model: opts.model, tools, workspaceRoot, streamSink: opts.streamSink, health };
+  const deps: ActivityDeps = { model: opts.model, tools, workspaceRoot, streamSink: opts.streamSink, health, stores };
   const taskQueue = opts.taskQueue ?? DEFAULT_TASK_QUEUE;
   const worker = await Worker.create({
     connection: opts.connection,
@@ -59,5 +66,5 @@ export async function createWorker(opts: CreateWorkerOptions): Promise<AgioWorke
     activities: { ...createActivities(deps), ...opts.extraActivities },
     ...opts.workerOptions,
   });
-  return { worker, agents, tools, taskQueue };
+  return { worker, agents, tools, taskQueue, stores };
 }

@@ -4,11 +4,13 @@ import { loadEnv } from './config';
 import { connectWorker } from './connect';
 import { createWorker } from './create-worker';
 import { modelConfigFromEnv } from './model-config';
+import { storesFromEnv } from './stores-from-env';
 
 async function main(): Promise<void> {
   const env = loadEnv();
   const address = env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233';
   const connection = await connectWorker(env, address);
+  const { stores, close: closeStores } = await storesFromEnv(env);
   const { worker, taskQueue } = await createWorker({
     connection,
     namespace: env.TEMPORAL_NAMESPACE,
@@ -16,10 +18,12 @@ async function main(): Promise<void> {
     agents: exampleAgents,
     model: modelConfigFromEnv(env),
     workspaceRoot: `${env.AGIO_DATA_DIR}/workspaces`,
+    stores,
   });
   console.log(`agio worker: polling task queue "${taskQueue}" on ${address}`);
   await worker.run();
   await connection.close();
+  await closeStores();
 }
 
 main().catch((err) => {

@@ -1,7 +1,8 @@
 // The agentRun workflow: the LLM loop of DESIGN.md section 4. Every model and tool call is an activity;
 // this code only decides and records, so a run replays to the same state after any crash.
-import { CancellationScope, continueAsNew, isCancellation, workflowInfo, condition, allHandlersFinished, setHandler } from '@temporalio/workflow';
+import { CancellationScope, continueAsNew, isCancellation, workflowInfo, setHandler } from '@temporalio/workflow';
 import { AgentRunInput, EXIT_LOOP_TOOL, ZERO_USAGE, addUsage, splitTools, stepToMessage, type AgentToolSpec, type ChatMessage, type Escalation, type RunOutput, type Step, type TerminationReason, type ToolSpec } from '../common';
+import { Approvals } from './approvals';
 import { RunControl } from './control';
 import { escalationFromOutput, exitLoopStep } from './escalation';
 import { withSpentUsage } from './agent-tool';
@@ -11,6 +12,7 @@ import { createEmitter, eventBase } from './emitter';
 import { stateQuery, type RunState } from './messages';
 import { callModelActivity, failRun, resolveTools } from './model-step';
 import { MAX_STEPS_PROMPT, buildRunContext, initialMessages, renderInstructions } from './run-context';
+import { RunRecorder } from './run-record';
 import { runToolCalls } from './tool-calls';
 import { hostWire, type WireState } from './wire';
 
@@ -24,12 +26,15 @@ export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
   const events = createEmitter(eventBase(context, agent.name, context.nestingType), wire, context.stream);
   const callModel = callModelActivity(context);
   const control = new RunControl(events, context.parentRunId);
+  const approvals = new Approvals(events, context, agent.permissions, agent.approvalTimeoutMs);
 
   const steps: Step[] = [];
   const messages: ChatMessage[] = [];
   const run = { usage: resume?.usage ?? ZERO_USAGE, ownUsage: resume?.ownUsage ?? ZERO_USAGE, modelCalls: resume?.modelCalls ?? 0, toolCalls: resume?.toolCalls ?? 0, toolErrors: resume?.toolErrors ?? 0 };
   const startedAt = resume?.startedAt ?? Date.now();
   const modelCallsAtStart = run.modelCalls;
+  const recorder = new RunRecorder(context, agent.name, startedAt, resume?.steps.length);
+  let history: ChatMessage[] = resume?.history ?? [];
   const state = { status: 'running' as RunState['status'], runningTools: [] as string[] };
   setHandler(stateQuery, (): RunState => ({
     runId: context.runId,
@@ -41,7 +46,7 @@ export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
     modelCalls: run.modelCalls,
     toolCalls: run.toolCalls,
     children: control.childIds(),
-    pendingApprovals: [],
+    pendingApprovals: approvals.list(),
   }));
 
   const remember = (step: Step) => {
@@ -58,10 +63,14 @@ export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
       resume.steps.forEach(remember);
     } else {
       await events.emit({ type: 'RUN_STARTED', data: { input: typeof input.input === 'string' ? input.input : input.input.length + ' messages', ...(context.sessionId ? { sessionId: context.sessionId } : {}) } });
+      await recorder.start();
+      history = await recorder.history();
       for (const m of initialMessages(renderInstructions(agent.instructions, input.state), input.input)) {
         await commit({ id: `${context.runId}:${steps.length}`, runId: context.runId, index: steps.length, ...m });
       }
     }
+    // A session's earlier conversation goes after the instructions and before this run's input; it is not this run's steps.
+    messages.splice(messages[0]?.role === 'system' ? 1 : 0, 0, ...history);
     const specs = new Map<string, ToolSpec>();
     const agentTools = new Map<string, AgentToolSpec>();
     const declared = splitTools(agent.tools);
@@ -121,7 +130,7 @@ export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
       const calls = step.toolCalls ?? [];
       const exits = offersExitLoop ? calls.filter((c) => c.name === EXIT_LOOP_TOOL.name) : [];
       const others = calls.filter((c) => !exits.includes(c));
-      const results = await runToolCalls({ context, events, specs, agentTools, messages, calls: others, firstIndex: steps.length, sequential: agent.sequentialToolCalls, control });
+      const results = await runToolCalls({ context, events, specs, agentTools, messages, calls: others, firstIndex: steps.length, sequential: agent.sequentialToolCalls, control, approvals });
       for (const call of exits) {
         const exit = exitLoopStep(context.runId, agent.name, call, steps.length + results.length);
         escalation ??= exit.escalation;
@@ -134,6 +143,7 @@ export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
         run.toolCalls++;
         if (result.isError) run.toolErrors++;
       }
+      await recorder.flush(steps);
       if (escalation) {
         response = escalation.reason ?? step.content ?? '';
         break;
@@ -145,9 +155,10 @@ export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
         break;
       }
       if (workflowInfo().continueAsNewSuggested || run.modelCalls - modelCallsAtStart >= context.limits.continueAsNewAfterModelCalls) {
-        // Between steps nothing is in flight; wait for signal handlers so no published batch is lost.
-        await condition(allHandlersFinished);
-        await continueAsNew<typeof agentRun>({ ...input, context, resume: { steps: compactSteps(steps), ...run, startedAt, wire: wire?.snapshot() } });
+        // Between steps nothing is in flight; park here if paused, and let handlers finish so no published batch is lost.
+        await control.beforeContinueAsNew();
+        await recorder.flush(steps);
+        await continueAsNew<typeof agentRun>({ ...input, context, resume: { steps: compactSteps(steps), ...run, startedAt, history, wire: wire?.snapshot() } });
       }
     }
 
@@ -162,15 +173,19 @@ export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
       ...(escalation ? { escalation } : {}),
     };
     state.status = 'completed';
+    control.finish();
+    await recorder.end(steps, 'completed', run.usage);
     await events.emit({ type: 'RUN_COMPLETED', usage: run.usage, data: { response, terminationReason, metrics: output.metrics, ownUsage: run.ownUsage } });
     return output;
   } catch (err) {
     if (isContinueAsNew(err)) throw err;
+    control.finish();
     const cancelled = isCancellation(err);
     state.status = cancelled ? 'cancelled' : 'failed';
-    await CancellationScope.nonCancellable(() =>
-      events.emit({ type: cancelled ? 'RUN_CANCELLED' : 'RUN_FAILED', usage: run.usage, data: { error: errorSummary(err) } }),
-    );
+    await CancellationScope.nonCancellable(async () => {
+      await events.emit({ type: cancelled ? 'RUN_CANCELLED' : 'RUN_FAILED', usage: run.usage, data: { error: errorSummary(err) } });
+      await recorder.end(steps, cancelled ? 'cancelled' : 'failed', run.usage).catch(() => undefined);
+    });
     // A nested run's failure carries what it spent, so the tokens still roll up into its parent's usage.
     throw context.depth > 0 && !cancelled ? withSpentUsage(err, run.usage) : err;
   }

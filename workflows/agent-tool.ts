@@ -1,8 +1,9 @@
 // AgentTool: a nested agent run as a child workflow with id `${parent}/tool/${toolCallId}`. Guards run first;
 // any failure, timeout or cancellation of the child folds into an `unavailable` tool result for the parent.
-import { CancellationScope, ChildWorkflowFailure, TerminatedFailure, TimeoutFailure, executeChild, isCancellation } from '@temporalio/workflow';
-import type { AgentToolSpec, ChatMessage, RunContext, RunOutput, Step, ToolCall } from '../common';
+import { ApplicationFailure, CancellationScope, ChildWorkflowFailure, TerminatedFailure, TimeoutFailure, isCancellation, startChild } from '@temporalio/workflow';
+import { Usage, type AgentToolSpec, type ChatMessage, type RunContext, type RunOutput, type Step, type ToolCall } from '../common';
 import { AgentToolArgs, childAgentSpec, childContext, delegationMessages, guardNesting } from './delegation';
+import type { RunControl } from './control';
 import { eventBase, type Emitter } from './emitter';
 import { failureMessage } from './tool-calls';
 
@@ -14,6 +15,7 @@ export async function runAgentTool(
   call: ToolCall,
   base: Omit<Step, 'content'>,
   parentMessages: ChatMessage[],
+  control?: RunControl,
 ): Promise<Step> {
   const error = (message: string): Step => ({ ...base, content: `Error: ${message}`, isError: true });
   let raw: unknown;
@@ -31,23 +33,43 @@ export async function runAgentTool(
   const child = childContext(context, tool, call.id, childRunId);
   const startedAt = Date.now();
   try {
-    const output: RunOutput = await executeChild('agentRun', {
+    const handle = await startChild('agentRun', {
       workflowId: childRunId,
       args: [{ agent: childAgentSpec(tool), input: delegationMessages(args.data, parentMessages), context: child }],
       ...(tool.timeoutMs ? { workflowExecutionTimeout: tool.timeoutMs } : {}),
     });
+    // Through the run's control, pause and resume reach the child while it runs.
+    const output: RunOutput = control ? await control.child<RunOutput>(handle as never) : await handle.result();
     return { ...base, content: output.response, usage: output.usage, metrics: { startedAt, durationMs: Date.now() - startedAt }, metadata: { childRunId, terminationReason: output.terminationReason } };
   } catch (err) {
     // Our own cancellation (the parent is being cancelled) propagates; a child's own failure folds.
     if (isCancellation(err) && CancellationScope.current().consideredCancelled) throw err;
-    const unavailable = { unavailable: true, agent: tool.agent.name, error: failureMessage(err) };
     const silent = silentEnd(err);
+    const reason = silent === 'TimeoutFailure' && tool.timeoutMs ? `timed out: it did not finish within its timeoutMs of ${tool.timeoutMs} ms` : failureMessage(err);
+    const unavailable = { unavailable: true, agent: tool.agent.name, error: reason };
     if (silent) {
       // The server ended the child without running its code: report its end for it, so no reader waits forever.
       await events.emit({ type: 'RUN_FAILED', data: { error: { type: silent, message: unavailable.error }, reportedBy: context.runId } }, eventBase(child, tool.agent.name, 'agent_tool'));
     }
-    return { ...base, content: JSON.stringify(unavailable), isError: true, metrics: { startedAt, durationMs: Date.now() - startedAt }, metadata: { childRunId } };
+    const spent = spentUsage(err);
+    return { ...base, content: JSON.stringify(unavailable), isError: true, ...(spent ? { usage: spent } : {}), metrics: { startedAt, durationMs: Date.now() - startedAt }, metadata: { childRunId } };
   }
+}
+
+/**
+ * A nested run's failure with the usage it spent attached (its details), so the parent still counts those tokens.
+ * Only ApplicationFailures (which fail the workflow) are rewritten; anything else keeps its meaning.
+ */
+export function withSpentUsage(err: unknown, usage: Usage): unknown {
+  if (!(err instanceof ApplicationFailure)) return err;
+  return ApplicationFailure.create({ type: err.type ?? undefined, message: err.message, nonRetryable: err.nonRetryable ?? undefined, details: [{ spentUsage: usage }], cause: err.cause });
+}
+
+/** The usage a failed child spent, read from the failure {@link withSpentUsage} attached it to. */
+function spentUsage(err: unknown): Usage | undefined {
+  if (!(err instanceof ChildWorkflowFailure) || !(err.cause instanceof ApplicationFailure)) return undefined;
+  const parsed = Usage.safeParse((err.cause.details?.[0] as { spentUsage?: unknown } | undefined)?.spentUsage);
+  return parsed.success ? parsed.data : undefined;
 }
 
 /** How a child ended without publishing its own terminal event (timed out or terminated), if it did. */

@@ -1,7 +1,7 @@
 // Operator control of a run: pause and resume (signals and updates), safe points, and forwarding to the
 // children running at the time, so pausing the root pauses the whole tree. A paused run waits on a
 // condition: no timer, no polling, no worker CPU.
-import { condition, getExternalWorkflowHandle, log, setHandler, workflowInfo, type ChildWorkflowHandle } from '@temporalio/workflow';
+import { allHandlersFinished, condition, getExternalWorkflowHandle, log, setHandler, workflowInfo, type ChildWorkflowHandle } from '@temporalio/workflow';
 import type { Emitter } from './emitter';
 import { childParkedSignal, pauseSignal, pauseUpdate, resumeSignal, resumeUpdate, type ControlRequest, type ControlState } from './messages';
 
@@ -14,6 +14,7 @@ export class RunControl {
   private readonly children = new Map<string, ChildWorkflowHandle<never>>();
   private readonly parkedChildren = new Set<string>();
   private reportedParked = false;
+  private finished = false;
 
   /** `parentRunId`: the workflow to tell when this run is (no longer) parked. */
   constructor(
@@ -31,7 +32,8 @@ export class RunControl {
       pauseUpdate,
       async (req) => {
         this.pause(req);
-        await condition(() => !this.paused || this.isParked());
+        // A run that ends before its next safe point answers too, rather than leaving the caller with a failed update.
+        await condition(() => !this.paused || this.isParked() || this.finished);
         return this.state();
       },
       { validator: validateRequest },
@@ -49,15 +51,38 @@ export class RunControl {
   /** Where a run may stop: returns at once unless paused, else waits (publishing RUN_PAUSED / RUN_RESUMED). */
   async safePoint(): Promise<void> {
     if (!this.paused) return;
+    const { reason, by } = this.request;
+    // RUN_PAUSED first: whoever learns that the run (or its tree) is parked finds the event in the stream.
+    await this.events.emit({ type: 'RUN_PAUSED', data: { ...(reason ? { reason } : {}), ...(by ? { by } : {}) } });
     this.parked = true;
     this.report();
-    const { reason, by } = this.request;
-    await this.events.emit({ type: 'RUN_PAUSED', data: { ...(reason ? { reason } : {}), ...(by ? { by } : {}) } });
     await condition(() => !this.paused);
     this.parked = false;
     this.report();
     const resumed = this.request;
     await this.events.emit({ type: 'RUN_RESUMED', data: { ...(resumed.reason ? { reason: resumed.reason } : {}), ...(resumed.by ? { by: resumed.by } : {}) } });
+  }
+
+  /** Waits while paused without parking the run (e.g. an approved tool call holds until resume). */
+  async waitWhilePaused(): Promise<void> {
+    if (this.paused) await condition(() => !this.paused);
+  }
+
+  /**
+   * Waits until the run may continue as new: parks here while paused (the pause would not survive the new run, and
+   * a pause update waiting for the park would keep the handlers from finishing), and no handler is still running.
+   */
+  async beforeContinueAsNew(): Promise<void> {
+    for (;;) {
+      await this.safePoint();
+      await condition(() => this.paused || allHandlersFinished());
+      if (!this.paused) return;
+    }
+  }
+
+  /** Marks the run as ending: a pause still waiting for a safe point answers now (the run will never park). */
+  finish(): void {
+    this.finished = true;
   }
 
   /** Counts an activity in flight while `work` runs (a run is parked only when none is). */
@@ -86,6 +111,7 @@ export class RunControl {
 
   /** The control part of the state query. */
   state(): ControlState {
+    if (this.finished) return { paused: false, parked: false, finished: true };
     return {
       paused: this.paused,
       parked: this.isParked(),

@@ -51,16 +51,19 @@ export function childAgentSpec(tool: AgentToolSpec): AgentSpec {
 /**
  * The child's context: same root and stream; one level deeper; its own namespaced workspace. Limits are the
  * parent's with the child agent's own on top (its `limits`, and its `maxSteps` or the default — a step budget
- * belongs to an agent, never to its caller); the depth limit stays the tree's.
+ * belongs to an agent, never to its caller); the depth limit stays the tree's, and a child's own token limit
+ * can only lower the parent's.
  */
 export function childContext(parent: RunContext, tool: AgentToolSpec, toolCallId: string, childRunId: string): RunContext {
   const own = tool.agent;
   const ownLimits = Object.fromEntries(Object.entries(own.limits ?? {}).filter(([, v]) => v !== undefined));
+  const tokenLimits = [parent.limits.maxTotalTokens, own.limits?.maxTotalTokens].filter((n): n is number => n !== undefined);
   const limits = resolveLimits({
     ...parent.limits,
     ...ownLimits,
     maxSteps: own.maxSteps ?? own.limits?.maxSteps ?? resolveLimits().maxSteps,
     maxDepth: parent.limits.maxDepth,
+    ...(tokenLimits.length ? { maxTotalTokens: Math.min(...tokenLimits) } : {}),
   });
   return {
     ...parent,

@@ -1,7 +1,7 @@
 // The loop agent (seed 001, ADK's LoopAgent): each iteration runs every sub-agent in order as a child
 // workflow; state { timesLooped, currentSubAgent } lives in workflow variables, so a crash, deploy or pause
 // never loses it. Stops at maxIterations or when a sub-agent escalates; continues as new between iterations.
-import { allHandlersFinished, condition, continueAsNew, workflowInfo } from '@temporalio/workflow';
+import { continueAsNew, workflowInfo } from '@temporalio/workflow';
 import type { Escalation, LoopPosition, RunOutput, WorkflowAgentRunInput } from '../common';
 import { applyOutput, runSubAgent } from './sub-agents';
 import { addRunUsage, runWorkflowAgent } from './workflow-agent';
@@ -37,8 +37,9 @@ export async function loopAgentRun(raw: WorkflowAgentRunInput): Promise<RunOutpu
       run.progress = { timesLooped: position.timesLooped };
       const every = spec.continueAsNewEvery;
       if (workflowInfo().continueAsNewSuggested || (every && position.timesLooped - startedAt >= every && (max === 0 || position.timesLooped < max))) {
-        // Between iterations no child or activity is in flight; wait for handlers so no event batch is lost.
-        await condition(allHandlersFinished);
+        // Between iterations no child or activity is in flight: park here if paused (a pause does not carry over to
+        // the new run), and let handlers finish so no event batch is lost.
+        await control.beforeContinueAsNew();
         await continueAsNew<typeof loopAgentRun>({
           ...input,
           state: run.state,

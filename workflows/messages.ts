@@ -1,6 +1,6 @@
 // Signals, queries and updates of Agio's workflows; clients import these definitions by name.
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { EventsPage, EventsQueryInput, PublishBatch } from '../common';
+import type { EventsPage, EventsQueryInput, PublishBatch, ToolCallDecision } from '../common';
 
 /** A batch of events for the root run's log, from an activity or a nested run. */
 export const publishSignal = defineSignal<[PublishBatch]>('publish');
@@ -60,4 +60,9 @@ export interface ControlState {
   parked: boolean;
   pausedBy?: string;
   pauseReason?: string;
+  /** True once the run has ended (a pause asked for too late never took effect). */
+  finished?: boolean;
 }
+
+/** A human decision on a pending tool call, sent to the workflow that owns the call (it may be a child). */
+export const decideToolCallUpdate = defineUpdate<{ toolCallId: string; decision: 'approve' | 'deny' }, [ToolCallDecision]>('decideToolCall');

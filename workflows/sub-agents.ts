@@ -1,7 +1,7 @@
 // Running one sub-agent of a workflow agent as a child workflow: the right workflow type for its kind, the
 // shared state in, its output (and, for nested workflow agents, their state) back.
 import { startChild } from '@temporalio/workflow';
-import { workflowTypeFor, type AnyAgentSpec, type ChatMessage, type RunContext, type RunOutput } from '../common';
+import { isWorkflowAgent, workflowTypeFor, type AnyAgentSpec, type ChatMessage, type RunContext, type RunLimits, type RunOutput } from '../common';
 import type { RunControl } from './control';
 
 /** One sub-agent run. */
@@ -24,6 +24,7 @@ export async function runSubAgent(call: SubAgentCall): Promise<RunOutput> {
     parentRunId: parent.runId,
     depth: parent.depth + 1,
     lineage: [...parent.lineage, spec.name],
+    limits: subAgentLimits(parent.limits, spec),
     nestingType: 'workflow_agent',
     toolCallId: undefined,
   };
@@ -32,6 +33,17 @@ export async function runSubAgent(call: SubAgentCall): Promise<RunOutput> {
     args: [{ agent: spec, input: call.input, context, state: call.state }],
   });
   return call.control.child<RunOutput>(handle as never);
+}
+
+/**
+ * The parent's limits with the sub-agent's own on top (its `limits`, and an LLM agent's `maxSteps`): the child
+ * applies its context's limits over its spec's, so passing the parent's alone would override the sub-agent's own
+ * step budget. The depth limit stays the tree's.
+ */
+function subAgentLimits(parent: RunLimits, spec: AnyAgentSpec): RunLimits {
+  const own = Object.fromEntries(Object.entries(spec.limits ?? {}).filter(([, v]) => v !== undefined));
+  const steps = !isWorkflowAgent(spec) && spec.maxSteps ? { maxSteps: spec.maxSteps } : {};
+  return { ...parent, ...own, ...steps, maxDepth: parent.maxDepth };
 }
 
 /** Applies a sub-agent's output to the shared state: its `outputKey`, and a nested workflow agent's state. */

@@ -5,6 +5,7 @@ import type { AgentToolSpec, ChatMessage, RunContext, Step, ToolCall, ToolSpec }
 import type { AgioActivities } from '../activities';
 import { runAgentTool } from './agent-tool';
 import type { Emitter } from './emitter';
+import type { Approvals } from './approvals';
 import type { RunControl } from './control';
 
 /** What the tool runner needs from the run. */
@@ -23,6 +24,8 @@ export interface ToolTurn {
   sequential: boolean;
   /** Counts activities in flight (pause bookkeeping) and tracks child runs. */
   control?: RunControl;
+  /** Permission rules and human approvals (absent: every call is allowed). */
+  approvals?: Approvals;
 }
 
 const proxies = new Map<string, AgioActivities['runTool']>();
@@ -56,17 +59,25 @@ async function runOne(turn: ToolTurn, call: ToolCall, index: number): Promise<St
   const { context } = turn;
   const base = { id: `${context.runId}:${index}`, runId: context.runId, index, role: 'tool' as const, toolCallId: call.id, name: call.name };
   const agentTool = turn.agentTools.get(call.name);
-  if (agentTool) return runAgentTool(context, turn.events, agentTool, call, base, turn.messages);
   const spec = turn.specs.get(call.name);
-  if (!spec) {
+  if (!spec && !agentTool) {
     const available = [...turn.specs.keys(), ...turn.agentTools.keys()].join(', ') || 'none';
     return { ...base, content: `Error: unknown tool "${call.name}"; available tools: ${available}`, isError: true };
   }
+  if (turn.approvals) {
+    const verdict = await turn.approvals.check(call);
+    if (!verdict.run) return { ...base, content: verdict.message, isError: true, metadata: { permission: 'denied' } };
+    // Approved while the run was paused: the decision is recorded, the tool runs only after resume.
+    await turn.control?.waitWhilePaused();
+  }
+  if (agentTool) return runAgentTool(context, turn.events, agentTool, call, base, turn.messages, turn.control);
   const startedAt = Date.now();
   try {
-    const activity = runToolFor(spec)({
+    const activity = runToolFor(spec!)({
       runId: context.runId,
       toolCallId: call.id,
+      tenant: context.tenant,
+      stepId: base.id,
       name: call.name,
       arguments: call.arguments,
       workspace: context.workspace,

@@ -77,6 +77,7 @@ export async function runWorkflowAgent(raw: WorkflowAgentRunInput, body: (run: W
     if (!input.resume) await events.emit({ type: 'RUN_STARTED', data: { kind: spec.kind, subAgents: spec.subAgents.map((a) => a.name) } });
     const result = await body(run);
     status = 'completed';
+    run.control.finish();
     const output: RunOutput = {
       response: result.response,
       runId: context.runId,
@@ -92,6 +93,7 @@ export async function runWorkflowAgent(raw: WorkflowAgentRunInput, body: (run: W
     return output;
   } catch (err) {
     if ((err as Error)?.name === 'ContinueAsNew') throw err;
+    run.control.finish();
     const cancelled = isCancellation(err);
     status = cancelled ? 'cancelled' : 'failed';
     const e = err as { type?: string; name?: string; message?: string };

@@ -16,6 +16,8 @@ export interface ToolContext {
   runId: string;
   /** The model's id for this call. */
   toolCallId: string;
+  /** The tenant the run belongs to (tools that read stores scope by it). */
+  tenant?: string;
 }
 
 /** What a tool returns: text for the model, plus optional structured metadata (e.g. sources used). */

@@ -1,0 +1,90 @@
+// The activities that keep what users look at after a run: the session's conversation, the run's steps (as
+// they are committed, idempotently by step id), its trace spans, and full outputs of large tool results.
+import type { ChatMessage, RunContext, Step, Usage } from '../common';
+import type { SpanInput, Stores } from '../stores';
+
+/** Input of recordRun: a run starting or ending. */
+export interface RecordRunInput {
+  context: Pick<RunContext, 'runId' | 'rootRunId' | 'parentRunId' | 'sessionId' | 'tenant' | 'toolCallId'>;
+  agent: string;
+  status: 'running' | 'completed' | 'failed' | 'cancelled';
+  startedAt: number;
+  endedAt?: number;
+  usage?: Usage;
+}
+
+/** Input of persistSteps: the steps committed since the last call. */
+export interface PersistStepsInput {
+  context: RecordRunInput['context'];
+  agent: string;
+  steps: Step[];
+}
+
+/** The span id of a tool call (a nested run's span hangs under it). */
+export function toolSpanId(runId: string, toolCallId: string): string {
+  return `${runId}:tool:${toolCallId}`;
+}
+
+/** Spans for committed steps: a model span per assistant step, a tool span per tool result. */
+export function stepSpans(context: RecordRunInput['context'], steps: Step[]): SpanInput[] {
+  const spans: SpanInput[] = [];
+  for (const step of steps) {
+    const startedAt = step.metrics?.startedAt;
+    if (startedAt === undefined) continue;
+    const endedAt = startedAt + (step.metrics?.durationMs ?? 0);
+    const common = { tenant: context.tenant, traceId: context.rootRunId, parentSpanId: context.runId, runId: context.runId, startedAt, endedAt };
+    if (step.role === 'assistant') {
+      spans.push({ ...common, spanId: step.id, kind: 'model', name: 'model', status: 'ok', ...(step.usage ? { usage: step.usage } : {}), attributes: { attempt: step.metrics?.attempt, toolCalls: step.toolCalls?.length ?? 0 } });
+    } else if (step.role === 'tool' && step.toolCallId) {
+      spans.push({ ...common, spanId: toolSpanId(context.runId, step.toolCallId), kind: 'tool', name: step.name ?? 'tool', status: step.isError ? 'error' : 'ok', attributes: { stepId: step.id } });
+    }
+  }
+  return spans;
+}
+
+/** Builds the persistence activities over the worker's stores. */
+export function createPersistenceActivities(stores: Stores) {
+  /** Records a run (and its run span) starting or ending. */
+  async function recordRun(input: RecordRunInput): Promise<void> {
+    const { context } = input;
+    await stores.sessions.recordRun({
+      tenant: context.tenant,
+      runId: context.runId,
+      rootRunId: context.rootRunId,
+      agent: input.agent,
+      status: input.status,
+      startedAt: input.startedAt,
+      ...(context.sessionId ? { sessionId: context.sessionId } : {}),
+      ...(context.parentRunId ? { parentRunId: context.parentRunId } : {}),
+      ...(input.endedAt ? { endedAt: input.endedAt } : {}),
+      ...(input.usage ? { usage: input.usage } : {}),
+    });
+    const parentSpanId = context.parentRunId ? (context.toolCallId ? toolSpanId(context.parentRunId, context.toolCallId) : context.parentRunId) : undefined;
+    await stores.traces.recordSpan({
+      tenant: context.tenant,
+      traceId: context.rootRunId,
+      spanId: context.runId,
+      ...(parentSpanId ? { parentSpanId } : {}),
+      kind: 'run',
+      name: input.agent,
+      runId: context.runId,
+      startedAt: input.startedAt,
+      status: input.status === 'running' ? 'running' : input.status === 'completed' ? 'ok' : 'error',
+      ...(input.endedAt ? { endedAt: input.endedAt } : {}),
+    });
+  }
+
+  /** Stores committed steps and their spans; a retried call writes nothing twice. */
+  async function persistSteps(input: PersistStepsInput): Promise<void> {
+    const { context } = input;
+    await stores.sessions.appendSteps(context.tenant, input.steps, context.sessionId);
+    for (const span of stepSpans(context, input.steps)) await stores.traces.recordSpan(span);
+  }
+
+  /** The session's earlier conversation, to continue it. */
+  async function loadConversation(input: { tenant: string; sessionId: string }): Promise<ChatMessage[]> {
+    return stores.sessions.loadConversation(input.tenant, input.sessionId);
+  }
+
+  return { recordRun, persistSteps, loadConversation };
+}

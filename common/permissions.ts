@@ -1,0 +1,66 @@
+// Tool permissions (DESIGN.md section 7): rules per tool with optional argument patterns decide `allow`,
+// `deny` or `ask`. Pure and deterministic, so workflow code evaluates them.
+import { z } from 'zod';
+
+/** One rule: for `tool` (or `*`), when the call's subject matches `pattern` (glob; absent = any), do `action`. */
+export const PermissionRule = z.object({
+  tool: z.string().min(1),
+  pattern: z.string().optional(),
+  action: z.enum(['allow', 'deny', 'ask']),
+});
+/** One permission rule. */
+export type PermissionRule = z.infer<typeof PermissionRule>;
+/** What a rule decides. */
+export type PermissionAction = PermissionRule['action'];
+
+/** Rules that make risky built-in tools ask first (the example agents use these). */
+export const ASK_FOR_RISKY_TOOLS: PermissionRule[] = [
+  { tool: 'bash', action: 'ask' },
+  { tool: 'file_write', action: 'ask' },
+  { tool: 'file_edit', action: 'ask' },
+];
+
+/** What a pattern is matched against: the command for `bash`, the path for file tools, else the JSON arguments. */
+export function permissionSubject(tool: string, args: unknown): string {
+  const a = (args ?? {}) as Record<string, unknown>;
+  if (tool === 'bash' && typeof a.command === 'string') return a.command.trim();
+  if (typeof a.path === 'string') return a.path;
+  if (typeof a.url === 'string') return a.url;
+  return JSON.stringify(args ?? {});
+}
+
+/** Glob → RegExp: `*` any run of characters, `?` one character; everything else literal; whole-string match. */
+export function globToRegExp(glob: string): RegExp {
+  const escaped = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  return new RegExp(`^${escaped}$`, 's');
+}
+
+function matches(rule: PermissionRule, tool: string, subject: string): boolean {
+  if (rule.tool !== '*' && rule.tool !== tool) return false;
+  return rule.pattern === undefined || globToRegExp(rule.pattern).test(subject);
+}
+
+/**
+ * Decides a call. A matching `deny` always wins (remembered approvals cannot lift it); otherwise the first
+ * matching rule in order (remembered allows first, then per-run rules, then the agent's); no match = allow.
+ */
+export function decidePermission(rules: PermissionRule[], tool: string, args: unknown): { action: PermissionAction; rule?: PermissionRule } {
+  const subject = permissionSubject(tool, args);
+  const deny = rules.find((r) => r.action === 'deny' && matches(r, tool, subject));
+  if (deny) return { action: 'deny', rule: deny };
+  const rule = rules.find((r) => matches(r, tool, subject));
+  return rule ? { action: rule.action, rule } : { action: 'allow' };
+}
+
+/** A human decision on a tool call (the `decideToolCall` update's argument). */
+export const ToolCallDecision = z.object({
+  toolCallId: z.string().min(1),
+  decision: z.enum(['approve', 'deny']),
+  /** Shown to the model with a denial. */
+  message: z.string().max(4000).optional(),
+  /** Approve the same tool (and the rule's pattern) for the rest of the run. */
+  remember: z.boolean().optional(),
+  by: z.string().max(200).optional(),
+});
+/** A human decision on a tool call. */
+export type ToolCallDecision = z.infer<typeof ToolCallDecision>;

@@ -1,0 +1,100 @@
+// Human approval of tool calls (DESIGN.md section 7): rules decide allow / deny / ask; an `ask` publishes
+// TOOL_AUTH_REQUIRED and waits durably (days, across worker restarts) for the decideToolCall update or a timeout.
+import { condition, setHandler, workflowInfo } from '@temporalio/workflow';
+import { ToolCallDecision, decidePermission, type PermissionRule, type RunContext, type ToolCall } from '../common';
+import type { Emitter } from './emitter';
+import { decideToolCallUpdate } from './messages';
+
+/** Whether a call may run; when not, the message the model sees. */
+export type PermissionVerdict = { run: true } | { run: false; message: string };
+
+interface Pending {
+  tool: string;
+  args: unknown;
+  decision?: ToolCallDecision;
+}
+
+/** The permission rules and pending approvals of one run. */
+export class Approvals {
+  private readonly pending = new Map<string, Pending>();
+  private readonly decided = new Set<string>();
+  private readonly remembered: PermissionRule[] = [];
+
+  constructor(
+    private readonly events: Emitter,
+    private readonly context: RunContext,
+    private readonly agentRules: PermissionRule[],
+    private readonly timeoutMs: number,
+  ) {
+    setHandler(
+      decideToolCallUpdate,
+      (decision) => {
+        this.pending.get(decision.toolCallId)!.decision = decision;
+        return { toolCallId: decision.toolCallId, decision: decision.decision };
+      },
+      { validator: (raw) => this.validate(raw) },
+    );
+  }
+
+  /** Checks a call against the rules, asking a human when a rule says so. */
+  async check(call: ToolCall): Promise<PermissionVerdict> {
+    let args: unknown = {};
+    try {
+      args = call.arguments.trim() ? JSON.parse(call.arguments) : {};
+    } catch {
+      return { run: true }; // malformed arguments never reach the tool: runTool answers with the parse error
+    }
+    const rules = [...this.remembered, ...(this.context.permissions ?? []), ...this.agentRules];
+    const { action, rule } = decidePermission(rules, call.name, args);
+    const about = { toolCallId: call.id, tool: call.name, workflowId: workflowInfo().workflowId, runId: this.context.runId };
+    if (action === 'allow') return { run: true };
+    if (action === 'deny') {
+      await this.events.emit({ type: 'TOOL_AUTH_DENIED', data: { ...about, reason: 'rule', rule } });
+      return { run: false, message: `Error: calling "${call.name}" with these arguments is not permitted${rule?.pattern ? ` (rule: ${rule.pattern})` : ''}.` };
+    }
+    const entry: Pending = { tool: call.name, args };
+    this.pending.set(call.id, entry);
+    await this.events.emit({ type: 'TOOL_AUTH_REQUIRED', data: { ...about, args, reason: rule?.pattern ? `matches "${rule.pattern}"` : `"${call.name}" requires approval` } });
+    await condition(() => entry.decision !== undefined, this.timeoutMs);
+    this.pending.delete(call.id);
+    this.decided.add(call.id);
+    // A decision the update accepted counts even if the timer fired in the same workflow task: its caller was told so.
+    const decision = entry.decision;
+    if (!decision) {
+      await this.events.emit({ type: 'TOOL_AUTH_DENIED', data: { ...about, reason: 'timeout' } });
+      return { run: false, message: `Error: "${call.name}" was not approved within ${describeDuration(this.timeoutMs)} (reason: timeout).` };
+    }
+    const by = decision.by ?? 'operator';
+    if (decision.decision === 'approve') {
+      if (decision.remember) this.remembered.unshift({ tool: call.name, ...(rule?.pattern ? { pattern: rule.pattern } : {}), action: 'allow' });
+      await this.events.emit({ type: 'TOOL_AUTH_GRANTED', data: { ...about, by, remember: decision.remember ?? false } });
+      return { run: true };
+    }
+    await this.events.emit({ type: 'TOOL_AUTH_DENIED', data: { ...about, by, reason: 'denied', ...(decision.message ? { message: decision.message } : {}) } });
+    return { run: false, message: `Error: the call to "${call.name}" was denied by ${by}${decision.message ? `: ${decision.message}` : '.'}` };
+  }
+
+  /** Calls waiting for a decision (for the state query). */
+  list(): { toolCallId: string; tool: string; workflowId: string }[] {
+    return [...this.pending.entries()].filter(([, p]) => !p.decision).map(([toolCallId, p]) => ({ toolCallId, tool: p.tool, workflowId: workflowInfo().workflowId }));
+  }
+
+  /** Synchronous (an async validator's rejection would be ignored): unknown and already-decided calls are refused. */
+  private validate(raw: ToolCallDecision): void {
+    const parsed = ToolCallDecision.safeParse(raw);
+    if (!parsed.success) throw new Error(`invalid decision: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    const id = parsed.data.toolCallId;
+    // Pending first: a model may reuse a call id in a later turn, and that new call must still be decidable.
+    const waiting = this.pending.get(id);
+    if (waiting?.decision || (!waiting && this.decided.has(id))) throw new Error(`tool call "${id}" has already been decided`);
+    if (!waiting) throw new Error(`no tool call "${id}" is waiting for approval in this run`);
+  }
+}
+
+/** A timeout as people say it: `1.5 s`, `10 min`, `24 h`. */
+function describeDuration(ms: number): string {
+  const round = (n: number) => String(Math.round(n * 10) / 10);
+  if (ms < 60_000) return `${round(ms / 1000)} s`;
+  if (ms < 3_600_000) return `${round(ms / 60_000)} min`;
+  return `${round(ms / 3_600_000)} h`;
+}
