@@ -1,5 +1,5 @@
 // Example agents registered by the embedded server, so a new user can start runs by name right away.
-import { asTool, defineAgent } from '../common';
+import { ASK_FOR_RISKY_TOOLS, asTool, defineAgent } from '../common';
 
 /** A plain assistant without tools. */
 export const assistant = defineAgent({
@@ -13,7 +13,9 @@ export const coder = defineAgent({
   name: 'coder',
   description: 'Reads, writes and runs code in its workspace.',
   instructions: 'You are a careful software engineer working in a sandboxed workspace. Use the tools to inspect and change files.',
-  tools: ['ls', 'glob', 'grep', 'file_read', 'file_write', 'file_edit', 'bash'],
+  tools: ['ls', 'glob', 'grep', 'file_read', 'file_write', 'file_edit', 'bash', 'get_tool_result'],
+  // Reading is free; writing files and running commands waits for a human decision (approve / deny).
+  permissions: [{ tool: 'bash', pattern: 'rm -rf*', action: 'deny' }, ...ASK_FOR_RISKY_TOOLS],
   maxSteps: 20,
 });
 
