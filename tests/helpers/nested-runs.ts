@@ -1,0 +1,66 @@
+// Helpers for integration tests of nested runs (agents used as tools): read a root run's whole stream, pick the
+// model requests one agent made, and read which child workflows a history started and in which workflow task.
+import type { Client, WorkflowHandle } from '@temporalio/client';
+import { AgioClient } from '../../client/agio-client';
+import { endsStream, type AgentRunInput, type AgioEvent, type RunOutput } from '../../common';
+import type { RecordedRequest, ScriptedModelServer } from '../../worker/dev-server/scripted-model-server';
+import { sentMessages, startRun } from './agent-runs';
+
+/** Every event of a root run's stream, read live through AgioClient until the root's terminal event. */
+export async function readStream(client: Client, rootRunId: string): Promise<AgioEvent[]> {
+  const events: AgioEvent[] = [];
+  for await (const event of new AgioClient(client).getHandle(rootRunId).stream({ maxPollMs: 100 })) events.push(event);
+  return events;
+}
+
+/** Starts a run, reads its whole stream live meanwhile, and returns the stream with the run's output. */
+export async function runAndStream(client: Client, taskQueue: string, input: AgentRunInput, workflowId?: string): Promise<{ rootRunId: string; events: AgioEvent[]; output: RunOutput }> {
+  const handle = await startRun(client, taskQueue, input, workflowId);
+  const [events, output] = await Promise.all([readStream(client, handle.workflowId), handle.result() as Promise<RunOutput>]);
+  return { rootRunId: handle.workflowId, events, output };
+}
+
+/** Offsets 0..n-1 with no gap, and only the last event — the root's terminal one, of `type` — ends the stream. */
+export function expectWholeStream(events: AgioEvent[], rootRunId: string, type: AgioEvent['type'] = 'RUN_COMPLETED'): void {
+  expect(events.map((e) => e.offset)).toEqual(events.map((_, i) => i));
+  expect(events.filter(endsStream)).toEqual([events[events.length - 1]]);
+  expect(events[events.length - 1]).toMatchObject({ type, depth: 0, runId: rootRunId });
+}
+
+/** The requests whose system prompt contains `key` (each test agent has distinct instructions). */
+export function requestsOf(server: ScriptedModelServer, key: string): RecordedRequest[] {
+  return server.requests.filter((r) => sentMessages(r).find((m) => m.role === 'system')?.content?.includes(key));
+}
+
+/** Events of one run (by runId), in stream order. */
+export function eventsOf(events: AgioEvent[], runId: string): AgioEvent[] {
+  return events.filter((e) => e.runId === runId);
+}
+
+/** Resolves once the stream so far holds an event matching `match` (reads through AgioClient). */
+export async function waitForEvent(client: Client, rootRunId: string, match: (e: AgioEvent) => boolean): Promise<AgioEvent> {
+  for await (const event of new AgioClient(client).getHandle(rootRunId).stream({ maxPollMs: 50 })) if (match(event)) return event;
+  throw new Error(`the stream of ${rootRunId} ended without a matching event`);
+}
+
+type History = Awaited<ReturnType<WorkflowHandle['fetchHistory']>>;
+type Int64 = number | { toNumber(): number } | null | undefined;
+const num = (v: Int64): number => (v == null ? 0 : typeof v === 'number' ? v : v.toNumber());
+
+/** One StartChildWorkflowExecutionInitiated event: the child's id and the workflow task that started it. */
+export interface ChildStart {
+  workflowId: string;
+  eventId: number;
+  workflowTaskCompletedEventId: number;
+}
+
+/** The child workflows a history started, in order. */
+export function childStarts(history: History): ChildStart[] {
+  return (history.events ?? [])
+    .filter((e) => e.startChildWorkflowExecutionInitiatedEventAttributes)
+    .map((e) => ({
+      workflowId: e.startChildWorkflowExecutionInitiatedEventAttributes!.workflowId ?? '',
+      eventId: num(e.eventId),
+      workflowTaskCompletedEventId: num(e.startChildWorkflowExecutionInitiatedEventAttributes!.workflowTaskCompletedEventId),
+    }));
+}

@@ -1,0 +1,258 @@
+// Faults of nested agents on a real dev server: a child whose model refuses (401) or that outlives its timeout
+// folds into an `unavailable` tool result and the parent answers anyway; cancelling the root cancels the whole
+// tree; a worker SIGKILLed while a child streams is replaced and the child resumes where it was.
+import { WorkflowFailedError, type Client, type Connection } from '@temporalio/client';
+import { CancelledFailure } from '@temporalio/common';
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { asTool, defineAgent, type RunOutput } from '../../common';
+import { ScriptedModelServer, text, toolCall, toolCalls } from '../../worker/dev-server/scripted-model-server';
+import { testTools } from '../fixtures/test-tools';
+import { activities, sentMessages, sentToolResult, startRun } from '../helpers/agent-runs';
+import { childStarts, eventsOf, expectWholeStream, readStream, requestsOf, runAndStream, waitForEvent } from '../helpers/nested-runs';
+import { startTestWorker, testClient, uniqueId, type TestWorker } from '../helpers/temporal';
+import { testEnv } from '../helpers/test-env';
+import { startWorkerProcess, stopWorkerProcess, type WorkerProcess } from '../helpers/worker-process';
+
+/** Resolves once `check()` holds (polled every 100 ms); fails after `timeoutMs`. */
+async function until(check: () => boolean, timeoutMs = 20_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+describe('nested agent faults', () => {
+  let client: Client;
+  let connection: Connection;
+  let server: ScriptedModelServer;
+  const model = () => ({ baseURL: server.baseURL, apiKey: 'test', defaultModel: 'scripted' });
+  const helper = (extra: { instructions: string; tools?: string[] }) => defineAgent({ name: 'helper', ...extra });
+  const parentOf = (child: ReturnType<typeof defineAgent>, opts: { timeoutMs?: number } = {}) =>
+    defineAgent({ name: 'parent', instructions: 'You are the parent.', tools: [asTool(child, { description: 'Helps.', ...opts })] });
+
+  beforeAll(async () => {
+    ({ client, connection } = await testClient());
+    server = await ScriptedModelServer.start();
+  });
+  afterAll(async () => {
+    await server?.close();
+    await connection?.close();
+  });
+  beforeEach(() => server.reset());
+  afterEach(() => {
+    expect(server.unexpected).toEqual([]);
+    expect(server.pending()).toBe(0);
+  });
+
+  describe('on an in-process worker', () => {
+    let worker: TestWorker;
+    beforeAll(async () => {
+      worker = await startTestWorker({ model: model(), tools: testTools });
+    });
+    afterAll(async () => {
+      await worker?.stop();
+    });
+
+    const run = (agent: ReturnType<typeof defineAgent>) => runAndStream(client, worker.taskQueue, { agent, input: 'go' });
+
+    it('folds a child whose model answers 401 into an unavailable tool result; the parent answers and its stream goes on', async () => {
+      const usage = (prompt_tokens: number, completion_tokens: number) => ({ usage: { prompt_tokens, completion_tokens } });
+      server.scriptFor('You are the parent.', toolCalls([toolCall('helper', { task: 'try' }, { id: 'call_helper' })], usage(100, 10)), text('answered anyway', usage(200, 20)));
+      // The child spends tokens on one turn before its model refuses it.
+      server.scriptFor('You are the broken helper.', toolCalls([toolCall('echo', { text: 'first' })], usage(20, 2)), { error: { status: 401 } });
+
+      const { rootRunId, events, output } = await run(parentOf(helper({ instructions: 'You are the broken helper.', tools: ['echo'] })));
+
+      expect(output).toMatchObject({ terminationReason: 'completed', response: 'answered anyway', metrics: { toolErrors: 1 } });
+      const result: unknown = JSON.parse(sentToolResult(requestsOf(server, 'You are the parent.')[1], 'call_helper'));
+      expect(result).toEqual({ unavailable: true, agent: 'helper', error: expect.stringContaining('HTTP 401') });
+      expect(requestsOf(server, 'You are the broken helper.')).toHaveLength(2);
+      const childRunId = `${rootRunId}/tool/call_helper`;
+      expect((await client.workflow.getHandle(childRunId).describe()).status.name).toBe('FAILED');
+      // Tokens a failed child spent still count: in its RUN_FAILED and in the root's usage.
+      expect(output.usage).toEqual({ promptTokens: 320, completionTokens: 32, totalTokens: 352 });
+      expectWholeStream(events, rootRunId, 'RUN_COMPLETED');
+      const failed = events.findIndex((e) => e.type === 'RUN_FAILED');
+      expect(events[failed]).toMatchObject({ runId: childRunId, depth: 1, parentRunId: rootRunId, data: { error: { type: 'ModelAuthError' } } });
+      expect(events[failed].usage).toEqual({ promptTokens: 20, completionTokens: 2, totalTokens: 22 });
+      expect(events.slice(failed + 1).map((e) => e.runId)).toEqual(events.slice(failed + 1).map(() => rootRunId));
+      expect(events.slice(failed + 1).some((e) => e.type === 'STEP_DELTA')).toBe(true);
+    });
+
+    it('folds a child that outlives its timeoutMs into an unavailable tool result and ends its run in the stream', async () => {
+      server.scriptFor('You are the parent.', toolCalls([toolCall('helper', { task: 'take your time' }, { id: 'call_slow' })]), text('went on without it'));
+      // Whatever the child asks its model hangs; under load its timeout may even come before it asks.
+      server.setDefault(text('far too late', { hangMs: 30_000 }));
+
+      const started = Date.now();
+      const { rootRunId, events, output } = await run(parentOf(helper({ instructions: 'You are the slow helper.' }), { timeoutMs: 1500 }));
+
+      expect(Date.now() - started).toBeLessThan(15_000);
+      expect(output.response).toBe('went on without it');
+      const result: unknown = JSON.parse(sentToolResult(requestsOf(server, 'You are the parent.')[1], 'call_slow'));
+      expect(result).toEqual({ unavailable: true, agent: 'helper', error: 'timed out: it did not finish within its timeoutMs of 1500 ms' });
+      const childRunId = `${rootRunId}/tool/call_slow`;
+      expect((await client.workflow.getHandle(childRunId).describe()).status.name).toBe('TIMED_OUT');
+      expectWholeStream(events, rootRunId, 'RUN_COMPLETED');
+      // The child cannot report its own end (the server timed it out); its parent reports it in its name.
+      const lifecycle = eventsOf(events, childRunId).filter((e) => e.type.startsWith('RUN_'));
+      expect(lifecycle.map((e) => e.type)).toEqual(['RUN_STARTED', 'RUN_FAILED']);
+      expect(lifecycle[1]).toMatchObject({
+        depth: 1,
+        parentRunId: rootRunId,
+        toolCallId: 'call_slow',
+        agent: 'helper',
+        nestingType: 'agent_tool',
+        data: { error: { type: 'TimeoutFailure', message: expect.stringMatching(/timed out/) }, reportedBy: rootRunId },
+      });
+    });
+
+    it('reports the ends of two grandchildren that time out together under a nested parent, in one ordered stream', async () => {
+      const slow = (name: string) => defineAgent({ name, instructions: `You are the slow ${name}.` });
+      const middle = defineAgent({
+        name: 'middle',
+        instructions: 'You are the middle.',
+        tools: [asTool(slow('left'), { description: 'Left.', timeoutMs: 1500 }), asTool(slow('right'), { description: 'Right.', timeoutMs: 1500 })],
+      });
+      server.scriptFor('You are the parent.', toolCalls([toolCall('middle', { task: 'delegate' }, { id: 'call_middle' })]), text('top answer'));
+      server.scriptFor('You are the middle.', toolCalls([toolCall('left', { task: 'l' }, { id: 'call_left' }), toolCall('right', { task: 'r' }, { id: 'call_right' })]), text('middle answer'));
+      server.setDefault(text('never', { hangMs: 30_000 }));
+
+      const { rootRunId, events, output } = await run(parentOf(middle));
+
+      expect(output.response).toBe('top answer');
+      const middleId = `${rootRunId}/tool/call_middle`;
+      for (const side of ['left', 'right']) {
+        expect(JSON.parse(sentToolResult(requestsOf(server, 'You are the middle.')[1], `call_${side}`))).toMatchObject({ unavailable: true, agent: side });
+        const lifecycle = eventsOf(events, `${middleId}/tool/call_${side}`).filter((e) => e.type.startsWith('RUN_'));
+        expect(lifecycle.map((e) => [e.type, e.depth, e.parentRunId])).toEqual([
+          ['RUN_STARTED', 2, middleId],
+          ['RUN_FAILED', 2, middleId],
+        ]);
+      }
+      expectWholeStream(events, rootRunId, 'RUN_COMPLETED');
+      expect(events.find((e) => e.runId === middleId && e.type === 'RUN_COMPLETED')?.data).toMatchObject({ response: 'middle answer' });
+    });
+
+    it("cancels the whole tree when the root is cancelled while a grandchild streams, ending the stream with the root's RUN_CANCELLED", async () => {
+      const c = defineAgent({ name: 'c', instructions: 'You are agent C.' });
+      const b = defineAgent({ name: 'b', instructions: 'You are agent B.', tools: [asTool(c, { description: 'C.' })] });
+      const a = defineAgent({ name: 'a', instructions: 'You are agent A.', tools: [asTool(b, { description: 'B.' })] });
+      server.scriptFor('You are agent A.', toolCalls([toolCall('b', { task: 'b' }, { id: 'call_b' })]));
+      server.scriptFor('You are agent B.', toolCalls([toolCall('c', { task: 'c' }, { id: 'call_c' })]));
+      let chunksSent = 0;
+      let lastChunkAt = Date.now();
+      server.onChunk = ({ writtenAt }) => {
+        chunksSent++;
+        lastChunkAt = writtenAt;
+      };
+      server.scriptFor('You are agent C.', text('word '.repeat(200), { chunkSize: 5, delayMs: 100 }));
+      const handle = await startRun(client, worker.taskQueue, { agent: a, input: 'go' });
+      const bId = `${handle.workflowId}/tool/call_b`;
+      const cId = `${bId}/tool/call_c`;
+
+      await waitForEvent(client, handle.workflowId, (e) => e.runId === cId && e.type === 'STEP_DELTA');
+      await handle.cancel();
+      const events = await readStream(client, handle.workflowId);
+      const err = await handle.result().then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+
+      expect(err).toBeInstanceOf(WorkflowFailedError);
+      expect((err as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
+      expectWholeStream(events, handle.workflowId, 'RUN_CANCELLED');
+      expect(events.filter((e) => e.type === 'RUN_CANCELLED').map((e) => [e.runId, e.depth])).toEqual([
+        [cId, 2],
+        [bId, 1],
+        [handle.workflowId, 0],
+      ]);
+      for (const id of [handle.workflowId, bId, cId]) expect((await client.workflow.getHandle(id).describe()).status.name).toBe('CANCELLED');
+      // The grandchild's model call was cancelled too: its HTTP stream stops long before its 200 chunks.
+      await until(() => Date.now() - lastChunkAt > 1000);
+      expect(chunksSent).toBeLessThan(150);
+    });
+  });
+
+  describe('when a worker process is SIGKILLed while a child streams', () => {
+    let first: WorkerProcess | undefined;
+    let second: TestWorker | undefined;
+    let workspaceRoot: string;
+    afterAll(async () => {
+      await stopWorkerProcess(first);
+      await second?.stop();
+      if (workspaceRoot) await fs.rm(workspaceRoot, { recursive: true, force: true });
+    });
+
+    it("resumes the same child on a new worker without re-running its finished steps, and the parent completes", async () => {
+      const taskQueue = uniqueId('kill-nested');
+      workspaceRoot = await fs.mkdtemp(path.join(os.tmpdir(), 'agio-ws-kill-nested-'));
+      first = await startWorkerProcess({
+        address: testEnv('temporalAddress'),
+        taskQueue,
+        model: model(),
+        workspaceRoot,
+        workflowBundle: testEnv('workflowBundle'),
+        tools: ['record'],
+        stickyQueueScheduleToStartTimeoutMs: 1000,
+      });
+      const bee = helper({ instructions: 'You are the worker bee.', tools: ['record'] });
+      server.scriptFor('You are the parent.', toolCalls([toolCall('helper', { task: 'record, then report' }, { id: 'call_bee' })]), text('the parent is done'));
+      let killedRequest = -1;
+      server.scriptFor(
+        'You are the worker bee.',
+        toolCalls([toolCall('record', { label: 'before the crash' }, { id: 'call_record' })]),
+        // A slow stream (~25 chunks 150 ms apart); the worker dies after its third chunk.
+        (_req, i) => {
+          killedRequest = i;
+          return text('a long answer that never arrives', { chunkSize: 2, delayMs: 150 });
+        },
+        text('the bee reports'),
+      );
+      const killed = new Promise<void>((resolve) => {
+        server.onChunk = ({ requestIndex, chunkIndex }) => {
+          if (requestIndex === killedRequest && chunkIndex === 2) {
+            first!.kill('SIGKILL');
+            resolve();
+          }
+        };
+      });
+      const handle = await startRun(client, taskQueue, { agent: parentOf(bee), input: 'go', context: { limits: { modelHeartbeatTimeoutMs: 2000 } } });
+      const childRunId = `${handle.workflowId}/tool/call_bee`;
+
+      await killed;
+      expect(await first.exited).toEqual({ code: null, signal: 'SIGKILL' });
+      second = await startTestWorker({ model: model(), tools: testTools, taskQueue });
+      const output = (await handle.result()) as RunOutput;
+
+      expect(output.response).toBe('the parent is done');
+      expect(sentToolResult(requestsOf(server, 'You are the parent.')[1], 'call_bee')).toBe('the bee reports');
+      // Requests per agent: the parent twice; the bee's first turn once, its killed turn twice (same conversation).
+      expect(requestsOf(server, 'You are the parent.')).toHaveLength(2);
+      const beeRequests = requestsOf(server, 'You are the worker bee.');
+      expect(beeRequests).toHaveLength(3);
+      expect(sentMessages(beeRequests[2])).toEqual(sentMessages(beeRequests[1]));
+      expect(sentToolResult(beeRequests[2], 'call_record')).toBe('recorded before the crash');
+      // One child workflow, the same id throughout; its tool ran once and only the killed model call was retried.
+      expect(childStarts(await handle.fetchHistory()).map((s) => s.workflowId)).toEqual([childRunId]);
+      const child = client.workflow.getHandle(childRunId);
+      expect((await child.describe()).status.name).toBe('COMPLETED');
+      const childHistory = await child.fetchHistory();
+      expect(activities(childHistory, 'callModel').map((c) => [c.completed, c.completedAttempt])).toEqual([
+        [true, 1],
+        [true, 2],
+      ]);
+      expect(activities(childHistory, 'runTool').map((c) => [c.completed, c.completedAttempt])).toEqual([[true, 1]]);
+      // The stream: every step committed once, the retry announced, the root's completion last.
+      const events = await readStream(client, handle.workflowId);
+      expectWholeStream(events, handle.workflowId, 'RUN_COMPLETED');
+      const stepIds = events.filter((e) => e.type === 'STEP_COMPLETED').map((e) => e.stepId);
+      expect(new Set(stepIds).size).toBe(stepIds.length);
+      expect(stepIds.filter((id) => id?.startsWith(childRunId))).toEqual([0, 1, 2, 3, 4].map((i) => `${childRunId}:${i}`));
+      expect(events.filter((e) => e.type === 'STEP_RETRY').map((e) => [e.runId, e.stepId, e.attempt])).toEqual([[childRunId, `${childRunId}:4`, 2]]);
+    });
+  });
+});

@@ -1,0 +1,63 @@
+// A long loop continues as new between iterations (DESIGN.md section 6): with `continueAsNewEvery: 3`, twenty
+// iterations run over seven workflow runs of one workflow id, carrying the loop position, the shared state and the
+// Wire, so the stream's offsets stay continuous — read live during the run and read again afterwards.
+import type { Client, Connection } from '@temporalio/client';
+import { AgioClient } from '../../client/agio-client';
+import { loopAgent, type AgioEvent } from '../../common';
+import { ScriptedModelServer, text } from '../../worker/dev-server/scripted-model-server';
+import { readStream } from '../helpers/nested-runs';
+import { startTestWorker, testClient, type TestWorker } from '../helpers/temporal';
+import { agentKey, agentOfRequest, agentStates, offsetsOf, runChain, subAgent } from '../helpers/workflow-agents';
+
+const ITERATIONS = 20;
+
+describe('a loop that continues as new', () => {
+  let client: Client;
+  let connection: Connection;
+  let server: ScriptedModelServer;
+  let worker: TestWorker;
+
+  beforeAll(async () => {
+    ({ client, connection } = await testClient());
+    server = await ScriptedModelServer.start();
+    worker = await startTestWorker({ model: { baseURL: server.baseURL, apiKey: 'test', defaultModel: 'scripted' } });
+  });
+  afterAll(async () => {
+    await worker?.stop();
+    await server?.close();
+    await connection?.close();
+  });
+  afterEach(() => {
+    expect(server.unexpected).toEqual([]);
+    expect(server.pending()).toBe(0);
+  });
+
+  it('completes 20 iterations over 7 runs with continuous offsets, live and after the end, and the right timesLooped', async () => {
+    for (let i = 0; i < ITERATIONS; i++) server.scriptFor(agentKey('tick'), text(`tick ${i}`));
+    const loop = loopAgent({ name: 'clock', subAgents: [subAgent('tick', { outputKey: 'last' })], maxIterations: ITERATIONS, continueAsNewEvery: 3 });
+
+    const run = await new AgioClient(client, { taskQueue: worker.taskQueue }).start(loop, 'tick tock', { state: { started: 'yes' } });
+    const [live, output] = await Promise.all([readStream(client, run.runId), run.result()]);
+    const after = await readStream(client, run.runId);
+
+    expect(output).toMatchObject({ terminationReason: 'max_iterations', response: `tick ${ITERATIONS - 1}` });
+    expect(output.state).toEqual({ started: 'yes', last: `tick ${ITERATIONS - 1}` });
+    expect(server.requests.map(agentOfRequest)).toEqual(Array.from({ length: ITERATIONS }, () => 'tick'));
+    // Continued as new after iterations 3, 6, …, 18: seven runs of one workflow id.
+    const chain = await runChain(client, run.runId);
+    expect(chain.map((r) => r.status)).toEqual([...Array.from({ length: 6 }, () => 'CONTINUED_AS_NEW'), 'COMPLETED']);
+    expect(new Set(chain.map((r) => r.runId)).size).toBe(7);
+
+    for (const events of [live, after]) {
+      expect(offsetsOf(events)).toEqual(events.map((_, i) => i));
+      expect(events.filter((e) => e.type === 'RUN_STARTED' && e.depth === 0)).toHaveLength(1);
+      expect(events.filter((e: AgioEvent) => e.type === 'RUN_COMPLETED' && e.depth === 0)).toEqual([events.at(-1)]);
+      expect(agentStates(events)).toEqual(Array.from({ length: ITERATIONS }, (_, timesLooped) => ({ timesLooped, currentSubAgent: 'tick' })));
+      // Every iteration's child ran and reported once.
+      const children = events.filter((e) => e.type === 'RUN_COMPLETED' && e.depth === 1).map((e) => e.runId);
+      expect(children).toEqual(Array.from({ length: ITERATIONS }, (_, i) => `${run.runId}/loop-${i}/0-tick`));
+    }
+    expect(after).toEqual(live);
+    expect(live.at(-1)).toMatchObject({ type: 'RUN_COMPLETED', data: { terminationReason: 'max_iterations' } });
+  });
+});
