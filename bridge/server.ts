@@ -1,6 +1,6 @@
 // The HTTP bridge: a Fastify app over an AgioClient. Bodies and params are validated with zod, errors are JSON,
 // every run route is scoped to the caller's tenant, and run events stream as SSE through one shared reader.
-import Fastify, { type FastifyInstance } from 'fastify';
+import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { z } from 'zod';
 import type { AgioClient } from '../client/agio-client';
 import type { Stores } from '../stores';
@@ -34,12 +34,26 @@ const ToolCallParams = z.object({ id: z.string().regex(/^[A-Za-z0-9._:/-]{1,512}
 const SessionParams = z.object({ id: z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/, 'malformed session id') });
 const ControlBody = z.object({ reason: z.string().max(1000).optional(), by: z.string().max(200).optional() });
 
+/** Longest path segment the router passes to a route (longer ones answer 400). */
+const MAX_PARAM_LENGTH = 2048;
+
 /** Run ids are workflow ids: Agio's own (`run-<uuid>`) or nested ones (`…/tool/<callId>`). */
 export const RunParams = z.object({ id: z.string().regex(/^[A-Za-z0-9._:/-]{1,512}$/, 'malformed run id') });
 
 /** Builds the Fastify app (not yet listening). */
 export function createBridge(opts: BridgeOptions): FastifyInstance & { hub: StreamHub } {
-  const app = Fastify({ logger: opts.logger ?? false, bodyLimit: 2 * 1024 * 1024 });
+  const app = Fastify({
+    logger: opts.logger ?? false,
+    bodyLimit: 2 * 1024 * 1024,
+    // Ids up to their own limits (a run id: 512 characters, percent-encoded maybe thrice as long) reach the routes'
+    // validation, which answers 400 in the bridge's JSON error shape; Fastify's default (100) cut long nested run ids off.
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    // URLs the router itself rejects (bad percent-encoding, longer segments) answer in the same shape.
+    frameworkErrors: (err, _req, reply) => {
+      const message = err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? `a path segment is longer than ${MAX_PARAM_LENGTH} characters` : err.code === 'FST_ERR_BAD_URL' ? 'the URL has a malformed path segment' : err.message;
+      void (reply as FastifyReply).status(400).send({ error: { code: 'invalid_request', message } });
+    },
+  });
   const { agio } = opts;
   const hub = new StreamHub(agio.temporal);
   app.addHook('onClose', async () => hub.close());
@@ -153,6 +167,7 @@ export function createBridge(opts: BridgeOptions): FastifyInstance & { hub: Stre
         const e = err as Error & { cause?: Error };
         if (e.name === 'UnknownToolCallError') throw new HttpError(404, 'tool_call_not_found', e.message);
         if (e.name === 'WorkflowUpdateFailedError') throw new HttpError(409, 'decision_rejected', e.cause?.message ?? e.message);
+        if (e.name === 'DecisionRejectedError') throw new HttpError(409, 'decision_rejected', e.message);
         throw err;
       }
     });

@@ -2,7 +2,7 @@
 // and cancel them — over a Temporal Client, so it works wherever Temporal is reachable.
 import { Client, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
-import { AgentRegistry, DEFAULT_TASK_QUEUE, workflowTypeFor, type AgioEvent, type AnyAgentSpec, type ChatMessage, type LoopPosition, type RunContext, type RunOutput, type ToolCallDecision } from '../common';
+import { AgentRegistry, DEFAULT_TASK_QUEUE, workflowTypeFor, type AgioEvent, type AnyAgentSpec, type ChatMessage, type LoopPosition, type PermissionRule, type RunContext, type RunOutput, type ToolCallDecision } from '../common';
 import { decideToolCallUpdate, eventsQuery, pauseSignal, pauseUpdate, resumeSignal, resumeUpdate, stateQuery, type ControlRequest, type ControlState, type RunState } from '../workflows/messages';
 import { readEvents, type ReadEventsOptions } from './event-reader';
 
@@ -17,6 +17,8 @@ export interface StartOptions {
   userId?: string;
   limits?: Partial<RunContext['limits']>;
   state?: Record<string, unknown>;
+  /** Permission rules for this run, checked before the agent's own (and inherited by nested runs). */
+  permissions?: PermissionRule[];
   /** Loop agents: start at this position (seed 001's resume, for runs that were terminated or reset). */
   resumeFrom?: LoopPosition;
 }
@@ -99,7 +101,15 @@ export class RunHandle {
   private async decide(decision: ToolCallDecision): Promise<{ toolCallId: string; decision: 'approve' | 'deny' }> {
     const owner = await this.toolCallOwner(decision.toolCallId);
     if (!owner) throw new UnknownToolCallError(`no tool call "${decision.toolCallId}" has asked for approval in run "${this.runId}"`);
-    return this.client.workflow.getHandle(owner).executeUpdate(decideToolCallUpdate, { args: [decision] });
+    try {
+      return await this.client.workflow.getHandle(owner).executeUpdate(decideToolCallUpdate, { args: [decision] });
+    } catch (err) {
+      // The server refuses updates to a closed workflow as "not found"; the call was decided (or timed out) before it ended.
+      if ((err as Error).name === 'WorkflowNotFoundError') {
+        throw new DecisionRejectedError(`tool call "${decision.toolCallId}" is no longer waiting for a decision: the run that asked for it (${owner}) has ended`);
+      }
+      throw err;
+    }
   }
 
   /** Cancels the run and everything it started. */
@@ -131,7 +141,7 @@ export class AgioClient {
     const args = {
       agent: spec,
       input,
-      context: { tenant, ...(opts.sessionId ? { sessionId: opts.sessionId } : {}), ...(opts.userId ? { userId: opts.userId } : {}), ...(opts.limits ? { limits: opts.limits } : {}) },
+      context: { tenant, ...(opts.sessionId ? { sessionId: opts.sessionId } : {}), ...(opts.userId ? { userId: opts.userId } : {}), ...(opts.limits ? { limits: opts.limits } : {}), ...(opts.permissions ? { permissions: opts.permissions } : {}) },
       ...(opts.state ? { state: opts.state } : {}),
       ...(opts.resumeFrom ? { resumeFrom: opts.resumeFrom } : {}),
     };
@@ -155,6 +165,11 @@ export class AgioClient {
 /** No pending tool call with that id in the run's tree. */
 export class UnknownToolCallError extends Error {
   override name = 'UnknownToolCallError';
+}
+
+/** A decision that can no longer be taken: the run that asked for it has ended. */
+export class DecisionRejectedError extends Error {
+  override name = 'DecisionRejectedError';
 }
 
 /** True when an error is a run's failure (as opposed to a connection problem). */

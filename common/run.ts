@@ -26,7 +26,7 @@ export const RunContext = z.object({
   /** Workspace directory relative to the worker's workspace root. */
   workspace: z.string(),
   limits: RunLimits,
-  /** `none`: publish only this run's start and end events (an AgentTool with `stream: 'none'`). */
+  /** `none`: publish only this run's start, end and approval events (an AgentTool with `stream: 'none'`). */
   stream: z.enum(['full', 'none']).default('full'),
   /** How this run was started by its parent. */
   nestingType: z.enum(['agent_tool', 'workflow_agent']).optional(),

@@ -62,7 +62,7 @@ export const AgentToolSpec = z.object({
   get agent() {
     return AgentSpec;
   },
-  /** `full`: every event of the child reaches the root stream; `none`: only its start and end. */
+  /** `full`: every event of the child reaches the root stream; `none`: only its start, end and approval requests. */
   stream: z.enum(['full', 'none']).default('full'),
   /** Tools of the child agent it may use (default: all of its own). */
   toolsAllowlist: z.array(z.string()).optional(),

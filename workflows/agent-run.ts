@@ -26,7 +26,7 @@ export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
   const events = createEmitter(eventBase(context, agent.name, context.nestingType), wire, context.stream);
   const callModel = callModelActivity(context);
   const control = new RunControl(events, context.parentRunId);
-  const approvals = new Approvals(events, context, agent.permissions, agent.approvalTimeoutMs);
+  const approvals = new Approvals(events, context, agent.permissions, agent.approvalTimeoutMs, control);
 
   const steps: Step[] = [];
   const messages: ChatMessage[] = [];

@@ -2,6 +2,7 @@
 // TOOL_AUTH_REQUIRED and waits durably (days, across worker restarts) for the decideToolCall update or a timeout.
 import { condition, setHandler, workflowInfo } from '@temporalio/workflow';
 import { ToolCallDecision, decidePermission, type PermissionRule, type RunContext, type ToolCall } from '../common';
+import type { RunControl } from './control';
 import type { Emitter } from './emitter';
 import { decideToolCallUpdate } from './messages';
 
@@ -25,6 +26,8 @@ export class Approvals {
     private readonly context: RunContext,
     private readonly agentRules: PermissionRule[],
     private readonly timeoutMs: number,
+    /** Pause bookkeeping: a run waiting here for a person counts as parked when paused. */
+    private readonly control?: RunControl,
   ) {
     setHandler(
       decideToolCallUpdate,
@@ -55,6 +58,14 @@ export class Approvals {
     const entry: Pending = { tool: call.name, args };
     this.pending.set(call.id, entry);
     await this.events.emit({ type: 'TOOL_AUTH_REQUIRED', data: { ...about, args, reason: rule?.pattern ? `matches "${rule.pattern}"` : `"${call.name}" requires approval` } });
+    // Waiting for a person holds nothing, so a paused run waiting here is parked; one approved while paused records
+    // the decision at once and runs the tool only after resume.
+    const ask = this.ask(call, entry, rule, about);
+    return this.control ? this.control.waitForPerson(ask) : ask;
+  }
+
+  /** Waits for the decision (or the timeout) on a call that asked, and turns it into a verdict. */
+  private async ask(call: ToolCall, entry: Pending, rule: PermissionRule | undefined, about: Record<string, string>): Promise<PermissionVerdict> {
     await condition(() => entry.decision !== undefined, this.timeoutMs);
     this.pending.delete(call.id);
     this.decided.add(call.id);
@@ -68,6 +79,7 @@ export class Approvals {
     if (decision.decision === 'approve') {
       if (decision.remember) this.remembered.unshift({ tool: call.name, ...(rule?.pattern ? { pattern: rule.pattern } : {}), action: 'allow' });
       await this.events.emit({ type: 'TOOL_AUTH_GRANTED', data: { ...about, by, remember: decision.remember ?? false } });
+      await this.control?.waitWhilePaused();
       return { run: true };
     }
     await this.events.emit({ type: 'TOOL_AUTH_DENIED', data: { ...about, by, reason: 'denied', ...(decision.message ? { message: decision.message } : {}) } });

@@ -11,6 +11,8 @@ export class RunControl {
   private parked = false;
   private request: ControlRequest = {};
   private inFlight = 0;
+  /** Branches waiting for a person (a tool-call decision, then resume): they hold nothing. */
+  private waitingForPeople = 0;
   private readonly children = new Map<string, ChildWorkflowHandle<never>>();
   private readonly parkedChildren = new Set<string>();
   private reportedParked = false;
@@ -96,6 +98,18 @@ export class RunControl {
     }
   }
 
+  /** Counts a branch that waits for a person while `work` runs: a paused run waiting only on people (and parked children) is parked. */
+  async waitForPerson<T>(work: Promise<T>): Promise<T> {
+    this.waitingForPeople++;
+    this.report();
+    try {
+      return await work;
+    } finally {
+      this.waitingForPeople--;
+      this.report();
+    }
+  }
+
   /** Runs a started child until its result, forwarding pause/resume to it meanwhile. */
   async child<T>(handle: ChildWorkflowHandle<never>): Promise<T> {
     this.children.set(handle.workflowId, handle);
@@ -125,11 +139,11 @@ export class RunControl {
     return [...this.children.keys()];
   }
 
-  /** Parked: stopped at a safe point, or waiting on nothing but children that are all parked themselves. */
+  /** Parked: stopped at a safe point, or waiting on nothing but people and children that are all parked themselves. */
   private isParked(): boolean {
     if (!this.paused) return false;
     if (this.parked) return true;
-    return this.inFlight === 0 && this.children.size > 0 && [...this.children.keys()].every((id) => this.parkedChildren.has(id));
+    return this.inFlight === 0 && (this.waitingForPeople > 0 || this.children.size > 0) && [...this.children.keys()].every((id) => this.parkedChildren.has(id));
   }
 
   /** Tells the parent when this run's parked state changes. */

@@ -5,7 +5,8 @@ import type { EventBase, EventDraft, EventType, RunContext } from '../common';
 import { publishSignal } from './messages';
 import type { Wire } from './wire';
 
-const LIFECYCLE = new Set<EventType>(['RUN_STARTED', 'RUN_COMPLETED', 'RUN_FAILED', 'RUN_CANCELLED']);
+/** What a run with `stream: 'none'` still publishes: its start and end, and approvals (a person must see and answer them). */
+const ALWAYS_PUBLISHED = new Set<EventType>(['RUN_STARTED', 'RUN_COMPLETED', 'RUN_FAILED', 'RUN_CANCELLED', 'TOOL_AUTH_REQUIRED', 'TOOL_AUTH_GRANTED', 'TOOL_AUTH_DENIED']);
 
 /** Emits a run's own events. */
 export interface Emitter {
@@ -44,8 +45,8 @@ export function createEmitter(base: EventBase, wire: Wire | undefined, stream: '
   return {
     base,
     emit(event, as = base) {
-      // `stream: 'none'` (an AgentTool that only reports its start and end) publishes lifecycle events only.
-      if (stream === 'none' && !LIFECYCLE.has(event.type)) return Promise.resolve();
+      // `stream: 'none'` (an AgentTool that only reports its start and end) publishes lifecycle and approval events only.
+      if (stream === 'none' && !ALWAYS_PUBLISHED.has(event.type)) return Promise.resolve();
       const draft: EventDraft = { ...as, ...event, timestamp: Date.now() };
       if (wire) {
         wire.append(draft);

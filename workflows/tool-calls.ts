@@ -67,8 +67,6 @@ async function runOne(turn: ToolTurn, call: ToolCall, index: number): Promise<St
   if (turn.approvals) {
     const verdict = await turn.approvals.check(call);
     if (!verdict.run) return { ...base, content: verdict.message, isError: true, metadata: { permission: 'denied' } };
-    // Approved while the run was paused: the decision is recorded, the tool runs only after resume.
-    await turn.control?.waitWhilePaused();
   }
   if (agentTool) return runAgentTool(context, turn.events, agentTool, call, base, turn.messages, turn.control);
   const startedAt = Date.now();

@@ -1,0 +1,58 @@
+// Helpers for integration tests of tool approvals (DESIGN.md section 7): agents whose calls ask first, waiting for
+// a TOOL_AUTH_REQUIRED event in a root run's stream, the TOOL_AUTH trail of a stream, and the `record` tool's runs.
+import type { Client } from '@temporalio/client';
+import { defineAgent, type AgentSpec, type AgentSpecInput, type AgioEvent } from '../../common';
+import { eventsQuery } from '../../workflows/messages';
+import { recordedToolCalls, type RecordedToolCall } from '../fixtures/test-tools';
+import { waitForEvent } from './nested-runs';
+
+/** The data of a TOOL_AUTH_* event. */
+export interface AuthData {
+  workflowId: string;
+  runId: string;
+  toolCallId: string;
+  tool: string;
+  args?: unknown;
+  reason?: string;
+  by?: string;
+  message?: string;
+  remember?: boolean;
+}
+
+/** An LLM agent with its own routing key (`You are <name>.`); `record` asks for approval unless `extra` says otherwise. */
+export function askingAgent(name: string, extra: Partial<AgentSpecInput> = {}): AgentSpec {
+  return defineAgent({ name, instructions: `You are ${name}.`, tools: ['record'], permissions: [{ tool: 'record', action: 'ask' }], ...extra });
+}
+
+/** The routing key of an agent made by {@link askingAgent}. */
+export const keyOf = (agent: AgentSpec): string => `You are ${agent.name}.`;
+
+/** Resolves with the TOOL_AUTH_REQUIRED event of `toolCallId` once the root's stream holds it. */
+export function waitForAsk(client: Client, rootRunId: string, toolCallId: string): Promise<AgioEvent & { data: AuthData }> {
+  return waitForEvent(client, rootRunId, (e) => e.type === 'TOOL_AUTH_REQUIRED' && authData(e).toolCallId === toolCallId) as Promise<AgioEvent & { data: AuthData }>;
+}
+
+/** Resolves with the first event of `type` about `toolCallId` once the root's stream holds it. */
+export function waitForAuth(client: Client, rootRunId: string, type: 'TOOL_AUTH_GRANTED' | 'TOOL_AUTH_DENIED', toolCallId: string): Promise<AgioEvent & { data: AuthData }> {
+  return waitForEvent(client, rootRunId, (e) => e.type === type && authData(e).toolCallId === toolCallId) as Promise<AgioEvent & { data: AuthData }>;
+}
+
+/** The data of a TOOL_AUTH_* event, typed. */
+export function authData(event: AgioEvent): AuthData {
+  return (event.data ?? {}) as unknown as AuthData;
+}
+
+/** `[type, toolCallId]` of every TOOL_AUTH_* event of a stream, in order. */
+export function authTrail(events: AgioEvent[]): [string, string][] {
+  return events.filter((e) => e.type.startsWith('TOOL_AUTH_')).map((e) => [e.type, authData(e).toolCallId]);
+}
+
+/** The root run's log right now (one query, no waiting). */
+export async function eventsNow(client: Client, rootRunId: string): Promise<AgioEvent[]> {
+  return (await client.workflow.getHandle(rootRunId).query(eventsQuery, { after: -1, limit: 1000 })).events;
+}
+
+/** The executions of the `record` tool by one run in this process (in-process workers only). */
+export function recordsOf(runId: string): RecordedToolCall[] {
+  return recordedToolCalls.filter((r) => r.runId === runId);
+}
