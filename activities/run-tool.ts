@@ -83,6 +83,7 @@ export function createToolActivities(registry: ToolRegistry, workspaceRoot: stri
         runId: input.runId,
         toolCallId: input.toolCallId,
         tenant: input.tenant ?? 'default',
+        maxOutputBytes: input.maxOutputBytes,
       });
       const result: ToolOutput = typeof out === 'string' ? { content: out } : out;
       const truncated = truncateOutput(result.content, input.maxOutputBytes);

@@ -19,7 +19,7 @@ export interface CreateWorkerOptions {
   taskQueue?: string;
   /** Agents the worker knows by name (the HTTP API starts these). */
   agents?: AnyAgentSpec[];
-  /** Extra tools; the built-in tools are always registered unless `builtinTools: false`. */
+  /** Extra tools; the built-in tools are always registered unless `builtinTools: false` (get_tool_result always is). */
   tools?: ToolDefinition[];
   builtinTools?: boolean;
   model: ModelConfig;
@@ -49,7 +49,11 @@ export interface AgioWorker {
 export async function createWorker(opts: CreateWorkerOptions): Promise<AgioWorker> {
   const stores = opts.stores ?? createMemoryStores();
   await stores.setup();
-  const tools = new ToolRegistry([...(opts.builtinTools === false ? [] : [...builtinTools, createGetToolResultTool(stores.toolResults)]), ...(opts.tools ?? [])]);
+  // get_tool_result goes with the stores, not with the built-in tools: every worker truncates large outputs and
+  // points the model at it (a tool of the caller's own by that name replaces it).
+  const extra = opts.tools ?? [];
+  const getToolResult = extra.some((t) => t.name === 'get_tool_result') ? [] : [createGetToolResultTool(stores.toolResults)];
+  const tools = new ToolRegistry([...(opts.builtinTools === false ? [] : builtinTools), ...getToolResult, ...extra]);
   const agents = new AgentRegistry(opts.agents ?? []);
   const workspaceRoot = path.resolve(opts.workspaceRoot ?? '.agio/workspaces');
   await fs.promises.mkdir(workspaceRoot, { recursive: true });

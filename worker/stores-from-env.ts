@@ -5,10 +5,24 @@ import { createMemoryStores, createMongoStores, type Stores } from '../stores';
 import type { AgioEnv } from './config';
 
 /** The stores and a function that releases their connection. */
-export async function storesFromEnv(env: AgioEnv): Promise<{ stores: Stores; close: () => Promise<void> }> {
+export async function storesFromEnv(env: Pick<AgioEnv, 'MONGODB_URI'>): Promise<{ stores: Stores; close: () => Promise<void> }> {
   if (!env.MONGODB_URI) return { stores: createMemoryStores(), close: async () => undefined };
   const client = await new MongoClient(env.MONGODB_URI).connect();
-  const stores = createMongoStores(client);
-  await stores.setup();
-  return { stores, close: () => client.close() };
+  try {
+    // A database named in the URI (mongodb://host/mydb) is the one to use; without one, the stores' default.
+    const dbName = uriDatabase(env.MONGODB_URI) ? client.options.dbName : undefined;
+    const stores = createMongoStores(client, dbName ? { dbName } : {});
+    await stores.setup();
+    return { stores, close: () => client.close() };
+  } catch (err) {
+    // Setup failed (no permission to create indexes, server gone): release the connection, or the process never exits.
+    await client.close().catch(() => undefined);
+    throw err;
+  }
+}
+
+/** The database path of a MongoDB connection string, if it names one (`mongodb://h1,h2/db?opts` → `db`). */
+function uriDatabase(uri: string): string | undefined {
+  const match = /^mongodb(?:\+srv)?:\/\/[^/?#]*\/([^?#]*)/i.exec(uri);
+  return match?.[1] ? match[1] : undefined;
 }

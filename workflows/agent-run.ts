@@ -183,8 +183,9 @@ export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
     const cancelled = isCancellation(err);
     state.status = cancelled ? 'cancelled' : 'failed';
     await CancellationScope.nonCancellable(async () => {
-      await events.emit({ type: cancelled ? 'RUN_CANCELLED' : 'RUN_FAILED', usage: run.usage, data: { error: errorSummary(err) } });
+      // Recorded before the terminal event, as on completion: a reader that sees the run end finds it closed and stored.
       await recorder.end(steps, cancelled ? 'cancelled' : 'failed', run.usage).catch(() => undefined);
+      await events.emit({ type: cancelled ? 'RUN_CANCELLED' : 'RUN_FAILED', usage: run.usage, data: { error: errorSummary(err) } });
     });
     // A nested run's failure carries what it spent, so the tokens still roll up into its parent's usage.
     throw context.depth > 0 && !cancelled ? withSpentUsage(err, run.usage) : err;

@@ -18,6 +18,8 @@ export interface ToolContext {
   toolCallId: string;
   /** The tenant the run belongs to (tools that read stores scope by it). */
   tenant?: string;
+  /** The most UTF-8 bytes of output the run keeps inline (its maxToolOutputBytes); more is truncated. */
+  maxOutputBytes?: number;
 }
 
 /** What a tool returns: text for the model, plus optional structured metadata (e.g. sources used). */

@@ -6,6 +6,7 @@ import { createBridge } from '../../bridge/server';
 import type { HubStats } from '../../bridge/stream-hub';
 import { AgioClient } from '../../client/agio-client';
 import type { AgentSpec } from '../../common';
+import type { Stores } from '../../stores';
 
 /** Options of {@link startBridge}. */
 export interface TestBridgeOptions {
@@ -15,6 +16,8 @@ export interface TestBridgeOptions {
   /** `token:tenant,…` as in AGIO_TOKENS (default `test-token:default`). */
   tokens?: string;
   heartbeatMs?: number;
+  /** Stores behind /sessions, /runs/:id/trace and /runs/:id/citations (usually the worker's). */
+  stores?: Stores;
 }
 
 /** A listening bridge. */
@@ -30,7 +33,7 @@ export interface TestBridge {
 /** Starts a bridge on 127.0.0.1 and a free port. */
 export async function startBridge(opts: TestBridgeOptions): Promise<TestBridge> {
   const agio = new AgioClient(opts.client, { taskQueue: opts.taskQueue, agents: opts.agents ?? [] });
-  const app = createBridge({ agio, tokens: parseTokens(opts.tokens ?? 'test-token:default'), heartbeatMs: opts.heartbeatMs });
+  const app = createBridge({ agio, tokens: parseTokens(opts.tokens ?? 'test-token:default'), heartbeatMs: opts.heartbeatMs, ...(opts.stores ? { stores: opts.stores } : {}) });
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   return { url, app, agio, close: () => app.close() };
 }

@@ -16,6 +16,14 @@ export interface WorkerProcessConfig {
   tools?: string[];
   /** How long the server waits for this worker's sticky queue before handing a workflow task to any worker. */
   stickyQueueScheduleToStartTimeoutMs?: number;
+  /** MongoDB stores (as MONGODB_URI, through storesFromEnv; a database in the URI is used) instead of memory stores. */
+  mongoUri?: string;
+  /**
+   * SIGKILLs the worker itself right after it has stored the step with this index (of any run), before the
+   * persisting local activity returns: the step is in the stores, the workflow task never completes. The ids
+   * of the steps just stored are written to `markerFile` first.
+   */
+  killAfterPersistingStep?: { stepIndex: number; markerFile: string };
 }
 
 /** Environment variable that carries the config. */

@@ -78,7 +78,7 @@ describe('agentRun tool calls', () => {
     expect(Buffer.byteLength(sent)).toBeLessThanOrEqual(1000);
     const step = output.steps.find((s) => s.toolCallId === 'call_big');
     expect(step?.isError).toBe(false);
-    expect(step?.metadata).toEqual({ source: 'big_output', requestedBytes: 5000, truncated: true, originalBytes: 5000 });
+    expect(step?.metadata).toEqual({ source: 'big_output', requestedBytes: 5000, truncated: true, originalBytes: 5000, ref: expect.stringMatching(/^tr_[0-9a-f]{32}$/) });
   });
 
   it('refuses ../ paths, absolute paths and symlinks that lead outside the workspace in every file tool', async () => {

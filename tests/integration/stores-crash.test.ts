@@ -1,0 +1,171 @@
+// Steps are persisted once per id even when a worker process dies around the write (MongoDB stores shared by a
+// worker process and its replacement): SIGKILLed right after a step was stored, before the workflow task that
+// stored it completed (so the write runs again on replay); and SIGKILLed mid-stream of the model call after a
+// persisted tool turn. Either way the run's steps are stored with indexes 0..n-1, each exactly once.
+import type { Client, Connection, WorkflowHandle } from '@temporalio/client';
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { defineAgent, type AgentRunInput, type RunOutput } from '../../common';
+import { ScriptedModelServer, text, toolCall, toolCalls } from '../../worker/dev-server/scripted-model-server';
+import { testTools } from '../fixtures/test-tools';
+import { activities } from '../helpers/agent-runs';
+import { openMongoStores, type TestMongoStores } from '../helpers/mongo-stores';
+import { startTestWorker, testClient, uniqueId, type TestWorker } from '../helpers/temporal';
+import { testEnv } from '../helpers/test-env';
+import { startWorkerProcess, stopWorkerProcess, type WorkerProcess, type WorkerProcessConfig } from '../helpers/worker-process';
+
+const TENANT = 'crash-tenant';
+
+type HistoryEvent = NonNullable<Awaited<ReturnType<WorkflowHandle['fetchHistory']>>['events']>[number];
+
+/** The activity type of a local activity's marker event (undefined for any other event). */
+function localActivityType(event: HistoryEvent): string | undefined {
+  const data = event.markerRecordedEventAttributes?.details?.data?.payloads?.[0]?.data;
+  return data ? (JSON.parse(Buffer.from(data).toString('utf8')) as { activity_type?: string }).activity_type : undefined;
+}
+
+describe('persisted steps when a worker process is SIGKILLed', () => {
+  let client: Client;
+  let connection: Connection;
+  let server: ScriptedModelServer;
+  let mongo: TestMongoStores;
+  let first: WorkerProcess | undefined;
+  let second: TestWorker | undefined;
+  let dir: string;
+  const model = () => ({ baseURL: server.baseURL, apiKey: 'test', defaultModel: 'scripted' });
+  const agent = defineAgent({ name: 'survivor', instructions: 'You survive crashes.', tools: ['record'] });
+
+  beforeAll(async () => {
+    ({ client, connection } = await testClient());
+    server = await ScriptedModelServer.start();
+    mongo = await openMongoStores();
+    dir = await fs.mkdtemp(path.join(os.tmpdir(), 'agio-crash-'));
+  });
+  afterEach(async () => {
+    await stopWorkerProcess(first);
+    await second?.stop();
+    first = second = undefined;
+    expect(server.unexpected).toEqual([]);
+    expect(server.pending()).toBe(0);
+    server.reset();
+  });
+  afterAll(async () => {
+    await mongo?.close();
+    await server?.close();
+    await connection?.close();
+    if (dir) await fs.rm(dir, { recursive: true, force: true });
+  });
+
+  /** A worker process on MongoDB stores; the dead worker's sticky queue is given up after 1 s. */
+  const startFirst = (taskQueue: string, extra: Partial<WorkerProcessConfig> = {}) =>
+    startWorkerProcess({
+      address: testEnv('temporalAddress'),
+      taskQueue,
+      model: model(),
+      workspaceRoot: path.join(dir, 'workspaces'),
+      workflowBundle: testEnv('workflowBundle'),
+      tools: ['record'],
+      stickyQueueScheduleToStartTimeoutMs: 1000,
+      mongoUri: mongo.uri,
+      ...extra,
+    });
+
+  /** The run's step documents as stored (every field), straight from the collection. */
+  const storedStepDocs = (runId: string) => mongo.client.db(mongo.dbName).collection('steps').find({ tenant: TENANT, runId }).toArray();
+
+  /**
+   * Every step of the run stored exactly once, indexes 0..n-1, equal to the steps the run returned. Steps first
+   * written by a workflow task that never completed keep that first write (first write wins), whose workflow-clock
+   * duration differs from the retried task's: for the indexes in `firstAttempt`, durationMs is compared apart.
+   */
+  async function expectStepsOnce(handle: WorkflowHandle, output: RunOutput, firstAttempt: number[] = []): Promise<void> {
+    const runId = handle.workflowId;
+    const docs = await storedStepDocs(runId);
+    expect(docs.map((d) => d.id).sort()).toEqual(output.steps.map((s) => s.id).sort());
+    expect(new Set(docs.map((d) => d.id)).size).toBe(docs.length);
+    const steps = await mongo.stores.sessions.listSteps(TENANT, runId);
+    expect(steps.map((s) => s.index)).toEqual(output.steps.map((_, i) => i));
+    expect(steps.map((s) => s.id)).toEqual(steps.map((s) => `${runId}:${s.index}`));
+    const returned = JSON.parse(JSON.stringify(output.steps)) as RunOutput['steps'];
+    const withoutDuration = (list: RunOutput['steps']) => list.map((s) => (firstAttempt.includes(s.index) ? { ...s, metrics: { ...s.metrics, durationMs: 0 } } : s));
+    expect(withoutDuration(steps)).toEqual(withoutDuration(returned));
+    for (const i of firstAttempt) expect(steps[i].metrics!.durationMs).toBeLessThan(returned[i].metrics!.durationMs!);
+    // The spans of those steps, once each, and the run recorded as completed.
+    const trace = await mongo.stores.traces.getTrace(TENANT, runId);
+    const spanIds = trace!.spans.map((s) => s.spanId);
+    expect(new Set(spanIds).size).toBe(spanIds.length);
+    expect(trace!.spans.map((s) => [s.kind, s.status]).sort()).toEqual([['model', 'ok'], ['model', 'ok'], ['run', 'ok'], ['tool', 'ok']]);
+  }
+
+  it('stores a step written just before the kill once, though the write runs again when the workflow task is retried', async () => {
+    const taskQueue = uniqueId('persist-kill');
+    const markerFile = path.join(dir, `${taskQueue}.json`);
+    // The tool step has index 3 (system, user, assistant with the call, tool): the worker dies once it is stored.
+    first = await startFirst(taskQueue, { killAfterPersistingStep: { stepIndex: 3, markerFile } });
+    server.script(toolCalls([toolCall('record', { label: 'before the kill' }, { id: 'call_record' })]), text('finished after the kill'));
+    const input: AgentRunInput = { agent, input: 'survive', context: { tenant: TENANT } };
+    // A short workflow task timeout: the task the dead worker held is handed on after 2 s instead of 10 s.
+    const handle = await client.workflow.start('agentRun', { taskQueue, workflowId: uniqueId('run'), args: [input], workflowTaskTimeout: '2s' });
+    const runId = handle.workflowId;
+
+    expect(await first.exited).toEqual({ code: null, signal: 'SIGKILL' });
+    expect(JSON.parse(await fs.readFile(markerFile, 'utf8'))).toEqual([0, 1, 2, 3].map((i) => `${runId}:${i}`));
+    // The steps are stored, but the workflow task that stored them never completed.
+    expect((await storedStepDocs(runId)).map((d) => d.index).sort()).toEqual([0, 1, 2, 3]);
+    const before = (await handle.fetchHistory()).events ?? [];
+    // The last activity to complete was the tool call; the workflow task after it was the dead worker's.
+    const toolDone = before.map((e) => Boolean(e.activityTaskCompletedEventAttributes)).lastIndexOf(true);
+    expect(activities({ events: before }, 'runTool').map((a) => a.completed)).toEqual([true]);
+    expect(before.slice(toolDone).some((e) => e.workflowTaskCompletedEventAttributes)).toBe(false);
+
+    second = await startTestWorker({ model: model(), tools: testTools, taskQueue, stores: mongo.stores });
+    const output = (await handle.result()) as RunOutput;
+
+    expect(output.response).toBe('finished after the kill');
+    expect(output.steps.map((s) => s.role)).toEqual(['system', 'user', 'assistant', 'tool', 'assistant']);
+    const history = (await handle.fetchHistory()).events ?? [];
+    // The task timed out, and only the retried task recorded the write of the tool turn: it ran a second time.
+    const timedOut = history.findIndex((e) => e.workflowTaskTimedOutEventAttributes);
+    expect(timedOut).toBeGreaterThan(toolDone);
+    const persisted = history.flatMap((e, i) => (localActivityType(e) === 'persistSteps' ? [i] : []));
+    expect(persisted).toHaveLength(2);
+    expect(persisted[0]).toBeGreaterThan(timedOut);
+    expect(server.requests).toHaveLength(2);
+    // The tool step's duration, timed by the workflow clock, is the killed task's (it ended before the 2 s timeout).
+    await expectStepsOnce(handle, output, [3]);
+  });
+
+  it('stores every step once when the worker dies in the model stream that follows a persisted tool turn', async () => {
+    const taskQueue = uniqueId('stream-kill');
+    first = await startFirst(taskQueue);
+    server.script(
+      toolCalls([toolCall('record', { label: 'persisted turn' }, { id: 'call_record' })]),
+      // A slow stream: ~20 chunks 150 ms apart; the worker dies after the third.
+      text('the final answer, streamed slowly', { chunkSize: 2, delayMs: 150 }),
+      text('the final answer, from the second worker'),
+    );
+    const killed = new Promise<void>((resolve) => {
+      server.onChunk = ({ requestIndex, chunkIndex }) => {
+        if (requestIndex === 1 && chunkIndex === 2) {
+          first!.kill('SIGKILL');
+          resolve();
+        }
+      };
+    });
+    const input: AgentRunInput = { agent, input: 'survive', context: { tenant: TENANT, limits: { modelHeartbeatTimeoutMs: 2000 } } };
+    const handle = await client.workflow.start('agentRun', { taskQueue, workflowId: uniqueId('run'), args: [input] });
+
+    await killed;
+    expect(await first.exited).toEqual({ code: null, signal: 'SIGKILL' });
+    // The tool turn was persisted before the model call began.
+    expect((await storedStepDocs(handle.workflowId)).map((d) => d.index).sort()).toEqual([0, 1, 2, 3]);
+    second = await startTestWorker({ model: model(), tools: testTools, taskQueue, stores: mongo.stores });
+    const output = (await handle.result()) as RunOutput;
+
+    expect(output.response).toBe('the final answer, from the second worker');
+    expect(output.steps.map((s) => s.role)).toEqual(['system', 'user', 'assistant', 'tool', 'assistant']);
+    expect(output.steps[4].metrics?.attempt).toBe(2);
+    await expectStepsOnce(handle, output);
+  });
+});
