@@ -1,0 +1,74 @@
+// The README's main job as a new user meets it: `agio serve` (its own dev server, worker, bridge and the offline
+// demo model), driven with the real curl binary exactly as the README shows, then stopped with Ctrl-C.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { freePort } from '../../worker/dev-server/free-port';
+
+const root = path.resolve(__dirname, '../..');
+const curl = (...args: string[]) => execFileSync('curl', ['-s', '--max-time', '60', ...args], { encoding: 'utf8' });
+
+describe('agio serve, driven with curl as the README shows', () => {
+  jest.setTimeout(240_000);
+  let serve: ChildProcess;
+  let output = '';
+  let dataDir: string;
+  let url: string;
+  const H = 'Authorization: Bearer dev-token';
+
+  beforeAll(async () => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'agio-serve-'));
+    const port = await freePort();
+    const env: NodeJS.ProcessEnv = { ...process.env, AGIO_DATA_DIR: dataDir, PORT: String(port) };
+    for (const key of ['TEMPORAL_ADDRESS', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'MONGODB_URI', 'AGIO_TOKENS']) delete env[key];
+    serve = spawn(path.join(root, 'node_modules/.bin/tsx'), ['cli/main.ts', 'serve'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    serve.stdout!.on('data', (d: Buffer) => (output += d.toString()));
+    serve.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+    const deadline = Date.now() + 180_000;
+    while (!output.includes('agio is running')) {
+      if (serve.exitCode !== null || Date.now() > deadline) throw new Error(`serve did not start:\n${output}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+    url = `http://127.0.0.1:${port}`;
+  });
+
+  afterAll(async () => {
+    if (serve && serve.exitCode === null) serve.kill('SIGKILL');
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('says it uses the offline demo model and prints where the bridge listens', () => {
+    expect(output).toContain('OPENAI_API_KEY is not set');
+    expect(output).toContain(`bridge     ${url}`);
+  });
+
+  it('starts a run with curl, streams its events with curl -N until the stream closes, and returns the result', () => {
+    const started = JSON.parse(curl('-X', 'POST', `${url}/runs`, '-H', H, '-H', 'content-type: application/json', '-d', '{"agent":"lead","input":"what is in the workspace?"}')) as { runId: string };
+    expect(started.runId).toMatch(/^run-/);
+    const sse = curl('-N', `${url}/runs/${started.runId}/events`, '-H', H);
+    const events = sse.split('\n\n').filter((f) => f.includes('data: ')).map((f) => JSON.parse(f.slice(f.indexOf('data: ') + 6)) as { offset: number; type: string; depth: number; agent: string });
+    expect(events.map((e) => e.offset)).toEqual(events.map((_, i) => i));
+    expect(events[0].type).toBe('RUN_STARTED');
+    expect(events.at(-1)).toMatchObject({ type: 'RUN_COMPLETED', depth: 0, agent: 'lead' });
+    expect(events.some((e) => e.depth === 1 && e.agent === 'coder' && e.type === 'RUN_COMPLETED')).toBe(true);
+    expect(events.some((e) => e.type === 'STEP_DELTA')).toBe(true);
+    const resumed = curl('-N', `${url}/runs/${started.runId}/events`, '-H', H, '-H', 'Last-Event-ID: 5');
+    expect(resumed).toMatch(/^: run .*\n\nid: 6\n/);
+    const status = JSON.parse(curl(`${url}/runs/${started.runId}`, '-H', H)) as { status: string; output: { response: string } };
+    expect(status.status).toBe('COMPLETED');
+    expect(status.output.response).toContain('offline demo model');
+    const agents = JSON.parse(curl(`${url}/agents`, '-H', H)) as { agents: { name: string }[] };
+    expect(agents.agents.map((a) => a.name)).toEqual(expect.arrayContaining(['assistant', 'coder', 'researcher', 'lead']));
+    expect(JSON.parse(curl(`${url}/runs/${started.runId}`))).toMatchObject({ error: { code: 'unauthorized' } });
+  });
+
+  it('shuts everything down on Ctrl-C and leaves no Temporal server behind', async () => {
+    const exited = new Promise<number | null>((resolve) => serve.once('exit', (code) => resolve(code)));
+    serve.kill('SIGINT');
+    expect(await exited).toBe(0);
+    expect(output).toContain('agio: stopped');
+    const ps = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' });
+    expect(ps).not.toContain(path.join(dataDir, 'temporal.db'));
+  });
+});
