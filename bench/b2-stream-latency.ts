@@ -1,0 +1,191 @@
+// B2 — stream latency: from the scripted model writing a token chunk (its `onChunk` writtenAt) to an SSE client
+// of the bridge receiving the STEP_DELTA that carries it (matched by content: every token is unique), both
+// clocks in this process. The path: model → worker's callModel activity → batched publish signal → root
+// workflow's Wire → bridge's events Query poll → SSE. With 1 and with 50 concurrent streaming runs; plus
+// history events per 1,000 streamed tokens (a token = one chunk).
+import { readSse } from '../tests/helpers/sse-client';
+import type { Benchmark, Row } from './report';
+import { BENCH_TOKEN, countByType, cpuSeconds, eventTime, sleep, type BenchEnv, type History } from './setup';
+import { summarize, type Summary } from './stats';
+
+/** Where a chunk's latency went: written → publish signal accepted by the server → the workflow task that
+ * appended it to the Wire completed → received by the SSE client. */
+interface Split {
+  publishMs: number;
+  applyMs: number;
+  readMs: number;
+}
+
+interface RunSample {
+  runId: string;
+  latencies: number[];
+  splits: Split[];
+  unmatched: number;
+  events: number;
+  signals: number;
+}
+
+interface Phase {
+  concurrency: number;
+  /** History events the streaming added over a non-streaming 1-step run, per 1,000 tokens. */
+  addedEventsPer1000Tokens?: number;
+  runs: RunSample[];
+  latency: Summary;
+  eventsPer1000Tokens: number;
+  signalsPer1000Tokens: number;
+  unmatched: number;
+  /** Cores used by each process while the phase ran. */
+  cpu: Record<string, number>;
+  /** Medians of the latency's parts. */
+  split: Split;
+  /** Median latency of each quarter of the run's chunks (1st..4th): rising means a backlog. */
+  latencyByQuarter: number[];
+}
+
+/** For every STEP_DELTA content in the run's publish signals: when the server accepted the signal, and when the
+ * workflow task that handled it completed. */
+function signalTimes(history: History): Map<string, { signalAt: number; appliedAt: number }> {
+  const out = new Map<string, { signalAt: number; appliedAt: number }>();
+  const pending: { contents: string[]; signalAt: number }[] = [];
+  for (const e of history.events ?? []) {
+    const signal = e.workflowExecutionSignaledEventAttributes;
+    if (signal?.signalName === 'publish') {
+      const data = signal.input?.payloads?.[0]?.data;
+      if (!data) continue;
+      const batch = JSON.parse(Buffer.from(data).toString('utf8')) as { events: { type: string; delta?: { content?: string } }[] };
+      pending.push({ contents: batch.events.map((ev) => ev.delta?.content ?? '').filter(Boolean), signalAt: eventTime(e) });
+    } else if (e.workflowTaskCompletedEventAttributes && pending.length) {
+      for (const p of pending.splice(0)) for (const c of p.contents) out.set(c, { signalAt: p.signalAt, appliedAt: eventTime(e) });
+    }
+  }
+  return out;
+}
+
+async function streamOne(env: BenchEnv, url: string, tag: string, chunks: number, intervalMs: number, written: Map<string, number>): Promise<RunSample> {
+  let open!: () => void;
+  const gate = new Promise<void>((resolve) => (open = resolve));
+  env.gates.set(tag, gate);
+  const opener = setTimeout(() => open(), 15_000); // never hold the model forever
+  try {
+    const run = await env.start({ steps: 1, tag, stream: { chunks, intervalMs } });
+    const latencies: number[] = [];
+    const received: { content: string; writtenAt: number; receivedAt: number }[] = [];
+    let unmatched = 0;
+    await readSse(`${url}/runs/${run.runId}/events`, {
+      token: BENCH_TOKEN,
+      timeoutMs: 600_000,
+      onEvent: (frame) => {
+        const receivedAt = Date.now();
+        open(); // the SSE client is connected: let the model answer
+        if (frame.event !== 'STEP_DELTA') return;
+        const content = (JSON.parse(frame.data) as { delta?: { content?: string } }).delta?.content;
+        if (!content) return;
+        const at = written.get(content);
+        if (at === undefined) unmatched++;
+        else {
+          latencies.push(receivedAt - at);
+          received.push({ content, writtenAt: at, receivedAt });
+        }
+      },
+    });
+    await run.result();
+    const history = await run.workflow.fetchHistory();
+    const counts = countByType(history);
+    const times = signalTimes(history);
+    const splits = received.flatMap(({ content, writtenAt, receivedAt }) => {
+      const t = times.get(content);
+      return t ? [{ publishMs: t.signalAt - writtenAt, applyMs: t.appliedAt - t.signalAt, readMs: receivedAt - t.appliedAt }] : [];
+    });
+    return { runId: run.runId, latencies, splits, unmatched, events: history.events?.length ?? 0, signals: counts.WorkflowExecutionSignaled ?? 0 };
+  } finally {
+    clearTimeout(opener);
+    env.gates.delete(tag);
+  }
+}
+
+async function phase(env: BenchEnv, url: string, name: string, concurrency: number, repeats: number, chunks: number, intervalMs: number): Promise<Phase> {
+  const written = new Map<string, number>();
+  env.model.onChunk = ({ text, writtenAt }) => {
+    if (text) written.set(text, writtenAt);
+  };
+  const runs: RunSample[] = [];
+  const pids = { worker: env.worker.pid, temporal: env.temporal.pid, bridge: (await env.bridgeService()).pid };
+  const cpu0 = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuSeconds(pid)]));
+  const self0 = process.cpuUsage();
+  const t0 = Date.now();
+  try {
+    for (let r = 0; r < repeats; r++) {
+      runs.push(...(await Promise.all(Array.from({ length: concurrency }, (_, i) => streamOne(env, url, `${name}${r}-${String(i).padStart(3, '0')}`, chunks, intervalMs, written)))));
+      await sleep(200);
+    }
+  } finally {
+    env.model.onChunk = undefined;
+  }
+  const secs = (Date.now() - t0) / 1000;
+  const selfCpu = process.cpuUsage(self0);
+  const cpu = { ...Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, (cpuSeconds(pid) - cpu0[k]) / secs])), bench: (selfCpu.user + selfCpu.system) / 1e6 / secs };
+  const all = runs.flatMap((r) => r.latencies);
+  const quarter = (q: number) => runs.flatMap((r) => r.latencies.slice(Math.floor((q * r.latencies.length) / 4), Math.floor(((q + 1) * r.latencies.length) / 4)));
+  const tokens = runs.length * chunks;
+  const result: Phase = {
+    concurrency,
+    runs,
+    latency: summarize(all),
+    eventsPer1000Tokens: (runs.reduce((n, r) => n + r.events, 0) / tokens) * 1000,
+    signalsPer1000Tokens: (runs.reduce((n, r) => n + r.signals, 0) / tokens) * 1000,
+    unmatched: runs.reduce((n, r) => n + r.unmatched, 0),
+    cpu,
+    split: {
+      publishMs: summarize(runs.flatMap((r) => r.splits.map((x) => x.publishMs))).median,
+      applyMs: summarize(runs.flatMap((r) => r.splits.map((x) => x.applyMs))).median,
+      readMs: summarize(runs.flatMap((r) => r.splits.map((x) => x.readMs))).median,
+    },
+    latencyByQuarter: [0, 1, 2, 3].map((q) => summarize(quarter(q)).median),
+  };
+  env.log(`B2: ${concurrency} concurrent × ${repeats}: ${all.length}/${tokens} chunks matched, p50 ${result.latency.median} ms, p99 ${result.latency.p99} ms, ${result.eventsPer1000Tokens.toFixed(0)} history events / 1000 tokens`);
+  return result;
+}
+
+export const b2: Benchmark = {
+  id: 'B2',
+  title: 'stream latency: model chunk → SSE client',
+  async run(env: BenchEnv) {
+    const chunks = env.quick ? 30 : 200;
+    const intervalMs = 10;
+    const bridge = await env.bridgeService();
+    // Warm-up: the bridge's first reader, the first streamed step.
+    await phase(env, bridge.url, 'w', 1, 1, 20, intervalMs);
+    // The same 1-step run without streamed tokens: what a run costs in history anyway.
+    const plain = await env.run({ steps: 1, tag: 'b2-plain' });
+    const plainEvents = (await plain.handle.workflow.fetchHistory()).events?.length ?? 0;
+    const phases = [
+      await phase(env, bridge.url, 'a', 1, env.quick ? 1 : 3, chunks, intervalMs),
+      await phase(env, bridge.url, 'b', env.quick ? 3 : 10, 1, chunks, intervalMs),
+      await phase(env, bridge.url, 'c', env.quick ? 5 : 50, 1, chunks, intervalMs),
+    ];
+    for (const p of phases) p.addedEventsPer1000Tokens = ((p.runs.reduce((n, r) => n + r.events, 0) / p.runs.length - plainEvents) / chunks) * 1000;
+    const rows: Row[] = [];
+    for (const p of phases) {
+      rows.push({ metric: `chunk → SSE latency, ${p.concurrency} concurrent run${p.concurrency > 1 ? 's' : ''}`, value: p.latency.median, p99: p.latency.p99, unit: `ms (n=${p.latency.n} chunks, max ${p.latency.max}; medians by quarter of the stream ${p.latencyByQuarter.map((q) => q.toFixed(0)).join('/')})` });
+      rows.push({ metric: '  split: publish / workflow task / read (medians)', value: p.split.publishMs, unit: `ms: ${p.split.publishMs.toFixed(0)} / ${p.split.applyMs.toFixed(0)} / ${p.split.readMs.toFixed(0)} (chunk → signal accepted → WFT completed → SSE)` });
+      rows.push({ metric: `  CPU meanwhile: worker / Temporal / bridge / bench`, value: p.cpu.worker, unit: `cores: ${[p.cpu.worker, p.cpu.temporal, p.cpu.bridge, p.cpu.bench].map((c) => c.toFixed(2)).join(' / ')}` });
+    }
+    for (const p of phases) {
+      rows.push(
+        { metric: `history events / 1000 tokens, ${p.concurrency} concurrent`, value: p.eventsPer1000Tokens, unit: `events (whole 1-step run, ${chunks} tokens)` },
+        { metric: `  of which added by streaming`, value: p.addedEventsPer1000Tokens!, unit: `events (run minus a ${plainEvents}-event unstreamed run)` },
+        { metric: `publish signals / 1000 tokens, ${p.concurrency} concurrent`, value: p.signalsPer1000Tokens, unit: 'WorkflowExecutionSignaled' },
+      );
+    }
+    const notes = [
+      `${chunks} chunks per run, ${intervalMs} ms apart (≈${(1000 / intervalMs).toFixed(0)} tokens/s per run); the worker batches deltas into one signal per ≤ 100 ms (the first at once), the bridge polls the events Query (20–250 ms back-off when idle)`,
+      ...phases.filter((p) => p.unmatched).map((p) => `${p.unmatched} deltas could not be matched to a written chunk at concurrency ${p.concurrency}`),
+    ];
+    return {
+      status: 'ok',
+      rows,
+      notes,
+      data: { chunks, intervalMs, plainRunEvents: plainEvents, phases: phases.map((p) => ({ ...p, runs: p.runs.map((r) => ({ ...r, latencies: undefined, splits: undefined, latency: summarize(r.latencies) })), allLatencies: p.runs.flatMap((r) => r.latencies) })) },
+    };
+  },
+};

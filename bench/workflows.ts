@@ -1,0 +1,17 @@
+// The benchmark's workflow bundle: Agio's workflows, plus a bare workflow that gives Temporal's own floor on
+// this machine (the same number of activity round trips per step as an Agio step, and nothing else).
+import { proxyActivities } from '@temporalio/workflow';
+
+export * from '../workflows';
+
+const { benchNoop } = proxyActivities<{ benchNoop(i: number): Promise<number> }>({ startToCloseTimeout: '1 minute' });
+
+/** `steps` times: two no-op activities in a row (like callModel then runTool), nothing else. */
+export async function benchFloor(steps: number): Promise<number> {
+  let sum = 0;
+  for (let i = 0; i < steps; i++) {
+    sum += await benchNoop(i);
+    sum += await benchNoop(i);
+  }
+  return sum;
+}
