@@ -12,6 +12,7 @@ import { createEmitter, eventBase } from './emitter';
 import { stateQuery, type RunState } from './messages';
 import { callModelActivity, failRun, resolveTools } from './model-step';
 import { MAX_STEPS_PROMPT, buildRunContext, initialMessages, renderInstructions } from './run-context';
+import { errorSummary, isContinueAsNew } from './run-errors';
 import { RunRecorder } from './run-record';
 import { runToolCalls } from './tool-calls';
 import { hostWire, type WireState } from './wire';
@@ -190,13 +191,4 @@ export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
     // A nested run's failure carries what it spent, so the tokens still roll up into its parent's usage.
     throw context.depth > 0 && !cancelled ? withSpentUsage(err, run.usage) : err;
   }
-}
-
-function isContinueAsNew(err: unknown): boolean {
-  return (err as Error)?.name === 'ContinueAsNew';
-}
-
-function errorSummary(err: unknown): { type: string; message: string } {
-  const e = err as { type?: string; name?: string; message?: string };
-  return { type: e?.type ?? e?.name ?? 'Error', message: e?.message ?? String(err) };
 }

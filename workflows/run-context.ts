@@ -1,11 +1,11 @@
 // Builds a run's context and first conversation from its input: pure and deterministic.
-import { resolveLimits, runWorkspace, type AgentSpec, type ChatMessage, type RunContext, type RunContextInput } from '../common';
+import { resolveLimits, runWorkspace, type ChatMessage, type RunContext, type RunContextInput, type RunLimitOverrides } from '../common';
 
 /**
- * Fills a run's context from its (partial) input context and its own workflow id. Limits: defaults, then the
- * agent's `limits`, then its `maxSteps`, then the run's own overrides.
+ * Fills a run's context (LLM or workflow agent) from its (partial) input context and its own workflow id.
+ * Limits: defaults, then the agent's `limits`, then its `maxSteps`, then the run's own overrides.
  */
-export function buildRunContext(agent: AgentSpec, partial: RunContextInput | undefined, workflowId: string): RunContext {
+export function buildRunContext(agent: { name: string; limits?: RunLimitOverrides; maxSteps?: number }, partial: RunContextInput | undefined, workflowId: string): RunContext {
   const rootRunId = partial?.rootRunId ?? workflowId;
   const limits = resolveLimits({ ...agent.limits, ...(agent.maxSteps ? { maxSteps: agent.maxSteps } : {}), ...partial?.limits });
   return {

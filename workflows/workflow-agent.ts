@@ -1,8 +1,10 @@
 // What loop, sequential and parallel agents share: context, the Wire when they are the root, control
 // (pause/resume/state), lifecycle events, and the RunOutput they return.
 import { CancellationScope, isCancellation, setHandler, workflowInfo } from '@temporalio/workflow';
-import { WorkflowAgentRunInput, ZERO_USAGE, addUsage, resolveLimits, runWorkspace, type Escalation, type RunContext, type RunOutput, type TerminationReason, type Usage, type WorkflowAgentSpec } from '../common';
+import { WorkflowAgentRunInput, ZERO_USAGE, addUsage, type Escalation, type RunContext, type RunOutput, type TerminationReason, type Usage, type WorkflowAgentSpec } from '../common';
 import { RunControl } from './control';
+import { errorSummary, isContinueAsNew } from './run-errors';
+import { buildRunContext } from './run-context';
 import { createEmitter, eventBase, type Emitter } from './emitter';
 import { stateQuery, type RunState } from './messages';
 import { hostWire, type Wire, type WireState } from './wire';
@@ -33,20 +35,7 @@ export interface WorkflowAgentResult {
 export async function runWorkflowAgent(raw: WorkflowAgentRunInput, body: (run: WorkflowAgentRun) => Promise<WorkflowAgentResult>): Promise<RunOutput> {
   const input = WorkflowAgentRunInput.parse(raw);
   const spec = input.agent;
-  const partial = input.context;
-  const workflowId = workflowInfo().workflowId;
-  const rootRunId = partial?.rootRunId ?? workflowId;
-  const context: RunContext = {
-    ...partial,
-    runId: workflowId,
-    rootRunId,
-    depth: partial?.depth ?? 0,
-    lineage: partial?.lineage ?? [spec.name],
-    tenant: partial?.tenant ?? 'default',
-    workspace: partial?.workspace ?? runWorkspace(rootRunId),
-    limits: resolveLimits({ ...spec.limits, ...partial?.limits }),
-    stream: partial?.stream ?? 'full',
-  };
+  const context = buildRunContext(spec, input.context, workflowInfo().workflowId);
   const wire = context.depth === 0 ? hostWire(input.resume?.wire as WireState | undefined) : undefined;
   const events = createEmitter(eventBase(context, spec.name, context.nestingType), wire, context.stream);
   const run: WorkflowAgentRun = {
@@ -92,13 +81,12 @@ export async function runWorkflowAgent(raw: WorkflowAgentRunInput, body: (run: W
     await events.emit({ type: 'RUN_COMPLETED', usage: run.usage, data: { response: result.response, terminationReason: result.terminationReason, state: run.state } });
     return output;
   } catch (err) {
-    if ((err as Error)?.name === 'ContinueAsNew') throw err;
+    if (isContinueAsNew(err)) throw err;
     run.control.finish();
     const cancelled = isCancellation(err);
     status = cancelled ? 'cancelled' : 'failed';
-    const e = err as { type?: string; name?: string; message?: string };
     await CancellationScope.nonCancellable(() =>
-      events.emit({ type: cancelled ? 'RUN_CANCELLED' : 'RUN_FAILED', usage: run.usage, data: { error: { type: e?.type ?? e?.name ?? 'Error', message: e?.message ?? String(err) } } }),
+      events.emit({ type: cancelled ? 'RUN_CANCELLED' : 'RUN_FAILED', usage: run.usage, data: { error: errorSummary(err) } }),
     );
     throw err;
   }
