@@ -1,7 +1,10 @@
 // An Agio worker in a separate OS process (tests/fixtures/worker-main.ts run by tsx), for tests that SIGKILL
 // a worker mid-activity or check what a worker's own environment leaks to tools.
 import { spawn } from 'node:child_process';
+import { promises as fs } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
+import { testEnv } from './test-env';
 
 /** What the worker process reads from AGIO_TEST_WORKER_CONFIG. */
 export interface WorkerProcessConfig {
@@ -44,6 +47,8 @@ export interface WorkerProcess {
   exited: Promise<WorkerExit>;
   /** Everything the process wrote to stderr so far (for failure messages). */
   stderr(): string;
+  /** A workspace made for this process by {@link startTestWorkerProcess}, removed by {@link stopWorkerProcess}. */
+  ownWorkspace?: string;
 }
 
 const REPO_ROOT = path.resolve(__dirname, '../..');
@@ -88,6 +93,28 @@ export function startWorkerProcess(config: WorkerProcessConfig, env: Record<stri
   });
 }
 
+/**
+ * Starts a worker process against the test dev server with the test bundle, a fresh workspace, and a short sticky
+ * queue timeout (1 s), so that after a kill the run's next workflow task reaches the replacement worker quickly.
+ */
+export async function startTestWorkerProcess(
+  config: Pick<WorkerProcessConfig, 'taskQueue' | 'model'> & Partial<WorkerProcessConfig>,
+  env: Record<string, string> = {},
+): Promise<WorkerProcess> {
+  const ownWorkspace = config.workspaceRoot ? undefined : await fs.mkdtemp(path.join(os.tmpdir(), 'agio-ws-proc-'));
+  const worker = await startWorkerProcess(
+    {
+      address: testEnv('temporalAddress'),
+      workflowBundle: testEnv('workflowBundle'),
+      workspaceRoot: ownWorkspace ?? config.workspaceRoot!,
+      stickyQueueScheduleToStartTimeoutMs: 1000,
+      ...config,
+    },
+    env,
+  );
+  return { ...worker, ownWorkspace };
+}
+
 /** Stops a worker process gracefully, killing it if it has not exited after `graceMs`. */
 export async function stopWorkerProcess(worker: WorkerProcess | undefined, graceMs = 5000): Promise<void> {
   if (!worker) return;
@@ -95,4 +122,5 @@ export async function stopWorkerProcess(worker: WorkerProcess | undefined, grace
   const timer = setTimeout(() => worker.kill('SIGKILL'), graceMs);
   await worker.exited;
   clearTimeout(timer);
+  if (worker.ownWorkspace) await fs.rm(worker.ownWorkspace, { recursive: true, force: true });
 }

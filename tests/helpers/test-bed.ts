@@ -1,0 +1,76 @@
+// The one setup of an integration test file: a client of the test dev server, a scripted model server, and
+// (unless turned off) an in-process Agio worker, an AgioClient on its task queue and an HTTP bridge. It registers
+// its own jest hooks, so a test file calls `useTestBed()` once at the top of a describe and reads the fields in
+// its tests. After each test it checks that the model server got no unexpected call and has no unused answer.
+import type { Client, Connection } from '@temporalio/client';
+import { AgioClient } from '../../client/agio-client';
+import type { AgentSpec } from '../../common';
+import type { ToolDefinition } from '../../activities/tools/define-tool';
+import type { CreateWorkerOptions } from '../../worker/create-worker';
+import { ScriptedModelServer } from '../../worker/dev-server/scripted-model-server';
+import { startBridge, type TestBridge, type TestBridgeOptions } from './bridge';
+import { startTestWorker, testClient, type TestWorker } from './temporal';
+
+/** Options of {@link useTestBed}. */
+export interface TestBedOptions {
+  /** Tools registered in the worker besides the built-in ones. */
+  tools?: ToolDefinition[];
+  /** Named agents known to the AgioClient and the bridge. */
+  agents?: AgentSpec[];
+  /** Start an in-process worker (default true); false for files that start their own (e.g. in another process). */
+  worker?: boolean;
+  /** More options of the in-process worker. */
+  workerOptions?: Omit<CreateWorkerOptions, 'connection' | 'model' | 'tools' | 'taskQueue'>;
+  /** Start an HTTP bridge on the worker's task queue (default false). */
+  bridge?: boolean | Omit<TestBridgeOptions, 'client' | 'taskQueue' | 'agents'>;
+  /** After each test, expect no unexpected model call and no unused scripted answer (default true). */
+  strictModel?: boolean;
+}
+
+/** What a test bed holds; its fields are set in beforeAll. */
+export interface TestBed {
+  client: Client;
+  connection: Connection;
+  server: ScriptedModelServer;
+  /** The worker's model settings (the scripted server). */
+  model(): { baseURL: string; apiKey: string; defaultModel: string };
+  /** The in-process worker (unless `worker: false`). */
+  worker: TestWorker;
+  /** The AgioClient on the worker's task queue (unless `worker: false`). */
+  agio: AgioClient;
+  /** The bridge (with `bridge`). */
+  bridge: TestBridge;
+}
+
+/** Registers beforeAll/afterAll/beforeEach/afterEach hooks that set up and tear down a test bed. */
+export function useTestBed(opts: TestBedOptions = {}): TestBed {
+  const bed = {
+    model: () => ({ baseURL: bed.server.baseURL, apiKey: 'test', defaultModel: 'scripted' }),
+  } as TestBed;
+
+  beforeAll(async () => {
+    ({ client: bed.client, connection: bed.connection } = await testClient());
+    bed.server = await ScriptedModelServer.start();
+    if (opts.worker === false) return;
+    bed.worker = await startTestWorker({ ...opts.workerOptions, model: bed.model(), tools: opts.tools ?? [] });
+    bed.agio = new AgioClient(bed.client, { taskQueue: bed.worker.taskQueue, agents: opts.agents ?? [] });
+    if (opts.bridge) {
+      const bridgeOptions = typeof opts.bridge === 'object' ? opts.bridge : {};
+      bed.bridge = await startBridge({ ...bridgeOptions, client: bed.client, taskQueue: bed.worker.taskQueue, agents: opts.agents });
+    }
+  });
+  afterAll(async () => {
+    await bed.bridge?.close();
+    await bed.worker?.stop();
+    await bed.server?.close();
+    await bed.connection?.close();
+  });
+  beforeEach(() => bed.server.reset());
+  if (opts.strictModel !== false) {
+    afterEach(() => {
+      expect(bed.server.unexpected).toEqual([]);
+      expect(bed.server.pending()).toBe(0);
+    });
+  }
+  return bed;
+}
