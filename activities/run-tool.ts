@@ -3,12 +3,13 @@
 import { Context } from '@temporalio/activity';
 import path from 'node:path';
 import { z } from 'zod';
-import type { AgentSpec, ToolSpec } from '../common';
+import type { AgentSpec, EventBase, ToolSpec } from '../common';
 import type { Stores } from '../stores';
 import type { AgentHealth } from './healthcheck';
 import type { ToolOutput } from './tools/define-tool';
 import type { ToolRegistry } from './tools/registry';
 import { ensureWorkspace } from './tools/workspace';
+import { activityPublisher } from './publish';
 
 /** Input of runTool. */
 export interface RunToolInput {
@@ -23,6 +24,8 @@ export interface RunToolInput {
   /** Workspace relative to the worker's workspace root. */
   workspace: string;
   maxOutputBytes: number;
+  /** Envelope of the run's events: a retried attempt announces itself with STEP_RETRY in the root's Wire. */
+  eventBase?: EventBase;
 }
 
 /** What the model sees of a tool call. */
@@ -73,6 +76,7 @@ export function createToolActivities(registry: ToolRegistry, workspaceRoot: stri
       return errorResult(`invalid arguments for "${input.name}":\n${z.prettifyError(parsed.error)}`);
     }
     const workspace = await ensureWorkspace(resolveWorkspaceDir(workspaceRoot, input.workspace));
+    if (ctx.info.attempt > 1 && input.eventBase) await announceRetry(input, input.eventBase, ctx.info.attempt);
     const beat = setInterval(() => ctx.heartbeat(), 1000);
     try {
       const out = await tool.execute(parsed.data, {
@@ -111,6 +115,18 @@ export function createToolActivities(registry: ToolRegistry, workspaceRoot: stri
   }
 
   return { resolveTools, runTool };
+}
+
+/** Tells stream readers that an earlier attempt of this tool call was lost (a dead worker, a timeout). */
+async function announceRetry(input: RunToolInput, base: EventBase, attempt: number): Promise<void> {
+  const publisher = activityPublisher(base.rootRunId);
+  const reason = 'an earlier attempt of this tool call did not finish; it runs again with the same idempotency key';
+  publisher.publish({ ...base, type: 'STEP_RETRY', stepId: input.stepId, toolCallId: input.toolCallId, attempt, timestamp: Date.now(), data: { reason } }, true);
+  try {
+    await publisher.flush();
+  } catch (err) {
+    Context.current().log.warn('could not publish STEP_RETRY of a tool call', { error: (err as Error).message, toolCallId: input.toolCallId });
+  }
 }
 
 function errorResult(message: string): RunToolOutput {

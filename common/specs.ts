@@ -109,6 +109,8 @@ export const ToolSpec = z.object({
   /** JSON Schema of the arguments (generated from the tool's zod schema). */
   parameters: z.record(z.string(), z.unknown()),
   timeoutMs: z.number().int().positive(),
+  /** Heartbeat timeout of one execution (absent: the timeout, at most 15 s). */
+  heartbeatTimeoutMs: z.number().int().positive().optional(),
   maxAttempts: z.number().int().positive(),
   idempotent: z.boolean(),
 });

@@ -31,12 +31,13 @@ export interface ToolTurn {
 const proxies = new Map<string, AgioActivities['runTool']>();
 
 function runToolFor(spec: ToolSpec): AgioActivities['runTool'] {
-  const key = `${spec.timeoutMs}/${spec.maxAttempts}`;
+  const heartbeatTimeout = spec.heartbeatTimeoutMs ?? Math.min(spec.timeoutMs, 15_000);
+  const key = `${spec.timeoutMs}/${heartbeatTimeout}/${spec.maxAttempts}`;
   let fn = proxies.get(key);
   if (!fn) {
     fn = proxyActivities<AgioActivities>({
       startToCloseTimeout: spec.timeoutMs,
-      heartbeatTimeout: Math.min(spec.timeoutMs, 15_000),
+      heartbeatTimeout,
       retry: { maximumAttempts: spec.maxAttempts, initialInterval: '1s', backoffCoefficient: 2 },
     }).runTool;
     proxies.set(key, fn);
@@ -80,6 +81,7 @@ async function runOne(turn: ToolTurn, call: ToolCall, index: number): Promise<St
       arguments: call.arguments,
       workspace: context.workspace,
       maxOutputBytes: context.limits.maxToolOutputBytes,
+      ...(context.stream === 'full' ? { eventBase: turn.events.base } : {}),
     });
     const out = await (turn.control ? turn.control.track(activity) : activity);
     return { ...base, content: out.content, isError: out.isError, metrics: { startedAt, durationMs: Date.now() - startedAt }, ...(out.metadata ? { metadata: out.metadata } : {}) };

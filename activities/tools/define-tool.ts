@@ -37,6 +37,11 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
   execute: (args: z.infer<S>, ctx: ToolContext) => Promise<ToolOutput | string>;
   /** Start-to-close timeout of one execution, in ms (default 60 s). */
   timeoutMs?: number;
+  /**
+   * How long an execution may go without a heartbeat before Temporal retries it elsewhere (default: the timeout,
+   * at most 15 s). Tools are heartbeaten every second while they run, so a dead worker is noticed this fast.
+   */
+  heartbeatTimeoutMs?: number;
   /** Attempts Temporal makes for a failing execution (default 3; 1 for tools that are not idempotent). */
   maxAttempts?: number;
   /** Whether running the tool twice is harmless; non-idempotent tools are not retried by default. */

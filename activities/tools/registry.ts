@@ -44,6 +44,7 @@ export class ToolRegistry {
       description: tool.description,
       parameters: this.schemas.get(name)!,
       timeoutMs: tool.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      ...(tool.heartbeatTimeoutMs ? { heartbeatTimeoutMs: tool.heartbeatTimeoutMs } : {}),
       maxAttempts: tool.maxAttempts ?? (idempotent ? 3 : 1),
       idempotent,
     };

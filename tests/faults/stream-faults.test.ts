@@ -1,17 +1,13 @@
 // Faults seen by a live SSE client: a worker SIGKILLed mid-stream (STEP_RETRY, then only the new attempt's
 // text), a publish batch delivered twice (applied once), and a run whose model call fails (RUN_FAILED ends it).
-import type { Client, Connection } from '@temporalio/client';
-import { promises as fs } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { defineAgent, ErrorType, type AgioEvent, type PublishBatch } from '../../common';
 import { eventsQuery, publishSignal } from '../../workflows/messages';
-import { ScriptedModelServer, text } from '../../worker/dev-server/scripted-model-server';
+import { text } from '../../worker/dev-server/scripted-model-server';
 import { startBridge, type TestBridge } from '../helpers/bridge';
 import { agioEvents, readSse } from '../helpers/sse-client';
-import { startTestWorker, testClient, uniqueId, type TestWorker } from '../helpers/temporal';
-import { testEnv } from '../helpers/test-env';
-import { startWorkerProcess, stopWorkerProcess, type WorkerProcess } from '../helpers/worker-process';
+import { useTestBed } from '../helpers/test-bed';
+import { startTestWorker, uniqueId, type TestWorker } from '../helpers/temporal';
+import { startTestWorkerProcess, stopWorkerProcess, type WorkerProcess } from '../helpers/worker-process';
 
 const TOKEN = 'test-token';
 
@@ -20,56 +16,30 @@ function expectContiguous(events: AgioEvent[]): void {
 }
 
 describe('stream faults', () => {
-  let client: Client;
-  let connection: Connection;
-  let server: ScriptedModelServer;
-  const model = () => ({ baseURL: server.baseURL, apiKey: 'test', defaultModel: 'scripted' });
-
-  beforeAll(async () => {
-    ({ client, connection } = await testClient());
-    server = await ScriptedModelServer.start();
-  });
-  afterAll(async () => {
-    await server?.close();
-    await connection?.close();
-  });
-  beforeEach(() => server.reset());
-  afterEach(() => {
-    expect(server.unexpected).toEqual([]);
-    expect(server.pending()).toBe(0);
-  });
+  const bed = useTestBed({ worker: false });
+  const { model } = bed;
 
   describe('when the worker process is SIGKILLed in the middle of a model stream', () => {
     let first: WorkerProcess | undefined;
     let second: TestWorker | undefined;
     let bridge: TestBridge | undefined;
-    let workspaceRoot: string;
     afterAll(async () => {
       await bridge?.close();
       await stopWorkerProcess(first);
       await second?.stop();
-      if (workspaceRoot) await fs.rm(workspaceRoot, { recursive: true, force: true });
     });
 
     it('sends STEP_RETRY with attempt 2, then the whole new attempt, and a STEP_COMPLETED holding only its text', async () => {
       const taskQueue = uniqueId('sse-kill');
-      workspaceRoot = await fs.mkdtemp(path.join(os.tmpdir(), 'agio-ws-sse-kill-'));
-      first = await startWorkerProcess({
-        address: testEnv('temporalAddress'),
-        taskQueue,
-        model: model(),
-        workspaceRoot,
-        workflowBundle: testEnv('workflowBundle'),
-        stickyQueueScheduleToStartTimeoutMs: 1000,
-      });
-      bridge = await startBridge({ client, taskQueue });
+      first = await startTestWorkerProcess({ taskQueue, model: model() });
+      bridge = await startBridge({ client: bed.client, taskQueue });
       const oldText = 'OLD attempt text that the killed worker never finishes streaming to anyone.';
       const newText = 'NEW attempt text, streamed in full by the worker that took over.';
       // Attempt 1 streams slowly (~2.5 s) so the kill lands mid-stream; attempt 2 streams at full speed.
-      server.script(text(oldText, { chunkSize: 3, delayMs: 100 }), text(newText, { chunkSize: 3, delayMs: 5 }));
+      bed.server.script(text(oldText, { chunkSize: 3, delayMs: 100 }), text(newText, { chunkSize: 3, delayMs: 5 }));
       const run = await bridge.agio.start(defineAgent({ name: 'survivor' }), 'stream something', { limits: { modelHeartbeatTimeoutMs: 2000 } });
 
-      // The worker dies as soon as the client has seen attempt 1's first delta.
+      // The worker dies as soon as the bed.client has seen attempt 1's first delta.
       let killed!: () => void;
       const killedMidStream = new Promise<void>((resolve) => (killed = resolve));
       const reading = readSse(`${bridge.url}/runs/${run.runId}/events`, {
@@ -99,7 +69,7 @@ describe('stream faults', () => {
       const retryAt = step.indexOf(retries[0]);
       const before = step.slice(0, retryAt);
       const after = step.slice(retryAt + 1);
-      // Before the retry: partial text of attempt 1 only (the client saw some of it, then the worker died).
+      // Before the retry: partial text of attempt 1 only (the bed.client saw some of it, then the worker died).
       expect(before.every((e) => e.type === 'STEP_DELTA' && e.attempt === 1)).toBe(true);
       const partial = before.map((e) => e.delta?.content ?? '').join('');
       expect(partial.length).toBeGreaterThan(0);
@@ -119,7 +89,7 @@ describe('stream faults', () => {
     let bridge: TestBridge;
     beforeAll(async () => {
       worker = await startTestWorker({ model: model() });
-      bridge = await startBridge({ client, taskQueue: worker.taskQueue });
+      bridge = await startBridge({ client: bed.client, taskQueue: worker.taskQueue });
     });
     afterAll(async () => {
       await bridge?.close();
@@ -129,12 +99,12 @@ describe('stream faults', () => {
     it('applies a publish batch sent twice (same publisherId and sequence) once', async () => {
       let release!: () => void;
       const gate = new Promise<void>((resolve) => (release = resolve));
-      server.script(async () => {
+      bed.server.script(async () => {
         await gate;
         return text('done');
       });
       const run = await bridge.agio.start(defineAgent({ name: 'deduplicated' }), 'wait for it');
-      const handle = client.workflow.getHandle(run.runId);
+      const handle = bed.client.workflow.getHandle(run.runId);
       const page = async () => handle.query(eventsQuery, {});
       // The run is blocked in its model call: its first events are in the log.
       while ((await page()).events.length < 2) await new Promise((r) => setTimeout(r, 25));
@@ -160,7 +130,7 @@ describe('stream faults', () => {
     });
 
     it('ends the stream with RUN_FAILED when the model call fails with a 401', async () => {
-      server.script({ error: { status: 401 } });
+      bed.server.script({ error: { status: 401 } });
       const run = await bridge.agio.start(defineAgent({ name: 'unauthorised' }), 'hi');
 
       const { events: frames, closedBy } = await readSse(`${bridge.url}/runs/${run.runId}/events`, { token: TOKEN });

@@ -2,18 +2,18 @@
 // worker process and its replacement): SIGKILLed right after a step was stored, before the workflow task that
 // stored it completed (so the write runs again on replay); and SIGKILLed mid-stream of the model call after a
 // persisted tool turn. Either way the run's steps are stored with indexes 0..n-1, each exactly once.
-import type { Client, Connection, WorkflowHandle } from '@temporalio/client';
+import type { WorkflowHandle } from '@temporalio/client';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { defineAgent, type AgentRunInput, type RunOutput } from '../../common';
-import { ScriptedModelServer, text, toolCall, toolCalls } from '../../worker/dev-server/scripted-model-server';
+import { text, toolCall, toolCalls } from '../../worker/dev-server/scripted-model-server';
 import { testTools } from '../fixtures/test-tools';
 import { activities } from '../helpers/agent-runs';
 import { openMongoStores, type TestMongoStores } from '../helpers/mongo-stores';
-import { startTestWorker, testClient, uniqueId, type TestWorker } from '../helpers/temporal';
-import { testEnv } from '../helpers/test-env';
-import { startWorkerProcess, stopWorkerProcess, type WorkerProcess, type WorkerProcessConfig } from '../helpers/worker-process';
+import { useTestBed } from '../helpers/test-bed';
+import { startTestWorker, uniqueId, type TestWorker } from '../helpers/temporal';
+import { startTestWorkerProcess, stopWorkerProcess, type WorkerProcess, type WorkerProcessConfig } from '../helpers/worker-process';
 
 const TENANT = 'crash-tenant';
 
@@ -26,19 +26,15 @@ function localActivityType(event: HistoryEvent): string | undefined {
 }
 
 describe('persisted steps when a worker process is SIGKILLed', () => {
-  let client: Client;
-  let connection: Connection;
-  let server: ScriptedModelServer;
+  const bed = useTestBed({ worker: false });
+  const { model } = bed;
   let mongo: TestMongoStores;
   let first: WorkerProcess | undefined;
   let second: TestWorker | undefined;
   let dir: string;
-  const model = () => ({ baseURL: server.baseURL, apiKey: 'test', defaultModel: 'scripted' });
   const agent = defineAgent({ name: 'survivor', instructions: 'You survive crashes.', tools: ['record'] });
 
   beforeAll(async () => {
-    ({ client, connection } = await testClient());
-    server = await ScriptedModelServer.start();
     mongo = await openMongoStores();
     dir = await fs.mkdtemp(path.join(os.tmpdir(), 'agio-crash-'));
   });
@@ -46,30 +42,15 @@ describe('persisted steps when a worker process is SIGKILLed', () => {
     await stopWorkerProcess(first);
     await second?.stop();
     first = second = undefined;
-    expect(server.unexpected).toEqual([]);
-    expect(server.pending()).toBe(0);
-    server.reset();
   });
   afterAll(async () => {
     await mongo?.close();
-    await server?.close();
-    await connection?.close();
     if (dir) await fs.rm(dir, { recursive: true, force: true });
   });
 
   /** A worker process on MongoDB stores; the dead worker's sticky queue is given up after 1 s. */
   const startFirst = (taskQueue: string, extra: Partial<WorkerProcessConfig> = {}) =>
-    startWorkerProcess({
-      address: testEnv('temporalAddress'),
-      taskQueue,
-      model: model(),
-      workspaceRoot: path.join(dir, 'workspaces'),
-      workflowBundle: testEnv('workflowBundle'),
-      tools: ['record'],
-      stickyQueueScheduleToStartTimeoutMs: 1000,
-      mongoUri: mongo.uri,
-      ...extra,
-    });
+    startTestWorkerProcess({ taskQueue, model: model(), workspaceRoot: path.join(dir, 'workspaces'), tools: ['record'], mongoUri: mongo.uri, ...extra });
 
   /** The run's step documents as stored (every field), straight from the collection. */
   const storedStepDocs = (runId: string) => mongo.client.db(mongo.dbName).collection('steps').find({ tenant: TENANT, runId }).toArray();
@@ -103,10 +84,10 @@ describe('persisted steps when a worker process is SIGKILLed', () => {
     const markerFile = path.join(dir, `${taskQueue}.json`);
     // The tool step has index 3 (system, user, assistant with the call, tool): the worker dies once it is stored.
     first = await startFirst(taskQueue, { killAfterPersistingStep: { stepIndex: 3, markerFile } });
-    server.script(toolCalls([toolCall('record', { label: 'before the kill' }, { id: 'call_record' })]), text('finished after the kill'));
+    bed.server.script(toolCalls([toolCall('record', { label: 'before the kill' }, { id: 'call_record' })]), text('finished after the kill'));
     const input: AgentRunInput = { agent, input: 'survive', context: { tenant: TENANT } };
     // A short workflow task timeout: the task the dead worker held is handed on after 2 s instead of 10 s.
-    const handle = await client.workflow.start('agentRun', { taskQueue, workflowId: uniqueId('run'), args: [input], workflowTaskTimeout: '2s' });
+    const handle = await bed.client.workflow.start('agentRun', { taskQueue, workflowId: uniqueId('run'), args: [input], workflowTaskTimeout: '2s' });
     const runId = handle.workflowId;
 
     expect(await first.exited).toEqual({ code: null, signal: 'SIGKILL' });
@@ -131,7 +112,7 @@ describe('persisted steps when a worker process is SIGKILLed', () => {
     const persisted = history.flatMap((e, i) => (localActivityType(e) === 'persistSteps' ? [i] : []));
     expect(persisted).toHaveLength(2);
     expect(persisted[0]).toBeGreaterThan(timedOut);
-    expect(server.requests).toHaveLength(2);
+    expect(bed.server.requests).toHaveLength(2);
     // The tool step's duration, timed by the workflow clock, is the killed task's (it ended before the 2 s timeout).
     await expectStepsOnce(handle, output, [3]);
   });
@@ -139,14 +120,14 @@ describe('persisted steps when a worker process is SIGKILLed', () => {
   it('stores every step once when the worker dies in the model stream that follows a persisted tool turn', async () => {
     const taskQueue = uniqueId('stream-kill');
     first = await startFirst(taskQueue);
-    server.script(
+    bed.server.script(
       toolCalls([toolCall('record', { label: 'persisted turn' }, { id: 'call_record' })]),
       // A slow stream: ~20 chunks 150 ms apart; the worker dies after the third.
       text('the final answer, streamed slowly', { chunkSize: 2, delayMs: 150 }),
       text('the final answer, from the second worker'),
     );
     const killed = new Promise<void>((resolve) => {
-      server.onChunk = ({ requestIndex, chunkIndex }) => {
+      bed.server.onChunk = ({ requestIndex, chunkIndex }) => {
         if (requestIndex === 1 && chunkIndex === 2) {
           first!.kill('SIGKILL');
           resolve();
@@ -154,7 +135,7 @@ describe('persisted steps when a worker process is SIGKILLed', () => {
       };
     });
     const input: AgentRunInput = { agent, input: 'survive', context: { tenant: TENANT, limits: { modelHeartbeatTimeoutMs: 2000 } } };
-    const handle = await client.workflow.start('agentRun', { taskQueue, workflowId: uniqueId('run'), args: [input] });
+    const handle = await bed.client.workflow.start('agentRun', { taskQueue, workflowId: uniqueId('run'), args: [input] });
 
     await killed;
     expect(await first.exited).toEqual({ code: null, signal: 'SIGKILL' });

@@ -1,19 +1,16 @@
 // Faults of nested agents on a real dev server: a child whose model refuses (401) or that outlives its timeout
 // folds into an `unavailable` tool result and the parent answers anyway; cancelling the root cancels the whole
 // tree; a worker SIGKILLed while a child streams is replaced and the child resumes where it was.
-import { WorkflowFailedError, type Client, type Connection } from '@temporalio/client';
+import { WorkflowFailedError } from '@temporalio/client';
 import { CancelledFailure } from '@temporalio/common';
-import { promises as fs } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { asTool, defineAgent, type RunOutput } from '../../common';
-import { ScriptedModelServer, text, toolCall, toolCalls } from '../../worker/dev-server/scripted-model-server';
+import { text, toolCall, toolCalls } from '../../worker/dev-server/scripted-model-server';
 import { testTools } from '../fixtures/test-tools';
 import { activities, sentMessages, sentToolResult, startRun } from '../helpers/agent-runs';
 import { childStarts, eventsOf, expectWholeStream, readStream, requestsOf, runAndStream, waitForEvent } from '../helpers/nested-runs';
-import { startTestWorker, testClient, uniqueId, type TestWorker } from '../helpers/temporal';
-import { testEnv } from '../helpers/test-env';
-import { startWorkerProcess, stopWorkerProcess, type WorkerProcess } from '../helpers/worker-process';
+import { useTestBed } from '../helpers/test-bed';
+import { startTestWorker, uniqueId, type TestWorker } from '../helpers/temporal';
+import { startTestWorkerProcess, stopWorkerProcess, type WorkerProcess } from '../helpers/worker-process';
 
 /** Resolves once `check()` holds (polled every 100 ms); fails after `timeoutMs`. */
 async function until(check: () => boolean, timeoutMs = 20_000): Promise<void> {
@@ -25,27 +22,11 @@ async function until(check: () => boolean, timeoutMs = 20_000): Promise<void> {
 }
 
 describe('nested agent faults', () => {
-  let client: Client;
-  let connection: Connection;
-  let server: ScriptedModelServer;
-  const model = () => ({ baseURL: server.baseURL, apiKey: 'test', defaultModel: 'scripted' });
+  const bed = useTestBed({ worker: false });
+  const { model } = bed;
   const helper = (extra: { instructions: string; tools?: string[] }) => defineAgent({ name: 'helper', ...extra });
   const parentOf = (child: ReturnType<typeof defineAgent>, opts: { timeoutMs?: number } = {}) =>
     defineAgent({ name: 'parent', instructions: 'You are the parent.', tools: [asTool(child, { description: 'Helps.', ...opts })] });
-
-  beforeAll(async () => {
-    ({ client, connection } = await testClient());
-    server = await ScriptedModelServer.start();
-  });
-  afterAll(async () => {
-    await server?.close();
-    await connection?.close();
-  });
-  beforeEach(() => server.reset());
-  afterEach(() => {
-    expect(server.unexpected).toEqual([]);
-    expect(server.pending()).toBe(0);
-  });
 
   describe('on an in-process worker', () => {
     let worker: TestWorker;
@@ -56,22 +37,22 @@ describe('nested agent faults', () => {
       await worker?.stop();
     });
 
-    const run = (agent: ReturnType<typeof defineAgent>) => runAndStream(client, worker.taskQueue, { agent, input: 'go' });
+    const run = (agent: ReturnType<typeof defineAgent>) => runAndStream(bed.client, worker.taskQueue, { agent, input: 'go' });
 
     it('folds a child whose model answers 401 into an unavailable tool result; the parent answers and its stream goes on', async () => {
       const usage = (prompt_tokens: number, completion_tokens: number) => ({ usage: { prompt_tokens, completion_tokens } });
-      server.scriptFor('You are the parent.', toolCalls([toolCall('helper', { task: 'try' }, { id: 'call_helper' })], usage(100, 10)), text('answered anyway', usage(200, 20)));
+      bed.server.scriptFor('You are the parent.', toolCalls([toolCall('helper', { task: 'try' }, { id: 'call_helper' })], usage(100, 10)), text('answered anyway', usage(200, 20)));
       // The child spends tokens on one turn before its model refuses it.
-      server.scriptFor('You are the broken helper.', toolCalls([toolCall('echo', { text: 'first' })], usage(20, 2)), { error: { status: 401 } });
+      bed.server.scriptFor('You are the broken helper.', toolCalls([toolCall('echo', { text: 'first' })], usage(20, 2)), { error: { status: 401 } });
 
       const { rootRunId, events, output } = await run(parentOf(helper({ instructions: 'You are the broken helper.', tools: ['echo'] })));
 
       expect(output).toMatchObject({ terminationReason: 'completed', response: 'answered anyway', metrics: { toolErrors: 1 } });
-      const result: unknown = JSON.parse(sentToolResult(requestsOf(server, 'You are the parent.')[1], 'call_helper'));
+      const result: unknown = JSON.parse(sentToolResult(requestsOf(bed.server, 'You are the parent.')[1], 'call_helper'));
       expect(result).toEqual({ unavailable: true, agent: 'helper', error: expect.stringContaining('HTTP 401') });
-      expect(requestsOf(server, 'You are the broken helper.')).toHaveLength(2);
+      expect(requestsOf(bed.server, 'You are the broken helper.')).toHaveLength(2);
       const childRunId = `${rootRunId}/tool/call_helper`;
-      expect((await client.workflow.getHandle(childRunId).describe()).status.name).toBe('FAILED');
+      expect((await bed.client.workflow.getHandle(childRunId).describe()).status.name).toBe('FAILED');
       // Tokens a failed child spent still count: in its RUN_FAILED and in the root's usage.
       expect(output.usage).toEqual({ promptTokens: 320, completionTokens: 32, totalTokens: 352 });
       expectWholeStream(events, rootRunId, 'RUN_COMPLETED');
@@ -83,21 +64,21 @@ describe('nested agent faults', () => {
     });
 
     it('folds a child that outlives its timeoutMs into an unavailable tool result and ends its run in the stream', async () => {
-      server.scriptFor('You are the parent.', toolCalls([toolCall('helper', { task: 'take your time' }, { id: 'call_slow' })]), text('went on without it'));
+      bed.server.scriptFor('You are the parent.', toolCalls([toolCall('helper', { task: 'take your time' }, { id: 'call_slow' })]), text('went on without it'));
       // Whatever the child asks its model hangs; under load its timeout may even come before it asks.
-      server.setDefault(text('far too late', { hangMs: 30_000 }));
+      bed.server.setDefault(text('far too late', { hangMs: 30_000 }));
 
       const started = Date.now();
       const { rootRunId, events, output } = await run(parentOf(helper({ instructions: 'You are the slow helper.' }), { timeoutMs: 1500 }));
 
       expect(Date.now() - started).toBeLessThan(15_000);
       expect(output.response).toBe('went on without it');
-      const result: unknown = JSON.parse(sentToolResult(requestsOf(server, 'You are the parent.')[1], 'call_slow'));
+      const result: unknown = JSON.parse(sentToolResult(requestsOf(bed.server, 'You are the parent.')[1], 'call_slow'));
       expect(result).toEqual({ unavailable: true, agent: 'helper', error: 'timed out: it did not finish within its timeoutMs of 1500 ms' });
       const childRunId = `${rootRunId}/tool/call_slow`;
-      expect((await client.workflow.getHandle(childRunId).describe()).status.name).toBe('TIMED_OUT');
+      expect((await bed.client.workflow.getHandle(childRunId).describe()).status.name).toBe('TIMED_OUT');
       expectWholeStream(events, rootRunId, 'RUN_COMPLETED');
-      // The child cannot report its own end (the server timed it out); its parent reports it in its name.
+      // The child cannot report its own end (the bed.server timed it out); its parent reports it in its name.
       const lifecycle = eventsOf(events, childRunId).filter((e) => e.type.startsWith('RUN_'));
       expect(lifecycle.map((e) => e.type)).toEqual(['RUN_STARTED', 'RUN_FAILED']);
       expect(lifecycle[1]).toMatchObject({
@@ -117,16 +98,16 @@ describe('nested agent faults', () => {
         instructions: 'You are the middle.',
         tools: [asTool(slow('left'), { description: 'Left.', timeoutMs: 1500 }), asTool(slow('right'), { description: 'Right.', timeoutMs: 1500 })],
       });
-      server.scriptFor('You are the parent.', toolCalls([toolCall('middle', { task: 'delegate' }, { id: 'call_middle' })]), text('top answer'));
-      server.scriptFor('You are the middle.', toolCalls([toolCall('left', { task: 'l' }, { id: 'call_left' }), toolCall('right', { task: 'r' }, { id: 'call_right' })]), text('middle answer'));
-      server.setDefault(text('never', { hangMs: 30_000 }));
+      bed.server.scriptFor('You are the parent.', toolCalls([toolCall('middle', { task: 'delegate' }, { id: 'call_middle' })]), text('top answer'));
+      bed.server.scriptFor('You are the middle.', toolCalls([toolCall('left', { task: 'l' }, { id: 'call_left' }), toolCall('right', { task: 'r' }, { id: 'call_right' })]), text('middle answer'));
+      bed.server.setDefault(text('never', { hangMs: 30_000 }));
 
       const { rootRunId, events, output } = await run(parentOf(middle));
 
       expect(output.response).toBe('top answer');
       const middleId = `${rootRunId}/tool/call_middle`;
       for (const side of ['left', 'right']) {
-        expect(JSON.parse(sentToolResult(requestsOf(server, 'You are the middle.')[1], `call_${side}`))).toMatchObject({ unavailable: true, agent: side });
+        expect(JSON.parse(sentToolResult(requestsOf(bed.server, 'You are the middle.')[1], `call_${side}`))).toMatchObject({ unavailable: true, agent: side });
         const lifecycle = eventsOf(events, `${middleId}/tool/call_${side}`).filter((e) => e.type.startsWith('RUN_'));
         expect(lifecycle.map((e) => [e.type, e.depth, e.parentRunId])).toEqual([
           ['RUN_STARTED', 2, middleId],
@@ -141,22 +122,22 @@ describe('nested agent faults', () => {
       const c = defineAgent({ name: 'c', instructions: 'You are agent C.' });
       const b = defineAgent({ name: 'b', instructions: 'You are agent B.', tools: [asTool(c, { description: 'C.' })] });
       const a = defineAgent({ name: 'a', instructions: 'You are agent A.', tools: [asTool(b, { description: 'B.' })] });
-      server.scriptFor('You are agent A.', toolCalls([toolCall('b', { task: 'b' }, { id: 'call_b' })]));
-      server.scriptFor('You are agent B.', toolCalls([toolCall('c', { task: 'c' }, { id: 'call_c' })]));
+      bed.server.scriptFor('You are agent A.', toolCalls([toolCall('b', { task: 'b' }, { id: 'call_b' })]));
+      bed.server.scriptFor('You are agent B.', toolCalls([toolCall('c', { task: 'c' }, { id: 'call_c' })]));
       let chunksSent = 0;
       let lastChunkAt = Date.now();
-      server.onChunk = ({ writtenAt }) => {
+      bed.server.onChunk = ({ writtenAt }) => {
         chunksSent++;
         lastChunkAt = writtenAt;
       };
-      server.scriptFor('You are agent C.', text('word '.repeat(200), { chunkSize: 5, delayMs: 100 }));
-      const handle = await startRun(client, worker.taskQueue, { agent: a, input: 'go' });
+      bed.server.scriptFor('You are agent C.', text('word '.repeat(200), { chunkSize: 5, delayMs: 100 }));
+      const handle = await startRun(bed.client, worker.taskQueue, { agent: a, input: 'go' });
       const bId = `${handle.workflowId}/tool/call_b`;
       const cId = `${bId}/tool/call_c`;
 
-      await waitForEvent(client, handle.workflowId, (e) => e.runId === cId && e.type === 'STEP_DELTA');
+      await waitForEvent(bed.client, handle.workflowId, (e) => e.runId === cId && e.type === 'STEP_DELTA');
       await handle.cancel();
-      const events = await readStream(client, handle.workflowId);
+      const events = await readStream(bed.client, handle.workflowId);
       const err = await handle.result().then(
         () => undefined,
         (e: unknown) => e,
@@ -170,7 +151,7 @@ describe('nested agent faults', () => {
         [bId, 1],
         [handle.workflowId, 0],
       ]);
-      for (const id of [handle.workflowId, bId, cId]) expect((await client.workflow.getHandle(id).describe()).status.name).toBe('CANCELLED');
+      for (const id of [handle.workflowId, bId, cId]) expect((await bed.client.workflow.getHandle(id).describe()).status.name).toBe('CANCELLED');
       // The grandchild's model call was cancelled too: its HTTP stream stops long before its 200 chunks.
       await until(() => Date.now() - lastChunkAt > 1000);
       expect(chunksSent).toBeLessThan(150);
@@ -180,29 +161,18 @@ describe('nested agent faults', () => {
   describe('when a worker process is SIGKILLed while a child streams', () => {
     let first: WorkerProcess | undefined;
     let second: TestWorker | undefined;
-    let workspaceRoot: string;
     afterAll(async () => {
       await stopWorkerProcess(first);
       await second?.stop();
-      if (workspaceRoot) await fs.rm(workspaceRoot, { recursive: true, force: true });
     });
 
     it("resumes the same child on a new worker without re-running its finished steps, and the parent completes", async () => {
       const taskQueue = uniqueId('kill-nested');
-      workspaceRoot = await fs.mkdtemp(path.join(os.tmpdir(), 'agio-ws-kill-nested-'));
-      first = await startWorkerProcess({
-        address: testEnv('temporalAddress'),
-        taskQueue,
-        model: model(),
-        workspaceRoot,
-        workflowBundle: testEnv('workflowBundle'),
-        tools: ['record'],
-        stickyQueueScheduleToStartTimeoutMs: 1000,
-      });
+      first = await startTestWorkerProcess({ taskQueue, model: model(), tools: ['record'] });
       const bee = helper({ instructions: 'You are the worker bee.', tools: ['record'] });
-      server.scriptFor('You are the parent.', toolCalls([toolCall('helper', { task: 'record, then report' }, { id: 'call_bee' })]), text('the parent is done'));
+      bed.server.scriptFor('You are the parent.', toolCalls([toolCall('helper', { task: 'record, then report' }, { id: 'call_bee' })]), text('the parent is done'));
       let killedRequest = -1;
-      server.scriptFor(
+      bed.server.scriptFor(
         'You are the worker bee.',
         toolCalls([toolCall('record', { label: 'before the crash' }, { id: 'call_record' })]),
         // A slow stream (~25 chunks 150 ms apart); the worker dies after its third chunk.
@@ -213,14 +183,14 @@ describe('nested agent faults', () => {
         text('the bee reports'),
       );
       const killed = new Promise<void>((resolve) => {
-        server.onChunk = ({ requestIndex, chunkIndex }) => {
+        bed.server.onChunk = ({ requestIndex, chunkIndex }) => {
           if (requestIndex === killedRequest && chunkIndex === 2) {
             first!.kill('SIGKILL');
             resolve();
           }
         };
       });
-      const handle = await startRun(client, taskQueue, { agent: parentOf(bee), input: 'go', context: { limits: { modelHeartbeatTimeoutMs: 2000 } } });
+      const handle = await startRun(bed.client, taskQueue, { agent: parentOf(bee), input: 'go', context: { limits: { modelHeartbeatTimeoutMs: 2000 } } });
       const childRunId = `${handle.workflowId}/tool/call_bee`;
 
       await killed;
@@ -229,16 +199,16 @@ describe('nested agent faults', () => {
       const output = (await handle.result()) as RunOutput;
 
       expect(output.response).toBe('the parent is done');
-      expect(sentToolResult(requestsOf(server, 'You are the parent.')[1], 'call_bee')).toBe('the bee reports');
+      expect(sentToolResult(requestsOf(bed.server, 'You are the parent.')[1], 'call_bee')).toBe('the bee reports');
       // Requests per agent: the parent twice; the bee's first turn once, its killed turn twice (same conversation).
-      expect(requestsOf(server, 'You are the parent.')).toHaveLength(2);
-      const beeRequests = requestsOf(server, 'You are the worker bee.');
+      expect(requestsOf(bed.server, 'You are the parent.')).toHaveLength(2);
+      const beeRequests = requestsOf(bed.server, 'You are the worker bee.');
       expect(beeRequests).toHaveLength(3);
       expect(sentMessages(beeRequests[2])).toEqual(sentMessages(beeRequests[1]));
       expect(sentToolResult(beeRequests[2], 'call_record')).toBe('recorded before the crash');
       // One child workflow, the same id throughout; its tool ran once and only the killed model call was retried.
       expect(childStarts(await handle.fetchHistory()).map((s) => s.workflowId)).toEqual([childRunId]);
-      const child = client.workflow.getHandle(childRunId);
+      const child = bed.client.workflow.getHandle(childRunId);
       expect((await child.describe()).status.name).toBe('COMPLETED');
       const childHistory = await child.fetchHistory();
       expect(activities(childHistory, 'callModel').map((c) => [c.completed, c.completedAttempt])).toEqual([
@@ -247,7 +217,7 @@ describe('nested agent faults', () => {
       ]);
       expect(activities(childHistory, 'runTool').map((c) => [c.completed, c.completedAttempt])).toEqual([[true, 1]]);
       // The stream: every step committed once, the retry announced, the root's completion last.
-      const events = await readStream(client, handle.workflowId);
+      const events = await readStream(bed.client, handle.workflowId);
       expectWholeStream(events, handle.workflowId, 'RUN_COMPLETED');
       const stepIds = events.filter((e) => e.type === 'STEP_COMPLETED').map((e) => e.stepId);
       expect(new Set(stepIds).size).toBe(stepIds.length);

@@ -1,17 +1,14 @@
 // Faults around the model call of a real agentRun: a rate limit retried after Retry-After, an auth error that
 // fails the run at once, and a worker SIGKILLed mid-stream whose run another worker finishes without double steps.
-import { WorkflowFailedError, type Client, type Connection } from '@temporalio/client';
+import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
-import { promises as fs } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { defineAgent, ErrorType } from '../../common';
 import { recordedToolCalls, testTools } from '../fixtures/test-tools';
 import { activities, runToEnd, sentMessages, startRun } from '../helpers/agent-runs';
-import { ScriptedModelServer, text, toolCall, toolCalls } from '../../worker/dev-server/scripted-model-server';
-import { startTestWorker, testClient, uniqueId, type TestWorker } from '../helpers/temporal';
-import { testEnv } from '../helpers/test-env';
-import { startWorkerProcess, stopWorkerProcess, type WorkerProcess } from '../helpers/worker-process';
+import { text, toolCall, toolCalls } from '../../worker/dev-server/scripted-model-server';
+import { useTestBed } from '../helpers/test-bed';
+import { startTestWorker, uniqueId, type TestWorker } from '../helpers/temporal';
+import { startTestWorkerProcess, stopWorkerProcess, type WorkerProcess } from '../helpers/worker-process';
 
 /** The messages of an error and of every cause below it, outermost first. */
 function causeChain(err: unknown): { name: string; type?: string; message: string }[] {
@@ -23,24 +20,8 @@ function causeChain(err: unknown): { name: string; type?: string; message: strin
 }
 
 describe('agentRun model faults', () => {
-  let client: Client;
-  let connection: Connection;
-  let server: ScriptedModelServer;
-  const model = () => ({ baseURL: server.baseURL, apiKey: 'test', defaultModel: 'scripted' });
-
-  beforeAll(async () => {
-    ({ client, connection } = await testClient());
-    server = await ScriptedModelServer.start();
-  });
-  afterAll(async () => {
-    await server?.close();
-    await connection?.close();
-  });
-  beforeEach(() => server.reset());
-  afterEach(() => {
-    expect(server.unexpected).toEqual([]);
-    expect(server.pending()).toBe(0);
-  });
+  const bed = useTestBed({ worker: false });
+  const { model } = bed;
 
   describe('on an in-process worker', () => {
     let worker: TestWorker;
@@ -52,25 +33,25 @@ describe('agentRun model faults', () => {
     });
 
     it('retries a 429 after its Retry-After delay and completes', async () => {
-      server.script({ error: { status: 429, headers: { 'retry-after': '2' } } }, text('after the rate limit'));
+      bed.server.script({ error: { status: 429, headers: { 'retry-after': '2' } } }, text('after the rate limit'));
       const agent = defineAgent({ name: 'patient' });
 
-      const { output, handle } = await runToEnd(client, worker.taskQueue, { agent, input: 'hi' });
+      const { output, handle } = await runToEnd(bed.client, worker.taskQueue, { agent, input: 'hi' });
 
       expect(output.terminationReason).toBe('completed');
       expect(output.response).toBe('after the rate limit');
-      expect(server.requests).toHaveLength(2);
-      expect(server.requests[1].receivedAt - server.requests[0].receivedAt).toBeGreaterThanOrEqual(1900);
+      expect(bed.server.requests).toHaveLength(2);
+      expect(bed.server.requests[1].receivedAt - bed.server.requests[0].receivedAt).toBeGreaterThanOrEqual(1900);
       expect(output.steps.find((s) => s.role === 'assistant')?.metrics?.attempt).toBe(2);
       const [call] = activities(await handle.fetchHistory(), 'callModel');
       expect(call).toMatchObject({ completed: true, completedAttempt: 2 });
     });
 
     it('fails the run on a 401 without retrying it', async () => {
-      server.script({ error: { status: 401 } });
+      bed.server.script({ error: { status: 401 } });
       const agent = defineAgent({ name: 'unauthorised' });
 
-      const handle = await startRun(client, worker.taskQueue, { agent, input: 'hi' });
+      const handle = await startRun(bed.client, worker.taskQueue, { agent, input: 'hi' });
       const err = await handle.result().then(
         () => undefined,
         (e: unknown) => e,
@@ -83,7 +64,7 @@ describe('agentRun model faults', () => {
       const activity = chain.findIndex((c) => c.name === 'ActivityFailure');
       expect(activity).toBeGreaterThan(1);
       expect(chain[activity + 1]).toMatchObject({ name: 'ApplicationFailure', type: ErrorType.ModelAuthError, message: expect.stringMatching(/HTTP 401\): scripted error 401 \(check OPENAI_API_KEY\)/) });
-      expect(server.requests).toHaveLength(1);
+      expect(bed.server.requests).toHaveLength(1);
       expect((await handle.describe()).status.name).toBe('FAILED');
     });
   });
@@ -91,35 +72,23 @@ describe('agentRun model faults', () => {
   describe('when a worker process is SIGKILLed in the middle of a model stream', () => {
     let first: WorkerProcess | undefined;
     let second: TestWorker | undefined;
-    let workspaceRoot: string;
     afterAll(async () => {
       await stopWorkerProcess(first);
       await second?.stop();
-      if (workspaceRoot) await fs.rm(workspaceRoot, { recursive: true, force: true });
     });
 
     it('lets a new worker finish the run, committing every step exactly once', async () => {
       const taskQueue = uniqueId('kill');
-      workspaceRoot = await fs.mkdtemp(path.join(os.tmpdir(), 'agio-ws-kill-'));
-      first = await startWorkerProcess({
-        address: testEnv('temporalAddress'),
-        taskQueue,
-        model: model(),
-        workspaceRoot,
-        workflowBundle: testEnv('workflowBundle'),
-        tools: ['record'],
-        // The dead worker's sticky queue would hold the next workflow task for 10 s by default.
-        stickyQueueScheduleToStartTimeoutMs: 1000,
-      });
+      first = await startTestWorkerProcess({ taskQueue, model: model(), tools: ['record'] });
       const calls = [toolCall('record', { label: 'after the crash' }, { id: 'call_record' })];
-      server.script(
+      bed.server.script(
         // A slow stream: ~20 chunks 150 ms apart; the worker dies after the third.
         toolCalls(calls, { chunkSize: 2, delayMs: 150 }),
         toolCalls(calls),
         text('finished by the second worker'),
       );
       const killed = new Promise<number>((resolve) => {
-        server.onChunk = ({ requestIndex, chunkIndex }) => {
+        bed.server.onChunk = ({ requestIndex, chunkIndex }) => {
           if (requestIndex === 0 && chunkIndex === 2) {
             first!.kill('SIGKILL');
             resolve(chunkIndex + 1);
@@ -128,7 +97,7 @@ describe('agentRun model faults', () => {
       });
       const agent = defineAgent({ name: 'survivor', tools: ['record'] });
 
-      const handle = await startRun(client, taskQueue, { agent, input: 'survive', context: { limits: { modelHeartbeatTimeoutMs: 2000 } } });
+      const handle = await startRun(bed.client, taskQueue, { agent, input: 'survive', context: { limits: { modelHeartbeatTimeoutMs: 2000 } } });
       const chunksBeforeKill = await killed;
       expect(await first.exited).toEqual({ code: null, signal: 'SIGKILL' });
       second = await startTestWorker({ model: model(), tools: testTools, taskQueue });
@@ -154,9 +123,9 @@ describe('agentRun model faults', () => {
       expect(activities(history, 'runTool').map((c) => c.completed)).toEqual([true]);
       expect(recordedToolCalls.filter((c) => c.runId === handle.workflowId).map((c) => c.label)).toEqual(['after the crash']);
       // The retry sent the same conversation; the third request carries the one tool result.
-      expect(server.requests).toHaveLength(3);
-      expect(sentMessages(server.requests[1])).toEqual(sentMessages(server.requests[0]));
-      expect(sentMessages(server.requests[2]).filter((m) => m.role === 'tool')).toEqual([{ role: 'tool', tool_call_id: 'call_record', content: 'recorded after the crash' }]);
+      expect(bed.server.requests).toHaveLength(3);
+      expect(sentMessages(bed.server.requests[1])).toEqual(sentMessages(bed.server.requests[0]));
+      expect(sentMessages(bed.server.requests[2]).filter((m) => m.role === 'tool')).toEqual([{ role: 'tool', tool_call_id: 'call_record', content: 'recorded after the crash' }]);
     });
   });
 });
