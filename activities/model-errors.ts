@@ -18,8 +18,11 @@ export function retryAfterMs(headers: { get(name: string): string | null } | und
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
-/** Classifies any error thrown while calling the model. */
-export function classifyModelError(err: unknown): ApplicationFailure {
+/**
+ * Classifies any error thrown while calling the model. `chunksReceived` (of the stream so far) tells a stream
+ * that broke off mid-way from a call that never got an answer.
+ */
+export function classifyModelError(err: unknown, chunksReceived = 0): ApplicationFailure {
   if (err instanceof ApplicationFailure) return err;
   if (err instanceof APIConnectionError) {
     return ApplicationFailure.create({ type: ErrorType.ModelConnectionError, message: `model connection failed: ${err.message}`, cause: err });
@@ -46,5 +49,6 @@ export function classifyModelError(err: unknown): ApplicationFailure {
     return ApplicationFailure.create({ type: ErrorType.ModelMalformedResponse, message: `model sent a malformed response: ${(err as Error).message}`, cause: err as Error });
   }
   const e = err as Error;
-  return ApplicationFailure.create({ type: ErrorType.ModelConnectionError, message: `model call failed: ${e?.message ?? String(err)}`, cause: e instanceof Error ? e : undefined });
+  const what = chunksReceived > 0 ? `model stream broke off after ${chunksReceived} chunks, without a finish reason` : 'model call failed';
+  return ApplicationFailure.create({ type: ErrorType.ModelConnectionError, message: `${what}: ${e?.message ?? String(err)}`, cause: e instanceof Error ? e : undefined });
 }

@@ -100,7 +100,7 @@ export function createCallModel(config: ModelConfig, tools: ToolRegistry, sinkFa
       ctx.cancellationSignal.throwIfAborted();
     } catch (err) {
       if (ctx.cancellationSignal.aborted) throw ctx.cancellationSignal.reason ?? err;
-      throw classifyModelError(err);
+      throw classifyModelError(err, assembler.chunks);
     } finally {
       clearInterval(beat);
       await sink.end();

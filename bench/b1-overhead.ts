@@ -51,21 +51,30 @@ export async function baselineRun(openai: OpenAI, plan: RunPlan): Promise<number
   }
 }
 
-/** Where a step's time goes in Agio, from a run's history (means over its tool steps, ms, so they add up). */
-function stepTimeline(history: History): Record<string, number> {
-  const acts = activityTimeline(history).filter((a) => a.type === 'callModel' || a.type === 'runTool');
+/** The activity types of one agent step, and what the model activity's time covers (for the phase labels). */
+export interface StepActivities {
+  model: string;
+  tool: string;
+  modelCall: string;
+}
+
+const AGIO_STEP: StepActivities = { model: 'callModel', tool: 'runTool', modelCall: 'HTTP call + delta signals' };
+
+/** Where a step's time goes, from a run's history (means over its tool steps, ms, so they add up). */
+export function stepTimeline(history: History, { model: m, tool: t, modelCall }: StepActivities = AGIO_STEP): Record<string, number> {
+  const acts = activityTimeline(history).filter((a) => a.type === m || a.type === t);
   const phases: Record<string, number[]> = {
-    'callModel scheduled → started (dispatch)': [],
-    'callModel started → completed (HTTP call + delta signals)': [],
-    'callModel completed → runTool scheduled (workflow task)': [],
-    'runTool scheduled → started (dispatch)': [],
-    'runTool started → completed': [],
-    'runTool completed → next callModel scheduled (workflow task)': [],
+    [`${m} scheduled → started (dispatch)`]: [],
+    [`${m} started → completed (${modelCall})`]: [],
+    [`${m} completed → ${t} scheduled (workflow task)`]: [],
+    [`${t} scheduled → started (dispatch)`]: [],
+    [`${t} started → completed`]: [],
+    [`${t} completed → next ${m} scheduled (workflow task)`]: [],
   };
   const [p1, p2, p3, p4, p5, p6] = Object.values(phases);
   for (let i = 0; i + 2 < acts.length; i += 2) {
     const [model, tool, next] = [acts[i], acts[i + 1], acts[i + 2]];
-    if (model.type !== 'callModel' || tool.type !== 'runTool' || next.type !== 'callModel') continue;
+    if (model.type !== m || tool.type !== t || next.type !== m) continue;
     if (model.startedAt === undefined || model.closedAt === undefined || tool.startedAt === undefined || tool.closedAt === undefined) continue;
     p1.push(model.startedAt - model.scheduledAt);
     p2.push(model.closedAt - model.startedAt);
@@ -78,7 +87,7 @@ function stepTimeline(history: History): Record<string, number> {
 }
 
 /** Workflow tasks of a history: how many, and how long the worker held each (started → completed, ms). */
-function workflowTasks(history: History): { count: number; processingMs: number[] } {
+export function workflowTasks(history: History): { count: number; processingMs: number[] } {
   const started = new Map<number, number>();
   const processingMs: number[] = [];
   for (const e of history.events ?? []) {
@@ -89,7 +98,7 @@ function workflowTasks(history: History): { count: number; processingMs: number[
   return { count: processingMs.length, processingMs };
 }
 
-async function timed(fn: () => Promise<unknown>): Promise<number> {
+export async function timed(fn: () => Promise<unknown>): Promise<number> {
   const t0 = performance.now();
   await fn();
   return performance.now() - t0;

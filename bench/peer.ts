@@ -1,38 +1,55 @@
-// The peer comparison: @temporalio/openai-agents (TemporalOpenAIRunner). It is not a dependency of this repo;
-// this entry records whether it is importable here and, if not, exactly why it is not benchmarked.
-import type { Benchmark } from './report';
+// The peer comparison: @temporalio/openai-agents (TemporalOpenAIRunner) on the B1, B2 and B3 workloads, against
+// the same dev server and scripted model as Agio, in the same run. It cannot share Agio's Temporal SDK (it
+// exists only for 1.22.0/1.23.0 and pins the SDK exactly), so it lives in its own package,
+// bench/peer-openai-agents (installed on demand by `prepare`), and runs in its own processes (bench/peer-env.ts).
+import { peerB1 } from './peer-b1';
+import { peerB2 } from './peer-b2';
+import { peerB3 } from './peer-b3';
+import { ensurePeerInstalled, PeerEnv } from './peer-env';
+import type { BenchResult, Benchmark } from './report';
+import type { BenchEnv } from './setup';
 
-/** What `npm view @temporalio/openai-agents` showed when this benchmark was written (see docs/PERFORMANCE.md). */
-export const PEER_FINDINGS = {
-  package: '@temporalio/openai-agents',
-  publishedVersions: ['1.22.0', '1.23.0'],
-  latest: '1.23.0',
-  dependencies: '@temporalio/{workflow,worker,activity,common,plugin,workflow-streams} pinned exactly to the package version (1.23.0 for the latest)',
-  peerDependencies: '@openai/agents-core ~0.11.6, @openai/agents-openai ~0.11.6, @opentelemetry/sdk-trace-base ^1.25.1, openai ^6.35.0',
-  pinnedHere: '@temporalio/* 1.24.0',
-};
+type Section = (env: BenchEnv, peer: PeerEnv) => Promise<Pick<BenchResult, 'rows' | 'notes' | 'data'>>;
+
+const SECTIONS: [string, Section][] = [
+  ['B1', peerB1],
+  ['B2', peerB2],
+  ['B3', peerB3],
+];
 
 export const peer: Benchmark = {
   id: 'PEER',
-  title: '@temporalio/openai-agents (TemporalOpenAIRunner)',
-  async run() {
-    let installed: string | undefined;
-    try {
-      installed = require.resolve('@temporalio/openai-agents');
-    } catch {
-      installed = undefined;
-    }
-    return {
-      status: 'not_run',
+  title: '@temporalio/openai-agents 1.23.0 (TemporalOpenAIRunner) on the B1–B3 workloads',
+  prepare: ensurePeerInstalled,
+  async run(env: BenchEnv) {
+    const p = await PeerEnv.start(env);
+    env.log(`PEER: worker pid ${p.worker.pid} ready in ${p.worker.startupMs} ms (workflow bundle built at start-up), ${Object.entries(p.worker.info.versions).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+    const result: Omit<BenchResult, 'id' | 'title'> & { rows: BenchResult['rows']; data: Record<string, unknown> } = {
+      status: 'ok',
       rows: [],
       notes: [
-        `peer not benchmarked: ${installed ? `found at ${installed}, but ` : ''}no release of @temporalio/openai-agents exists for the pinned Temporal SDK 1.24.0 ` +
-          `(published: ${PEER_FINDINGS.publishedVersions.join(', ')}); each release pins @temporalio/worker, workflow, activity, common exactly to its own version, ` +
-          'so installing 1.23.0 here would nest a second Temporal SDK (1.23.0, with its own native core-bridge) beside the pinned 1.24.0 one: its plugin targets a 1.23 Worker, ' +
-          'and its workflow code would need @temporalio/workflow 1.23 inside a bundle that Agio builds with 1.24. It also needs @openai/agents-core/-openai 0.11 as peers. ' +
-          'It was therefore not added to package.json.',
+        `setup: its own package (bench/peer-openai-agents, Temporal SDK ${p.worker.info.versions['@temporalio/worker']}, @openai/agents-core ${p.worker.info.versions['@openai/agents-core']}, openai ${p.worker.info.versions.openai}); one worker process with OpenAIAgentsPlugin (OpenAIProvider with useResponses: false, i.e. Chat Completions against the scripted server; default Worker options, default tracing) on its own task queue; runs started and awaited by the bench's own Temporal client, like Agio's; the same scripted model plans as B1–B3`,
+        'setup: the worker bundles dynamic import()s eagerly (webpackConfigHook): a TypeScript workflow reaches the bundler as ESM, so it picks @openai/agents-core\'s .mjs build, whose dynamic import() otherwise becomes a separate chunk the workflow sandbox cannot load ("Automatic publicPath is not supported")',
       ],
-      data: { ...PEER_FINDINGS, resolvable: Boolean(installed) },
+      data: { versions: p.worker.info.versions, workerStartupMs: p.worker.startupMs },
     };
+    try {
+      for (const [name, section] of SECTIONS) {
+        try {
+          const s = await section(env, p);
+          result.rows.push(...s.rows);
+          result.notes.push(...s.notes);
+          result.data[name] = s.data;
+        } catch (err) {
+          env.log(`PEER ${name} failed: ${(err as Error).stack ?? String(err)}`);
+          result.notes.push(`${name} failed: ${(err as Error).message.split('\n')[0]}`);
+          result.data[name] = { error: (err as Error).message };
+        }
+      }
+    } finally {
+      await p.close();
+    }
+    if (!result.rows.length) result.status = 'failed';
+    return result;
   },
 };

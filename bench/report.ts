@@ -37,6 +37,8 @@ export interface Benchmark {
   id: string;
   title: string;
   run(env: BenchEnv): Promise<Omit<BenchResult, 'id' | 'title'>>;
+  /** Runs before the environment starts (e.g. installing the peer's own packages); a throw marks the benchmark failed. */
+  prepare?(log: (msg: string) => void): Promise<void>;
 }
 
 /** The results as a fixed-width text table. */

@@ -42,7 +42,7 @@ export const CHILD_CONFIG_ENV = 'BENCH_CHILD_CONFIG';
 export interface ChildService {
   pid: number;
   /** What the child printed after READY (the bridge's `url`). */
-  info: { pid: number; url?: string };
+  info: { pid: number; url?: string } & Record<string, unknown>;
   /** ms from spawn until READY. */
   startupMs: number;
   kill(signal: NodeJS.Signals): void;
@@ -51,19 +51,48 @@ export interface ChildService {
   /** SIGTERM, then SIGKILL after `graceMs`; resolves when the process is gone. */
   stop(graceMs?: number): Promise<void>;
   stderr(): string;
+  /** Writes one JSON line to the child's stdin (only when started with `stdin: true`). */
+  send(message: unknown): void;
+}
+
+/** How to start a service process (see {@link startProcess}). */
+export interface ProcessSpec {
+  /** For error messages, e.g. `worker`. */
+  name: string;
+  /** Arguments of `node` (the script and its loader flags). */
+  args: string[];
+  cwd: string;
+  env?: NodeJS.ProcessEnv;
+  /** Keep stdin open for {@link ChildService.send}. */
+  stdin?: boolean;
+  /** Every stdout line after READY. */
+  onLine?: (line: string) => void;
+  readyTimeoutMs?: number;
 }
 
 /** Spawns `node --import tsx bench/child.ts` and resolves once it prints READY. */
 export function startChild(config: ChildConfig, readyTimeoutMs = 60_000): Promise<ChildService> {
-  const spawnedAt = Date.now();
-  const child = spawn(process.execPath, ['--import', 'tsx', path.join('bench', 'child.ts')], {
+  return startProcess({
+    name: config.role,
+    args: ['--import', 'tsx', path.join('bench', 'child.ts')],
     cwd: REPO_ROOT,
     env: { ...process.env, [CHILD_CONFIG_ENV]: JSON.stringify(config) },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    readyTimeoutMs,
+  });
+}
+
+/** Spawns `node <args>` and resolves once it prints `READY <json>` on a line of its own. */
+export function startProcess(spec: ProcessSpec): Promise<ChildService> {
+  const readyTimeoutMs = spec.readyTimeoutMs ?? 60_000;
+  const spawnedAt = Date.now();
+  const child = spawn(process.execPath, spec.args, {
+    cwd: spec.cwd,
+    env: spec.env ?? process.env,
+    stdio: [spec.stdin ? 'pipe' : 'ignore', 'pipe', 'pipe'],
   });
   let stderr = '';
   let stdout = '';
-  child.stderr.setEncoding('utf8').on('data', (s: string) => {
+  child.stderr!.setEncoding('utf8').on('data', (s: string) => {
     stderr += s;
     if (stderr.length > 200_000) stderr = stderr.slice(-100_000);
   });
@@ -73,19 +102,32 @@ export function startChild(config: ChildConfig, readyTimeoutMs = 60_000): Promis
     const fail = (why: string) => {
       clearTimeout(timer);
       if (alive()) child.kill('SIGKILL');
-      reject(new Error(`bench ${config.role} process ${why}\nstdout:\n${stdout}\nstderr:\n${stderr}`));
+      reject(new Error(`bench ${spec.name} process ${why}\nstdout:\n${stdout}\nstderr:\n${stderr}`));
     };
     const timer = setTimeout(() => fail(`printed no READY within ${readyTimeoutMs} ms`), readyTimeoutMs);
     let ready = false;
+    let pending = '';
     void exited.then(({ code, signal }) => {
       if (!ready) fail(`exited (code ${code}, signal ${signal}) before it was ready`);
     });
-    child.stdout.setEncoding('utf8').on('data', (s: string) => {
+    // After READY: hand complete lines to onLine (and keep no transcript).
+    const drain = () => {
+      const lines = pending.split('\n');
+      pending = lines.pop()!;
+      for (const line of lines) if (line.trim()) spec.onLine?.(line);
+    };
+    child.stdout!.setEncoding('utf8').on('data', (s: string) => {
+      if (ready) {
+        pending += s;
+        return drain();
+      }
       stdout += s;
       const match = /^READY (.*)$/m.exec(stdout);
-      if (ready || !match) return;
+      if (!match) return;
       ready = true;
       clearTimeout(timer);
+      // Lines the child printed after READY in the same chunk.
+      pending = stdout.slice(match.index + match[0].length + 1);
       const kill = (signal: NodeJS.Signals) => {
         if (alive()) child.kill(signal);
       };
@@ -104,7 +146,12 @@ export function startChild(config: ChildConfig, readyTimeoutMs = 60_000): Promis
           clearTimeout(t);
         },
         stderr: () => stderr,
+        send(message: unknown) {
+          if (!child.stdin) throw new Error(`bench ${spec.name} process was started without stdin`);
+          child.stdin.write(JSON.stringify(message) + '\n');
+        },
       });
+      drain();
     });
   });
 }

@@ -1,8 +1,9 @@
-// Helpers for integration tests of the agentRun workflow: start a run, read what the model was sent, and read
-// the activity events of a run's history (which workflow task scheduled what, which attempt completed).
+// Helpers for integration tests of the agentRun workflow: start a run, hold a model answer back, read what the
+// model was sent, and read the activity events of a run's history (which workflow task scheduled what, which
+// attempt completed).
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { AgentRunInput, RunOutput } from '../../common';
-import type { RecordedRequest } from '../../worker/dev-server/scripted-model-server';
+import type { RecordedRequest, ScriptedResponder, ScriptedTurn } from '../../worker/dev-server/scripted-model-server';
 import { uniqueId } from './temporal';
 
 /** Starts an agentRun workflow on `taskQueue` under a fresh workflow id (or the given one). */
@@ -14,6 +15,19 @@ export function startRun(client: Client, taskQueue: string, input: AgentRunInput
 export async function runToEnd(client: Client, taskQueue: string, input: AgentRunInput, workflowId?: string): Promise<{ output: RunOutput; handle: WorkflowHandle }> {
   const handle = await startRun(client, taskQueue, input, workflowId);
   return { output: (await handle.result()) as RunOutput, handle };
+}
+
+/** A scripted model answer held back until `release()`: the model request stays open, silent, until then. */
+export function heldAnswer(turn: ScriptedTurn): { answer: ScriptedResponder; release: () => void } {
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  return {
+    answer: async () => {
+      await gate;
+      return turn;
+    },
+    release,
+  };
 }
 
 /** A chat message as the model received it. */
@@ -48,9 +62,11 @@ export function offeredTools(request: RecordedRequest): string[] {
   return ((request.body.tools ?? []) as { function: { name: string } }[]).map((t) => t.function.name);
 }
 
-type History = Awaited<ReturnType<WorkflowHandle['fetchHistory']>>;
+/** A workflow history as `fetchHistory()` returns it. */
+export type History = Awaited<ReturnType<WorkflowHandle['fetchHistory']>>;
 type Int64 = number | { toNumber(): number } | null | undefined;
-const num = (v: Int64): number => (v == null ? 0 : typeof v === 'number' ? v : v.toNumber());
+/** An int64 field of a history event (a number, a Long, or unset) as a number; 0 when unset. */
+export const num = (v: Int64): number => (v == null ? 0 : typeof v === 'number' ? v : v.toNumber());
 
 /** One activity of a history: when it was scheduled and by which workflow task, and how it ended. */
 export interface ActivityRecord {

@@ -2,7 +2,6 @@
 // a TOOL_AUTH_REQUIRED event in a root run's stream, the TOOL_AUTH trail of a stream, and the `record` tool's runs.
 import type { Client } from '@temporalio/client';
 import { defineAgent, type AgentSpec, type AgentSpecInput, type AgioEvent } from '../../common';
-import { eventsQuery } from '../../workflows/messages';
 import { recordedToolCalls, type RecordedToolCall } from '../fixtures/test-tools';
 import { waitForEvent } from './nested-runs';
 
@@ -45,11 +44,6 @@ export function authData(event: AgioEvent): AuthData {
 /** `[type, toolCallId]` of every TOOL_AUTH_* event of a stream, in order. */
 export function authTrail(events: AgioEvent[]): [string, string][] {
   return events.filter((e) => e.type.startsWith('TOOL_AUTH_')).map((e) => [e.type, authData(e).toolCallId]);
-}
-
-/** The root run's log right now (one query, no waiting). */
-export async function eventsNow(client: Client, rootRunId: string): Promise<AgioEvent[]> {
-  return (await client.workflow.getHandle(rootRunId).query(eventsQuery, { after: -1, limit: 1000 })).events;
 }
 
 /** The executions of the `record` tool by one run in this process (in-process workers only). */

@@ -1,10 +1,12 @@
-// Helpers for integration tests of nested runs (agents used as tools): read a root run's whole stream, pick the
-// model requests one agent made, and read which child workflows a history started and in which workflow task.
-import type { Client, WorkflowHandle } from '@temporalio/client';
+// Helpers for integration tests of nested runs (agents used as tools): read a root run's whole stream (or its log as
+// it is now), pick the model requests one agent made, and read which child workflows a history started and in
+// which workflow task.
+import type { Client } from '@temporalio/client';
 import { AgioClient } from '../../client/agio-client';
 import { endsStream, type AgentRunInput, type AgioEvent, type RunOutput } from '../../common';
 import type { RecordedRequest, ScriptedModelServer } from '../../worker/dev-server/scripted-model-server';
-import { sentMessages, startRun } from './agent-runs';
+import { eventsQuery } from '../../workflows/messages';
+import { num, sentMessages, startRun, type History } from './agent-runs';
 
 /** Every event of a root run's stream, read live through AgioClient until the root's terminal event. */
 export async function readStream(client: Client, rootRunId: string): Promise<AgioEvent[]> {
@@ -37,15 +39,16 @@ export function eventsOf(events: AgioEvent[], runId: string): AgioEvent[] {
   return events.filter((e) => e.runId === runId);
 }
 
+/** The root run's log right now (one query, no waiting). */
+export async function eventsNow(client: Client, rootRunId: string): Promise<AgioEvent[]> {
+  return (await client.workflow.getHandle(rootRunId).query(eventsQuery, { after: -1, limit: 1000 })).events;
+}
+
 /** Resolves once the stream so far holds an event matching `match` (reads through AgioClient). */
 export async function waitForEvent(client: Client, rootRunId: string, match: (e: AgioEvent) => boolean): Promise<AgioEvent> {
   for await (const event of new AgioClient(client).getHandle(rootRunId).stream({ maxPollMs: 50 })) if (match(event)) return event;
   throw new Error(`the stream of ${rootRunId} ended without a matching event`);
 }
-
-type History = Awaited<ReturnType<WorkflowHandle['fetchHistory']>>;
-type Int64 = number | { toNumber(): number } | null | undefined;
-const num = (v: Int64): number => (v == null ? 0 : typeof v === 'number' ? v : v.toNumber());
 
 /** One StartChildWorkflowExecutionInitiated event: the child's id and the workflow task that started it. */
 export interface ChildStart {

@@ -5,6 +5,7 @@
 import type { Client, Connection } from '@temporalio/client';
 import { AgioClient } from '../../client/agio-client';
 import type { AgentSpec } from '../../common';
+import type { Stores } from '../../stores';
 import type { ToolDefinition } from '../../activities/tools/define-tool';
 import type { CreateWorkerOptions } from '../../worker/create-worker';
 import { ScriptedModelServer } from '../../worker/dev-server/scripted-model-server';
@@ -21,7 +22,12 @@ export interface TestBedOptions {
   worker?: boolean;
   /** More options of the in-process worker. */
   workerOptions?: Omit<CreateWorkerOptions, 'connection' | 'model' | 'tools' | 'taskQueue'>;
-  /** Start an HTTP bridge on the worker's task queue (default false). */
+  /**
+   * Opens the stores of the worker (and the bridge) before the worker starts; they are closed after it has
+   * stopped (default: the worker's own memory stores).
+   */
+  stores?: () => Promise<{ stores: Stores; close(): Promise<void> }>;
+  /** Start an HTTP bridge on the worker's task queue and stores, as `agio serve` does (default false). */
   bridge?: boolean | Omit<TestBridgeOptions, 'client' | 'taskQueue' | 'agents'>;
   /** After each test, expect no unexpected model call and no unused scripted answer (default true). */
   strictModel?: boolean;
@@ -47,21 +53,24 @@ export function useTestBed(opts: TestBedOptions = {}): TestBed {
   const bed = {
     model: () => ({ baseURL: bed.server.baseURL, apiKey: 'test', defaultModel: 'scripted' }),
   } as TestBed;
+  let stores: { stores: Stores; close(): Promise<void> } | undefined;
 
   beforeAll(async () => {
     ({ client: bed.client, connection: bed.connection } = await testClient());
     bed.server = await ScriptedModelServer.start();
     if (opts.worker === false) return;
-    bed.worker = await startTestWorker({ ...opts.workerOptions, model: bed.model(), tools: opts.tools ?? [] });
+    stores = await opts.stores?.();
+    bed.worker = await startTestWorker({ ...opts.workerOptions, ...(stores ? { stores: stores.stores } : {}), model: bed.model(), tools: opts.tools ?? [] });
     bed.agio = new AgioClient(bed.client, { taskQueue: bed.worker.taskQueue, agents: opts.agents ?? [] });
     if (opts.bridge) {
       const bridgeOptions = typeof opts.bridge === 'object' ? opts.bridge : {};
-      bed.bridge = await startBridge({ ...bridgeOptions, client: bed.client, taskQueue: bed.worker.taskQueue, agents: opts.agents });
+      bed.bridge = await startBridge({ stores: bed.worker.stores, ...bridgeOptions, client: bed.client, taskQueue: bed.worker.taskQueue, agents: opts.agents });
     }
   });
   afterAll(async () => {
     await bed.bridge?.close();
     await bed.worker?.stop();
+    await stores?.close();
     await bed.server?.close();
     await bed.connection?.close();
   });

@@ -1,6 +1,5 @@
 // Tool calls through real agentRun workflows: every way a call can go wrong becomes an error result the model
 // sees next turn; file tools refuse paths outside the run's workspace; bash cannot see the worker's environment.
-import type { Client, Connection } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
@@ -8,36 +7,16 @@ import path from 'node:path';
 import { defineAgent, runWorkspace } from '../../common';
 import { recordedToolCalls, testTools } from '../fixtures/test-tools';
 import { runToEnd, sentToolResult, sentToolResults } from '../helpers/agent-runs';
-import { ScriptedModelServer, text, toolCall, toolCalls, type ScriptedToolCall } from '../../worker/dev-server/scripted-model-server';
-import { startTestWorker, testClient, uniqueId, type TestWorker } from '../helpers/temporal';
-import { testEnv } from '../helpers/test-env';
-import { startWorkerProcess, stopWorkerProcess, type WorkerProcess } from '../helpers/worker-process';
+import { text, toolCall, toolCalls, type ScriptedToolCall } from '../../worker/dev-server/scripted-model-server';
+import { uniqueId } from '../helpers/temporal';
+import { useTestBed } from '../helpers/test-bed';
+import { startTestWorkerProcess, stopWorkerProcess, type WorkerProcess } from '../helpers/worker-process';
 
 describe('agentRun tool calls', () => {
-  let client: Client;
-  let connection: Connection;
-  let server: ScriptedModelServer;
-  let worker: TestWorker;
-  const model = () => ({ baseURL: server.baseURL, apiKey: 'test', defaultModel: 'scripted' });
-
-  beforeAll(async () => {
-    ({ client, connection } = await testClient());
-    server = await ScriptedModelServer.start();
-    worker = await startTestWorker({ model: model(), tools: testTools });
-  });
-  afterAll(async () => {
-    await worker?.stop();
-    await server?.close();
-    await connection?.close();
-  });
-  beforeEach(() => server.reset());
-  afterEach(() => {
-    expect(server.unexpected).toEqual([]);
-    expect(server.pending()).toBe(0);
-  });
+  const bed = useTestBed({ tools: testTools });
 
   it('turns an unknown tool, malformed JSON, schema-invalid arguments and a throwing tool into error results the model sees, and completes', async () => {
-    server.script(
+    bed.server.script(
       toolCalls([
         toolCall('no_such_tool', {}, { id: 'call_unknown' }),
         toolCall('record', '{"label": "unterminated', { id: 'call_json' }),
@@ -48,12 +27,12 @@ describe('agentRun tool calls', () => {
     );
     const agent = defineAgent({ name: 'clumsy', tools: ['record', 'echo', 'explode'] });
 
-    const { output, handle } = await runToEnd(client, worker.taskQueue, { agent, input: 'try things' });
+    const { output, handle } = await runToEnd(bed.client, bed.worker.taskQueue, { agent, input: 'try things' });
 
     expect(output.terminationReason).toBe('completed');
     expect(output.response).toBe('I recovered from four errors');
     expect(output.metrics).toMatchObject({ toolCalls: 4, toolErrors: 4 });
-    const next = server.requests[1];
+    const next = bed.server.requests[1];
     expect(sentToolResults(next).map((r) => r.id)).toEqual(['call_unknown', 'call_json', 'call_schema', 'call_throw']);
     expect(sentToolResult(next, 'call_unknown')).toBe('Error: unknown tool "no_such_tool"; available tools: record, echo, explode');
     expect(sentToolResult(next, 'call_json')).toMatch(/^Error: arguments for "record" are not valid JSON \(.+\); send a JSON object/);
@@ -68,12 +47,12 @@ describe('agentRun tool calls', () => {
   });
 
   it("truncates a tool output over maxToolOutputBytes and keeps the tool's own metadata next to the truncation record", async () => {
-    server.script(toolCalls([toolCall('big_output', { bytes: 5000 }, { id: 'call_big' })]), text('seen it'));
+    bed.server.script(toolCalls([toolCall('big_output', { bytes: 5000 }, { id: 'call_big' })]), text('seen it'));
     const agent = defineAgent({ name: 'verbose', tools: ['big_output'] });
 
-    const { output } = await runToEnd(client, worker.taskQueue, { agent, input: 'dump', context: { limits: { maxToolOutputBytes: 1000 } } });
+    const { output } = await runToEnd(bed.client, bed.worker.taskQueue, { agent, input: 'dump', context: { limits: { maxToolOutputBytes: 1000 } } });
 
-    const sent = sentToolResult(server.requests[1], 'call_big');
+    const sent = sentToolResult(bed.server.requests[1], 'call_big');
     expect(sent).toMatch(/\[… output truncated: \d+ of 5000 bytes omitted …\]/);
     expect(Buffer.byteLength(sent)).toBeLessThanOrEqual(1000);
     const step = output.steps.find((s) => s.toolCallId === 'call_big');
@@ -86,7 +65,7 @@ describe('agentRun tool calls', () => {
     const secret = `TOP-SECRET-${randomUUID()}`;
     await fs.writeFile(path.join(outside, 'secret.txt'), `${secret}\n`);
     const workflowId = uniqueId('escape');
-    const workspace = path.join(worker.workspaceRoot, runWorkspace(workflowId));
+    const workspace = path.join(bed.worker.workspaceRoot, runWorkspace(workflowId));
     await fs.mkdir(workspace, { recursive: true });
     await fs.symlink(outside, path.join(workspace, 'escape'));
     const ways = {
@@ -107,17 +86,17 @@ describe('agentRun tool calls', () => {
         toolCall('grep', { pattern: 'SECRET', path: dir }, { id: `grep_${way}` }),
       );
     }
-    server.script(toolCalls(calls), text('all refused'));
+    bed.server.script(toolCalls(calls), text('all refused'));
     const agent = defineAgent({ name: 'escaper', tools: ['file_read', 'file_write', 'file_edit', 'ls', 'glob', 'grep'] });
 
     try {
-      const { output } = await runToEnd(client, worker.taskQueue, { agent, input: 'read the secret' }, workflowId);
+      const { output } = await runToEnd(bed.client, bed.worker.taskQueue, { agent, input: 'read the secret' }, workflowId);
 
       expect(output.terminationReason).toBe('completed');
-      const results = sentToolResults(server.requests[1]);
+      const results = sentToolResults(bed.server.requests[1]);
       expect(results.map((r) => r.id)).toEqual(calls.map((c) => c.id));
       for (const call of calls) {
-        const content = sentToolResult(server.requests[1], call.id!);
+        const content = sentToolResult(bed.server.requests[1], call.id!);
         expect({ id: call.id, content }).toEqual({ id: call.id, content: expect.stringMatching(/^Error: tool "\w+" failed: Path ".+" is outside the run's workspace/) });
         expect(content).not.toContain(secret);
       }
@@ -133,24 +112,15 @@ describe('agentRun tool calls', () => {
     let proc: WorkerProcess | undefined;
     const secretName = 'AGIO_TEST_WORKER_ONLY_SECRET';
     const secretValue = `worker-secret-${randomUUID()}`;
-    let taskQueue: string;
-    let workspaceRoot: string;
+    const taskQueue = uniqueId('tools-proc');
 
     beforeAll(async () => {
-      taskQueue = uniqueId('tools-proc');
-      workspaceRoot = await fs.mkdtemp(path.join(os.tmpdir(), 'agio-ws-proc-'));
-      proc = await startWorkerProcess(
-        { address: testEnv('temporalAddress'), taskQueue, model: model(), workspaceRoot, workflowBundle: testEnv('workflowBundle'), tools: ['env_has'] },
-        { [secretName]: secretValue },
-      );
+      proc = await startTestWorkerProcess({ taskQueue, model: bed.model(), tools: ['env_has'] }, { [secretName]: secretValue });
     });
-    afterAll(async () => {
-      await stopWorkerProcess(proc);
-      if (workspaceRoot) await fs.rm(workspaceRoot, { recursive: true, force: true });
-    });
+    afterAll(() => stopWorkerProcess(proc));
 
     it("does not let bash read a variable that is set in the worker's environment", async () => {
-      server.script(
+      bed.server.script(
         toolCalls([
           toolCall('env_has', { name: secretName }, { id: 'call_env_has' }),
           toolCall('bash', { command: `echo "seen=[\${${secretName}:-unset}]"; env` }, { id: 'call_bash' }),
@@ -159,13 +129,13 @@ describe('agentRun tool calls', () => {
       );
       const agent = defineAgent({ name: 'snooper', tools: ['env_has', 'bash'] });
 
-      const { output } = await runToEnd(client, taskQueue, { agent, input: 'print the environment' });
+      const { output } = await runToEnd(bed.client, taskQueue, { agent, input: 'print the environment' });
 
       expect(output.terminationReason).toBe('completed');
       // The worker itself has the variable...
-      expect(sentToolResult(server.requests[1], 'call_env_has')).toBe('set');
+      expect(sentToolResult(bed.server.requests[1], 'call_env_has')).toBe('set');
       // ...but the command the model ran did not see it.
-      const bash = sentToolResult(server.requests[1], 'call_bash');
+      const bash = sentToolResult(bed.server.requests[1], 'call_bash');
       expect(bash).toContain('seen=[unset]');
       expect(bash).toMatch(/exit code: 0$/);
       expect(bash).not.toContain(secretValue);

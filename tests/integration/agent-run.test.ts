@@ -1,41 +1,20 @@
 // The agentRun loop on a real dev server against the scripted model: answers, usage, parallel and sequential
 // tool turns (proved from the workflow history), the max-steps summary, and which tools the model is offered.
-import type { Client, Connection } from '@temporalio/client';
 import { defineAgent } from '../../common';
 import { MAX_STEPS_PROMPT } from '../../workflows/run-context';
 import { recordedToolCalls, testTools } from '../fixtures/test-tools';
 import { activities, offeredTools, runToEnd, sentMessages, sentToolResults, workflowTaskCompletedIds } from '../helpers/agent-runs';
-import { ScriptedModelServer, text, toolCall, toolCalls } from '../../worker/dev-server/scripted-model-server';
-import { startTestWorker, testClient, type TestWorker } from '../helpers/temporal';
+import { text, toolCall, toolCalls } from '../../worker/dev-server/scripted-model-server';
+import { useTestBed } from '../helpers/test-bed';
 
 describe('agentRun workflow', () => {
-  let client: Client;
-  let connection: Connection;
-  let server: ScriptedModelServer;
-  let worker: TestWorker;
-
-  beforeAll(async () => {
-    ({ client, connection } = await testClient());
-    server = await ScriptedModelServer.start();
-    worker = await startTestWorker({ model: { baseURL: server.baseURL, apiKey: 'test', defaultModel: 'scripted' }, tools: testTools });
-  });
-  afterAll(async () => {
-    await worker?.stop();
-    await server?.close();
-    await connection?.close();
-  });
-  beforeEach(() => server.reset());
-  afterEach(() => {
-    // Every request a test made was scripted, and every scripted turn was used.
-    expect(server.unexpected).toEqual([]);
-    expect(server.pending()).toBe(0);
-  });
+  const bed = useTestBed({ tools: testTools });
 
   it("returns the model's answer with the usage of its usage chunk when the agent has no tools", async () => {
-    server.script(text('The answer is 42.', { usage: { prompt_tokens: 31, completion_tokens: 7 } }));
+    bed.server.script(text('The answer is 42.', { usage: { prompt_tokens: 31, completion_tokens: 7 } }));
     const agent = defineAgent({ name: 'plain', instructions: 'You help {user}.' });
 
-    const { output, handle } = await runToEnd(client, worker.taskQueue, { agent, input: 'What is the answer?', state: { user: 'Ada' } });
+    const { output, handle } = await runToEnd(bed.client, bed.worker.taskQueue, { agent, input: 'What is the answer?', state: { user: 'Ada' } });
 
     expect(output.response).toBe('The answer is 42.');
     expect(output.terminationReason).toBe('completed');
@@ -47,18 +26,18 @@ describe('agentRun workflow', () => {
       [1, 'user', 'What is the answer?'],
       [2, 'assistant', 'The answer is 42.'],
     ]);
-    expect(server.requests).toHaveLength(1);
-    const body = server.requests[0].body;
+    expect(bed.server.requests).toHaveLength(1);
+    const body = bed.server.requests[0].body;
     expect(body).toMatchObject({ model: 'scripted', stream: true, stream_options: { include_usage: true } });
     expect(body).not.toHaveProperty('tools');
-    expect(sentMessages(server.requests[0])).toEqual([
+    expect(sentMessages(bed.server.requests[0])).toEqual([
       { role: 'system', content: 'You help Ada.' },
       { role: 'user', content: 'What is the answer?' },
     ]);
   });
 
   it('runs two tool calls of one turn in parallel (scheduled by one workflow task) and sends both results in call order', async () => {
-    server.script(
+    bed.server.script(
       toolCalls([toolCall('record', { label: 'slow', ms: 600 }, { id: 'call_slow' }), toolCall('record', { label: 'fast', ms: 50 }, { id: 'call_fast' })], {
         usage: { prompt_tokens: 20, completion_tokens: 10 },
       }),
@@ -66,7 +45,7 @@ describe('agentRun workflow', () => {
     );
     const agent = defineAgent({ name: 'parallel', tools: ['record'] });
 
-    const { output, handle } = await runToEnd(client, worker.taskQueue, { agent, input: 'go' });
+    const { output, handle } = await runToEnd(bed.client, bed.worker.taskQueue, { agent, input: 'go' });
 
     expect(output.response).toBe('both done');
     expect(output.usage).toEqual({ promptTokens: 60, completionTokens: 13, totalTokens: 73 });
@@ -83,11 +62,11 @@ describe('agentRun workflow', () => {
     expect(fast.startedAt).toBeLessThan(slow.endedAt);
     expect(slow.startedAt).toBeLessThan(fast.endedAt);
     // ...yet the model sees the results in the order it asked for them.
-    expect(sentToolResults(server.requests[1])).toEqual([
+    expect(sentToolResults(bed.server.requests[1])).toEqual([
       { id: 'call_slow', content: 'recorded slow' },
       { id: 'call_fast', content: 'recorded fast' },
     ]);
-    const assistant = sentMessages(server.requests[1]).find((m) => m.role === 'assistant');
+    const assistant = sentMessages(bed.server.requests[1]).find((m) => m.role === 'assistant');
     expect(assistant?.tool_calls?.map((c) => c.id)).toEqual(['call_slow', 'call_fast']);
     expect(output.steps.filter((s) => s.role === 'tool').map((s) => [s.index, s.toolCallId])).toEqual([
       [2, 'call_slow'],
@@ -96,13 +75,13 @@ describe('agentRun workflow', () => {
   });
 
   it('runs the tool calls of a sequentialToolCalls agent one after another, each scheduled by its own workflow task', async () => {
-    server.script(
+    bed.server.script(
       toolCalls([toolCall('record', { label: 'first', ms: 300 }, { id: 'call_first' }), toolCall('record', { label: 'second', ms: 10 }, { id: 'call_second' })]),
       text('in order'),
     );
     const agent = defineAgent({ name: 'sequential', tools: ['record'], sequentialToolCalls: true });
 
-    const { output, handle } = await runToEnd(client, worker.taskQueue, { agent, input: 'go' });
+    const { output, handle } = await runToEnd(bed.client, bed.worker.taskQueue, { agent, input: 'go' });
 
     expect(output.response).toBe('in order');
     const history = await handle.fetchHistory();
@@ -114,26 +93,26 @@ describe('agentRun workflow', () => {
     const calls = recordedToolCalls.filter((c) => c.runId === handle.workflowId);
     expect(calls.map((c) => c.label)).toEqual(['first', 'second']);
     expect(calls[1].startedAt).toBeGreaterThanOrEqual(calls[0].endedAt);
-    expect(sentToolResults(server.requests[1]).map((r) => r.id)).toEqual(['call_first', 'call_second']);
+    expect(sentToolResults(bed.server.requests[1]).map((r) => r.id)).toEqual(['call_first', 'call_second']);
   });
 
   it('asks for a final answer without tools, with the max-steps prompt, once maxSteps model calls are spent', async () => {
-    server.script(
+    bed.server.script(
       toolCalls([toolCall('record', { label: 'one' }, { id: 'call_1' })]),
       toolCalls([toolCall('record', { label: 'two' }, { id: 'call_2' })]),
       text('summary of what I found'),
     );
     const agent = defineAgent({ name: 'bounded', tools: ['record'], maxSteps: 2 });
 
-    const { output } = await runToEnd(client, worker.taskQueue, { agent, input: 'loop forever' });
+    const { output } = await runToEnd(bed.client, bed.worker.taskQueue, { agent, input: 'loop forever' });
 
     expect(output.terminationReason).toBe('max_steps');
     expect(output.response).toBe('summary of what I found');
     expect(output.metrics).toMatchObject({ modelCalls: 3, toolCalls: 2, toolErrors: 0 });
-    expect(server.requests).toHaveLength(3);
-    expect(offeredTools(server.requests[0])).toEqual(['record']);
-    expect(offeredTools(server.requests[1])).toEqual(['record']);
-    const last = server.requests[2];
+    expect(bed.server.requests).toHaveLength(3);
+    expect(offeredTools(bed.server.requests[0])).toEqual(['record']);
+    expect(offeredTools(bed.server.requests[1])).toEqual(['record']);
+    const last = bed.server.requests[2];
     expect(last.body).not.toHaveProperty('tools');
     expect(last.body).not.toHaveProperty('tool_choice');
     const messages = sentMessages(last);
@@ -143,25 +122,25 @@ describe('agentRun workflow', () => {
   });
 
   it("keeps the agent's maxSteps when the run's context overrides another limit", async () => {
-    server.script(toolCalls([toolCall('record', { label: 'only' }, { id: 'call_only' })]), text('stopped after one step'));
+    bed.server.script(toolCalls([toolCall('record', { label: 'only' }, { id: 'call_only' })]), text('stopped after one step'));
     const agent = defineAgent({ name: 'one-step', tools: ['record'], maxSteps: 1 });
 
-    const { output } = await runToEnd(client, worker.taskQueue, { agent, input: 'go', context: { limits: { maxToolOutputBytes: 4096 } } });
+    const { output } = await runToEnd(bed.client, bed.worker.taskQueue, { agent, input: 'go', context: { limits: { maxToolOutputBytes: 4096 } } });
 
     expect(output.terminationReason).toBe('max_steps');
     expect(output.response).toBe('stopped after one step');
-    expect(server.requests).toHaveLength(2);
-    expect(server.requests[1].body).not.toHaveProperty('tools');
+    expect(bed.server.requests).toHaveLength(2);
+    expect(bed.server.requests[1].body).not.toHaveProperty('tools');
   });
 
   it('runs an agent that names a tool the worker lacks, offering the model only the tools the worker has', async () => {
-    server.script(text('fine without it'));
+    bed.server.script(text('fine without it'));
     const agent = defineAgent({ name: 'partly-equipped', tools: ['record', 'not_in_this_worker', 'echo'] });
 
-    const { output } = await runToEnd(client, worker.taskQueue, { agent, input: 'hello' });
+    const { output } = await runToEnd(bed.client, bed.worker.taskQueue, { agent, input: 'hello' });
 
     expect(output.terminationReason).toBe('completed');
     expect(output.response).toBe('fine without it');
-    expect(offeredTools(server.requests[0])).toEqual(['record', 'echo']);
+    expect(offeredTools(bed.server.requests[0])).toEqual(['record', 'echo']);
   });
 });

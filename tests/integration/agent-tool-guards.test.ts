@@ -1,43 +1,18 @@
 // What keeps nested agents bounded, on a real dev server: a call deeper than the depth limit and a call that
 // would form a cycle become tool error results and every run completes; a sub-agent that fails its
 // healthcheck when the worker starts is logged and never offered to the model.
-import type { Client, Connection } from '@temporalio/client';
 import { asTool, defineAgent, type AgentSpec, type RunOutput } from '../../common';
-import { ScriptedModelServer, text, toolCall, toolCalls } from '../../worker/dev-server/scripted-model-server';
+import { text, toolCall, toolCalls } from '../../worker/dev-server/scripted-model-server';
 import { testTools } from '../fixtures/test-tools';
 import { offeredTools, runToEnd, sentToolResult } from '../helpers/agent-runs';
 import { childStarts, readStream, requestsOf } from '../helpers/nested-runs';
-import { startTestWorker, testClient, type TestWorker } from '../helpers/temporal';
+import { startTestWorker, type TestWorker } from '../helpers/temporal';
+import { useTestBed } from '../helpers/test-bed';
 
 describe('nested agent guards', () => {
-  let client: Client;
-  let connection: Connection;
-  let server: ScriptedModelServer;
-  const model = (defaultModel = 'scripted') => ({ baseURL: server.baseURL, apiKey: 'test', defaultModel });
-
-  beforeAll(async () => {
-    ({ client, connection } = await testClient());
-    server = await ScriptedModelServer.start();
-  });
-  afterAll(async () => {
-    await server?.close();
-    await connection?.close();
-  });
-  beforeEach(() => server.reset());
-  afterEach(() => {
-    expect(server.unexpected).toEqual([]);
-    expect(server.pending()).toBe(0);
-  });
+  const bed = useTestBed({ tools: testTools });
 
   describe('depth and cycles', () => {
-    let worker: TestWorker;
-    beforeAll(async () => {
-      worker = await startTestWorker({ model: model(), tools: testTools });
-    });
-    afterAll(async () => {
-      await worker?.stop();
-    });
-
     /** Agents level0 → level1 → … → level<deepest>, each offering the next as a tool. */
     function chain(deepest: number): AgentSpec {
       let next: AgentSpec | undefined;
@@ -49,55 +24,55 @@ describe('nested agent guards', () => {
     /** Each level up to `lastCaller` calls the next one once, then answers. */
     function scriptChain(lastCaller: number): void {
       for (let level = 0; level <= lastCaller; level++) {
-        server.scriptFor(`You are agent number ${level} of the chain.`, toolCalls([toolCall(`level${level + 1}`, { task: 'go one level deeper' }, { id: `call_${level}` })]), text(`level ${level} done`));
+        bed.server.scriptFor(`You are agent number ${level} of the chain.`, toolCalls([toolCall(`level${level + 1}`, { task: 'go one level deeper' }, { id: `call_${level}` })]), text(`level ${level} done`));
       }
     }
 
     it('refuses a call at depth 6 under the default limit of 5 with a tool error result, and completes every run', async () => {
       scriptChain(5);
 
-      const { output, handle } = await runToEnd(client, worker.taskQueue, { agent: chain(6), input: 'dig' });
+      const { output, handle } = await runToEnd(bed.client, bed.worker.taskQueue, { agent: chain(6), input: 'dig' });
 
       expect(output).toMatchObject({ terminationReason: 'completed', response: 'level 0 done' });
-      const refused = sentToolResult(requestsOf(server, 'You are agent number 5 of the chain.')[1], 'call_5');
+      const refused = sentToolResult(requestsOf(bed.server, 'You are agent number 5 of the chain.')[1], 'call_5');
       expect(refused).toBe('Error: agent "level6" cannot be called: nesting depth 6 exceeds the limit of 5');
-      expect(requestsOf(server, 'You are agent number 6 of the chain.')).toEqual([]);
-      const events = await readStream(client, handle.workflowId);
+      expect(requestsOf(bed.server, 'You are agent number 6 of the chain.')).toEqual([]);
+      const events = await readStream(bed.client, handle.workflowId);
       expect(Math.max(...events.map((e) => e.depth))).toBe(5);
       const completed = events.filter((e) => e.type === 'RUN_COMPLETED');
       expect(completed.map((e) => e.depth)).toEqual([5, 4, 3, 2, 1, 0]);
       const deepest = completed[0].runId;
-      expect(childStarts(await client.workflow.getHandle(deepest).fetchHistory())).toEqual([]);
-      expect((await client.workflow.getHandle(deepest).describe()).status.name).toBe('COMPLETED');
+      expect(childStarts(await bed.client.workflow.getHandle(deepest).fetchHistory())).toEqual([]);
+      expect((await bed.client.workflow.getHandle(deepest).describe()).status.name).toBe('COMPLETED');
     });
 
     it("applies a run's maxDepth override to every level below it", async () => {
       scriptChain(1);
 
-      const { output } = await runToEnd(client, worker.taskQueue, { agent: chain(2), input: 'dig', context: { limits: { maxDepth: 1 } } });
+      const { output } = await runToEnd(bed.client, bed.worker.taskQueue, { agent: chain(2), input: 'dig', context: { limits: { maxDepth: 1 } } });
 
       expect(output.response).toBe('level 0 done');
-      expect(sentToolResult(requestsOf(server, 'You are agent number 1 of the chain.')[1], 'call_1')).toBe('Error: agent "level2" cannot be called: nesting depth 2 exceeds the limit of 1');
+      expect(sentToolResult(requestsOf(bed.server, 'You are agent number 1 of the chain.')[1], 'call_1')).toBe('Error: agent "level2" cannot be called: nesting depth 2 exceeds the limit of 1');
     });
 
     it("runs a nested agent with its own maxSteps, not its parent's", async () => {
       const child = defineAgent({ name: 'stepper', instructions: 'You are the stepper.', tools: ['echo'], maxSteps: 2 });
       const parent = defineAgent({ name: 'hasty', instructions: 'You are the hasty parent.', maxSteps: 1, tools: [asTool(child, { description: 'Takes two steps.' })] });
-      server.scriptFor('You are the hasty parent.', toolCalls([toolCall('stepper', { task: 'two steps' }, { id: 'call_stepper' })]), text('parent summary'));
-      server.scriptFor(
+      bed.server.scriptFor('You are the hasty parent.', toolCalls([toolCall('stepper', { task: 'two steps' }, { id: 'call_stepper' })]), text('parent summary'));
+      bed.server.scriptFor(
         'You are the stepper.',
         toolCalls([toolCall('echo', { text: 'one' })]),
         toolCalls([toolCall('echo', { text: 'two' })]),
         text('stepper summary after two steps'),
       );
 
-      const { output, handle } = await runToEnd(client, worker.taskQueue, { agent: parent, input: 'go' });
+      const { output, handle } = await runToEnd(bed.client, bed.worker.taskQueue, { agent: parent, input: 'go' });
 
       expect(output).toMatchObject({ terminationReason: 'max_steps', response: 'parent summary' });
-      const stepper = requestsOf(server, 'You are the stepper.');
+      const stepper = requestsOf(bed.server, 'You are the stepper.');
       expect(stepper.map(offeredTools)).toEqual([['echo'], ['echo'], []]);
-      expect(sentToolResult(requestsOf(server, 'You are the hasty parent.')[1], 'call_stepper')).toBe('stepper summary after two steps');
-      const events = await readStream(client, handle.workflowId);
+      expect(sentToolResult(requestsOf(bed.server, 'You are the hasty parent.')[1], 'call_stepper')).toBe('stepper summary after two steps');
+      const events = await readStream(bed.client, handle.workflowId);
       const childEnd = events.find((e) => e.depth === 1 && e.type === 'RUN_COMPLETED');
       expect(childEnd?.data).toMatchObject({ terminationReason: 'max_steps' });
     });
@@ -105,43 +80,43 @@ describe('nested agent guards', () => {
     it("holds a nested agent to the run's token limit even when its own limit is higher", async () => {
       const spender = defineAgent({ name: 'spender', instructions: 'You are the spender.', tools: ['echo'], limits: { maxTotalTokens: 100_000 } });
       const parent = defineAgent({ name: 'frugal', instructions: 'You are the frugal parent.', tools: [asTool(spender, { description: 'Spends tokens.' })] });
-      server.scriptFor('You are the frugal parent.', toolCalls([toolCall('spender', { task: 'spend' }, { id: 'call_spender' })], { usage: { prompt_tokens: 10, completion_tokens: 1 } }), text('parent done'));
-      server.scriptFor('You are the spender.', toolCalls([toolCall('echo', { text: 'more' })], { content: 'spent a lot', usage: { prompt_tokens: 60, completion_tokens: 5 } }));
+      bed.server.scriptFor('You are the frugal parent.', toolCalls([toolCall('spender', { task: 'spend' }, { id: 'call_spender' })], { usage: { prompt_tokens: 10, completion_tokens: 1 } }), text('parent done'));
+      bed.server.scriptFor('You are the spender.', toolCalls([toolCall('echo', { text: 'more' })], { content: 'spent a lot', usage: { prompt_tokens: 60, completion_tokens: 5 } }));
 
-      const { handle } = await runToEnd(client, worker.taskQueue, { agent: parent, input: 'go', context: { limits: { maxTotalTokens: 50 } } });
+      const { handle } = await runToEnd(bed.client, bed.worker.taskQueue, { agent: parent, input: 'go', context: { limits: { maxTotalTokens: 50 } } });
 
-      const events = await readStream(client, handle.workflowId);
+      const events = await readStream(bed.client, handle.workflowId);
       expect(events.find((e) => e.depth === 1 && e.type === 'RUN_COMPLETED')?.data).toMatchObject({ terminationReason: 'max_tokens', response: 'spent a lot' });
-      expect(requestsOf(server, 'You are the spender.')).toHaveLength(1);
+      expect(requestsOf(bed.server, 'You are the spender.')).toHaveLength(1);
     });
 
     it('refuses A → B → A with a cycle error result, and both runs complete', async () => {
       const innerA = defineAgent({ name: 'A', instructions: 'You are agent A.' });
       const b = defineAgent({ name: 'B', instructions: 'You are agent B.', tools: [asTool(innerA, { description: 'Agent A.' })] });
       const a = defineAgent({ name: 'A', instructions: 'You are agent A.', tools: [asTool(b, { description: 'Agent B.' })] });
-      server.scriptFor('You are agent A.', toolCalls([toolCall('B', { task: 'ask A back' }, { id: 'call_b' })]), text('A done'));
-      server.scriptFor('You are agent B.', toolCalls([toolCall('A', { task: 'loop' }, { id: 'call_a' })]), text('B done without A'));
+      bed.server.scriptFor('You are agent A.', toolCalls([toolCall('B', { task: 'ask A back' }, { id: 'call_b' })]), text('A done'));
+      bed.server.scriptFor('You are agent B.', toolCalls([toolCall('A', { task: 'loop' }, { id: 'call_a' })]), text('B done without A'));
 
-      const { output, handle } = await runToEnd(client, worker.taskQueue, { agent: a, input: 'go' });
+      const { output, handle } = await runToEnd(bed.client, bed.worker.taskQueue, { agent: a, input: 'go' });
 
       expect(output.response).toBe('A done');
-      expect(sentToolResult(requestsOf(server, 'You are agent B.')[1], 'call_a')).toBe('Error: agent "A" cannot be called: it would form a cycle (A → B → A)');
-      expect(sentToolResult(requestsOf(server, 'You are agent A.')[1], 'call_b')).toBe('B done without A');
+      expect(sentToolResult(requestsOf(bed.server, 'You are agent B.')[1], 'call_a')).toBe('Error: agent "A" cannot be called: it would form a cycle (A → B → A)');
+      expect(sentToolResult(requestsOf(bed.server, 'You are agent A.')[1], 'call_b')).toBe('B done without A');
       const childId = `${handle.workflowId}/tool/call_b`;
-      expect(childStarts(await client.workflow.getHandle(childId).fetchHistory())).toEqual([]);
-      expect((await client.workflow.getHandle(childId).describe()).status.name).toBe('COMPLETED');
-      expect(requestsOf(server, 'You are agent A.')).toHaveLength(2);
+      expect(childStarts(await bed.client.workflow.getHandle(childId).fetchHistory())).toEqual([]);
+      expect((await bed.client.workflow.getHandle(childId).describe()).status.name).toBe('COMPLETED');
+      expect(requestsOf(bed.server, 'You are agent A.')).toHaveLength(2);
     });
 
     it('refuses an agent calling itself (A → A) with a cycle error result, and completes', async () => {
       const self = defineAgent({ name: 'A', instructions: 'You are agent A.' });
       const a = defineAgent({ name: 'A', instructions: 'You are agent A.', tools: [asTool(self, { description: 'Myself.' })] });
-      server.scriptFor('You are agent A.', toolCalls([toolCall('A', { task: 'recurse' }, { id: 'call_self' })]), text('A done alone'));
+      bed.server.scriptFor('You are agent A.', toolCalls([toolCall('A', { task: 'recurse' }, { id: 'call_self' })]), text('A done alone'));
 
-      const { output, handle } = await runToEnd(client, worker.taskQueue, { agent: a, input: 'go' });
+      const { output, handle } = await runToEnd(bed.client, bed.worker.taskQueue, { agent: a, input: 'go' });
 
       expect(output).toMatchObject({ terminationReason: 'completed', response: 'A done alone', metrics: { toolErrors: 1 } });
-      expect(sentToolResult(server.requests[1], 'call_self')).toBe('Error: agent "A" cannot be called: it would form a cycle (A → A)');
+      expect(sentToolResult(bed.server.requests[1], 'call_self')).toBe('Error: agent "A" cannot be called: it would form a cycle (A → A)');
       expect(childStarts(await handle.fetchHistory())).toEqual([]);
     });
   });
@@ -172,7 +147,7 @@ describe('nested agent guards', () => {
       });
       warn = jest.spyOn(console, 'warn').mockImplementation(() => undefined);
 
-      worker = await startTestWorker({ model: model(served), tools: testTools, agents: [parent] });
+      worker = await startTestWorker({ model: { ...bed.model(), defaultModel: served }, tools: testTools, agents: [parent] });
 
       const warnings = warn.mock.calls.map((c) => String(c[0]));
       expect(warnings).toEqual(
@@ -183,12 +158,12 @@ describe('nested agent guards', () => {
       );
       expect(warnings.filter((w) => /"(healthy|unchecked)"/.test(w))).toEqual([]);
 
-      server.scriptFor('You are the checked parent.', toolCalls([toolCall('healthy', { task: 'echo hi' }, { id: 'call_healthy' })]), text('parent done'));
-      server.scriptFor('You are the healthy one.', text('healthy answer'));
-      const { output } = (await runToEnd(client, worker.taskQueue, { agent: parent, input: 'go' })) as { output: RunOutput };
+      bed.server.scriptFor('You are the checked parent.', toolCalls([toolCall('healthy', { task: 'echo hi' }, { id: 'call_healthy' })]), text('parent done'));
+      bed.server.scriptFor('You are the healthy one.', text('healthy answer'));
+      const { output } = (await runToEnd(bed.client, worker.taskQueue, { agent: parent, input: 'go' })) as { output: RunOutput };
 
       expect(output.response).toBe('parent done');
-      const [first, second] = requestsOf(server, 'You are the checked parent.');
+      const [first, second] = requestsOf(bed.server, 'You are the checked parent.');
       expect(offeredTools(first)).toEqual(['healthy', 'unchecked']);
       expect(sentToolResult(second, 'call_healthy')).toBe('healthy answer');
     });

@@ -2,16 +2,16 @@
 // `${parent}/tool/${callId}` whose events reach the root's one stream, tagged with depth and parent; nested
 // completions never end that stream; the parent sees only the child's final answer; usage rolls up; a child's
 // file tools work in `subagents/<name>/` of the root's workspace and no further.
-import type { Client, Connection } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { asTool, defineAgent, runWorkspace, type AgioEvent } from '../../common';
-import { ScriptedModelServer, text, toolCall, toolCalls } from '../../worker/dev-server/scripted-model-server';
+import { text, toolCall, toolCalls } from '../../worker/dev-server/scripted-model-server';
 import { testTools } from '../fixtures/test-tools';
 import { offeredTools, sentMessages, sentToolResult, sentToolResults } from '../helpers/agent-runs';
 import { childStarts, eventsOf, expectWholeStream, requestsOf, runAndStream, waitForEvent } from '../helpers/nested-runs';
-import { startTestWorker, testClient, uniqueId, type TestWorker } from '../helpers/temporal';
+import { uniqueId } from '../helpers/temporal';
+import { useTestBed } from '../helpers/test-bed';
 
 /** The nesting tags every event of one run carries. */
 function tagsOf(events: AgioEvent[]): object[] {
@@ -21,34 +21,15 @@ function tagsOf(events: AgioEvent[]): object[] {
 const index = (events: AgioEvent[], match: (e: AgioEvent) => boolean): number => events.findIndex(match);
 
 describe('agents used as tools', () => {
-  let client: Client;
-  let connection: Connection;
-  let server: ScriptedModelServer;
-  let worker: TestWorker;
+  const bed = useTestBed({ tools: testTools });
 
-  beforeAll(async () => {
-    ({ client, connection } = await testClient());
-    server = await ScriptedModelServer.start();
-    worker = await startTestWorker({ model: { baseURL: server.baseURL, apiKey: 'test', defaultModel: 'scripted' }, tools: testTools });
-  });
-  afterAll(async () => {
-    await worker?.stop();
-    await server?.close();
-    await connection?.close();
-  });
-  beforeEach(() => server.reset());
-  afterEach(() => {
-    expect(server.unexpected).toEqual([]);
-    expect(server.pending()).toBe(0);
-  });
-
-  const run = (agent: ReturnType<typeof defineAgent>, input: string, workflowId?: string) => runAndStream(client, worker.taskQueue, { agent, input }, workflowId);
+  const run = (agent: ReturnType<typeof defineAgent>, input: string, workflowId?: string) => runAndStream(bed.client, bed.worker.taskQueue, { agent, input }, workflowId);
 
   it("does not close the parent's stream when a nested agent completes", async () => {
     const helper = defineAgent({ name: 'helper', instructions: 'You are the helper.' });
     const parent = defineAgent({ name: 'parent', instructions: 'You are the parent.', tools: [asTool(helper, { description: 'Helps with anything.', stream: 'full' })] });
-    server.scriptFor('You are the parent.', toolCalls([toolCall('helper', { task: 'help me' }, { id: 'call_help' })]), text('the parent is done', { chunkSize: 3 }));
-    server.scriptFor('You are the helper.', text('the helper answer', { chunkSize: 3 }));
+    bed.server.scriptFor('You are the parent.', toolCalls([toolCall('helper', { task: 'help me' }, { id: 'call_help' })]), text('the parent is done', { chunkSize: 3 }));
+    bed.server.scriptFor('You are the helper.', text('the helper answer', { chunkSize: 3 }));
 
     const { rootRunId, events, output } = await run(parent, 'start');
 
@@ -72,12 +53,12 @@ describe('agents used as tools', () => {
   it('streams several nested calls made in sequence, each to completion, and finishes the parent last', async () => {
     const helper = defineAgent({ name: 'helper', instructions: 'You are the helper.' });
     const parent = defineAgent({ name: 'parent', instructions: 'You are the parent.', tools: [asTool(helper, { description: 'Helps.', stream: 'full' })] });
-    server.scriptFor(
+    bed.server.scriptFor(
       'You are the parent.',
       ...[1, 2, 3].map((i) => toolCalls([toolCall('helper', { task: `part ${i}` }, { id: `call_${i}` })])),
       text('all three parts done'),
     );
-    server.scriptFor('You are the helper.', text('part 1 done'), text('part 2 done'), text('part 3 done'));
+    bed.server.scriptFor('You are the helper.', text('part 1 done'), text('part 2 done'), text('part 3 done'));
 
     const { rootRunId, events, output } = await run(parent, 'do it in three parts');
 
@@ -87,9 +68,9 @@ describe('agents used as tools', () => {
     const lifecycle = events.filter((e) => e.depth === 1 && (e.type === 'RUN_STARTED' || e.type === 'RUN_COMPLETED')).map((e) => [e.type, e.runId]);
     expect(lifecycle).toEqual(childIds.flatMap((id) => [['RUN_STARTED', id], ['RUN_COMPLETED', id]]));
     for (const id of childIds) expect(eventsOf(events, id).some((e) => e.type === 'STEP_DELTA')).toBe(true);
-    expect(childStarts(await client.workflow.getHandle(rootRunId).fetchHistory()).map((s) => s.workflowId)).toEqual(childIds);
-    for (const id of childIds) expect((await client.workflow.getHandle(id).describe()).status.name).toBe('COMPLETED');
-    const lastParentRequest = requestsOf(server, 'You are the parent.')[3];
+    expect(childStarts(await bed.client.workflow.getHandle(rootRunId).fetchHistory()).map((s) => s.workflowId)).toEqual(childIds);
+    for (const id of childIds) expect((await bed.client.workflow.getHandle(id).describe()).status.name).toBe('COMPLETED');
+    const lastParentRequest = requestsOf(bed.server, 'You are the parent.')[3];
     expect(sentToolResults(lastParentRequest)).toEqual([1, 2, 3].map((i) => ({ id: `call_${i}`, content: `part ${i} done` })));
   });
 
@@ -97,9 +78,9 @@ describe('agents used as tools', () => {
     const checker = defineAgent({ name: 'checker', instructions: 'You are the fact checker.' });
     const researcher = defineAgent({ name: 'researcher', instructions: 'You are the researcher.', tools: [asTool(checker, { description: 'Checks facts.' })] });
     const planner = defineAgent({ name: 'planner', instructions: 'You are the planner.', tools: [asTool(researcher, { description: 'Researches.' })] });
-    server.scriptFor('You are the planner.', toolCalls([toolCall('researcher', { task: 'research it' }, { id: 'call_a' })]), text('plan ready'));
-    server.scriptFor('You are the researcher.', toolCalls([toolCall('checker', { task: 'check it' }, { id: 'call_b' })]), text('research done'));
-    server.scriptFor('You are the fact checker.', text('facts check out'));
+    bed.server.scriptFor('You are the planner.', toolCalls([toolCall('researcher', { task: 'research it' }, { id: 'call_a' })]), text('plan ready'));
+    bed.server.scriptFor('You are the researcher.', toolCalls([toolCall('checker', { task: 'check it' }, { id: 'call_b' })]), text('research done'));
+    bed.server.scriptFor('You are the fact checker.', text('facts check out'));
 
     const { rootRunId: a, events, output } = await run(planner, 'plan');
 
@@ -113,13 +94,13 @@ describe('agents used as tools', () => {
     expect([...new Set(events.map((e) => e.runId))].sort()).toEqual([a, b, c].sort());
     expect(new Set(eventsOf(events, c).map((e) => e.agent))).toEqual(new Set(['checker']));
     // Each level starts the next as its own child workflow, and the ends come innermost first.
-    expect(childStarts(await client.workflow.getHandle(a).fetchHistory()).map((s) => s.workflowId)).toEqual([b]);
-    expect(childStarts(await client.workflow.getHandle(b).fetchHistory()).map((s) => s.workflowId)).toEqual([c]);
-    expect(childStarts(await client.workflow.getHandle(c).fetchHistory())).toEqual([]);
+    expect(childStarts(await bed.client.workflow.getHandle(a).fetchHistory()).map((s) => s.workflowId)).toEqual([b]);
+    expect(childStarts(await bed.client.workflow.getHandle(b).fetchHistory()).map((s) => s.workflowId)).toEqual([c]);
+    expect(childStarts(await bed.client.workflow.getHandle(c).fetchHistory())).toEqual([]);
     const ends = events.filter((e) => e.type === 'RUN_COMPLETED').map((e) => e.runId);
     expect(ends).toEqual([c, b, a]);
-    expect(sentToolResult(requestsOf(server, 'You are the researcher.')[1], 'call_b')).toBe('facts check out');
-    expect(sentToolResult(requestsOf(server, 'You are the planner.')[1], 'call_a')).toBe('research done');
+    expect(sentToolResult(requestsOf(bed.server, 'You are the researcher.')[1], 'call_b')).toBe('facts check out');
+    expect(sentToolResult(requestsOf(bed.server, 'You are the planner.')[1], 'call_a')).toBe('research done');
   });
 
   it('runs two agent calls of one turn as concurrent child workflows whose events interleave, returning results in call order', async () => {
@@ -133,23 +114,23 @@ describe('agents used as tools', () => {
     const rootRunId = uniqueId('parallel');
     const alphaRunId = `${rootRunId}/tool/call_alpha`;
     const betaRunId = `${rootRunId}/tool/call_beta`;
-    server.scriptFor(
+    bed.server.scriptFor(
       'You are the coordinator.',
       toolCalls([toolCall('alpha', { task: 'first half' }, { id: 'call_alpha' }), toolCall('beta', { task: 'second half' }, { id: 'call_beta' })]),
       text('both halves in'),
     );
     // The children hold each other up through the root's own stream, so they provably overlap: beta streams only
     // once alpha's first step is visible, and alpha streams its answer only after beta has completed.
-    server.scriptFor(
+    bed.server.scriptFor(
       'You are alpha.',
       toolCalls([toolCall('echo', { text: 'alpha is working' }, { id: 'call_alpha_echo' })], { chunkSize: 3, delayMs: 10 }),
       async () => {
-        await waitForEvent(client, rootRunId, (e) => e.runId === betaRunId && e.type === 'RUN_COMPLETED');
+        await waitForEvent(bed.client, rootRunId, (e) => e.runId === betaRunId && e.type === 'RUN_COMPLETED');
         return text('alpha result', { chunkSize: 3, delayMs: 20 });
       },
     );
-    server.scriptFor('You are beta.', async () => {
-      await waitForEvent(client, rootRunId, (e) => e.runId === alphaRunId && e.type === 'STEP_DELTA');
+    bed.server.scriptFor('You are beta.', async () => {
+      await waitForEvent(bed.client, rootRunId, (e) => e.runId === alphaRunId && e.type === 'STEP_DELTA');
       return text('beta result', { chunkSize: 3, delayMs: 20 });
     });
 
@@ -158,7 +139,7 @@ describe('agents used as tools', () => {
     expect(output.response).toBe('both halves in');
     expectWholeStream(events, rootRunId);
     // One workflow task started both children.
-    const starts = childStarts(await client.workflow.getHandle(rootRunId).fetchHistory());
+    const starts = childStarts(await bed.client.workflow.getHandle(rootRunId).fetchHistory());
     expect(starts.map((s) => s.workflowId)).toEqual([alphaRunId, betaRunId]);
     expect(starts[0].workflowTaskCompletedEventId).toBe(starts[1].workflowTaskCompletedEventId);
     // Beta's whole run lies inside alpha's, deltas included.
@@ -171,7 +152,7 @@ describe('agents used as tools', () => {
     expect(at(betaRunId, 'RUN_COMPLETED')).toBeLessThan(at(alphaRunId, 'STEP_DELTA', true));
     expect(at(alphaRunId, 'STEP_DELTA', true)).toBeLessThan(at(alphaRunId, 'RUN_COMPLETED'));
     // Beta finished first, yet the coordinator sees the results in the order it asked for them.
-    expect(sentToolResults(requestsOf(server, 'You are the coordinator.')[1])).toEqual([
+    expect(sentToolResults(requestsOf(bed.server, 'You are the coordinator.')[1])).toEqual([
       { id: 'call_alpha', content: 'alpha result' },
       { id: 'call_beta', content: 'beta result' },
     ]);
@@ -186,8 +167,8 @@ describe('agents used as tools', () => {
       tools: ['record', asTool(reader, { description: 'Reads documents.', toolsAllowlist: ['echo'] })],
     });
     const args = { task: 'Summarise report.txt', context: 'The user wants three bullet points.', references: ['report.txt', 'https://example.com/spec'] };
-    server.scriptFor('You are the parent.', toolCalls([toolCall('reader', args, { id: 'call_reader' })]), text('Here is the summary.'));
-    server.scriptFor(
+    bed.server.scriptFor('You are the parent.', toolCalls([toolCall('reader', args, { id: 'call_reader' })]), text('Here is the summary.'));
+    bed.server.scriptFor(
       'You are the reader.',
       toolCalls([toolCall('echo', { text: 'CHILD-TOOL-RESULT' }, { id: 'call_echo' })], { content: 'CHILD-PLANNING-TEXT' }),
       text('three bullets'),
@@ -196,14 +177,14 @@ describe('agents used as tools', () => {
     const { output } = await run(parent, 'Please summarise the report.');
 
     expect(output.response).toBe('Here is the summary.');
-    const [first, second] = requestsOf(server, 'You are the parent.');
+    const [first, second] = requestsOf(bed.server, 'You are the parent.');
     expect(sentMessages(second).map((m) => m.role)).toEqual(['system', 'user', 'assistant', 'tool']);
     expect(sentToolResult(second, 'call_reader')).toBe('three bullets');
     for (const request of [first, second]) {
       const sent = JSON.stringify(request.body);
       for (const intermediate of ['CHILD-TOOL-RESULT', 'CHILD-PLANNING-TEXT', 'call_echo']) expect(sent).not.toContain(intermediate);
     }
-    const [childFirst, childSecond] = requestsOf(server, 'You are the reader.');
+    const [childFirst, childSecond] = requestsOf(bed.server, 'You are the reader.');
     const delegated = sentMessages(childFirst);
     expect(delegated.map((m) => m.role)).toEqual(['system', 'user']);
     expect(delegated[0].content).toBe('You are the reader.');
@@ -219,8 +200,8 @@ describe('agents used as tools', () => {
   it("publishes only a stream: 'none' child's RUN_STARTED and RUN_COMPLETED", async () => {
     const quiet = defineAgent({ name: 'quiet', instructions: 'You are the quiet one.', tools: ['echo'] });
     const parent = defineAgent({ name: 'parent', instructions: 'You are the parent.', tools: [asTool(quiet, { description: 'Works quietly.', stream: 'none' })] });
-    server.scriptFor('You are the parent.', toolCalls([toolCall('quiet', { task: 'work quietly' }, { id: 'call_quiet' })]), text('heard nothing, got the answer'));
-    server.scriptFor('You are the quiet one.', toolCalls([toolCall('echo', { text: 'shh' })], { chunkSize: 2 }), text('the quiet answer', { chunkSize: 2 }));
+    bed.server.scriptFor('You are the parent.', toolCalls([toolCall('quiet', { task: 'work quietly' }, { id: 'call_quiet' })]), text('heard nothing, got the answer'));
+    bed.server.scriptFor('You are the quiet one.', toolCalls([toolCall('echo', { text: 'shh' })], { chunkSize: 2 }), text('the quiet answer', { chunkSize: 2 }));
 
     const { rootRunId, events, output } = await run(parent, 'go');
 
@@ -232,7 +213,7 @@ describe('agents used as tools', () => {
       ['RUN_COMPLETED', `${rootRunId}/tool/call_quiet`],
     ]);
     expect(nested[1].data).toMatchObject({ response: 'the quiet answer' });
-    expect(requestsOf(server, 'You are the quiet one.')).toHaveLength(2);
+    expect(requestsOf(bed.server, 'You are the quiet one.')).toHaveLength(2);
   });
 
   it("rolls every nested run's usage into the root's, and puts each run's usage on its terminal event", async () => {
@@ -240,9 +221,9 @@ describe('agents used as tools', () => {
     const c = defineAgent({ name: 'leaf', instructions: 'You are the leaf.' });
     const b = defineAgent({ name: 'middle', instructions: 'You are the middle.', tools: [asTool(c, { description: 'Leaf.' })] });
     const a = defineAgent({ name: 'top', instructions: 'You are the top.', tools: [asTool(b, { description: 'Middle.' })] });
-    server.scriptFor('You are the top.', toolCalls([toolCall('middle', { task: 'm' }, { id: 'call_m' })], usage(100, 10)), text('top answer', usage(200, 20)));
-    server.scriptFor('You are the middle.', toolCalls([toolCall('leaf', { task: 'l' }, { id: 'call_l' })], usage(20, 2)), text('middle answer', usage(30, 3)));
-    server.scriptFor('You are the leaf.', text('leaf answer', usage(3, 1)));
+    bed.server.scriptFor('You are the top.', toolCalls([toolCall('middle', { task: 'm' }, { id: 'call_m' })], usage(100, 10)), text('top answer', usage(200, 20)));
+    bed.server.scriptFor('You are the middle.', toolCalls([toolCall('leaf', { task: 'l' }, { id: 'call_l' })], usage(20, 2)), text('middle answer', usage(30, 3)));
+    bed.server.scriptFor('You are the leaf.', text('leaf answer', usage(3, 1)));
 
     const { rootRunId, events, output } = await run(a, 'go');
 
@@ -264,19 +245,19 @@ describe('agents used as tools', () => {
 
   it("confines a child's file tools to subagents/<name>/ of the root's workspace", async () => {
     const rootRunId = uniqueId('workspace');
-    const rootWorkspace = path.join(worker.workspaceRoot, runWorkspace(rootRunId));
+    const rootWorkspace = path.join(bed.worker.workspaceRoot, runWorkspace(rootRunId));
     await fs.mkdir(rootWorkspace, { recursive: true });
     const secret = `PARENT-SECRET-${randomUUID()}`;
     await fs.writeFile(path.join(rootWorkspace, 'secret.txt'), secret);
     const scribe = defineAgent({ name: 'scribe', instructions: 'You are the scribe.', tools: ['file_write', 'file_read'] });
     const parent = defineAgent({ name: 'parent', instructions: 'You are the parent.', tools: ['file_read', asTool(scribe, { description: 'Writes notes.' })] });
-    server.scriptFor(
+    bed.server.scriptFor(
       'You are the parent.',
       toolCalls([toolCall('scribe', { task: 'write a note' }, { id: 'call_scribe' })]),
       toolCalls([toolCall('file_read', { path: 'subagents/scribe/note.txt' }, { id: 'call_parent_read' })]),
       text('the note is there'),
     );
-    server.scriptFor(
+    bed.server.scriptFor(
       'You are the scribe.',
       toolCalls([
         toolCall('file_write', { path: 'note.txt', content: 'a note from the scribe' }, { id: 'call_write' }),
@@ -290,11 +271,11 @@ describe('agents used as tools', () => {
     expect(output.response).toBe('the note is there');
     await expect(fs.readFile(path.join(rootWorkspace, 'subagents', 'scribe', 'note.txt'), 'utf8')).resolves.toBe('a note from the scribe');
     await expect(fs.access(path.join(rootWorkspace, 'note.txt'))).rejects.toThrow();
-    const childSecond = requestsOf(server, 'You are the scribe.')[1];
+    const childSecond = requestsOf(bed.server, 'You are the scribe.')[1];
     const escape = sentToolResult(childSecond, 'call_escape');
     expect(escape).toMatch(/^Error: .*outside the run's workspace/);
-    expect(JSON.stringify(server.requests.map((r) => r.body))).not.toContain(secret);
+    expect(JSON.stringify(bed.server.requests.map((r) => r.body))).not.toContain(secret);
     // The parent shares the workspace ("the heap"): it reads the child's note at subagents/scribe/.
-    expect(sentToolResult(requestsOf(server, 'You are the parent.')[2], 'call_parent_read')).toContain('a note from the scribe');
+    expect(sentToolResult(requestsOf(bed.server, 'You are the parent.')[2], 'call_parent_read')).toContain('a note from the scribe');
   });
 });

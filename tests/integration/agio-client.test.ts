@@ -1,11 +1,11 @@
 // AgioClient against a real worker: runStream ends after the terminal event, stream({ after }) resumes,
 // result() and state() answer, and cancel()/a failing model call end the stream with RUN_CANCELLED/RUN_FAILED.
-import { CancelledFailure, WorkflowFailedError, type Client, type Connection } from '@temporalio/client';
+import { CancelledFailure, WorkflowFailedError } from '@temporalio/client';
 import { getEventListeners } from 'node:events';
-import { AgioClient } from '../../client/agio-client';
 import { defineAgent, ErrorType, type AgioEvent } from '../../common';
-import { ScriptedModelServer, text } from '../../worker/dev-server/scripted-model-server';
-import { startTestWorker, testClient, type TestWorker } from '../helpers/temporal';
+import { text } from '../../worker/dev-server/scripted-model-server';
+import { heldAnswer } from '../helpers/agent-runs';
+import { useTestBed } from '../helpers/test-bed';
 
 async function collect(events: AsyncIterable<AgioEvent>, stopAfter = Infinity): Promise<AgioEvent[]> {
   const out: AgioEvent[] = [];
@@ -21,34 +21,13 @@ function expectContiguous(events: AgioEvent[], from = 0): void {
 }
 
 describe('AgioClient', () => {
-  let client: Client;
-  let connection: Connection;
-  let server: ScriptedModelServer;
-  let worker: TestWorker;
-  let agio: AgioClient;
   const helper = defineAgent({ name: 'helper' });
-
-  beforeAll(async () => {
-    ({ client, connection } = await testClient());
-    server = await ScriptedModelServer.start();
-    worker = await startTestWorker({ model: { baseURL: server.baseURL, apiKey: 'test', defaultModel: 'scripted' } });
-    agio = new AgioClient(client, { taskQueue: worker.taskQueue, agents: [helper] });
-  });
-  afterAll(async () => {
-    await worker?.stop();
-    await server?.close();
-    await connection?.close();
-  });
-  beforeEach(() => server.reset());
-  afterEach(() => {
-    expect(server.unexpected).toEqual([]);
-    expect(server.pending()).toBe(0);
-  });
+  const bed = useTestBed({ agents: [helper] });
 
   it('runStream yields the run from RUN_STARTED to RUN_COMPLETED and ends after it', async () => {
-    server.script(text('streamed through the client', { chunkSize: 5, delayMs: 2 }));
+    bed.server.script(text('streamed through the client', { chunkSize: 5, delayMs: 2 }));
 
-    const events = await collect(agio.runStream('helper', 'hello'));
+    const events = await collect(bed.agio.runStream('helper', 'hello'));
 
     expectContiguous(events);
     expect(events[0]).toMatchObject({ type: 'RUN_STARTED', depth: 0, agent: 'helper' });
@@ -57,13 +36,9 @@ describe('AgioClient', () => {
   });
 
   it('start() + stream({ after }) resumes after an offset; result() and state() answer while running and after', async () => {
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    server.script(async () => {
-      await gate;
-      return text('resumed answer', { chunkSize: 2, delayMs: 2 });
-    });
-    const run = await agio.start(helper, 'resume me', { tenant: 'acme' });
+    const { answer, release } = heldAnswer(text('resumed answer', { chunkSize: 2, delayMs: 2 }));
+    bed.server.script(answer);
+    const run = await bed.agio.start(helper, 'resume me', { tenant: 'acme' });
 
     const head = await collect(run.stream(), 2);
     const running = await run.state();
@@ -82,13 +57,9 @@ describe('AgioClient', () => {
   });
 
   it("follows a quiet run with the caller's abort signal without piling up listeners on it", async () => {
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    server.script(async () => {
-      await gate;
-      return text('finally');
-    });
-    const run = await agio.start(helper, 'be quiet for a while');
+    const { answer, release } = heldAnswer(text('finally'));
+    bed.server.script(answer);
+    const run = await bed.agio.start(helper, 'be quiet for a while');
     const abort = new AbortController();
 
     // After the first two events the model stays silent for a second: dozens of empty polls, each sleeping on the signal.
@@ -102,8 +73,8 @@ describe('AgioClient', () => {
   });
 
   it('cancel() of a run blocked in a slow model stream ends its stream with RUN_CANCELLED at depth 0', async () => {
-    server.script(text('slow '.repeat(100), { chunkSize: 1, delayMs: 50 }));
-    const run = await agio.start(helper, 'take your time');
+    bed.server.script(text('slow '.repeat(100), { chunkSize: 1, delayMs: 50 }));
+    const run = await bed.agio.start(helper, 'take your time');
 
     const events: AgioEvent[] = [];
     for await (const event of run.stream()) {
@@ -123,15 +94,15 @@ describe('AgioClient', () => {
     expect((await run.state()).status).toBe('cancelled');
     // The cancelled model call stops soon: it neither streams on nor retries delta batches its closed run rejects.
     const deadline = Date.now() + 5000;
-    while (worker.worker.getStatus().numInFlightActivities > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    expect(worker.worker.getStatus().numInFlightActivities).toBe(0);
-    expect(server.requests).toHaveLength(1);
+    while (bed.worker.worker.getStatus().numInFlightActivities > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(bed.worker.worker.getStatus().numInFlightActivities).toBe(0);
+    expect(bed.server.requests).toHaveLength(1);
   });
 
   it('ends the stream with RUN_FAILED when the model call fails with a 401', async () => {
-    server.script({ error: { status: 401 } });
+    bed.server.script({ error: { status: 401 } });
 
-    const events = await collect(agio.runStream('helper', 'hi'));
+    const events = await collect(bed.agio.runStream('helper', 'hi'));
 
     expectContiguous(events);
     expect(events.at(-1)).toMatchObject({ type: 'RUN_FAILED', depth: 0, data: { error: { type: ErrorType.ModelAuthError } } });

@@ -2,16 +2,16 @@
 // grandchild surfaces in the root's stream with the grandchild's workflow id and is decided through the root run
 // id (HTTP and AgioClient), which routes the update to the grandchild; per-run rules reach nested runs; an agent
 // tool that streams nothing but its start and end still surfaces its approvals.
-import { WorkflowUpdateFailedError, type Client, type Connection } from '@temporalio/client';
+import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { asTool, defineAgent, type AgentSpec } from '../../common';
-import { ScriptedModelServer, text, toolCall, toolCalls } from '../../worker/dev-server/scripted-model-server';
+import { text, toolCall, toolCalls } from '../../worker/dev-server/scripted-model-server';
 import { decideToolCallUpdate, stateQuery } from '../../workflows/messages';
 import { testTools } from '../fixtures/test-tools';
 import { sentToolResult, startRun } from '../helpers/agent-runs';
 import { askingAgent, authData, authTrail, keyOf, recordsOf, waitForAsk } from '../helpers/approvals';
-import { request, startBridge, type TestBridge } from '../helpers/bridge';
+import { request } from '../helpers/bridge';
 import { eventsOf, expectWholeStream, readStream, requestsOf, waitForEvent } from '../helpers/nested-runs';
-import { startTestWorker, testClient, type TestWorker } from '../helpers/temporal';
+import { useTestBed } from '../helpers/test-bed';
 
 const TOKEN = 'test-token';
 
@@ -21,65 +21,43 @@ function delegating(name: string, child: AgentSpec, stream: 'full' | 'none' = 'f
 }
 
 describe('approvals in nested agents', () => {
-  let client: Client;
-  let connection: Connection;
-  let server: ScriptedModelServer;
-  let worker: TestWorker;
-  let bridge: TestBridge;
-
-  beforeAll(async () => {
-    ({ client, connection } = await testClient());
-    server = await ScriptedModelServer.start();
-    worker = await startTestWorker({ model: { baseURL: server.baseURL, apiKey: 'test', defaultModel: 'scripted' }, tools: testTools });
-    bridge = await startBridge({ client, taskQueue: worker.taskQueue, tokens: `${TOKEN}:default` });
-  });
-  afterAll(async () => {
-    await bridge?.close();
-    await worker?.stop();
-    await server?.close();
-    await connection?.close();
-  });
-  beforeEach(() => server.reset());
-  afterEach(() => {
-    expect(server.unexpected).toEqual([]);
-    expect(server.pending()).toBe(0);
-  });
+  const bed = useTestBed({ tools: testTools, bridge: true });
 
   it('surfaces an approval asked at depth 2 in the root stream, decides it through the root run id, and completes the tree', async () => {
     const c = askingAgent('nested-c');
     const b = delegating('nested-b', c);
     const a = delegating('nested-a', b);
-    server.scriptFor(keyOf(a), toolCalls([toolCall('nested-b', { task: 'ask C' }, { id: 'call_b' })]), text('A is done'));
-    server.scriptFor(keyOf(b), toolCalls([toolCall('nested-c', { task: 'record twice' }, { id: 'call_c' })]), text('B is done'));
-    server.scriptFor(
+    bed.server.scriptFor(keyOf(a), toolCalls([toolCall('nested-b', { task: 'ask C' }, { id: 'call_b' })]), text('A is done'));
+    bed.server.scriptFor(keyOf(b), toolCalls([toolCall('nested-c', { task: 'record twice' }, { id: 'call_c' })]), text('B is done'));
+    bed.server.scriptFor(
       keyOf(c),
       toolCalls([toolCall('record', { label: 'by http' }, { id: 'call_r1' })]),
       toolCalls([toolCall('record', { label: 'by client' }, { id: 'call_r2' })]),
       text('C is done'),
     );
-    const run = await bridge.agio.start(a, 'go deep');
+    const run = await bed.bridge.agio.start(a, 'go deep');
     const cId = `${run.runId}/tool/call_b/tool/call_c`;
 
-    const asked = await waitForAsk(client, run.runId, 'call_r1');
+    const asked = await waitForAsk(bed.client, run.runId, 'call_r1');
     expect(asked).toMatchObject({ runId: cId, depth: 2, parentRunId: `${run.runId}/tool/call_b`, data: { workflowId: cId, runId: cId, toolCallId: 'call_r1', tool: 'record', args: { label: 'by http' } } });
-    expect(await client.workflow.getHandle(cId).query(stateQuery)).toMatchObject({ status: 'running', pendingApprovals: [{ toolCallId: 'call_r1', tool: 'record', workflowId: cId }] });
+    expect(await bed.client.workflow.getHandle(cId).query(stateQuery)).toMatchObject({ status: 'running', pendingApprovals: [{ toolCallId: 'call_r1', tool: 'record', workflowId: cId }] });
     expect(await run.state()).toMatchObject({ pendingApprovals: [], children: [`${run.runId}/tool/call_b`] });
     // The root does not own the call: an update sent to it straight is rejected, and nothing is decided.
     const straight = await run.workflow.executeUpdate(decideToolCallUpdate, { args: [{ toolCallId: 'call_r1', decision: 'approve' }] }).catch((e: unknown) => e);
     expect(straight).toBeInstanceOf(WorkflowUpdateFailedError);
     expect((straight as WorkflowUpdateFailedError).cause?.message).toMatch(/no tool call "call_r1" is waiting/);
 
-    const byHttp = await request(`${bridge.url}/runs/${run.runId}/tool-calls/call_r1/approve`, { token: TOKEN, body: { by: 'http-user' } });
+    const byHttp = await request(`${bed.bridge.url}/runs/${run.runId}/tool-calls/call_r1/approve`, { token: TOKEN, body: { by: 'http-user' } });
     expect(byHttp).toEqual({ status: 200, body: { toolCallId: 'call_r1', decision: 'approve' } });
-    await waitForAsk(client, run.runId, 'call_r2');
-    expect(await client.workflow.getHandle(cId).query(stateQuery)).toMatchObject({ pendingApprovals: [{ toolCallId: 'call_r2', workflowId: cId }] });
-    expect(await bridge.agio.getHandle(run.runId).approve('call_r2', { by: 'client-user' })).toEqual({ toolCallId: 'call_r2', decision: 'approve' });
+    await waitForAsk(bed.client, run.runId, 'call_r2');
+    expect(await bed.client.workflow.getHandle(cId).query(stateQuery)).toMatchObject({ pendingApprovals: [{ toolCallId: 'call_r2', workflowId: cId }] });
+    expect(await bed.bridge.agio.getHandle(run.runId).approve('call_r2', { by: 'client-user' })).toEqual({ toolCallId: 'call_r2', decision: 'approve' });
     const output = await run.result();
 
     expect(output.response).toBe('A is done');
     expect(recordsOf(cId).map((r) => r.label)).toEqual(['by http', 'by client']);
-    expect(sentToolResult(requestsOf(server, keyOf(c))[2], 'call_r2')).toBe('recorded by client');
-    const events = await readStream(client, run.runId);
+    expect(sentToolResult(requestsOf(bed.server, keyOf(c))[2], 'call_r2')).toBe('recorded by client');
+    const events = await readStream(bed.client, run.runId);
     expectWholeStream(events, run.runId);
     expect(authTrail(events)).toEqual([
       ['TOOL_AUTH_REQUIRED', 'call_r1'],
@@ -95,36 +73,36 @@ describe('approvals in nested agents', () => {
   it("applies the root run's own rules to nested runs", async () => {
     const child = defineAgent({ name: 'rule-child', instructions: 'You are rule-child.', tools: ['record'] });
     const parent = delegating('rule-parent', child);
-    server.scriptFor(keyOf(parent), toolCalls([toolCall('rule-child', { task: 'record' }, { id: 'call_child' })]), text('the parent is done'));
-    server.scriptFor(keyOf(child), toolCalls([toolCall('record', { label: 'nested' }, { id: 'call_nested' })]), text('the child was told no'));
-    const handle = await startRun(client, worker.taskQueue, { agent: parent, input: 'go', context: { permissions: [{ tool: 'record', action: 'ask' }] } });
+    bed.server.scriptFor(keyOf(parent), toolCalls([toolCall('rule-child', { task: 'record' }, { id: 'call_child' })]), text('the parent is done'));
+    bed.server.scriptFor(keyOf(child), toolCalls([toolCall('record', { label: 'nested' }, { id: 'call_nested' })]), text('the child was told no'));
+    const handle = await startRun(bed.client, bed.worker.taskQueue, { agent: parent, input: 'go', context: { permissions: [{ tool: 'record', action: 'ask' }] } });
     const childId = `${handle.workflowId}/tool/call_child`;
 
-    const asked = await waitForAsk(client, handle.workflowId, 'call_nested');
+    const asked = await waitForAsk(bed.client, handle.workflowId, 'call_nested');
     expect(authData(asked).workflowId).toBe(childId);
-    await bridge.agio.getHandle(handle.workflowId).deny('call_nested', { message: 'not in this run' });
+    await bed.bridge.agio.getHandle(handle.workflowId).deny('call_nested', { message: 'not in this run' });
 
     expect((await handle.result()).response).toBe('the parent is done');
-    expect(sentToolResult(requestsOf(server, keyOf(child))[1], 'call_nested')).toContain('not in this run');
+    expect(sentToolResult(requestsOf(bed.server, keyOf(child))[1], 'call_nested')).toContain('not in this run');
     expect(recordsOf(childId)).toEqual([]);
   });
 
   it('routes a decision to the nested run now waiting when its parent already used the same call id', async () => {
     const child = askingAgent('dup-child');
     const parent = askingAgent('dup-parent', { tools: ['record', asTool(child, { description: 'Records too.' })] });
-    server.scriptFor(
+    bed.server.scriptFor(
       keyOf(parent),
       toolCalls([toolCall('record', { label: 'parent' }, { id: 'call_dup' })]),
       toolCalls([toolCall('dup-child', { task: 'record' }, { id: 'call_kid' })]),
       text('both recorded'),
     );
-    server.scriptFor(keyOf(child), toolCalls([toolCall('record', { label: 'child' }, { id: 'call_dup' })]), text('the child recorded'));
-    const run = await bridge.agio.start(parent, 'go');
+    bed.server.scriptFor(keyOf(child), toolCalls([toolCall('record', { label: 'child' }, { id: 'call_dup' })]), text('the child recorded'));
+    const run = await bed.bridge.agio.start(parent, 'go');
     const childId = `${run.runId}/tool/call_kid`;
-    await waitForAsk(client, run.runId, 'call_dup');
+    await waitForAsk(bed.client, run.runId, 'call_dup');
     await run.approve('call_dup');
 
-    const childAsked = await waitForEvent(client, run.runId, (e) => e.type === 'TOOL_AUTH_REQUIRED' && e.runId === childId);
+    const childAsked = await waitForEvent(bed.client, run.runId, (e) => e.type === 'TOOL_AUTH_REQUIRED' && e.runId === childId);
     expect(authData(childAsked)).toMatchObject({ toolCallId: 'call_dup', workflowId: childId });
     expect(await run.approve('call_dup', { by: 'second' })).toEqual({ toolCallId: 'call_dup', decision: 'approve' });
 
@@ -132,24 +110,24 @@ describe('approvals in nested agents', () => {
     expect(recordsOf(run.runId).map((r) => r.label)).toEqual(['parent']);
     expect(recordsOf(childId).map((r) => r.label)).toEqual(['child']);
     // Both calls are decided now: a third decision is rejected by the latest owner.
-    expect(await request(`${bridge.url}/runs/${run.runId}/tool-calls/call_dup/approve`, { token: TOKEN, body: {} })).toMatchObject({ status: 409, body: { error: { code: 'decision_rejected' } } });
+    expect(await request(`${bed.bridge.url}/runs/${run.runId}/tool-calls/call_dup/approve`, { token: TOKEN, body: {} })).toMatchObject({ status: 409, body: { error: { code: 'decision_rejected' } } });
   });
 
   it("surfaces and decides an approval inside an agent tool with stream 'none'", async () => {
     const quiet = askingAgent('quiet-child');
     const parent = delegating('quiet-parent', quiet, 'none');
-    server.scriptFor(keyOf(parent), toolCalls([toolCall('quiet-child', { task: 'record quietly' }, { id: 'call_quiet' })]), text('the parent heard back'));
-    server.scriptFor(keyOf(quiet), toolCalls([toolCall('record', { label: 'quiet' }, { id: 'call_q' })]), text('quietly recorded'));
-    const run = await bridge.agio.start(parent, 'go');
+    bed.server.scriptFor(keyOf(parent), toolCalls([toolCall('quiet-child', { task: 'record quietly' }, { id: 'call_quiet' })]), text('the parent heard back'));
+    bed.server.scriptFor(keyOf(quiet), toolCalls([toolCall('record', { label: 'quiet' }, { id: 'call_q' })]), text('quietly recorded'));
+    const run = await bed.bridge.agio.start(parent, 'go');
     const childId = `${run.runId}/tool/call_quiet`;
 
-    const asked = await waitForAsk(client, run.runId, 'call_q');
+    const asked = await waitForAsk(bed.client, run.runId, 'call_q');
     expect(authData(asked)).toMatchObject({ workflowId: childId, tool: 'record' });
     expect(await run.approve('call_q')).toEqual({ toolCallId: 'call_q', decision: 'approve' });
 
     expect((await run.result()).response).toBe('the parent heard back');
     expect(recordsOf(childId).map((r) => r.label)).toEqual(['quiet']);
-    const child = eventsOf(await readStream(client, run.runId), childId);
+    const child = eventsOf(await readStream(bed.client, run.runId), childId);
     // Nothing of the child but its start and end, and its approval trail.
     expect(child.map((e) => e.type)).toEqual(['RUN_STARTED', 'TOOL_AUTH_REQUIRED', 'TOOL_AUTH_GRANTED', 'RUN_COMPLETED']);
   });

@@ -1,48 +1,25 @@
 // Approvals and pause (DESIGN.md sections 6 and 7) on a real dev server: a run paused while it waits for a decision
 // counts as parked (the pause update answers), keeps waiting, records an approval given meanwhile, and runs the
 // approved tool only after it is resumed.
-import type { Client, Connection } from '@temporalio/client';
-import { AgioClient } from '../../client/agio-client';
 import { asTool, defineAgent } from '../../common';
-import { ScriptedModelServer, text, toolCall, toolCalls } from '../../worker/dev-server/scripted-model-server';
+import { text, toolCall, toolCalls } from '../../worker/dev-server/scripted-model-server';
 import { stateQuery } from '../../workflows/messages';
 import { testTools } from '../fixtures/test-tools';
 import { sentToolResult } from '../helpers/agent-runs';
-import { askingAgent, authData, authTrail, eventsNow, keyOf, recordsOf, waitForAsk, waitForAuth } from '../helpers/approvals';
-import { expectWholeStream, readStream, requestsOf, waitForEvent } from '../helpers/nested-runs';
-import { startTestWorker, testClient, type TestWorker } from '../helpers/temporal';
+import { askingAgent, authData, authTrail, keyOf, recordsOf, waitForAsk, waitForAuth } from '../helpers/approvals';
+import { eventsNow, expectWholeStream, readStream, requestsOf, waitForEvent } from '../helpers/nested-runs';
+import { useTestBed } from '../helpers/test-bed';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('approvals of a paused run', () => {
-  let client: Client;
-  let connection: Connection;
-  let server: ScriptedModelServer;
-  let worker: TestWorker;
-  let agio: AgioClient;
-
-  beforeAll(async () => {
-    ({ client, connection } = await testClient());
-    server = await ScriptedModelServer.start();
-    worker = await startTestWorker({ model: { baseURL: server.baseURL, apiKey: 'test', defaultModel: 'scripted' }, tools: testTools });
-    agio = new AgioClient(client, { taskQueue: worker.taskQueue });
-  });
-  afterAll(async () => {
-    await worker?.stop();
-    await server?.close();
-    await connection?.close();
-  });
-  beforeEach(() => server.reset());
-  afterEach(() => {
-    expect(server.unexpected).toEqual([]);
-    expect(server.pending()).toBe(0);
-  });
+  const bed = useTestBed({ tools: testTools });
 
   it('keeps waiting while paused, records an approval given meanwhile, and runs the tool only after resume', async () => {
     const agent = askingAgent('paused-asker');
-    server.scriptFor(keyOf(agent), toolCalls([toolCall('record', { label: 'after resume' }, { id: 'call_p' })]), text('resumed and recorded'));
-    const run = await agio.start(agent, 'record something');
-    await waitForAsk(client, run.runId, 'call_p');
+    bed.server.scriptFor(keyOf(agent), toolCalls([toolCall('record', { label: 'after resume' }, { id: 'call_p' })]), text('resumed and recorded'));
+    const run = await bed.agio.start(agent, 'record something');
+    await waitForAsk(bed.client, run.runId, 'call_p');
 
     // Waiting for a human holds nothing: the pause update answers at once with the run parked.
     const parked = await run.pause({ reason: 'change freeze', by: 'ops' });
@@ -50,13 +27,13 @@ describe('approvals of a paused run', () => {
     expect(await run.state()).toMatchObject({ status: 'running', paused: true, parked: true, pendingApprovals: [{ toolCallId: 'call_p' }] });
 
     expect(await run.approve('call_p', { by: 'alice' })).toEqual({ toolCallId: 'call_p', decision: 'approve' });
-    const granted = await waitForAuth(client, run.runId, 'TOOL_AUTH_GRANTED', 'call_p');
+    const granted = await waitForAuth(bed.client, run.runId, 'TOOL_AUTH_GRANTED', 'call_p');
     expect(authData(granted)).toMatchObject({ by: 'alice', workflowId: run.runId });
     // Approved but paused: the tool waits (and the run still counts as parked).
     await sleep(1500);
     expect(recordsOf(run.runId)).toEqual([]);
     expect(await run.state()).toMatchObject({ paused: true, parked: true, pendingApprovals: [], runningTools: ['call_p'] });
-    expect((await eventsNow(client, run.runId)).some((e) => e.type === 'STEP_COMPLETED' && e.snapshot?.role === 'tool')).toBe(false);
+    expect((await eventsNow(bed.client, run.runId)).some((e) => e.type === 'STEP_COMPLETED' && e.snapshot?.role === 'tool')).toBe(false);
 
     const resumedAt = Date.now();
     expect(await run.resume({ by: 'ops' })).toMatchObject({ paused: false, parked: false });
@@ -66,45 +43,45 @@ describe('approvals of a paused run', () => {
     const records = recordsOf(run.runId);
     expect(records.map((r) => r.label)).toEqual(['after resume']);
     expect(records[0].startedAt).toBeGreaterThanOrEqual(resumedAt);
-    expect(sentToolResult(requestsOf(server, keyOf(agent))[1], 'call_p')).toBe('recorded after resume');
-    const events = await readStream(client, run.runId);
+    expect(sentToolResult(requestsOf(bed.server, keyOf(agent))[1], 'call_p')).toBe('recorded after resume');
+    const events = await readStream(bed.client, run.runId);
     expectWholeStream(events, run.runId);
     expect(authTrail(events)).toEqual([['TOOL_AUTH_REQUIRED', 'call_p'], ['TOOL_AUTH_GRANTED', 'call_p']]);
   });
 
   it('keeps a paused run waiting for its decision, which a deny given while paused ends without running the tool', async () => {
     const agent = askingAgent('paused-denied-asker');
-    server.scriptFor(keyOf(agent), toolCalls([toolCall('record', { label: 'never' }, { id: 'call_pd' })]), text('denied while paused'));
-    const run = await agio.start(agent, 'record something');
-    await waitForAsk(client, run.runId, 'call_pd');
+    bed.server.scriptFor(keyOf(agent), toolCalls([toolCall('record', { label: 'never' }, { id: 'call_pd' })]), text('denied while paused'));
+    const run = await bed.agio.start(agent, 'record something');
+    await waitForAsk(bed.client, run.runId, 'call_pd');
     expect(await run.pause({ by: 'ops' })).toMatchObject({ paused: true, parked: true });
 
     await run.deny('call_pd', { message: 'frozen', by: 'alice' });
-    await waitForAuth(client, run.runId, 'TOOL_AUTH_DENIED', 'call_pd');
+    await waitForAuth(bed.client, run.runId, 'TOOL_AUTH_DENIED', 'call_pd');
     // The denial is a tool result; the run then parks at its next safe point (before asking the model again).
-    const paused = await waitForEvent(client, run.runId, (e) => e.type === 'RUN_PAUSED');
+    const paused = await waitForEvent(bed.client, run.runId, (e) => e.type === 'RUN_PAUSED');
     expect(paused).toMatchObject({ runId: run.runId, data: { by: 'ops' } });
-    expect(requestsOf(server, keyOf(agent))).toHaveLength(1);
+    expect(requestsOf(bed.server, keyOf(agent))).toHaveLength(1);
 
     await run.resume({ by: 'ops' });
     expect((await run.result()).response).toBe('denied while paused');
-    expect(sentToolResult(requestsOf(server, keyOf(agent))[1], 'call_pd')).toContain('frozen');
+    expect(sentToolResult(requestsOf(bed.server, keyOf(agent))[1], 'call_pd')).toContain('frozen');
     expect(recordsOf(run.runId)).toEqual([]);
   });
 
   it('parks a paused tree whose child waits for approval, and runs the approved call only after the tree resumes', async () => {
     const child = askingAgent('paused-child');
     const parent = defineAgent({ name: 'paused-parent', instructions: 'You are paused-parent.', tools: [asTool(child, { description: 'Records.' })] });
-    server.scriptFor(keyOf(parent), toolCalls([toolCall('paused-child', { task: 'record' }, { id: 'call_kid' })]), text('the tree is done'));
-    server.scriptFor(keyOf(child), toolCalls([toolCall('record', { label: 'tree' }, { id: 'call_t' })]), text('the child recorded'));
-    const run = await agio.start(parent, 'go');
+    bed.server.scriptFor(keyOf(parent), toolCalls([toolCall('paused-child', { task: 'record' }, { id: 'call_kid' })]), text('the tree is done'));
+    bed.server.scriptFor(keyOf(child), toolCalls([toolCall('record', { label: 'tree' }, { id: 'call_t' })]), text('the child recorded'));
+    const run = await bed.agio.start(parent, 'go');
     const childId = `${run.runId}/tool/call_kid`;
-    await waitForAsk(client, run.runId, 'call_t');
+    await waitForAsk(bed.client, run.runId, 'call_t');
 
     expect(await run.pause({ by: 'ops' })).toMatchObject({ paused: true, parked: true });
-    expect(await client.workflow.getHandle(childId).query(stateQuery)).toMatchObject({ paused: true, parked: true, pendingApprovals: [{ toolCallId: 'call_t' }] });
+    expect(await bed.client.workflow.getHandle(childId).query(stateQuery)).toMatchObject({ paused: true, parked: true, pendingApprovals: [{ toolCallId: 'call_t' }] });
     await run.approve('call_t');
-    await waitForAuth(client, run.runId, 'TOOL_AUTH_GRANTED', 'call_t');
+    await waitForAuth(bed.client, run.runId, 'TOOL_AUTH_GRANTED', 'call_t');
     await sleep(1000);
     expect(recordsOf(childId)).toEqual([]);
     expect(await run.state()).toMatchObject({ paused: true, parked: true });

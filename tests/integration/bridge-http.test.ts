@@ -1,58 +1,40 @@
 // The bridge's HTTP surface over a real worker: tenant isolation (another tenant's run is a 404, exactly like a
 // missing one), bearer-token auth, clear JSON errors for bad requests, and cancel (202 while running, 409 after).
-import type { Client, Connection } from '@temporalio/client';
 import { defineAgent } from '../../common';
-import { ScriptedModelServer, text } from '../../worker/dev-server/scripted-model-server';
-import { request, startBridge, type TestBridge } from '../helpers/bridge';
+import { text } from '../../worker/dev-server/scripted-model-server';
+import { heldAnswer } from '../helpers/agent-runs';
+import { request } from '../helpers/bridge';
 import { agioEvents, readSse } from '../helpers/sse-client';
-import { startTestWorker, testClient, type TestWorker } from '../helpers/temporal';
+import { useTestBed } from '../helpers/test-bed';
 
 const A = 'a-token';
 const B = 'b-token';
 const jsonError = (code: string) => ({ error: { code, message: expect.any(String) } });
 
 describe('bridge HTTP API', () => {
-  let client: Client;
-  let connection: Connection;
-  let server: ScriptedModelServer;
-  let worker: TestWorker;
-  let bridge: TestBridge;
+  const bed = useTestBed({ agents: [defineAgent({ name: 'echoer' })], bridge: { tokens: `${A}:tenant-a,${B}:tenant-b` } });
   let finishedRunOfA: string;
 
   beforeAll(async () => {
-    ({ client, connection } = await testClient());
-    server = await ScriptedModelServer.start();
-    worker = await startTestWorker({ model: { baseURL: server.baseURL, apiKey: 'test', defaultModel: 'scripted' } });
-    bridge = await startBridge({ client, taskQueue: worker.taskQueue, agents: [defineAgent({ name: 'echoer' })], tokens: `${A}:tenant-a,${B}:tenant-b` });
-    server.script(text('for tenant A only'));
-    const started = await request(`${bridge.url}/runs`, { token: A, body: { agent: 'echoer', input: 'hello' } });
+    bed.server.script(text('for tenant A only'));
+    const started = await request(`${bed.bridge.url}/runs`, { token: A, body: { agent: 'echoer', input: 'hello' } });
     expect(started).toEqual({ status: 201, body: { runId: expect.stringMatching(/^run-/), links: expect.any(Object) } });
     finishedRunOfA = started.body.runId;
-    await bridge.agio.getHandle(finishedRunOfA).result();
-  });
-  afterAll(async () => {
-    await bridge?.close();
-    await worker?.stop();
-    await server?.close();
-    await connection?.close();
-  });
-  afterEach(() => {
-    expect(server.unexpected).toEqual([]);
-    expect(server.pending()).toBe(0);
+    await bed.bridge.agio.getHandle(finishedRunOfA).result();
   });
 
   it("shows a run to its own tenant and answers 404 to another tenant's token on every run route", async () => {
-    const own = await request(`${bridge.url}/runs/${finishedRunOfA}`, { token: A });
+    const own = await request(`${bed.bridge.url}/runs/${finishedRunOfA}`, { token: A });
     expect(own).toMatchObject({ status: 200, body: { runId: finishedRunOfA, agent: 'echoer', status: 'COMPLETED', output: { response: 'for tenant A only' } } });
 
-    const missing = await request(`${bridge.url}/runs/run-does-not-exist`, { token: B });
+    const missing = await request(`${bed.bridge.url}/runs/run-does-not-exist`, { token: B });
     expect(missing).toEqual({ status: 404, body: jsonError('run_not_found') });
     for (const [method, path] of [
       ['GET', `/runs/${finishedRunOfA}`],
       ['GET', `/runs/${finishedRunOfA}/events`],
       ['POST', `/runs/${finishedRunOfA}/cancel`],
     ]) {
-      const res = await request(`${bridge.url}${path}`, { method, token: B });
+      const res = await request(`${bed.bridge.url}${path}`, { method, token: B });
       expect([method, path, res]).toEqual([method, path, { status: 404, body: jsonError('run_not_found') }]);
       // Word for word what a run that does not exist gets: B learns nothing about A's run.
       expect(res.body.error.message).toBe(`no run with id "${finishedRunOfA}"`);
@@ -70,14 +52,14 @@ describe('bridge HTTP API', () => {
     for (const [method, path] of routes) {
       const headerSets: Record<string, string>[] = [{}, { authorization: 'Bearer nobody-token' }, { authorization: `Basic ${A}` }];
       for (const headers of headerSets) {
-        const res = await request(`${bridge.url}${path}`, { method, headers, ...(method === 'POST' && path === '/runs' ? { body: { agent: 'echoer', input: 'x' } } : {}) });
+        const res = await request(`${bed.bridge.url}${path}`, { method, headers, ...(method === 'POST' && path === '/runs' ? { body: { agent: 'echoer', input: 'x' } } : {}) });
         expect([method, path, headers, res]).toEqual([method, path, headers, { status: 401, body: jsonError('unauthorized') }]);
       }
     }
   });
 
   it('answers each bad request with a clear JSON error', async () => {
-    const post = (body: unknown, extra: { headers?: Record<string, string> } = {}) => request(`${bridge.url}/runs`, { token: A, body, ...extra });
+    const post = (body: unknown, extra: { headers?: Record<string, string> } = {}) => request(`${bed.bridge.url}/runs`, { token: A, body, ...extra });
 
     expect(await post('{"agent": "echoer", "input": ')).toEqual({ status: 400, body: jsonError('malformed_json') });
     expect(await post({ agent: 'echoer' })).toEqual({ status: 400, body: jsonError('invalid_request') });
@@ -86,25 +68,21 @@ describe('bridge HTTP API', () => {
     expect(await post({ agent: 'echoer', input: 42 })).toEqual({ status: 400, body: jsonError('invalid_request') });
     expect(await post({ agent: 'nobody', input: 'hi' })).toEqual({ status: 404, body: jsonError('unknown_agent') });
     expect((await post({ agent: 'nobody', input: 'hi' })).body.error.message).toContain('nobody');
-    expect(await request(`${bridge.url}/runs/bad%20id!`, { token: A })).toEqual({ status: 400, body: jsonError('invalid_request') });
-    expect(await request(`${bridge.url}/runs/bad%20id!/events`, { token: A })).toEqual({ status: 400, body: jsonError('invalid_request') });
-    expect(await request(`${bridge.url}/nowhere`, { token: A })).toEqual({ status: 404, body: jsonError('not_found') });
-    expect(await request(`${bridge.url}/runs/${finishedRunOfA}/explode`, { method: 'POST', token: A })).toEqual({ status: 404, body: jsonError('not_found') });
-    expect(await request(`${bridge.url}/runs/${finishedRunOfA}/cancel`, { method: 'POST', token: A })).toEqual({ status: 409, body: jsonError('run_not_running') });
+    expect(await request(`${bed.bridge.url}/runs/bad%20id!`, { token: A })).toEqual({ status: 400, body: jsonError('invalid_request') });
+    expect(await request(`${bed.bridge.url}/runs/bad%20id!/events`, { token: A })).toEqual({ status: 400, body: jsonError('invalid_request') });
+    expect(await request(`${bed.bridge.url}/nowhere`, { token: A })).toEqual({ status: 404, body: jsonError('not_found') });
+    expect(await request(`${bed.bridge.url}/runs/${finishedRunOfA}/explode`, { method: 'POST', token: A })).toEqual({ status: 404, body: jsonError('not_found') });
+    expect(await request(`${bed.bridge.url}/runs/${finishedRunOfA}/cancel`, { method: 'POST', token: A })).toEqual({ status: 409, body: jsonError('run_not_running') });
   });
 
   it('cancels a running run (202), ending its SSE stream with RUN_CANCELLED, and answers 409 to a second cancel', async () => {
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    server.script(async () => {
-      await gate;
-      return text('never seen');
-    });
-    const { body } = await request(`${bridge.url}/runs`, { token: A, body: { agent: 'echoer', input: 'wait' } });
+    const { answer, release } = heldAnswer(text('never seen'));
+    bed.server.script(answer);
+    const { body } = await request(`${bed.bridge.url}/runs`, { token: A, body: { agent: 'echoer', input: 'wait' } });
     const runId = body.runId as string;
-    const reading = readSse(`${bridge.url}/runs/${runId}/events`, { token: A });
+    const reading = readSse(`${bed.bridge.url}/runs/${runId}/events`, { token: A });
 
-    const cancelled = await request(`${bridge.url}/runs/${runId}/cancel`, { method: 'POST', token: A });
+    const cancelled = await request(`${bed.bridge.url}/runs/${runId}/cancel`, { method: 'POST', token: A });
     const { events: frames, closedBy } = await reading;
     release();
 
@@ -113,7 +91,7 @@ describe('bridge HTTP API', () => {
     expect(closedBy).toBe('server');
     expect(events.map((e) => e.offset)).toEqual(events.map((_, i) => i));
     expect(events.at(-1)).toMatchObject({ type: 'RUN_CANCELLED', depth: 0, runId });
-    expect(await request(`${bridge.url}/runs/${runId}/cancel`, { method: 'POST', token: A })).toEqual({ status: 409, body: jsonError('run_not_running') });
-    expect(await request(`${bridge.url}/runs/${runId}`, { token: A })).toMatchObject({ status: 200, body: { status: 'CANCELLED' } });
+    expect(await request(`${bed.bridge.url}/runs/${runId}/cancel`, { method: 'POST', token: A })).toEqual({ status: 409, body: jsonError('run_not_running') });
+    expect(await request(`${bed.bridge.url}/runs/${runId}`, { token: A })).toMatchObject({ status: 200, body: { status: 'CANCELLED' } });
   });
 });

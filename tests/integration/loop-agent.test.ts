@@ -1,44 +1,22 @@
 // The loop agent on a real dev server (DESIGN.md section 6, seed 001): each iteration runs every sub-agent in
 // order as a child workflow, publishing AGENT_STATE { timesLooped, currentSubAgent } before each; it stops at
 // maxIterations; resumeFrom starts mid-loop; sub-agents pass work to each other through the shared state.
-import type { Client, Connection } from '@temporalio/client';
-import { AgioClient } from '../../client/agio-client';
 import { loopAgent, type RunOutput } from '../../common';
-import { ScriptedModelServer, text } from '../../worker/dev-server/scripted-model-server';
+import { text } from '../../worker/dev-server/scripted-model-server';
 import { childStarts, eventsOf, readStream } from '../helpers/nested-runs';
-import { startTestWorker, testClient, uniqueId, type TestWorker } from '../helpers/temporal';
+import { uniqueId } from '../helpers/temporal';
+import { useTestBed } from '../helpers/test-bed';
 import { agentKey, agentOfRequest, agentStates, offsetsOf, requestsOfAgent, subAgent, systemPrompt, trail } from '../helpers/workflow-agents';
 
 describe('loop agent', () => {
-  let client: Client;
-  let connection: Connection;
-  let server: ScriptedModelServer;
-  let worker: TestWorker;
-  let agio: AgioClient;
-
-  beforeAll(async () => {
-    ({ client, connection } = await testClient());
-    server = await ScriptedModelServer.start();
-    worker = await startTestWorker({ model: { baseURL: server.baseURL, apiKey: 'test', defaultModel: 'scripted' } });
-    agio = new AgioClient(client, { taskQueue: worker.taskQueue });
-  });
-  afterAll(async () => {
-    await worker?.stop();
-    await server?.close();
-    await connection?.close();
-  });
-  beforeEach(() => server.reset());
-  afterEach(() => {
-    expect(server.unexpected).toEqual([]);
-    expect(server.pending()).toBe(0);
-  });
+  const bed = useTestBed();
 
   it('runs A, B, C twice in order with AGENT_STATE before each and stops at maxIterations (seed 001, scenario 1)', async () => {
-    for (const name of ['A', 'B', 'C']) server.scriptFor(agentKey(name), text(`${name} one`), text(`${name} two`));
+    for (const name of ['A', 'B', 'C']) bed.server.scriptFor(agentKey(name), text(`${name} one`), text(`${name} two`));
     const loop = loopAgent({ name: 'abc', subAgents: [subAgent('A'), subAgent('B'), subAgent('C')], maxIterations: 2 });
 
-    const run = await agio.start(loop, 'go', { runId: uniqueId('loop') });
-    const [events, output] = await Promise.all([readStream(client, run.runId), run.result()]);
+    const run = await bed.agio.start(loop, 'go', { runId: uniqueId('loop') });
+    const [events, output] = await Promise.all([readStream(bed.client, run.runId), run.result()]);
 
     expect(output).toMatchObject({ terminationReason: 'max_iterations', response: 'C two', runId: run.runId });
     expect(agentStates(events)).toEqual(trail([0, 1], ['A', 'B', 'C']));
@@ -46,7 +24,7 @@ describe('loop agent', () => {
     // Each sub-agent ran as its own child workflow, once per iteration, in order, each asked exactly once.
     const ids = trail([0, 1], ['A', 'B', 'C']).map((p, i) => `${run.runId}/loop-${p.timesLooped}/${i % 3}-${p.currentSubAgent}`);
     expect(childStarts(await run.workflow.fetchHistory()).map((c) => c.workflowId)).toEqual(ids);
-    expect(server.requests.map(agentOfRequest)).toEqual(['A', 'B', 'C', 'A', 'B', 'C']);
+    expect(bed.server.requests.map(agentOfRequest)).toEqual(['A', 'B', 'C', 'A', 'B', 'C']);
     // Every child's whole life sits between its AGENT_STATE and the next one.
     for (const [i, id] of ids.entries()) {
       const child = eventsOf(events, id);
@@ -62,34 +40,34 @@ describe('loop agent', () => {
   });
 
   it('starts at C of iteration 2 when resumed from { timesLooped: 1, currentSubAgent: 2 }, running neither A nor B first', async () => {
-    server.scriptFor(agentKey('C'), text('C resumed'));
+    bed.server.scriptFor(agentKey('C'), text('C resumed'));
     const loop = loopAgent({ name: 'resumed', subAgents: [subAgent('A'), subAgent('B'), subAgent('C')], maxIterations: 2 });
 
-    const run = await agio.start(loop, 'go on', { resumeFrom: { timesLooped: 1, currentSubAgent: 2 } });
-    const [events, output] = await Promise.all([readStream(client, run.runId), run.result()]);
+    const run = await bed.agio.start(loop, 'go on', { resumeFrom: { timesLooped: 1, currentSubAgent: 2 } });
+    const [events, output] = await Promise.all([readStream(bed.client, run.runId), run.result()]);
 
     expect(output).toMatchObject({ terminationReason: 'max_iterations', response: 'C resumed' });
     expect(agentStates(events)).toEqual([{ timesLooped: 1, currentSubAgent: 'C' }]);
-    expect(server.requests.map(agentOfRequest)).toEqual(['C']);
+    expect(bed.server.requests.map(agentOfRequest)).toEqual(['C']);
     expect(childStarts(await run.workflow.fetchHistory()).map((c) => c.workflowId)).toEqual([`${run.runId}/loop-1/2-C`]);
   });
 
   it("passes the writer's draft to the critic through shared state and ends holding both keys", async () => {
     const writer = subAgent('writer', { instructions: 'Write a haiku. Feedback so far: {critique}', outputKey: 'draft' });
     const critic = subAgent('critic', { instructions: 'Critique this draft: <<{draft}>>', outputKey: 'critique' });
-    server.scriptFor(agentKey('writer'), text('first draft about rain'), text('second draft about snow'));
-    server.scriptFor(agentKey('critic'), text('too wet'), text('lovely'));
+    bed.server.scriptFor(agentKey('writer'), text('first draft about rain'), text('second draft about snow'));
+    bed.server.scriptFor(agentKey('critic'), text('too wet'), text('lovely'));
     const loop = loopAgent({ name: 'writing-room', subAgents: [writer, critic], maxIterations: 2 });
 
-    const run = await agio.start(loop, 'a haiku please');
-    const [events, output]: [unknown, RunOutput] = await Promise.all([readStream(client, run.runId), run.result()]);
+    const run = await bed.agio.start(loop, 'a haiku please');
+    const [events, output]: [unknown, RunOutput] = await Promise.all([readStream(bed.client, run.runId), run.result()]);
 
-    const criticPrompts = requestsOfAgent(server, 'critic').map(systemPrompt);
+    const criticPrompts = requestsOfAgent(bed.server, 'critic').map(systemPrompt);
     expect(criticPrompts).toHaveLength(2);
     expect(criticPrompts[0]).toContain('Critique this draft: <<first draft about rain>>');
     expect(criticPrompts[1]).toContain('Critique this draft: <<second draft about snow>>');
     // The second iteration's writer sees the first critique; the first one saw the placeholder as written.
-    const writerPrompts = requestsOfAgent(server, 'writer').map(systemPrompt);
+    const writerPrompts = requestsOfAgent(bed.server, 'writer').map(systemPrompt);
     expect(writerPrompts[0]).toContain('Feedback so far: {critique}');
     expect(writerPrompts[1]).toContain('Feedback so far: too wet');
     expect(output.state).toEqual({ draft: 'second draft about snow', critique: 'lovely' });

@@ -1,50 +1,30 @@
 // A long loop continues as new between iterations (DESIGN.md section 6): with `continueAsNewEvery: 3`, twenty
 // iterations run over seven workflow runs of one workflow id, carrying the loop position, the shared state and the
 // Wire, so the stream's offsets stay continuous — read live during the run and read again afterwards.
-import type { Client, Connection } from '@temporalio/client';
-import { AgioClient } from '../../client/agio-client';
 import { loopAgent, type AgioEvent } from '../../common';
-import { ScriptedModelServer, text } from '../../worker/dev-server/scripted-model-server';
+import { text } from '../../worker/dev-server/scripted-model-server';
 import { readStream } from '../helpers/nested-runs';
-import { startTestWorker, testClient, type TestWorker } from '../helpers/temporal';
+import { useTestBed } from '../helpers/test-bed';
 import { agentKey, agentOfRequest, agentStates, offsetsOf, runChain, subAgent } from '../helpers/workflow-agents';
 
 const ITERATIONS = 20;
 
 describe('a loop that continues as new', () => {
-  let client: Client;
-  let connection: Connection;
-  let server: ScriptedModelServer;
-  let worker: TestWorker;
-
-  beforeAll(async () => {
-    ({ client, connection } = await testClient());
-    server = await ScriptedModelServer.start();
-    worker = await startTestWorker({ model: { baseURL: server.baseURL, apiKey: 'test', defaultModel: 'scripted' } });
-  });
-  afterAll(async () => {
-    await worker?.stop();
-    await server?.close();
-    await connection?.close();
-  });
-  afterEach(() => {
-    expect(server.unexpected).toEqual([]);
-    expect(server.pending()).toBe(0);
-  });
+  const bed = useTestBed();
 
   it('completes 20 iterations over 7 runs with continuous offsets, live and after the end, and the right timesLooped', async () => {
-    for (let i = 0; i < ITERATIONS; i++) server.scriptFor(agentKey('tick'), text(`tick ${i}`));
+    for (let i = 0; i < ITERATIONS; i++) bed.server.scriptFor(agentKey('tick'), text(`tick ${i}`));
     const loop = loopAgent({ name: 'clock', subAgents: [subAgent('tick', { outputKey: 'last' })], maxIterations: ITERATIONS, continueAsNewEvery: 3 });
 
-    const run = await new AgioClient(client, { taskQueue: worker.taskQueue }).start(loop, 'tick tock', { state: { started: 'yes' } });
-    const [live, output] = await Promise.all([readStream(client, run.runId), run.result()]);
-    const after = await readStream(client, run.runId);
+    const run = await bed.agio.start(loop, 'tick tock', { state: { started: 'yes' } });
+    const [live, output] = await Promise.all([readStream(bed.client, run.runId), run.result()]);
+    const after = await readStream(bed.client, run.runId);
 
     expect(output).toMatchObject({ terminationReason: 'max_iterations', response: `tick ${ITERATIONS - 1}` });
     expect(output.state).toEqual({ started: 'yes', last: `tick ${ITERATIONS - 1}` });
-    expect(server.requests.map(agentOfRequest)).toEqual(Array.from({ length: ITERATIONS }, () => 'tick'));
+    expect(bed.server.requests.map(agentOfRequest)).toEqual(Array.from({ length: ITERATIONS }, () => 'tick'));
     // Continued as new after iterations 3, 6, …, 18: seven runs of one workflow id.
-    const chain = await runChain(client, run.runId);
+    const chain = await runChain(bed.client, run.runId);
     expect(chain.map((r) => r.status)).toEqual([...Array.from({ length: 6 }, () => 'CONTINUED_AS_NEW'), 'COMPLETED']);
     expect(new Set(chain.map((r) => r.runId)).size).toBe(7);
 

@@ -1,16 +1,16 @@
 // Sessions through the real wiring (worker stores → workflow → bridge), on memory and on MongoDB (FerretDB): a
 // second run in a session sees the first run's conversation after its system prompt and before its own input,
 // and GET /sessions/:id lists both runs with their steps; a nested run is listed but is not the conversation.
-import type { Client, Connection } from '@temporalio/client';
 import { asTool, defineAgent } from '../../common';
 import { createMemoryStores, type Stores } from '../../stores';
-import { ScriptedModelServer, text, toolCall, toolCalls } from '../../worker/dev-server/scripted-model-server';
+import { text, toolCall, toolCalls } from '../../worker/dev-server/scripted-model-server';
 import { testTools } from '../fixtures/test-tools';
-import { sentMessages } from '../helpers/agent-runs';
-import { request, startBridge, type TestBridge } from '../helpers/bridge';
+import { heldAnswer, sentMessages } from '../helpers/agent-runs';
+import { request } from '../helpers/bridge';
 import { requestsOf } from '../helpers/nested-runs';
 import { openMongoStores } from '../helpers/mongo-stores';
-import { startTestWorker, testClient, uniqueId, type TestWorker } from '../helpers/temporal';
+import { uniqueId } from '../helpers/temporal';
+import { useTestBed } from '../helpers/test-bed';
 
 const TOKEN = 'session-token';
 
@@ -18,52 +18,27 @@ describe.each([
   ['memory', async () => ({ stores: createMemoryStores(), close: async () => undefined })],
   ['mongodb (FerretDB)', openMongoStores],
 ])('sessions on %s stores', (_name, open: () => Promise<{ stores: Stores; close(): Promise<void> }>) => {
-  let client: Client;
-  let connection: Connection;
-  let server: ScriptedModelServer;
-  let worker: TestWorker;
-  let bridge: TestBridge;
-  let backend: { stores: Stores; close(): Promise<void> };
-
-  beforeAll(async () => {
-    ({ client, connection } = await testClient());
-    server = await ScriptedModelServer.start();
-    backend = await open();
-    worker = await startTestWorker({ model: { baseURL: server.baseURL, apiKey: 'test', defaultModel: 'scripted' }, tools: testTools, stores: backend.stores });
-    bridge = await startBridge({ client, taskQueue: worker.taskQueue, tokens: `${TOKEN}:default`, stores: worker.stores });
-  });
-  afterAll(async () => {
-    await bridge?.close();
-    await worker?.stop();
-    await backend?.close();
-    await server?.close();
-    await connection?.close();
-  });
-  beforeEach(() => server.reset());
-  afterEach(() => {
-    expect(server.unexpected).toEqual([]);
-    expect(server.pending()).toBe(0);
-  });
+  const bed = useTestBed({ tools: testTools, stores: open, bridge: { tokens: `${TOKEN}:default` } });
 
   it("continues a session: the second run's first request holds the first run's conversation, and GET /sessions/:id lists both runs and their steps", async () => {
     const agent = defineAgent({ name: 'chat', instructions: 'You are the session agent.', tools: ['echo'] });
     const sessionId = uniqueId('session');
-    server.script(
+    bed.server.script(
       toolCalls([toolCall('echo', { text: 'ping', times: 2 }, { id: 'call_echo' })], { usage: { prompt_tokens: 11, completion_tokens: 4 } }),
       text('first answer', { usage: { prompt_tokens: 20, completion_tokens: 2 } }),
       text('second answer', { usage: { prompt_tokens: 30, completion_tokens: 3 } }),
     );
 
-    const first = await bridge.agio.start(agent, 'first question', { sessionId });
+    const first = await bed.bridge.agio.start(agent, 'first question', { sessionId });
     expect((await first.result()).response).toBe('first answer');
-    const second = await bridge.agio.start(agent, 'second question', { sessionId });
+    const second = await bed.bridge.agio.start(agent, 'second question', { sessionId });
     const output = await second.result();
 
     expect(output.response).toBe('second answer');
     expect(output.sessionId).toBe(sessionId);
-    expect(server.requests).toHaveLength(3);
+    expect(bed.server.requests).toHaveLength(3);
     const system = { role: 'system', content: 'You are the session agent.' };
-    const firstRun = sentMessages(server.requests[1]);
+    const firstRun = sentMessages(bed.server.requests[1]);
     // What the first run's last request held: its system prompt, input, tool call and tool result.
     expect(firstRun).toEqual([
       system,
@@ -72,7 +47,7 @@ describe.each([
       { role: 'tool', tool_call_id: 'call_echo', content: 'ping ping' },
     ]);
     // The second run starts from all of that plus the first answer, between its system prompt and its own input.
-    expect(sentMessages(server.requests[2])).toEqual([...firstRun, { role: 'assistant', content: 'first answer' }, { role: 'user', content: 'second question' }]);
+    expect(sentMessages(bed.server.requests[2])).toEqual([...firstRun, { role: 'assistant', content: 'first answer' }, { role: 'user', content: 'second question' }]);
     // The earlier conversation is context, not the second run's own steps.
     expect(output.steps.map((s) => [s.index, s.role, s.content])).toEqual([
       [0, 'system', 'You are the session agent.'],
@@ -80,7 +55,7 @@ describe.each([
       [2, 'assistant', 'second answer'],
     ]);
 
-    const { status, body } = await request(`${bridge.url}/sessions/${sessionId}`, { token: TOKEN });
+    const { status, body } = await request(`${bed.bridge.url}/sessions/${sessionId}`, { token: TOKEN });
     expect(status).toBe(200);
     expect(body).toMatchObject({ sessionId, createdAt: expect.any(Number), updatedAt: expect.any(Number) });
     expect(body.runs).toEqual([
@@ -108,17 +83,13 @@ describe.each([
     const agent = defineAgent({ name: 'waiter', instructions: 'You are the waiting agent.' });
     const followUp = defineAgent({ name: 'follow-up', instructions: 'You are the follow-up agent.' });
     const sessionId = uniqueId('cancel-session');
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
+    const { answer, release } = heldAnswer(text('never seen'));
     // The first run's model call (if it gets that far) hangs until the end of the test.
-    server.setDefault(async () => {
-      await gate;
-      return text('never seen');
-    });
-    server.scriptFor('You are the follow-up agent.', text('after the cancel'));
+    bed.server.setDefault(answer);
+    bed.server.scriptFor('You are the follow-up agent.', text('after the cancel'));
 
     try {
-      const first = await bridge.agio.start(agent, 'first question', { sessionId });
+      const first = await bed.bridge.agio.start(agent, 'first question', { sessionId });
       const reading = (async () => {
         const types: string[] = [];
         for await (const event of first.stream({ maxPollMs: 50 })) types.push(event.type);
@@ -128,17 +99,17 @@ describe.each([
       expect((await reading).at(-1)).toBe('RUN_CANCELLED');
       // At once: the run has closed (its end is recorded before its terminal event), and the stores say how it ended.
       expect((await first.workflow.describe()).status.name).toBe('CANCELLED');
-      const { body } = await request(`${bridge.url}/sessions/${sessionId}`, { token: TOKEN });
+      const { body } = await request(`${bed.bridge.url}/sessions/${sessionId}`, { token: TOKEN });
       expect(body.runs).toEqual([expect.objectContaining({ runId: first.runId, status: 'cancelled', endedAt: expect.any(Number) })]);
       expect(body.steps[0].steps.map((s: { role: string; content: string }) => [s.role, s.content])).toEqual([
         ['system', 'You are the waiting agent.'],
         ['user', 'first question'],
       ]);
 
-      const second = await bridge.agio.start(followUp, 'second question', { sessionId });
+      const second = await bed.bridge.agio.start(followUp, 'second question', { sessionId });
       expect((await second.result()).response).toBe('after the cancel');
       // Another agent continues the session: its own system prompt, then the conversation so far (never a system step).
-      expect(sentMessages(requestsOf(server, 'You are the follow-up agent.')[0])).toEqual([
+      expect(sentMessages(requestsOf(bed.server, 'You are the follow-up agent.')[0])).toEqual([
         { role: 'system', content: 'You are the follow-up agent.' },
         { role: 'user', content: 'first question' },
         { role: 'user', content: 'second question' },
@@ -152,16 +123,16 @@ describe.each([
     const helper = defineAgent({ name: 'session-helper', instructions: 'You are the session helper.' });
     const agent = defineAgent({ name: 'delegator', instructions: 'You are the session delegator.', tools: [asTool(helper, { description: 'Helps.' })] });
     const sessionId = uniqueId('nested-session');
-    server.scriptFor('You are the session delegator.', toolCalls([toolCall('session-helper', { task: 'find the answer' }, { id: 'call_helper' })]), text('delegated answer'), text('follow-up answer'));
-    server.scriptFor('You are the session helper.', text('the helper found it'));
+    bed.server.scriptFor('You are the session delegator.', toolCalls([toolCall('session-helper', { task: 'find the answer' }, { id: 'call_helper' })]), text('delegated answer'), text('follow-up answer'));
+    bed.server.scriptFor('You are the session helper.', text('the helper found it'));
 
-    const first = await bridge.agio.start(agent, 'first question', { sessionId });
+    const first = await bed.bridge.agio.start(agent, 'first question', { sessionId });
     await first.result();
-    const second = await bridge.agio.start(agent, 'follow-up question', { sessionId });
+    const second = await bed.bridge.agio.start(agent, 'follow-up question', { sessionId });
     expect((await second.result()).response).toBe('follow-up answer');
 
     const childId = `${first.runId}/tool/call_helper`;
-    const requests = server.requests.filter((r) => sentMessages(r)[0]?.content === 'You are the session delegator.');
+    const requests = bed.server.requests.filter((r) => sentMessages(r)[0]?.content === 'You are the session delegator.');
     expect(requests).toHaveLength(3);
     expect(sentMessages(requests[2]).map((m) => [m.role, m.content])).toEqual([
       ['system', 'You are the session delegator.'],
@@ -171,7 +142,7 @@ describe.each([
       ['assistant', 'delegated answer'],
       ['user', 'follow-up question'],
     ]);
-    const { status, body } = await request(`${bridge.url}/sessions/${sessionId}`, { token: TOKEN });
+    const { status, body } = await request(`${bed.bridge.url}/sessions/${sessionId}`, { token: TOKEN });
     expect(status).toBe(200);
     expect(body.runs.map((r: { runId: string; parentRunId?: string; rootRunId: string; agent: string; status: string }) => [r.runId, r.parentRunId ?? null, r.rootRunId, r.agent, r.status])).toEqual([
       [first.runId, null, first.runId, 'delegator', 'completed'],

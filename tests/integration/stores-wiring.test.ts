@@ -2,7 +2,6 @@
 // of the run's history and read back with get_tool_result (by its own run and tenant only); a nested run's spans
 // under the parent's tool span with usage summed; web_search_api sources as citations; and the JSON errors of
 // /sessions/:id, /runs/:id/trace and /runs/:id/citations for malformed ids and other tenants' ids.
-import type { Client, Connection } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -12,17 +11,19 @@ import { createWebSearchTool } from '../../activities/tools/web-search';
 import { asTool, defineAgent, type RunOutput } from '../../common';
 import { MemorySessionStore, MongoSessionStore, toolResultRef, type TraceNode } from '../../stores';
 import { storesFromEnv } from '../../worker/stores-from-env';
-import { ScriptedModelServer, text, toolCall, toolCalls, type RecordedRequest } from '../../worker/dev-server/scripted-model-server';
+import { text, toolCall, toolCalls, type RecordedRequest } from '../../worker/dev-server/scripted-model-server';
 import { testTools } from '../fixtures/test-tools';
 import { sentMessages, sentToolResult } from '../helpers/agent-runs';
 import { request, startBridge, type TestBridge } from '../helpers/bridge';
 import { openMongoStores, type TestMongoStores } from '../helpers/mongo-stores';
-import { startTestWorker, testClient, uniqueId, type TestWorker } from '../helpers/temporal';
+import { startTestWorker, uniqueId, type TestWorker } from '../helpers/temporal';
+import { useTestBed } from '../helpers/test-bed';
 
 const TENANT = 'tenant-a';
 const OTHER_TENANT = 'tenant-b';
 const TOKEN = 'token-a';
 const OTHER_TOKEN = 'token-b';
+const TOKENS = `${TOKEN}:${TENANT},${OTHER_TOKEN}:${OTHER_TENANT}`;
 const FIVE_MB = 5 * 1024 * 1024;
 const DEFAULT_MAX_TOOL_OUTPUT_BYTES = 64 * 1024;
 
@@ -86,33 +87,8 @@ async function startSearchServer(apiKey: string, organic: { title: string; link:
 }
 
 describe('stores wiring on MongoDB', () => {
-  let client: Client;
-  let connection: Connection;
-  let server: ScriptedModelServer;
   let mongo: TestMongoStores;
-  let worker: TestWorker;
-  let bridge: TestBridge;
-  const model = () => ({ baseURL: server.baseURL, apiKey: 'test', defaultModel: 'scripted' });
-
-  beforeAll(async () => {
-    ({ client, connection } = await testClient());
-    server = await ScriptedModelServer.start();
-    mongo = await openMongoStores();
-    worker = await startTestWorker({ model: model(), tools: [...testTools, hugeOutputTool], stores: mongo.stores });
-    bridge = await startBridge({ client, taskQueue: worker.taskQueue, tokens: `${TOKEN}:${TENANT},${OTHER_TOKEN}:${OTHER_TENANT}`, stores: worker.stores });
-  });
-  afterAll(async () => {
-    await bridge?.close();
-    await worker?.stop();
-    await mongo?.close();
-    await server?.close();
-    await connection?.close();
-  });
-  beforeEach(() => server.reset());
-  afterEach(() => {
-    expect(server.unexpected).toEqual([]);
-    expect(server.pending()).toBe(0);
-  });
+  const bed = useTestBed({ tools: [...testTools, hugeOutputTool], stores: async () => (mongo = await openMongoStores()), bridge: { tokens: TOKENS } });
 
   describe('a 5 MB tool output', () => {
     const agent = defineAgent({ name: 'reader', instructions: 'You read big outputs.', tools: ['huge_output', 'get_tool_result'] });
@@ -122,7 +98,7 @@ describe('stores wiring on MongoDB', () => {
 
     it('stays out of the history: the model sees a truncated copy with a ref, and reads the stored output back with get_tool_result', async () => {
       full = hugeContent(FIVE_MB);
-      server.script(
+      bed.server.script(
         toolCalls([toolCall('huge_output', { bytes: FIVE_MB }, { id: 'call_huge' })]),
         // The model follows the hint: it reads the ref from the tool result it was given.
         (req) => toolCalls([toolCall('get_tool_result', { ref: REF_HINT.exec(lastToolResult(req))?.[1] ?? 'no ref in the result' }, { id: 'call_read_head' })]),
@@ -130,19 +106,19 @@ describe('stores wiring on MongoDB', () => {
         (req) => {
           const more = MORE.exec(lastToolResult(req));
           const total = more ? Number(more[1]) + Number(more[2]) : 0;
-          return toolCalls([toolCall('get_tool_result', { ref: REF_HINT.exec(lastToolResult(server.requests[1]))?.[1], offset: total - 1000 }, { id: 'call_read_tail' })]);
+          return toolCalls([toolCall('get_tool_result', { ref: REF_HINT.exec(lastToolResult(bed.server.requests[1]))?.[1], offset: total - 1000 }, { id: 'call_read_tail' })]);
         },
         text('read it all'),
       );
 
-      const run = await bridge.agio.start(agent, 'read the big output', { tenant: TENANT });
+      const run = await bed.bridge.agio.start(agent, 'read the big output', { tenant: TENANT });
       const output = await run.result();
       runId = run.runId;
 
       expect(output.response).toBe('read it all');
-      expect(server.requests).toHaveLength(4);
+      expect(bed.server.requests).toHaveLength(4);
       // What the model saw of the 5 MB: a truncated copy within the limit, ending in the ref of the stored output.
-      const seen = sentToolResult(server.requests[1], 'call_huge');
+      const seen = sentToolResult(bed.server.requests[1], 'call_huge');
       expect(Buffer.byteLength(seen)).toBeLessThanOrEqual(DEFAULT_MAX_TOOL_OUTPUT_BYTES);
       expect(seen).toMatch(new RegExp(`\\n\\[… output truncated: \\d+ of ${FIVE_MB} bytes omitted …\\]\\n`));
       ref = REF_HINT.exec(seen)?.[1] ?? '';
@@ -158,7 +134,7 @@ describe('stores wiring on MongoDB', () => {
 
       // get_tool_result: the first page is the stored output from offset 0, whole (not truncated again) and within
       // the limit, with a trailer saying where to go on.
-      const head = sentToolResult(server.requests[2], 'call_read_head');
+      const head = sentToolResult(bed.server.requests[2], 'call_read_head');
       expect(head).not.toMatch(/output truncated|full output stored/);
       expect(Buffer.byteLength(head)).toBeLessThanOrEqual(DEFAULT_MAX_TOOL_OUTPUT_BYTES);
       const more = MORE.exec(head);
@@ -168,7 +144,7 @@ describe('stores wiring on MongoDB', () => {
       expect(next + remaining).toBe(FIVE_MB);
       expect(head.slice(0, head.length - more![0].length) === full.slice(0, next)).toBe(true);
       // The tail read at an offset: the last 1000 characters, exactly.
-      expect(sentToolResult(server.requests[3], 'call_read_tail')).toBe(full.slice(FIVE_MB - 1000));
+      expect(sentToolResult(bed.server.requests[3], 'call_read_tail')).toBe(full.slice(FIVE_MB - 1000));
       expect(output.steps.find((s) => s.toolCallId === 'call_read_tail')?.metadata).toEqual({ ref, offset: FIVE_MB - 1000, totalChars: FIVE_MB });
 
       // The run's whole history (every activity input and result, the output's steps) is far below 5 MB.
@@ -181,22 +157,22 @@ describe('stores wiring on MongoDB', () => {
       const content = hugeContent(100_000, true);
       const refIn = (req: RecordedRequest) => REF_HINT.exec(sentToolResult(req, 'call_multi'))?.[1] ?? 'no ref in the result';
       const nextOffset = (req: RecordedRequest, id: string) => Number(MORE.exec(sentToolResult(req, id))?.[2] ?? -1);
-      server.script(
+      bed.server.script(
         toolCalls([toolCall('huge_output', { bytes: 100_000, multibyte: true }, { id: 'call_multi' })]),
         (req) => toolCalls([toolCall('get_tool_result', { ref: refIn(req) }, { id: 'call_page_1' })]),
         (req) => toolCalls([toolCall('get_tool_result', { ref: refIn(req), offset: nextOffset(req, 'call_page_1') }, { id: 'call_page_2' })]),
         text('paged'),
       );
 
-      const run = await bridge.agio.start(agent, 'read it page by page', { tenant: TENANT, limits: { maxToolOutputBytes: limit } });
+      const run = await bed.bridge.agio.start(agent, 'read it page by page', { tenant: TENANT, limits: { maxToolOutputBytes: limit } });
       expect((await run.result()).response).toBe('paged');
 
-      const seen = sentToolResult(server.requests[1], 'call_multi');
+      const seen = sentToolResult(bed.server.requests[1], 'call_multi');
       expect(Buffer.byteLength(seen)).toBeLessThanOrEqual(limit);
       expect(seen).not.toContain('\uFFFD');
       let offset = 0;
       for (const [i, id] of [[2, 'call_page_1'], [3, 'call_page_2']] as const) {
-        const page = sentToolResult(server.requests[i], id);
+        const page = sentToolResult(bed.server.requests[i], id);
         expect(page).not.toMatch(/output truncated|full output stored/);
         expect(Buffer.byteLength(page)).toBeLessThanOrEqual(limit);
         const more = MORE.exec(page);
@@ -213,16 +189,16 @@ describe('stores wiring on MongoDB', () => {
     it('cannot be read by another run of the same tenant, nor by a run of another tenant with the same run id', async () => {
       expect(ref).toMatch(/^tr_/);
       const readTheRef = () => toolCalls([toolCall('get_tool_result', { ref }, { id: 'call_steal' })]);
-      server.script(readTheRef(), text('nothing there'), readTheRef(), text('nothing there either'));
+      bed.server.script(readTheRef(), text('nothing there'), readTheRef(), text('nothing there either'));
       const refused = `Error: tool "get_tool_result" failed: no stored output "${ref}" for this run`;
 
-      const otherRun = await bridge.agio.start(agent, 'read the other run', { tenant: TENANT });
+      const otherRun = await bed.bridge.agio.start(agent, 'read the other run', { tenant: TENANT });
       expect((await otherRun.result()).response).toBe('nothing there');
-      expect(sentToolResult(server.requests[1], 'call_steal')).toBe(refused);
+      expect(sentToolResult(bed.server.requests[1], 'call_steal')).toBe(refused);
       // Same run id (the first run has closed, so its id can be reused) in another tenant: the ref is the same, the tenant is not.
-      const sameIdOtherTenant = await bridge.agio.start(agent, 'read it from another tenant', { tenant: OTHER_TENANT, runId });
+      const sameIdOtherTenant = await bed.bridge.agio.start(agent, 'read it from another tenant', { tenant: OTHER_TENANT, runId });
       expect((await sameIdOtherTenant.result()).response).toBe('nothing there either');
-      expect(sentToolResult(server.requests[3], 'call_steal')).toBe(refused);
+      expect(sentToolResult(bed.server.requests[3], 'call_steal')).toBe(refused);
 
       expect(await mongo.stores.toolResults.get(OTHER_TENANT, runId, ref)).toBeUndefined();
       expect(await mongo.stores.toolResults.get(TENANT, otherRun.runId, ref)).toBeUndefined();
@@ -233,15 +209,15 @@ describe('stores wiring on MongoDB', () => {
   it("stores a nested run's spans under the parent's tool span, with usage summed over the tree", async () => {
     const child = defineAgent({ name: 'trace-child', instructions: 'You are the trace child.' });
     const parent = defineAgent({ name: 'trace-parent', instructions: 'You are the trace parent.', tools: [asTool(child, { description: 'Looks things up.' })] });
-    server.scriptFor(
+    bed.server.scriptFor(
       'You are the trace parent.',
       toolCalls([toolCall('trace-child', { task: 'look it up' }, { id: 'call_child' })], { usage: { prompt_tokens: 100, completion_tokens: 10 } }),
       text('parent done', { usage: { prompt_tokens: 200, completion_tokens: 20 } }),
     );
-    server.scriptFor('You are the trace child.', text('child done', { usage: { prompt_tokens: 7, completion_tokens: 3 } }));
+    bed.server.scriptFor('You are the trace child.', text('child done', { usage: { prompt_tokens: 7, completion_tokens: 3 } }));
 
     const sessionId = uniqueId('trace-session');
-    const run = await bridge.agio.start(parent, 'trace this', { tenant: TENANT, sessionId });
+    const run = await bed.bridge.agio.start(parent, 'trace this', { tenant: TENANT, sessionId });
     const output: RunOutput = await run.result();
     const rootId = run.runId;
     const childId = `${rootId}/tool/call_child`;
@@ -252,7 +228,7 @@ describe('stores wiring on MongoDB', () => {
       [rootId, { promptTokens: 307, completionTokens: 33, totalTokens: 340 }],
       [childId, { promptTokens: 7, completionTokens: 3, totalTokens: 10 }],
     ]);
-    const { status, body } = await request(`${bridge.url}/runs/${rootId}/trace`, { token: TOKEN });
+    const { status, body } = await request(`${bed.bridge.url}/runs/${rootId}/trace`, { token: TOKEN });
     expect(status).toBe(200);
     expect(body.traceId).toBe(rootId);
     expect(body.spans).toHaveLength(6);
@@ -308,8 +284,8 @@ describe('stores wiring on MongoDB', () => {
         { title: 'Durable execution, again', link: 'https://example.com/durable', snippet: 'The same page twice.' },
         { title: 'Not asked for', link: 'https://example.com/fourth', snippet: 'Beyond num.' },
       ]);
-      webWorker = await startTestWorker({ model: model(), builtinTools: false, tools: [createWebSearchTool({ endpoint: search.url, apiKey: 'serper-key' })], stores: mongo.stores });
-      webBridge = await startBridge({ client, taskQueue: webWorker.taskQueue, tokens: `${TOKEN}:${TENANT},${OTHER_TOKEN}:${OTHER_TENANT}`, stores: webWorker.stores });
+      webWorker = await startTestWorker({ model: bed.model(), builtinTools: false, tools: [createWebSearchTool({ endpoint: search.url, apiKey: 'serper-key' })], stores: mongo.stores });
+      webBridge = await startBridge({ client: bed.client, taskQueue: webWorker.taskQueue, tokens: TOKENS, stores: webWorker.stores });
     });
     afterAll(async () => {
       await webBridge?.close();
@@ -318,14 +294,14 @@ describe('stores wiring on MongoDB', () => {
     });
 
     it('records the sources a search returned, and GET /runs/:id/citations lists them in order, once per url', async () => {
-      server.script(toolCalls([toolCall('web_search_api', { query: 'durable agents', num: 3 }, { id: 'call_search' })]), text('durable agents are cited'));
+      bed.server.script(toolCalls([toolCall('web_search_api', { query: 'durable agents', num: 3 }, { id: 'call_search' })]), text('durable agents are cited'));
       const agent = defineAgent({ name: 'researcher', instructions: 'You research.', tools: ['web_search_api'] });
 
       const run = await webBridge.agio.start(agent, 'research durable agents', { tenant: TENANT });
       expect((await run.result()).response).toBe('durable agents are cited');
 
       expect(search.received).toEqual([{ q: 'durable agents', num: 3, key: 'serper-key' }]);
-      expect(sentToolResult(server.requests[1], 'call_search')).toContain('1. Durable execution\n   https://example.com/durable');
+      expect(sentToolResult(bed.server.requests[1], 'call_search')).toContain('1. Durable execution\n   https://example.com/durable');
       const { status, body } = await request(`${webBridge.url}/runs/${run.runId}/citations`, { token: TOKEN });
       expect(status).toBe(200);
       const common = { runId: run.runId, stepId: `${run.runId}:3`, toolCallId: 'call_search', createdAt: expect.any(Number) };
@@ -366,10 +342,10 @@ describe('stores wiring on MongoDB', () => {
     let runId: string;
     let sessionId: string;
     beforeAll(async () => {
-      server.reset();
-      server.script(text('hello'));
+      bed.server.reset();
+      bed.server.script(text('hello'));
       sessionId = uniqueId('errors-session');
-      const run = await bridge.agio.start(defineAgent({ name: 'greeter' }), 'hi', { tenant: TENANT, sessionId });
+      const run = await bed.bridge.agio.start(defineAgent({ name: 'greeter' }), 'hi', { tenant: TENANT, sessionId });
       await run.result();
       runId = run.runId;
     });
@@ -378,10 +354,10 @@ describe('stores wiring on MongoDB', () => {
       const bad = ['bad$id', 'x'.repeat(600), '%00', 'a%20b', '%7B%22%24ne%22%3Anull%7D'];
       for (const id of bad) {
         for (const path of [`/runs/${id}/trace`, `/runs/${id}/citations`]) {
-          expect({ path, ...(await request(`${bridge.url}${path}`, { token: TOKEN })) }).toEqual({ path, status: 400, body: { error: { code: 'invalid_request', message: 'id: malformed run id' } } });
+          expect({ path, ...(await request(`${bed.bridge.url}${path}`, { token: TOKEN })) }).toEqual({ path, status: 400, body: { error: { code: 'invalid_request', message: 'id: malformed run id' } } });
         }
         const path = `/sessions/${id}`;
-        expect({ path, ...(await request(`${bridge.url}${path}`, { token: TOKEN })) }).toEqual({ path, status: 400, body: { error: { code: 'invalid_request', message: 'id: malformed session id' } } });
+        expect({ path, ...(await request(`${bed.bridge.url}${path}`, { token: TOKEN })) }).toEqual({ path, status: 400, body: { error: { code: 'invalid_request', message: 'id: malformed session id' } } });
       }
       // What the router itself refuses (a segment longer than any id, a broken percent-encoding) answers alike.
       for (const [id, message] of [
@@ -389,18 +365,18 @@ describe('stores wiring on MongoDB', () => {
         ['%zz', 'the URL has a malformed path segment'],
       ]) {
         for (const path of [`/runs/${id}/trace`, `/runs/${id}/citations`, `/sessions/${id}`]) {
-          expect({ path, ...(await request(`${bridge.url}${path}`, { token: TOKEN })) }).toEqual({ path, status: 400, body: { error: { code: 'invalid_request', message } } });
+          expect({ path, ...(await request(`${bed.bridge.url}${path}`, { token: TOKEN })) }).toEqual({ path, status: 400, body: { error: { code: 'invalid_request', message } } });
         }
       }
       // 128 characters is still a session id; 129 is not.
-      expect((await request(`${bridge.url}/sessions/${'s'.repeat(128)}`, { token: TOKEN })).status).toBe(404);
-      expect((await request(`${bridge.url}/sessions/${'s'.repeat(129)}`, { token: TOKEN })).status).toBe(400);
+      expect((await request(`${bed.bridge.url}/sessions/${'s'.repeat(128)}`, { token: TOKEN })).status).toBe(404);
+      expect((await request(`${bed.bridge.url}/sessions/${'s'.repeat(129)}`, { token: TOKEN })).status).toBe(400);
     });
 
     it("answers 404 for another tenant's ids exactly as for ids that do not exist", async () => {
-      expect(await request(`${bridge.url}/sessions/${sessionId}`, { token: TOKEN })).toMatchObject({ status: 200, body: { sessionId, runs: [{ runId }] } });
-      expect((await request(`${bridge.url}/runs/${runId}/trace`, { token: TOKEN })).status).toBe(200);
-      expect(await request(`${bridge.url}/runs/${runId}/citations`, { token: TOKEN })).toEqual({ status: 200, body: { runId, citations: [] } });
+      expect(await request(`${bed.bridge.url}/sessions/${sessionId}`, { token: TOKEN })).toMatchObject({ status: 200, body: { sessionId, runs: [{ runId }] } });
+      expect((await request(`${bed.bridge.url}/runs/${runId}/trace`, { token: TOKEN })).status).toBe(200);
+      expect(await request(`${bed.bridge.url}/runs/${runId}/citations`, { token: TOKEN })).toEqual({ status: 200, body: { runId, citations: [] } });
 
       const missingRun = `run-${'0'.repeat(8)}-missing`;
       const missingSession = 'no-such-session';
@@ -409,14 +385,14 @@ describe('stores wiring on MongoDB', () => {
         [missingRun, missingSession],
       ]) {
         const token = id === runId ? OTHER_TOKEN : TOKEN;
-        expect(await request(`${bridge.url}/sessions/${sid}`, { token })).toEqual({ status: 404, body: { error: { code: 'session_not_found', message: `no session with id "${sid}"` } } });
+        expect(await request(`${bed.bridge.url}/sessions/${sid}`, { token })).toEqual({ status: 404, body: { error: { code: 'session_not_found', message: `no session with id "${sid}"` } } });
         for (const route of ['trace', 'citations']) {
-          expect(await request(`${bridge.url}/runs/${id}/${route}`, { token })).toEqual({ status: 404, body: { error: { code: 'run_not_found', message: `no run with id "${id}"` } } });
+          expect(await request(`${bed.bridge.url}/runs/${id}/${route}`, { token })).toEqual({ status: 404, body: { error: { code: 'run_not_found', message: `no run with id "${id}"` } } });
         }
       }
       // And without a token, nothing at all.
       for (const path of [`/sessions/${sessionId}`, `/runs/${runId}/trace`, `/runs/${runId}/citations`]) {
-        expect((await request(`${bridge.url}${path}`)).status).toBe(401);
+        expect((await request(`${bed.bridge.url}${path}`)).status).toBe(401);
       }
     });
   });

@@ -1,12 +1,13 @@
 // A run's event stream read through the real HTTP bridge by a real SSE client: offsets as SSE ids with no gap,
 // batched deltas that add up to the committed step, resuming after a disconnect (also on another bridge
 // process), ?after=, and one upstream reader shared by many clients.
-import type { Client, Connection, WorkflowHandle } from '@temporalio/client';
+import type { WorkflowHandle } from '@temporalio/client';
 import { defineAgent, type AgioEvent } from '../../common';
-import { ScriptedModelServer, text } from '../../worker/dev-server/scripted-model-server';
+import { text } from '../../worker/dev-server/scripted-model-server';
+import { heldAnswer } from '../helpers/agent-runs';
 import { request, startBridge, streamStats, type TestBridge } from '../helpers/bridge';
 import { agioEvents, readSse } from '../helpers/sse-client';
-import { startTestWorker, testClient, type TestWorker } from '../helpers/temporal';
+import { useTestBed } from '../helpers/test-bed';
 
 const TOKEN = 'test-token';
 const streamer = defineAgent({ name: 'streamer' });
@@ -36,35 +37,16 @@ async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 
 }
 
 describe('run events over SSE', () => {
-  let client: Client;
-  let connection: Connection;
-  let server: ScriptedModelServer;
-  let worker: TestWorker;
-  let bridge: TestBridge;
+  const bed = useTestBed({ agents: [streamer], bridge: true });
+  /** A second bridge on the same worker: another bridge process a client may reconnect to. */
   let otherBridge: TestBridge;
-
   beforeAll(async () => {
-    ({ client, connection } = await testClient());
-    server = await ScriptedModelServer.start();
-    worker = await startTestWorker({ model: { baseURL: server.baseURL, apiKey: 'test', defaultModel: 'scripted' } });
-    bridge = await startBridge({ client, taskQueue: worker.taskQueue, agents: [streamer] });
-    otherBridge = await startBridge({ client, taskQueue: worker.taskQueue, agents: [streamer] });
+    otherBridge = await startBridge({ client: bed.client, taskQueue: bed.worker.taskQueue, agents: [streamer] });
   });
-  afterAll(async () => {
-    await bridge?.close();
-    await otherBridge?.close();
-    await worker?.stop();
-    await server?.close();
-    await connection?.close();
-  });
-  beforeEach(() => server.reset());
-  afterEach(() => {
-    expect(server.unexpected).toEqual([]);
-    expect(server.pending()).toBe(0);
-  });
+  afterAll(() => otherBridge?.close());
 
   const startRun = async (): Promise<string> => {
-    const { status, body } = await request(`${bridge.url}/runs`, { token: TOKEN, body: { agent: 'streamer', input: 'tell me a story' } });
+    const { status, body } = await request(`${bed.bridge.url}/runs`, { token: TOKEN, body: { agent: 'streamer', input: 'tell me a story' } });
     expect(status).toBe(201);
     return body.runId as string;
   };
@@ -72,12 +54,12 @@ describe('run events over SSE', () => {
 
   it('streams RUN_STARTED, batched STEP_DELTAs adding up to STEP_COMPLETED, then RUN_COMPLETED with ids 0..n and closes', async () => {
     const story = Array.from({ length: 150 }, (_, i) => `word${i} `).join('');
-    server.script(text(story, { chunkSize: 4, delayMs: 3 }));
+    bed.server.script(text(story, { chunkSize: 4, delayMs: 3 }));
     const written: number[] = [];
-    server.onChunk = ({ writtenAt }) => written.push(writtenAt);
+    bed.server.onChunk = ({ writtenAt }) => written.push(writtenAt);
     const runId = await startRun();
 
-    const { events: frames, closedBy } = await readSse(eventsUrl(bridge, runId), { token: TOKEN });
+    const { events: frames, closedBy } = await readSse(eventsUrl(bed.bridge, runId), { token: TOKEN });
 
     const events = agioEvents(frames);
     expect(closedBy).toBe('server');
@@ -95,7 +77,7 @@ describe('run events over SSE', () => {
     const chunks = Math.ceil(story.length / 4);
     expect(deltas).toHaveLength(chunks);
     const streamedMs = written.at(-1)! - written[0];
-    const signals = await publishSignals(client.workflow.getHandle(runId));
+    const signals = await publishSignals(bed.client.workflow.getHandle(runId));
     expect(signals).toBeGreaterThan(0);
     expect(signals).toBeLessThanOrEqual(Math.ceil(streamedMs / 100) + 3);
     expect(signals * 5).toBeLessThan(chunks);
@@ -103,13 +85,13 @@ describe('run events over SSE', () => {
 
   it('resumes with Last-Event-ID after a disconnect, on the same bridge and on another one, without gap or duplicate', async () => {
     // ~3 s of streaming: every reconnect below happens while the model is still answering.
-    server.script(text('x'.repeat(480), { chunkSize: 4, delayMs: 25 }));
+    bed.server.script(text('x'.repeat(480), { chunkSize: 4, delayMs: 25 }));
     const runId = await startRun();
 
-    const first = await readSse(eventsUrl(bridge, runId), { token: TOKEN, maxEvents: 5 });
+    const first = await readSse(eventsUrl(bed.bridge, runId), { token: TOKEN, maxEvents: 5 });
     // The client left mid-run; the bridge lets go of it.
-    await waitFor('the bridge to drop the disconnected client', async () => (await streamStats(bridge)).subscribers === 0);
-    const second = await readSse(eventsUrl(bridge, runId), { token: TOKEN, lastEventId: first.events.at(-1)!.id, maxEvents: 10 });
+    await waitFor('the bridge to drop the disconnected client', async () => (await streamStats(bed.bridge)).subscribers === 0);
+    const second = await readSse(eventsUrl(bed.bridge, runId), { token: TOKEN, lastEventId: first.events.at(-1)!.id, maxEvents: 10 });
     const rest = await readSse(eventsUrl(otherBridge, runId), { token: TOKEN, lastEventId: second.events.at(-1)!.id });
 
     expect([first.closedBy, second.closedBy, rest.closedBy]).toEqual(['client', 'client', 'server']);
@@ -125,36 +107,32 @@ describe('run events over SSE', () => {
   });
 
   it('resumes exactly after ?after=N and answers a malformed Last-Event-ID or after with a 400 JSON error', async () => {
-    server.script(text('a short answer', { chunkSize: 2 }));
+    bed.server.script(text('a short answer', { chunkSize: 2 }));
     const runId = await startRun();
-    const all = agioEvents((await readSse(eventsUrl(bridge, runId), { token: TOKEN })).events);
+    const all = agioEvents((await readSse(eventsUrl(bed.bridge, runId), { token: TOKEN })).events);
 
-    const after3 = agioEvents((await readSse(`${eventsUrl(bridge, runId)}?after=3`, { token: TOKEN })).events);
+    const after3 = agioEvents((await readSse(`${eventsUrl(bed.bridge, runId)}?after=3`, { token: TOKEN })).events);
     expect(after3).toEqual(all.slice(4));
-    const fromStart = agioEvents((await readSse(`${eventsUrl(bridge, runId)}?after=-1`, { token: TOKEN })).events);
+    const fromStart = agioEvents((await readSse(`${eventsUrl(bed.bridge, runId)}?after=-1`, { token: TOKEN })).events);
     expect(fromStart).toEqual(all);
-    const pastEnd = await readSse(`${eventsUrl(bridge, runId)}?after=${all.length - 1}`, { token: TOKEN });
+    const pastEnd = await readSse(`${eventsUrl(bed.bridge, runId)}?after=${all.length - 1}`, { token: TOKEN });
     expect(pastEnd).toEqual({ events: [], closedBy: 'server' });
 
     for (const bad of [{ headers: { 'last-event-id': 'abc' } }, { headers: { 'last-event-id': '-2' } }, { query: '?after=1.5' }]) {
-      const res = await request(`${eventsUrl(bridge, runId)}${bad.query ?? ''}`, { token: TOKEN, headers: bad.headers });
+      const res = await request(`${eventsUrl(bed.bridge, runId)}${bad.query ?? ''}`, { token: TOKEN, headers: bad.headers });
       expect(res).toEqual({ status: 400, body: { error: { code: 'invalid_offset', message: expect.any(String) } } });
     }
   });
 
   it('serves 50 SSE clients of one run from one upstream reader, each receiving the identical full sequence', async () => {
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    server.script(async () => {
-      await gate;
-      return text('one answer for fifty readers', { chunkSize: 3, delayMs: 5 });
-    });
+    const { answer, release } = heldAnswer(text('one answer for fifty readers', { chunkSize: 3, delayMs: 5 }));
+    bed.server.script(answer);
     const runId = await startRun();
-    const before = await streamStats(bridge);
+    const before = await streamStats(bed.bridge);
 
-    const reads = Array.from({ length: 50 }, () => readSse(eventsUrl(bridge, runId), { token: TOKEN }));
-    await waitFor('50 subscribers', async () => (await streamStats(bridge)).subscribers === 50);
-    const during = await streamStats(bridge);
+    const reads = Array.from({ length: 50 }, () => readSse(eventsUrl(bed.bridge, runId), { token: TOKEN }));
+    await waitFor('50 subscribers', async () => (await streamStats(bed.bridge)).subscribers === 50);
+    const during = await streamStats(bed.bridge);
     release();
     const results = await Promise.all(reads);
 
@@ -167,7 +145,7 @@ describe('run events over SSE', () => {
       expect(result.closedBy).toBe('server');
       expect(result.events).toEqual(results[0].events);
     }
-    const after = await streamStats(bridge);
+    const after = await streamStats(bed.bridge);
     expect(after.readersStarted - before.readersStarted).toBe(1);
     expect(after.subscribers).toBe(0);
   });

@@ -2,45 +2,22 @@
 // in order, each seeing the state the earlier ones wrote; a parallel agent starts every branch at once (one
 // workflow task, overlapping model calls), gathers results in order and reports a failing branch in its slot
 // without losing the others. Sub-agents keep their own step budgets.
-import type { Client, Connection } from '@temporalio/client';
-import { AgioClient } from '../../client/agio-client';
 import { parallelAgent, sequentialAgent } from '../../common';
-import { ScriptedModelServer, text, toolCall, toolCalls } from '../../worker/dev-server/scripted-model-server';
+import { text, toolCall, toolCalls } from '../../worker/dev-server/scripted-model-server';
 import { testTools } from '../fixtures/test-tools';
 import { offeredTools } from '../helpers/agent-runs';
 import { childStarts, eventsOf, readStream } from '../helpers/nested-runs';
-import { startTestWorker, testClient, type TestWorker } from '../helpers/temporal';
+import { useTestBed } from '../helpers/test-bed';
 import { agentKey, agentOfRequest, agentStates, requestsOfAgent, subAgent, systemPrompt } from '../helpers/workflow-agents';
 
 describe('workflow agents', () => {
-  let client: Client;
-  let connection: Connection;
-  let server: ScriptedModelServer;
-  let worker: TestWorker;
-  let agio: AgioClient;
-
-  beforeAll(async () => {
-    ({ client, connection } = await testClient());
-    server = await ScriptedModelServer.start();
-    worker = await startTestWorker({ model: { baseURL: server.baseURL, apiKey: 'test', defaultModel: 'scripted' }, tools: testTools });
-    agio = new AgioClient(client, { taskQueue: worker.taskQueue });
-  });
-  afterAll(async () => {
-    await worker?.stop();
-    await server?.close();
-    await connection?.close();
-  });
-  beforeEach(() => server.reset());
-  afterEach(() => {
-    expect(server.unexpected).toEqual([]);
-    expect(server.pending()).toBe(0);
-  });
+  const bed = useTestBed({ tools: testTools });
 
   describe('sequential agent', () => {
     it('runs its sub-agents once, in order, each later one seeing the outputKeys of the earlier ones', async () => {
-      server.scriptFor(agentKey('research'), text('facts about otters'));
-      server.scriptFor(agentKey('outline'), text('1. habitat 2. diet'));
-      server.scriptFor(agentKey('write'), text('Otters live by rivers and eat fish.'));
+      bed.server.scriptFor(agentKey('research'), text('facts about otters'));
+      bed.server.scriptFor(agentKey('outline'), text('1. habitat 2. diet'));
+      bed.server.scriptFor(agentKey('write'), text('Otters live by rivers and eat fish.'));
       const seq = sequentialAgent({
         name: 'pipeline',
         subAgents: [
@@ -50,14 +27,14 @@ describe('workflow agents', () => {
         ],
       });
 
-      const run = await agio.start(seq, 'otters');
-      const [events, output] = await Promise.all([readStream(client, run.runId), run.result()]);
+      const run = await bed.agio.start(seq, 'otters');
+      const [events, output] = await Promise.all([readStream(bed.client, run.runId), run.result()]);
 
       expect(output).toMatchObject({ terminationReason: 'completed', response: 'Otters live by rivers and eat fish.' });
       expect(output.state).toEqual({ facts: 'facts about otters', outline: '1. habitat 2. diet', article: 'Otters live by rivers and eat fish.' });
-      expect(server.requests.map(agentOfRequest)).toEqual(['research', 'outline', 'write']);
-      expect(systemPrompt(requestsOfAgent(server, 'outline')[0])).toContain('Outline these facts: <<facts about otters>>');
-      expect(systemPrompt(requestsOfAgent(server, 'write')[0])).toContain('Write from <<facts about otters>> following <<1. habitat 2. diet>>');
+      expect(bed.server.requests.map(agentOfRequest)).toEqual(['research', 'outline', 'write']);
+      expect(systemPrompt(requestsOfAgent(bed.server, 'outline')[0])).toContain('Outline these facts: <<facts about otters>>');
+      expect(systemPrompt(requestsOfAgent(bed.server, 'write')[0])).toContain('Write from <<facts about otters>> following <<1. habitat 2. diet>>');
       expect(agentStates(events)).toEqual([{ currentSubAgent: 'research' }, { currentSubAgent: 'outline' }, { currentSubAgent: 'write' }]);
       // One child after the other: each completed before the next started.
       const ids = childStarts(await run.workflow.fetchHistory()).map((c) => c.workflowId);
@@ -71,14 +48,14 @@ describe('workflow agents', () => {
     });
 
     it("keeps a sub-agent's own step budget instead of the enclosing run's", async () => {
-      server.scriptFor(agentKey('brief'), toolCalls([toolCall('echo', { text: 'once' })]), text('summary after one step'));
+      bed.server.scriptFor(agentKey('brief'), toolCalls([toolCall('echo', { text: 'once' })]), text('summary after one step'));
       const seq = sequentialAgent({ name: 'budgeted', subAgents: [subAgent('brief', { tools: ['echo'], maxSteps: 1 })] });
 
-      const run = await agio.start(seq, 'go', { limits: { maxSteps: 5 } });
-      const [events, output] = await Promise.all([readStream(client, run.runId), run.result()]);
+      const run = await bed.agio.start(seq, 'go', { limits: { maxSteps: 5 } });
+      const [events, output] = await Promise.all([readStream(bed.client, run.runId), run.result()]);
 
       expect(output.response).toBe('summary after one step');
-      const [first, last] = requestsOfAgent(server, 'brief');
+      const [first, last] = requestsOfAgent(bed.server, 'brief');
       expect(offeredTools(first)).toEqual(['echo']);
       // The second call is the max_steps summary: no tools offered.
       expect(offeredTools(last)).toEqual([]);
@@ -90,8 +67,8 @@ describe('workflow agents', () => {
     /** When each request arrived and when its last chunk was written, by agent. */
     function trackRequests(): Map<string, { receivedAt: number; lastChunkAt: number }> {
       const times = new Map<string, { receivedAt: number; lastChunkAt: number }>();
-      server.onChunk = ({ requestIndex, writtenAt }) => {
-        const request = server.requests[requestIndex];
+      bed.server.onChunk = ({ requestIndex, writtenAt }) => {
+        const request = bed.server.requests[requestIndex];
         times.set(agentOfRequest(request)!, { receivedAt: request.receivedAt, lastChunkAt: writtenAt });
       };
       return times;
@@ -99,14 +76,14 @@ describe('workflow agents', () => {
 
     it('runs all branches at once and gathers their results in order', async () => {
       const slow = { chunkSize: 2, delayMs: 60 };
-      server.scriptFor(agentKey('north'), text('north looks clear today', slow));
-      server.scriptFor(agentKey('south'), text('south has some rain now', slow));
-      server.scriptFor(agentKey('west'), text('west is windy this time', slow));
+      bed.server.scriptFor(agentKey('north'), text('north looks clear today', slow));
+      bed.server.scriptFor(agentKey('south'), text('south has some rain now', slow));
+      bed.server.scriptFor(agentKey('west'), text('west is windy this time', slow));
       const times = trackRequests();
       const fan = parallelAgent({ name: 'forecast', subAgents: [subAgent('north', { outputKey: 'n' }), subAgent('south', { outputKey: 's' }), subAgent('west', { outputKey: 'w' })] });
 
-      const run = await agio.start(fan, 'weather?');
-      const [events, output] = await Promise.all([readStream(client, run.runId), run.result()]);
+      const run = await bed.agio.start(fan, 'weather?');
+      const [events, output] = await Promise.all([readStream(bed.client, run.runId), run.result()]);
 
       expect(output.terminationReason).toBe('completed');
       expect(output.response).toBe('[north]\nnorth looks clear today\n\n[south]\nsouth has some rain now\n\n[west]\nwest is windy this time');
@@ -124,13 +101,13 @@ describe('workflow agents', () => {
     });
 
     it('reports a branch whose model refuses it (401) in its slot, with an ERROR event, and keeps the others', async () => {
-      server.scriptFor(agentKey('left'), text('left result', { chunkSize: 3, delayMs: 30 }));
-      server.scriptFor(agentKey('middle'), { error: { status: 401 } });
-      server.scriptFor(agentKey('right'), text('right result', { chunkSize: 3, delayMs: 30 }));
+      bed.server.scriptFor(agentKey('left'), text('left result', { chunkSize: 3, delayMs: 30 }));
+      bed.server.scriptFor(agentKey('middle'), { error: { status: 401 } });
+      bed.server.scriptFor(agentKey('right'), text('right result', { chunkSize: 3, delayMs: 30 }));
       const fan = parallelAgent({ name: 'partial', subAgents: [subAgent('left'), subAgent('middle'), subAgent('right')] });
 
-      const run = await agio.start(fan, 'go');
-      const [events, output] = await Promise.all([readStream(client, run.runId), run.result()]);
+      const run = await bed.agio.start(fan, 'go');
+      const [events, output] = await Promise.all([readStream(bed.client, run.runId), run.result()]);
 
       expect(output.terminationReason).toBe('completed');
       const [left, middle, right] = output.response.split('\n\n');
@@ -141,7 +118,7 @@ describe('workflow agents', () => {
       expect(events.filter((e) => e.type === 'ERROR')).toEqual([expect.objectContaining({ depth: 0, runId: run.runId, data: { branch: 'middle', error: expect.stringContaining('401') } })]);
       expect(events.find((e) => e.runId === `${run.runId}/branch/1-middle` && e.type === 'RUN_FAILED')).toMatchObject({ depth: 1 });
       expect(events.at(-1)).toMatchObject({ type: 'RUN_COMPLETED', depth: 0 });
-      expect(requestsOfAgent(server, 'middle')).toHaveLength(1);
+      expect(requestsOfAgent(bed.server, 'middle')).toHaveLength(1);
     });
   });
 });

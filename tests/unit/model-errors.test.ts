@@ -117,6 +117,12 @@ describe('classifyModelError', () => {
     expect(f.cause).toBe(err);
   });
 
+  it('says how far a stream got when it broke off mid-way', () => {
+    const f = classifyModelError(new Error('terminated'), 3);
+    expect(f.type).toBe(ErrorType.ModelConnectionError);
+    expect(f.message).toBe('model stream broke off after 3 chunks, without a finish reason: terminated');
+  });
+
   it('maps a thrown non-Error value to ModelConnectionError', () => {
     const f = classifyModelError('boom');
     expect(f.type).toBe(ErrorType.ModelConnectionError);
