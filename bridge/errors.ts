@@ -1,6 +1,7 @@
 // HTTP errors as JSON `{ error: { code, message } }` with the right status, one place for every route.
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { ZodError } from 'zod';
+import { InputTooLargeError } from '../client/agio-client';
 
 /** An error a route throws on purpose: status, stable code, message for the caller. */
 export class HttpError extends Error {
@@ -21,6 +22,10 @@ export function errorHandler(err: FastifyError | Error, req: FastifyRequest, rep
     void reply.status(err.status).send({ error: { code: err.code, message: err.message } });
     return;
   }
+  if (err instanceof InputTooLargeError) {
+    void reply.status(413).send({ error: { code: 'input_too_large', message: err.message } });
+    return;
+  }
   if (err instanceof ZodError) {
     const message = err.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ');
     void reply.status(400).send({ error: { code: 'invalid_request', message } });
@@ -28,7 +33,7 @@ export function errorHandler(err: FastifyError | Error, req: FastifyRequest, rep
   }
   const fe = err as FastifyError;
   if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500) {
-    const code = fe.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || fe.name === 'SyntaxError' ? 'malformed_json' : 'bad_request';
+    const code = fe.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || fe.name === 'SyntaxError' ? 'malformed_json' : fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? 'body_too_large' : 'bad_request';
     void reply.status(fe.statusCode).send({ error: { code, message: fe.message } });
     return;
   }

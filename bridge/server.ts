@@ -26,7 +26,8 @@ export interface BridgeOptions {
 
 const StartRunBody = z.object({
   agent: z.string().min(1),
-  input: z.string().min(1).max(1_000_000),
+  // Its size is checked by AgioClient.start against the run's maxModelInputBytes (413 input_too_large).
+  input: z.string().min(1),
   sessionId: z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/, 'sessionId: 1-128 letters, digits, . _ : -').optional(),
 });
 const DecisionBody = z.object({ message: z.string().max(4000).optional(), remember: z.boolean().optional(), by: z.string().max(200).optional() });

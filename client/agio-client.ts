@@ -2,7 +2,7 @@
 // and cancel them — over a Temporal Client, so it works wherever Temporal is reachable.
 import { Client, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
-import { AgentRegistry, DEFAULT_TASK_QUEUE, workflowTypeFor, type AgioEvent, type AnyAgentSpec, type ChatMessage, type LoopPosition, type PermissionRule, type RunContext, type RunOutput, type ToolCallDecision } from '../common';
+import { AgentRegistry, DEFAULT_TASK_QUEUE, RunLimits, jsonBytes, modelInputTooLargeMessage, workflowTypeFor, type AgioEvent, type AnyAgentSpec, type ChatMessage, type LoopPosition, type PermissionRule, type RunContext, type RunOutput, type ToolCallDecision } from '../common';
 import { decideToolCallUpdate, eventsQuery, pauseSignal, pauseUpdate, resumeSignal, resumeUpdate, stateQuery, type ControlRequest, type ControlState, type RunState } from '../workflows/messages';
 import { readEvents, type ReadEventsOptions } from './event-reader';
 
@@ -136,6 +136,9 @@ export class AgioClient {
   /** Starts a run of an agent given as a spec or a registered name. */
   async start(agent: AnyAgentSpec | string, input: string | ChatMessage[], opts: StartOptions = {}): Promise<RunHandle> {
     const spec = typeof agent === 'string' ? this.agents.get(agent) : agent;
+    const maxInput = opts.limits?.maxModelInputBytes ?? spec.limits?.maxModelInputBytes ?? RunLimits.shape.maxModelInputBytes.parse(undefined);
+    const inputBytes = jsonBytes(input);
+    if (inputBytes > maxInput) throw new InputTooLargeError(modelInputTooLargeMessage('the run input', inputBytes, maxInput), inputBytes, maxInput);
     const runId = opts.runId ?? `run-${randomUUID()}`;
     const tenant = opts.tenant ?? 'default';
     const args = {
@@ -159,6 +162,14 @@ export class AgioClient {
   async *runStream(agent: AnyAgentSpec | string, input: string | ChatMessage[], opts: StartOptions = {}): AsyncGenerator<AgioEvent> {
     const run = await this.start(agent, input, opts);
     yield* run.stream();
+  }
+}
+
+/** A run input over the run's maxModelInputBytes: refused before anything is started. */
+export class InputTooLargeError extends Error {
+  override name = 'InputTooLargeError';
+  constructor(message: string, readonly bytes: number, readonly limit: number) {
+    super(message);
   }
 }
 

@@ -18,6 +18,8 @@ export const ErrorType = {
   InvalidAgentSpec: 'InvalidAgentSpec',
   /** An agent name the registry does not know. */
   UnknownAgent: 'UnknownAgent',
+  /** The conversation to send is larger than the run's maxModelInputBytes; not retried. */
+  ModelInputTooLarge: 'ModelInputTooLarge',
   /** The run spent its token budget. */
   TokenBudgetExceeded: 'TokenBudgetExceeded',
 } as const;

@@ -4,6 +4,7 @@ export * from './limits';
 export * from './names';
 export * from './registry';
 export * from './run';
+export * from './sizes';
 export * from './specs';
 export * from './steps';
 export * from './events';

@@ -9,6 +9,12 @@ export const RunLimits = z.object({
   maxDepth: z.number().int().positive().default(5),
   /** Tool output kept inline in the conversation and history; larger outputs are truncated. */
   maxToolOutputBytes: z.number().int().positive().default(64 * 1024),
+  /**
+   * Largest conversation (UTF-8 bytes of its JSON) sent in one model call; a run input over it is refused at
+   * start, and a conversation that grows over it fails the run with ModelInputTooLarge before the call is made.
+   * Temporal caps one payload at 2 MiB, so the default leaves room for the rest of the call's input.
+   */
+  maxModelInputBytes: z.number().int().positive().default(1024 * 1024),
   /** Total tokens (prompt + completion) the run may spend before it stops with 'max_tokens'. */
   maxTotalTokens: z.number().int().positive().optional(),
   /** How long a model call may go without a heartbeat before Temporal retries it elsewhere. */
@@ -31,6 +37,7 @@ export const RunLimitOverrides = z.object({
   maxSteps: RunLimits.shape.maxSteps.removeDefault(),
   maxDepth: RunLimits.shape.maxDepth.removeDefault(),
   maxToolOutputBytes: RunLimits.shape.maxToolOutputBytes.removeDefault(),
+  maxModelInputBytes: RunLimits.shape.maxModelInputBytes.removeDefault(),
   maxTotalTokens: RunLimits.shape.maxTotalTokens,
   modelHeartbeatTimeoutMs: RunLimits.shape.modelHeartbeatTimeoutMs.removeDefault(),
   modelTimeoutMs: RunLimits.shape.modelTimeoutMs.removeDefault(),

@@ -7,10 +7,10 @@ import { RunControl } from './control';
 import { escalationFromOutput, exitLoopStep } from './escalation';
 import { withSpentUsage } from './agent-tool';
 import { compactSteps } from './carry-over';
-import { decideNext } from './decisions';
+import { decideNext, spentBudget } from './decisions';
 import { createEmitter, eventBase } from './emitter';
 import { stateQuery, type RunState } from './messages';
-import { callModelActivity, failRun, resolveTools } from './model-step';
+import { assertModelInputFits, callModelActivity, failRun, resolveTools } from './model-step';
 import { MAX_STEPS_PROMPT, buildRunContext, initialMessages, renderInstructions } from './run-context';
 import { errorSummary, isContinueAsNew } from './run-errors';
 import { RunRecorder } from './run-record';
@@ -90,6 +90,7 @@ export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
     ];
     const askModel = async (tools: string[]): Promise<Step> => {
       await control.safePoint();
+      assertModelInputFits(agent.name, messages, context);
       const index = steps.length;
       const out = await control.track(callModel({
         runId: context.runId,
@@ -131,7 +132,7 @@ export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
       const calls = step.toolCalls ?? [];
       const exits = offersExitLoop ? calls.filter((c) => c.name === EXIT_LOOP_TOOL.name) : [];
       const others = calls.filter((c) => !exits.includes(c));
-      const results = await runToolCalls({ context, events, specs, agentTools, messages, calls: others, firstIndex: steps.length, sequential: agent.sequentialToolCalls, control, approvals });
+      const results = await runToolCalls({ context, events, specs, agentTools, messages, calls: others, firstIndex: steps.length, sequential: agent.sequentialToolCalls, control, approvals, spentTokens: run.usage.totalTokens });
       for (const call of exits) {
         const exit = exitLoopStep(context.runId, agent.name, call, steps.length + results.length);
         escalation ??= exit.escalation;
@@ -147,6 +148,12 @@ export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
       await recorder.flush(steps);
       if (escalation) {
         response = escalation.reason ?? step.content ?? '';
+        break;
+      }
+      if (next.kind === 'run_tools' && spentBudget(run.usage, context.limits)) {
+        // Agents called as tools spent what was left of the tree's budget: no further model call.
+        response = step.content ?? '';
+        terminationReason = 'max_tokens';
         break;
       }
       if (next.kind === 'max_steps') {

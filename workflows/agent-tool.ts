@@ -16,6 +16,8 @@ export async function runAgentTool(
   base: Omit<Step, 'content'>,
   parentMessages: ChatMessage[],
   control?: RunControl,
+  /** Tokens the parent's tree has spent so far (the child gets what is left of the budget). */
+  spentTokens = 0,
 ): Promise<Step> {
   const error = (message: string): Step => ({ ...base, content: `Error: ${message}`, isError: true });
   let raw: unknown;
@@ -30,7 +32,7 @@ export async function runAgentTool(
   if (refused) return error(refused);
 
   const childRunId = `${context.runId}/tool/${call.id}`;
-  const child = childContext(context, tool, call.id, childRunId);
+  const child = childContext(context, tool, call.id, childRunId, spentTokens);
   const startedAt = Date.now();
   try {
     const handle = await startChild('agentRun', {

@@ -11,7 +11,12 @@ export type NextStep =
 /** Decides from the last assistant step, the model calls made so far and the usage spent. */
 export function decideNext(step: Step, modelCalls: number, usage: Usage, limits: RunLimits): NextStep {
   if (!step.toolCalls?.length) return { kind: 'final_output', response: step.content ?? '' };
-  if (limits.maxTotalTokens !== undefined && usage.totalTokens >= limits.maxTotalTokens) return { kind: 'max_tokens' };
+  if (spentBudget(usage, limits)) return { kind: 'max_tokens' };
   if (modelCalls >= limits.maxSteps) return { kind: 'max_steps' };
   return { kind: 'run_tools' };
+}
+
+/** True once `usage` has reached the token budget (never without one). */
+export function spentBudget(usage: Usage, limits: RunLimits): boolean {
+  return limits.maxTotalTokens !== undefined && usage.totalTokens >= limits.maxTotalTokens;
 }

@@ -4,6 +4,7 @@
 import { continueAsNew, workflowInfo } from '@temporalio/workflow';
 import type { Escalation, LoopPosition, RunOutput, WorkflowAgentRunInput } from '../common';
 import { applyOutput, runSubAgent } from './sub-agents';
+import { spentBudget } from './decisions';
 import { addRunUsage, runWorkflowAgent } from './workflow-agent';
 
 /** Runs a loop agent. */
@@ -22,7 +23,7 @@ export async function loopAgentRun(raw: WorkflowAgentRunInput): Promise<RunOutpu
         run.progress = { timesLooped: position.timesLooped, currentSubAgent: sub.name, currentSubAgentIndex: i };
         await control.safePoint();
         await events.emit({ type: 'AGENT_STATE', data: { timesLooped: position.timesLooped, currentSubAgent: sub.name, currentSubAgentIndex: i } });
-        const out = await runSubAgent({ parent: context, spec: sub, input: input.input, state: run.state, childId: `${context.runId}/loop-${position.timesLooped}/${i}-${sub.name}`, control });
+        const out = await runSubAgent({ parent: context, spec: sub, input: input.input, state: run.state, childId: `${context.runId}/loop-${position.timesLooped}/${i}-${sub.name}`, control, spentTokens: run.usage.totalTokens });
         addRunUsage(run, out.usage);
         run.state = applyOutput(run.state, sub, out);
         response = out.response;
@@ -30,6 +31,7 @@ export async function loopAgentRun(raw: WorkflowAgentRunInput): Promise<RunOutpu
           escalation = out.escalation;
           break;
         }
+        if (spentBudget(run.usage, context.limits)) return { response, terminationReason: 'max_tokens' };
       }
       if (escalation) break;
       position.timesLooped++;

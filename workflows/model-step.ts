@@ -1,7 +1,7 @@
 // Activity handles of the agent loop: callModel with the run's retry and timeout limits, resolveTools, and
 // how a model call that cannot succeed fails the run with a clear, non-retried error.
 import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities } from '@temporalio/workflow';
-import { NON_RETRYABLE_MODEL_ERRORS, type RunContext } from '../common';
+import { ErrorType, NON_RETRYABLE_MODEL_ERRORS, jsonBytes, modelInputTooLargeMessage, type ChatMessage, type RunContext } from '../common';
 import type { AgioActivities } from '../activities';
 import { failureMessage } from './tool-calls';
 
@@ -31,4 +31,16 @@ export function failRun(agent: string, err: unknown): never {
     throw ApplicationFailure.create({ type: cause?.type ?? 'ModelCallFailed', message: `model call for agent "${agent}" failed: ${failureMessage(err)}`, nonRetryable: true, cause: err });
   }
   throw err;
+}
+
+/**
+ * Fails the run, before the call is scheduled, when its conversation is over maxModelInputBytes: an activity
+ * input over Temporal's payload cap would fail every workflow task that tries to schedule it, for ever.
+ */
+export function assertModelInputFits(agent: string, messages: ChatMessage[], context: RunContext): void {
+  const limit = context.limits.maxModelInputBytes;
+  const bytes = jsonBytes(messages);
+  // Limits carried over from runs started before this limit existed have no value for it.
+  if (limit === undefined || bytes <= limit) return;
+  throw ApplicationFailure.create({ type: ErrorType.ModelInputTooLarge, message: modelInputTooLargeMessage(`the conversation of agent "${agent}"`, bytes, limit), nonRetryable: true });
 }

@@ -15,7 +15,7 @@ export async function parallelAgentRun(raw: WorkflowAgentRunInput): Promise<RunO
     const branches = await Promise.all(
       spec.subAgents.map(async (sub, i) => {
         try {
-          const out = await runSubAgent({ parent: context, spec: sub, input: input.input, state: { ...run.state }, childId: `${context.runId}/branch/${i}-${sub.name}`, control });
+          const out = await runSubAgent({ parent: context, spec: sub, input: input.input, state: { ...run.state }, childId: `${context.runId}/branch/${i}-${sub.name}`, control, spentTokens: run.usage.totalTokens });
           return { sub, out };
         } catch (err) {
           if (isCancellation(err) && CancellationScope.current().consideredCancelled) throw err;

@@ -3,6 +3,7 @@
 import { startChild } from '@temporalio/workflow';
 import { isWorkflowAgent, workflowTypeFor, type AnyAgentSpec, type ChatMessage, type RunContext, type RunLimits, type RunOutput } from '../common';
 import type { RunControl } from './control';
+import { tokensLeft } from './delegation';
 
 /** One sub-agent run. */
 export interface SubAgentCall {
@@ -13,6 +14,8 @@ export interface SubAgentCall {
   /** Deterministic child workflow id. */
   childId: string;
   control: RunControl;
+  /** Tokens the parent has spent so far (the sub-agent gets what is left of the budget). */
+  spentTokens?: number;
 }
 
 /** Starts the sub-agent as a child workflow and waits for its output (pause/resume are forwarded to it). */
@@ -24,7 +27,7 @@ export async function runSubAgent(call: SubAgentCall): Promise<RunOutput> {
     parentRunId: parent.runId,
     depth: parent.depth + 1,
     lineage: [...parent.lineage, spec.name],
-    limits: subAgentLimits(parent.limits, spec),
+    limits: subAgentLimits(parent.limits, spec, call.spentTokens ?? 0),
     nestingType: 'workflow_agent',
     toolCallId: undefined,
   };
@@ -38,12 +41,14 @@ export async function runSubAgent(call: SubAgentCall): Promise<RunOutput> {
 /**
  * The parent's limits with the sub-agent's own on top (its `limits`, and an LLM agent's `maxSteps`): the child
  * applies its context's limits over its spec's, so passing the parent's alone would override the sub-agent's own
- * step budget. The depth limit stays the tree's.
+ * step budget. The depth limit stays the tree's, and so does the token budget: the sub-agent gets what is left of
+ * the parent's after `spentTokens`, lowered further by its own limit.
  */
-function subAgentLimits(parent: RunLimits, spec: AnyAgentSpec): RunLimits {
+function subAgentLimits(parent: RunLimits, spec: AnyAgentSpec, spentTokens: number): RunLimits {
   const own = Object.fromEntries(Object.entries(spec.limits ?? {}).filter(([, v]) => v !== undefined));
   const steps = !isWorkflowAgent(spec) && spec.maxSteps ? { maxSteps: spec.maxSteps } : {};
-  return { ...parent, ...own, ...steps, maxDepth: parent.maxDepth };
+  const tokenLimits = [tokensLeft(parent, spentTokens), spec.limits?.maxTotalTokens].filter((n): n is number => n !== undefined);
+  return { ...parent, ...own, ...steps, maxDepth: parent.maxDepth, ...(tokenLimits.length ? { maxTotalTokens: Math.min(...tokenLimits) } : {}) };
 }
 
 /** Applies a sub-agent's output to the shared state: its `outputKey`, and a nested workflow agent's state. */

@@ -22,6 +22,8 @@ export interface ToolTurn {
   /** Index of the first tool step. */
   firstIndex: number;
   sequential: boolean;
+  /** Tokens the run (with its children) has spent so far: agents called as tools get what is left of the budget. */
+  spentTokens?: number;
   /** Counts activities in flight (pause bookkeeping) and tracks child runs. */
   control?: RunControl;
   /** Permission rules and human approvals (absent: every call is allowed). */
@@ -69,7 +71,7 @@ async function runOne(turn: ToolTurn, call: ToolCall, index: number): Promise<St
     const verdict = await turn.approvals.check(call);
     if (!verdict.run) return { ...base, content: verdict.message, isError: true, metadata: { permission: 'denied' } };
   }
-  if (agentTool) return runAgentTool(context, turn.events, agentTool, call, base, turn.messages, turn.control);
+  if (agentTool) return runAgentTool(context, turn.events, agentTool, call, base, turn.messages, turn.control, turn.spentTokens);
   const startedAt = Date.now();
   try {
     const activity = runToolFor(spec!)({

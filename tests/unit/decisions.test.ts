@@ -1,7 +1,8 @@
 // The agent loop's pure decisions: what follows a model step (decideNext), and how a run's context, its
 // instructions and its first conversation are built from the input (run-context).
-import { defineAgent, resolveLimits, type RunLimits, type Step, type Usage } from '../../common';
-import { decideNext } from '../../workflows/decisions';
+import { asTool, defineAgent, resolveLimits, type RunLimits, type Step, type Usage } from '../../common';
+import { decideNext, spentBudget } from '../../workflows/decisions';
+import { childContext, tokensLeft } from '../../workflows/delegation';
 import { buildRunContext, initialMessages, renderInstructions } from '../../workflows/run-context';
 
 function assistant(content: string | null, toolCalls?: Step['toolCalls']): Step {
@@ -152,5 +153,29 @@ describe('initialMessages', () => {
       { role: 'tool' as const, content: 'out', toolCallId: 'c1', name: 'ls' },
     ];
     expect(initialMessages('sys', conversation)).toEqual([{ role: 'system', content: 'sys' }, ...conversation]);
+  });
+});
+
+describe('the token budget of a tree', () => {
+  const limits = (maxTotalTokens?: number): RunLimits => resolveLimits(maxTotalTokens === undefined ? {} : { maxTotalTokens });
+
+  it('counts as spent once usage reaches the limit, and never without a limit', () => {
+    expect(spentBudget({ promptTokens: 60, completionTokens: 39, totalTokens: 99 }, limits(100))).toBe(false);
+    expect(spentBudget({ promptTokens: 60, completionTokens: 40, totalTokens: 100 }, limits(100))).toBe(true);
+    expect(spentBudget({ promptTokens: 10 ** 9, completionTokens: 0, totalTokens: 10 ** 9 }, limits())).toBe(false);
+  });
+
+  it('gives what is left of it to a child, at least 1, and nothing without a limit', () => {
+    expect(tokensLeft(limits(100), 30)).toBe(70);
+    expect(tokensLeft(limits(100), 250)).toBe(1);
+    expect(tokensLeft(limits(), 30)).toBeUndefined();
+  });
+
+  it("lowers what is left by the child agent's own, smaller limit only", () => {
+    const parent = buildRunContext(defineAgent({ name: 'parent' }), { limits: { maxTotalTokens: 100 } }, 'root');
+    const child = (own?: number) => asTool(defineAgent({ name: 'child', ...(own ? { limits: { maxTotalTokens: own } } : {}) }), { description: 'A child.' });
+    expect(childContext(parent, child(), 'call_1', 'root/tool/call_1', 40).limits.maxTotalTokens).toBe(60);
+    expect(childContext(parent, child(1000), 'call_1', 'root/tool/call_1', 40).limits.maxTotalTokens).toBe(60);
+    expect(childContext(parent, child(25), 'call_1', 'root/tool/call_1', 40).limits.maxTotalTokens).toBe(25);
   });
 });
