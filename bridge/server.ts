@@ -58,6 +58,11 @@ export function createBridge(opts: BridgeOptions): FastifyInstance & { hub: Stre
   const { agio } = opts;
   const hub = new StreamHub(agio.temporal);
   app.addHook('onClose', async () => hub.close());
+  // After a control request (pause, resume, approve, deny, cancel) the run's stream has news soon: poll it now.
+  app.addHook('onResponse', async (req) => {
+    const id = (req.params as { id?: unknown } | undefined)?.id;
+    if (req.method === 'POST' && typeof id === 'string') hub.wake(id);
+  });
   app.setErrorHandler(errorHandler);
   app.setNotFoundHandler((req, reply) => {
     void reply.status(404).send({ error: { code: 'not_found', message: `no route ${req.method} ${req.url}` } });

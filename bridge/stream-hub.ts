@@ -15,6 +15,8 @@ interface Reader {
   events: AgioEvent[];
   subscribers: Map<StreamSubscriber, number>;
   abort: AbortController;
+  /** Cuts the reader's current pause short (see {@link StreamHub.wake}). */
+  wake: EventTarget;
   ended: boolean;
 }
 
@@ -36,7 +38,7 @@ export class StreamHub {
   subscribe(runId: string, after: number, sub: StreamSubscriber): () => void {
     let reader = this.readers.get(runId);
     if (!reader) {
-      reader = { events: [], subscribers: new Map(), abort: new AbortController(), ended: false };
+      reader = { events: [], subscribers: new Map(), abort: new AbortController(), wake: new EventTarget(), ended: false };
       this.readers.set(runId, reader);
       this.started++;
       void this.pump(runId, reader);
@@ -54,6 +56,14 @@ export class StreamHub {
     }
     reader.subscribers.set(sub, last);
     return () => this.leave(runId, reader!, sub);
+  }
+
+  /**
+   * Tells the run's reader that something may have happened (this bridge just sent the run a pause, resume,
+   * decision or cancel), so a reader that has backed off on a quiet run polls again at once.
+   */
+  wake(runId: string): void {
+    this.readers.get(runId)?.wake.dispatchEvent(new Event('wake'));
   }
 
   /** Live counters. */
@@ -80,7 +90,7 @@ export class StreamHub {
   private async pump(runId: string, reader: Reader): Promise<void> {
     let error: Error | undefined;
     try {
-      for await (const event of readEvents(this.client.workflow.getHandle(runId), { signal: reader.abort.signal })) {
+      for await (const event of readEvents(this.client.workflow.getHandle(runId), { signal: reader.abort.signal, wake: reader.wake })) {
         reader.events.push(event);
         for (const [sub, last] of reader.subscribers) {
           if (event.offset > last) {

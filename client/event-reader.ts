@@ -1,5 +1,6 @@
 // Follows a root run's Wire through the events Query: ordered, resumable from any offset, ends after the
-// root's terminal event. Polls adaptively: at once while events flow, backing off while the run is quiet.
+// root's terminal event. Polls adaptively: at once while events flow, backing off while the run is quiet, and
+// further still once it has been quiet for a while (waiting for a human, paused); a wake-up cuts any pause short.
 import type { WorkflowHandle } from '@temporalio/client';
 import { endsStream, type AgioEvent } from '../common';
 import { eventsQuery } from '../workflows/messages';
@@ -14,58 +15,77 @@ export interface ReadEventsOptions {
   /** Yield events with offset > after (default -1: from the start). */
   after?: number;
   signal?: AbortSignal;
-  /** Shortest and longest pause between polls of a quiet run. */
+  /** Shortest and longest pause between polls of a quiet run (default 20 and 250 ms). */
   minPollMs?: number;
   maxPollMs?: number;
+  /** Longest pause once the run has had no event for `idleAfterMs` (default 1000 ms after 10 s). */
+  idleMaxPollMs?: number;
+  idleAfterMs?: number;
+  /** Fires when something may have happened (the bridge sent the run a signal): the next poll is at once. */
+  wake?: EventTarget;
 }
 
-/** Waits `ms` or until `signal` aborts; removes its abort listener either way (a reader sleeps thousands of times). */
-const sleep = (ms: number, signal?: AbortSignal) =>
+/** Waits `ms`, or until `signal` aborts or `wake` fires; removes its listeners either way (a reader sleeps thousands of times). */
+const sleep = (ms: number, signal?: AbortSignal, wake?: EventTarget) =>
   new Promise<void>((resolve) => {
     const done = () => {
       clearTimeout(timer);
       signal?.removeEventListener('abort', done);
+      wake?.removeEventListener('wake', done);
       resolve();
     };
     const timer = setTimeout(done, ms);
     signal?.addEventListener('abort', done, { once: true });
+    wake?.addEventListener('wake', done, { once: true });
   });
 
 /** Yields every event of the run after `after`, in offset order, until the root's terminal event. */
 export async function* readEvents(handle: WorkflowHandle, opts: ReadEventsOptions = {}): AsyncGenerator<AgioEvent> {
   const minPoll = opts.minPollMs ?? 20;
   const maxPoll = opts.maxPollMs ?? 250;
+  const idleMaxPoll = Math.max(maxPoll, opts.idleMaxPollMs ?? 1000);
+  const idleAfter = opts.idleAfterMs ?? 10_000;
   let after = opts.after ?? -1;
   let pause = minPoll;
+  let lastEventAt = Date.now();
+  let woken = false;
+  const onWake = () => (woken = true);
+  opts.wake?.addEventListener('wake', onWake);
   let failures = 0;
-  while (!opts.signal?.aborted) {
-    let page;
-    try {
-      page = await handle.query(eventsQuery, { after, limit: 1000 });
-      failures = 0;
-    } catch (err) {
-      // A run whose first workflow task has not run yet, a worker restarting, a server restart: retry.
-      if (++failures > 600 || (err as Error).name === 'WorkflowNotFoundError') throw err;
-      await sleep(Math.min(1000, 50 * failures), opts.signal);
-      continue;
+  try {
+    while (!opts.signal?.aborted) {
+      let page;
+      try {
+        page = await handle.query(eventsQuery, { after, limit: 1000 });
+        failures = 0;
+      } catch (err) {
+        // A run whose first workflow task has not run yet, a worker restarting, a server restart: retry.
+        if (++failures > 600 || (err as Error).name === 'WorkflowNotFoundError') throw err;
+        await sleep(Math.min(1000, 50 * failures), opts.signal);
+        continue;
+      }
+      // A reader that asked for specific offsets must not skip silently past events the log no longer holds
+      // (continue-as-new keeps only a tail); one that asked for everything starts at the oldest held event.
+      if (after >= 0 && page.firstOffset > after + 1) {
+        throw new EventsGoneError(`events ${after + 1}–${page.firstOffset - 1} of this run are no longer held; resume from offset ${page.firstOffset - 1}`);
+      }
+      for (const event of page.events) {
+        if (event.offset <= after) continue;
+        after = event.offset;
+        yield event;
+        if (endsStream(event)) return;
+      }
+      if (page.ended && after >= page.lastOffset) return;
+      if (page.events.length || woken) {
+        if (page.events.length) lastEventAt = Date.now();
+        woken = false;
+        pause = minPoll;
+      } else {
+        await sleep(pause, opts.signal, opts.wake);
+        pause = Math.min(Date.now() - lastEventAt >= idleAfter ? idleMaxPoll : maxPoll, pause * 2);
+      }
     }
-    // A reader that asked for specific offsets must not skip silently past events the log no longer holds
-    // (continue-as-new keeps only a tail); one that asked for everything starts at the oldest held event.
-    if (after >= 0 && page.firstOffset > after + 1) {
-      throw new EventsGoneError(`events ${after + 1}–${page.firstOffset - 1} of this run are no longer held; resume from offset ${page.firstOffset - 1}`);
-    }
-    for (const event of page.events) {
-      if (event.offset <= after) continue;
-      after = event.offset;
-      yield event;
-      if (endsStream(event)) return;
-    }
-    if (page.ended && after >= page.lastOffset) return;
-    if (page.events.length) {
-      pause = minPoll;
-    } else {
-      await sleep(pause, opts.signal);
-      pause = Math.min(maxPoll, pause * 2);
-    }
+  } finally {
+    opts.wake?.removeEventListener('wake', onWake);
   }
 }
