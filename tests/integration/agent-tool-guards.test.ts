@@ -77,17 +77,22 @@ describe('nested agent guards', () => {
       expect(childEnd?.data).toMatchObject({ terminationReason: 'max_steps' });
     });
 
-    it("holds a nested agent to the run's token limit even when its own limit is higher", async () => {
+    it("holds a nested agent to what is left of the run's token limit even when its own limit is higher, and stops the parent with it", async () => {
       const spender = defineAgent({ name: 'spender', instructions: 'You are the spender.', tools: ['echo'], limits: { maxTotalTokens: 100_000 } });
       const parent = defineAgent({ name: 'frugal', instructions: 'You are the frugal parent.', tools: [asTool(spender, { description: 'Spends tokens.' })] });
-      bed.server.scriptFor('You are the frugal parent.', toolCalls([toolCall('spender', { task: 'spend' }, { id: 'call_spender' })], { usage: { prompt_tokens: 10, completion_tokens: 1 } }), text('parent done'));
+      bed.server.scriptFor('You are the frugal parent.', toolCalls([toolCall('spender', { task: 'spend' }, { id: 'call_spender' })], { usage: { prompt_tokens: 10, completion_tokens: 1 } }));
       bed.server.scriptFor('You are the spender.', toolCalls([toolCall('echo', { text: 'more' })], { content: 'spent a lot', usage: { prompt_tokens: 60, completion_tokens: 5 } }));
 
-      const { handle } = await runToEnd(bed.client, bed.worker.taskQueue, { agent: parent, input: 'go', context: { limits: { maxTotalTokens: 50 } } });
+      const { handle, output } = await runToEnd(bed.client, bed.worker.taskQueue, { agent: parent, input: 'go', context: { limits: { maxTotalTokens: 50 } } });
 
       const events = await readStream(bed.client, handle.workflowId);
+      const childStart = events.find((e) => e.depth === 1 && e.type === 'RUN_STARTED');
+      expect(childStart?.runId).toBe(`${handle.workflowId}/tool/call_spender`);
       expect(events.find((e) => e.depth === 1 && e.type === 'RUN_COMPLETED')?.data).toMatchObject({ terminationReason: 'max_tokens', response: 'spent a lot' });
       expect(requestsOf(bed.server, 'You are the spender.')).toHaveLength(1);
+      // The child spent the rest of the budget: the parent stops too, without another model call.
+      expect(output).toMatchObject({ terminationReason: 'max_tokens', usage: { totalTokens: 76 } });
+      expect(requestsOf(bed.server, 'You are the frugal parent.')).toHaveLength(1);
     });
 
     it('refuses A → B → A with a cycle error result, and both runs complete', async () => {
