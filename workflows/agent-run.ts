@@ -63,12 +63,15 @@ export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
     if (resume) {
       resume.steps.forEach(remember);
     } else {
-      await events.emit({ type: 'RUN_STARTED', data: { input: typeof input.input === 'string' ? input.input : input.input.length + ' messages', ...(context.sessionId ? { sessionId: context.sessionId } : {}) } });
-      await recorder.start();
-      history = await recorder.history();
-      for (const m of initialMessages(renderInstructions(agent.instructions, input.state), input.input)) {
-        await commit({ id: `${context.runId}:${steps.length}`, runId: context.runId, index: steps.length, ...m });
-      }
+      // Not cancellable: a run cancelled at once still records that it started and what it was asked.
+      await CancellationScope.nonCancellable(async () => {
+        await events.emit({ type: 'RUN_STARTED', data: { input: typeof input.input === 'string' ? input.input : input.input.length + ' messages', ...(context.sessionId ? { sessionId: context.sessionId } : {}) } });
+        await recorder.start();
+        history = await recorder.history();
+        for (const m of initialMessages(renderInstructions(agent.instructions, input.state), input.input)) {
+          await commit({ id: `${context.runId}:${steps.length}`, runId: context.runId, index: steps.length, ...m });
+        }
+      });
     }
     // A session's earlier conversation goes after the instructions and before this run's input; it is not this run's steps.
     messages.splice(messages[0]?.role === 'system' ? 1 : 0, 0, ...history);
