@@ -36,6 +36,8 @@ interface Phase {
   unmatched: number;
   /** Cores used by each process while the phase ran. */
   cpu: Record<string, number>;
+  /** CPU-seconds the worker used per 1,000 streamed tokens. */
+  workerCpuPer1000Tokens: number;
   /** Medians of the latency's parts. */
   split: Split;
   /** Median latency of each quarter of the run's chunks (1st..4th): rising means a backlog. */
@@ -135,6 +137,7 @@ async function phase(env: BenchEnv, url: string, name: string, concurrency: numb
     signalsPer1000Tokens: (runs.reduce((n, r) => n + r.signals, 0) / tokens) * 1000,
     unmatched: runs.reduce((n, r) => n + r.unmatched, 0),
     cpu,
+    workerCpuPer1000Tokens: (((cpuSeconds(pids.worker) - cpu0.worker) / tokens) * 1000),
     split: {
       publishMs: summarize(runs.flatMap((r) => r.splits.map((x) => x.publishMs))).median,
       applyMs: summarize(runs.flatMap((r) => r.splits.map((x) => x.applyMs))).median,
@@ -169,6 +172,7 @@ export const b2: Benchmark = {
       rows.push({ metric: `chunk → SSE latency, ${p.concurrency} concurrent run${p.concurrency > 1 ? 's' : ''}`, value: p.latency.median, p99: p.latency.p99, unit: `ms (n=${p.latency.n} chunks, max ${p.latency.max}; medians by quarter of the stream ${p.latencyByQuarter.map((q) => q.toFixed(0)).join('/')})` });
       rows.push({ metric: '  split: publish / workflow task / read (medians)', value: p.split.publishMs, unit: `ms: ${p.split.publishMs.toFixed(0)} / ${p.split.applyMs.toFixed(0)} / ${p.split.readMs.toFixed(0)} (chunk → signal accepted → WFT completed → SSE)` });
       rows.push({ metric: `  CPU meanwhile: worker / Temporal / bridge / bench`, value: p.cpu.worker, unit: `cores: ${[p.cpu.worker, p.cpu.temporal, p.cpu.bridge, p.cpu.bench].map((c) => c.toFixed(2)).join(' / ')}` });
+      rows.push({ metric: '  worker CPU per 1000 tokens', value: p.workerCpuPer1000Tokens, unit: 'CPU-seconds (model activity, publish signals, workflow tasks, events Queries)' });
     }
     for (const p of phases) {
       rows.push(

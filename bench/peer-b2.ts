@@ -2,109 +2,38 @@
 // `onChunk` writtenAt, in this process) to the peer's subscriber process receiving the `output_text_delta`
 // event that carries it (Date.now() there: the same system clock). The path: model → the streaming model
 // activity → WorkflowStreamClient publish signal (batched every 100 ms) → the workflow's WorkflowStream log →
-// the subscriber's polling Update. With 1, 10 and 50 concurrent streaming runs, as in B2; plus history events,
-// publish signals and poll Updates per 1,000 streamed tokens.
-import { temporal } from '@temporalio/proto';
+// the subscriber's polling Update. With 1, 10 and 50 concurrent streaming runs, as in B2 (a phase still open
+// after 3 minutes is cut: its runs are terminated and the peer worker restarted); plus history events, publish
+// signals and poll Updates per 1,000 streamed tokens, and what the run's tail loses without a drain.
 import type { PeerEnv } from './peer-env';
 import type { BenchResult, Row } from './report';
-import { countByType, cpuSeconds, eventTime, sleep, type BenchEnv, type History } from './setup';
+import { streamOne, type PeerHandle, type RunSample } from './peer-b2-run';
+import { cpuSeconds, sleep, type BenchEnv } from './setup';
 import { summarize, type Summary } from './stats';
-
-const PUBLISH_SIGNAL = '__temporal_workflow_stream_publish';
-
-interface RunSample {
-  latencies: number[];
-  splits: { publishMs: number; applyMs: number; readMs: number }[];
-  unmatched: number;
-  /** Written tokens the subscriber never received. */
-  missing: number;
-  events: number;
-  signals: number;
-  polls: number;
-  /** Why the run could not be measured, or why its subscriber could not tell the workflow it was done. */
-  error?: string;
-}
-
-/** For every text delta in the run's publish signals: when the server accepted the signal, and when the
- * workflow task that appended it to the WorkflowStream log completed. */
-function signalTimes(history: History): Map<string, { signalAt: number; appliedAt: number }> {
-  const out = new Map<string, { signalAt: number; appliedAt: number }>();
-  const pending: { deltas: string[]; signalAt: number }[] = [];
-  for (const e of history.events ?? []) {
-    const signal = e.workflowExecutionSignaledEventAttributes;
-    if (signal?.signalName === PUBLISH_SIGNAL) {
-      const data = signal.input?.payloads?.[0]?.data;
-      if (!data) continue;
-      const batch = JSON.parse(Buffer.from(data).toString('utf8')) as { items: { data: string }[] };
-      const deltas = batch.items.flatMap((item) => {
-        const payload = temporal.api.common.v1.Payload.decode(Buffer.from(item.data, 'base64'));
-        const event = JSON.parse(Buffer.from(payload.data ?? []).toString('utf8')) as { type?: string; delta?: string };
-        return event.type === 'output_text_delta' && event.delta ? [event.delta] : [];
-      });
-      pending.push({ deltas, signalAt: eventTime(e) });
-    } else if (e.workflowTaskCompletedEventAttributes && pending.length) {
-      for (const p of pending.splice(0)) for (const d of p.deltas) out.set(d, { signalAt: p.signalAt, appliedAt: eventTime(e) });
-    }
-  }
-  return out;
-}
-
-async function streamOne(env: BenchEnv, peer: PeerEnv, tag: string, chunks: number, intervalMs: number, written: Map<string, number>, drain = true): Promise<RunSample> {
-  let open!: () => void;
-  env.gates.set(
-    tag,
-    new Promise<void>((resolve) => (open = resolve)),
-  );
-  const opener = setTimeout(() => open(), 15_000); // never hold the model forever
-  try {
-    const handle = await peer.start({ steps: 1, tag, ...(chunks ? { stream: { chunks, intervalMs } } : {}) }, true, drain);
-    const sub = peer.subscribe(handle.workflowId, tag, drain);
-    void sub.opened.then(() => open()); // the subscriber is attached: let the model answer
-    const [{ deltas, signalError }] = await Promise.all([sub.done, handle.result()]);
-    const history = await handle.fetchHistory();
-    const times = signalTimes(history);
-    const latencies: number[] = [];
-    const splits: RunSample['splits'] = [];
-    let unmatched = 0;
-    for (const [content, receivedAt] of deltas) {
-      const at = written.get(content);
-      if (at === undefined) {
-        unmatched++;
-        continue;
-      }
-      latencies.push(receivedAt - at);
-      const t = times.get(content);
-      if (t) splits.push({ publishMs: t.signalAt - at, applyMs: t.appliedAt - t.signalAt, readMs: receivedAt - t.appliedAt });
-    }
-    const counts = countByType(history);
-    return { latencies, splits, unmatched, missing: Math.max(0, chunks - latencies.length), events: history.events?.length ?? 0, signals: counts.WorkflowExecutionSignaled ?? 0, polls: counts.WorkflowExecutionUpdateAccepted ?? 0, ...(signalError ? { error: `done signal: ${signalError}` } : {}) };
-  } catch (err) {
-    // One broken run must not lose the phase: count it.
-    return { latencies: [], splits: [], unmatched: 0, missing: chunks, events: 0, signals: 0, polls: 0, error: (err as Error).message };
-  } finally {
-    clearTimeout(opener);
-    env.gates.delete(tag);
-  }
-}
 
 interface Phase {
   concurrency: number;
   runs: RunSample[];
+  /** Runs still open at the phase deadline were terminated (the worker was then restarted). */
+  timedOut: boolean;
+  durationMs: number;
   latency: Summary;
   latencyByQuarter: number[];
   split: { publishMs: number; applyMs: number; readMs: number };
   cpu: Record<string, number>;
+  /** CPU-seconds the peer worker used per 1,000 tokens the model wrote. */
+  workerCpuPer1000Tokens: number;
   per1000: { events: number; signals: number; polls: number };
   missing: number;
   unmatched: number;
-  /** Runs that could not be measured (no history), and runs whose subscriber came too late for the drain. */
-  failed: number;
-  lateSubscribers: number;
+  completed: number;
+  wftTimeouts: number;
   errors: string[];
   addedEventsPer1000Tokens?: number;
 }
 
 async function phase(env: BenchEnv, peer: PeerEnv, name: string, concurrency: number, repeats: number, chunks: number, intervalMs: number): Promise<Phase> {
+  const deadlineMs = env.quick ? 60_000 : 180_000;
   const written = new Map<string, number>();
   env.model.onChunk = ({ text, writtenAt }) => {
     if (text) written.set(text, writtenAt);
@@ -114,39 +43,59 @@ async function phase(env: BenchEnv, peer: PeerEnv, name: string, concurrency: nu
   const self0 = process.cpuUsage();
   const t0 = Date.now();
   const runs: RunSample[] = [];
+  const started: PeerHandle[] = [];
+  let timedOut = false;
+  let cpuSecs: Record<string, number> = {};
   try {
-    for (let r = 0; r < repeats; r++) {
-      runs.push(...(await Promise.all(Array.from({ length: concurrency }, (_, i) => streamOne(env, peer, `p${name}${r}-${String(i).padStart(3, '0')}`, chunks, intervalMs, written)))));
-      await sleep(200);
+    const all = (async () => {
+      for (let r = 0; r < repeats && !timedOut; r++) {
+        runs.push(...(await Promise.all(Array.from({ length: concurrency }, (_, i) => streamOne(env, peer, `p${name}${r}-${String(i).padStart(3, '0')}`, chunks, intervalMs, written, true, started)))));
+        await sleep(200);
+      }
+    })();
+    let timer: NodeJS.Timeout | undefined;
+    timedOut = await Promise.race([all.then(() => false), new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), deadlineMs)))]);
+    clearTimeout(timer);
+    cpuSecs = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuSeconds(pid) - cpu0[k]]));
+    if (timedOut) {
+      env.log(`PEER B2: ${concurrency} concurrent: not done after ${deadlineMs / 1000} s; terminating the phase's runs and restarting the peer worker`);
+      await Promise.all(started.map((h) => h.terminate('bench: phase deadline').catch(() => undefined)));
+      await Promise.race([all, sleep(60_000)]);
     }
   } finally {
     env.model.onChunk = undefined;
   }
-  const secs = (Date.now() - t0) / 1000;
+  const durationMs = Date.now() - t0;
+  const secs = (timedOut ? deadlineMs : durationMs) / 1000;
   const selfCpu = process.cpuUsage(self0);
-  const cpu = { ...Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, (cpuSeconds(pid) - cpu0[k]) / secs])), bench: (selfCpu.user + selfCpu.system) / 1e6 / secs };
+  const cpu = { ...Object.fromEntries(Object.entries(cpuSecs).map(([k, c]) => [k, c / secs])), bench: (selfCpu.user + selfCpu.system) / 1e6 / (durationMs / 1000) };
+  if (timedOut) await peer.restart();
+  // Latencies of every token received, also from runs terminated at the deadline; counts only from completed runs.
+  const measured = runs.filter((r) => r.completed);
   const all = runs.flatMap((r) => r.latencies);
   const quarter = (q: number) => runs.flatMap((r) => r.latencies.slice(Math.floor((q * r.latencies.length) / 4), Math.floor(((q + 1) * r.latencies.length) / 4)));
-  const measured = runs.filter((r) => r.events > 0);
   const tokens = measured.length * chunks;
   const sum = (f: (r: RunSample) => number) => measured.reduce((n, r) => n + f(r), 0);
   const split = (f: (s: RunSample['splits'][number]) => number) => summarize(runs.flatMap((r) => r.splits.map(f))).median;
   const result: Phase = {
     concurrency,
     runs,
+    timedOut,
+    durationMs,
     latency: summarize(all),
     latencyByQuarter: [0, 1, 2, 3].map((q) => summarize(quarter(q)).median),
     split: { publishMs: split((s) => s.publishMs), applyMs: split((s) => s.applyMs), readMs: split((s) => s.readMs) },
     cpu,
+    workerCpuPer1000Tokens: (cpuSecs.worker / Math.max(1, written.size)) * 1000,
     per1000: { events: (sum((r) => r.events) / tokens) * 1000, signals: (sum((r) => r.signals) / tokens) * 1000, polls: (sum((r) => r.polls) / tokens) * 1000 },
-    missing: sum((r) => r.missing),
+    missing: Math.max(0, (chunks ? written.size : 0) - all.length),
     unmatched: sum((r) => r.unmatched),
-    failed: runs.length - measured.length,
-    lateSubscribers: measured.filter((r) => r.error).length,
-    errors: [...new Set(runs.flatMap((r) => (r.error ? [r.error] : [])))],
+    completed: measured.length,
+    wftTimeouts: runs.reduce((n, r) => n + r.wftTimeouts, 0),
+    errors: [...new Set(runs.flatMap((r) => (r.error ? [r.error.split('\n')[0]] : [])))],
   };
-  const failures = result.failed || result.lateSubscribers ? `; ${result.failed} runs failed, ${result.lateSubscribers} subscribers too late for the drain: ${result.errors.join(' | ')}` : '';
-  env.log(`PEER B2: ${concurrency} concurrent × ${repeats}: ${all.length}/${tokens} chunks received, p50 ${result.latency.median} ms, p99 ${result.latency.p99} ms${tokens ? `, ${result.per1000.events.toFixed(0)} history events / 1000 tokens` : ''}${failures}`);
+  const trouble = result.completed < concurrency * repeats || result.errors.length ? `; ${result.completed}/${concurrency * repeats} runs completed, ${result.wftTimeouts} workflow task timeouts${result.errors.length ? `: ${result.errors.join(' | ')}` : ''}` : '';
+  env.log(`PEER B2: ${concurrency} concurrent × ${repeats}: ${all.length}/${chunks ? written.size : 0} chunks received, p50 ${result.latency.median} ms, p99 ${result.latency.p99} ms${tokens ? `, ${result.per1000.events.toFixed(0)} history events / 1000 tokens` : ''}${trouble}`);
   return result;
 }
 
@@ -164,7 +113,7 @@ export async function peerB2(env: BenchEnv, peer: PeerEnv): Promise<Pick<BenchRe
     await phase(env, peer, 'c', env.quick ? 5 : 50, 1, chunks, intervalMs),
   ];
   for (const p of phases) {
-    const measured = p.runs.filter((r) => r.events > 0);
+    const measured = p.runs.filter((r) => r.completed);
     p.addedEventsPer1000Tokens = ((measured.reduce((n, r) => n + r.events, 0) / measured.length - plainEvents) / chunks) * 1000;
   }
   // What the package does without that drain: the workflow returns right after the agent.
@@ -176,9 +125,11 @@ export async function peerB2(env: BenchEnv, peer: PeerEnv): Promise<Pick<BenchRe
 
   const rows: Row[] = [];
   for (const p of phases) {
-    rows.push({ metric: `B2 chunk → client latency, ${p.concurrency} concurrent run${p.concurrency > 1 ? 's' : ''}`, value: p.latency.median, p99: p.latency.p99, unit: `ms (n=${p.latency.n}${p.missing ? ` of ${p.latency.n + p.missing}` : ''} chunks, max ${p.latency.max}; medians by quarter of the stream ${p.latencyByQuarter.map((q) => q.toFixed(0)).join('/')})` });
+    rows.push({ metric: `B2 chunk → client latency, ${p.concurrency} concurrent run${p.concurrency > 1 ? 's' : ''}`, value: p.latency.median, p99: p.latency.p99, unit: `ms (n=${p.latency.n}${p.missing ? ` of ${p.latency.n + p.missing} written` : ''} chunks, max ${p.latency.max}; medians by quarter of the stream ${p.latencyByQuarter.map((q) => q.toFixed(0)).join('/')})` });
     rows.push({ metric: '  B2 split: publish / workflow task / read (medians)', value: p.split.publishMs, unit: `ms: ${[p.split.publishMs, p.split.applyMs, p.split.readMs].map((x) => x.toFixed(0)).join(' / ')} (chunk → signal accepted → WFT completed → subscriber)` });
     rows.push({ metric: '  B2 CPU meanwhile: peer worker / Temporal / subscriber / bench', value: p.cpu.worker, unit: `cores: ${[p.cpu.worker, p.cpu.temporal, p.cpu.subscriber, p.cpu.bench].map((c) => c.toFixed(2)).join(' / ')}` });
+    rows.push({ metric: '  B2 peer worker CPU per 1000 tokens', value: p.workerCpuPer1000Tokens, unit: 'CPU-seconds (model activity, publishing, and the workflow replaying the events in its sandbox)' });
+    rows.push({ metric: '  B2 runs completed / workflow task timeouts', value: p.completed, unit: `of ${p.runs.length} runs${p.timedOut ? ' (the rest terminated at the phase deadline)' : ''}; ${p.wftTimeouts} WorkflowTaskTimedOut; phase took ${(p.durationMs / 1000).toFixed(0)} s` });
   }
   for (const p of phases) {
     rows.push(
@@ -189,13 +140,13 @@ export async function peerB2(env: BenchEnv, peer: PeerEnv): Promise<Pick<BenchRe
     );
   }
   rows.push({ metric: 'B2 tokens the subscriber never got, no drain', value: undrained.missing, unit: `of ${chunks} tokens (1 run whose workflow returns right after the agent)` });
-  const lost = phases.filter((p) => p.missing || p.unmatched || p.failed || p.lateSubscribers);
+  const lost = phases.filter((p) => p.missing || p.unmatched || p.completed < p.runs.length || p.errors.length);
   return {
     rows,
     notes: [
       `B2: ${chunks} chunks per run, ${intervalMs} ms apart; the streaming model activity publishes every raw model event (a \`model\` chunk event and an \`output_text_delta\` per token) through WorkflowStreamClient, batched every 100 ms (streamingBatchInterval; the package's default is 2 s); the subscriber process polls with WorkflowStreamClient.subscribe (an Update per poll, 100 ms cooldown); there is no HTTP/SSE hop (Agio's figures include its bridge)`,
       `B2: the peer workflow publishes \`run_finished\` after the agent and waits for the subscriber's signal before it returns (a drain the package does not provide): without it the subscriber lost ${undrained.missing} of ${chunks} tokens, because a completed workflow's WorkflowStream can no longer be polled`,
-      ...lost.map((p) => `B2: at concurrency ${p.concurrency}, ${p.missing} tokens were not received, ${p.unmatched} deltas could not be matched to a written chunk, ${p.failed} runs failed and ${p.lateSubscribers} subscribers read \`run_finished\` after the workflow had stopped waiting (60 s)${p.errors.length ? `: ${p.errors.join(' | ')}` : ''}`),
+      ...lost.map((p) => `B2: at concurrency ${p.concurrency}, ${p.completed} of ${p.runs.length} runs completed${p.timedOut ? ' before the phase deadline (the others were terminated)' : ''}, ${p.wftTimeouts} workflow tasks timed out, ${p.missing} of the tokens the model wrote never reached the subscriber and ${p.unmatched} deltas matched no written chunk${p.errors.length ? `; errors: ${p.errors.join(' | ')}` : ''}`),
     ],
     data: { chunks, intervalMs, plainRunEvents: plainEvents, undrained: { ...undrained, latencies: undefined, splits: undefined }, phases: phases.map((p) => ({ ...p, runs: p.runs.map((r) => ({ ...r, latencies: undefined, splits: undefined, latency: summarize(r.latencies) })), allLatencies: p.runs.flatMap((r) => r.latencies) })) },
   };

@@ -74,37 +74,76 @@ type PeerHandle = WorkflowHandle<(input: PeerRunInput) => Promise<PeerRunOutput>
 
 /** The peer's processes plus how to start, await and follow peer runs. */
 export class PeerEnv {
-  readonly taskQueue = `bench-peer-${randomUUID().slice(0, 8)}`;
+  /** The peer's own task queue (a new one after each {@link restart}). */
+  taskQueue = '';
   worker!: ChildService & { info: PeerReadyInfo };
   subscriber!: ChildService;
   private readonly waiting = new Map<string, { open(at: number): void; done(v: Awaited<Subscription['done']>): void; fail(err: Error): void }>();
   private seq = 0;
+  private closing = false;
+  /** Rejects once either peer process exits while in use (waits on its runs would otherwise hang forever). */
+  private died!: Promise<never>;
+  private die!: (err: Error) => void;
 
   private constructor(readonly env: BenchEnv) {}
+
+  private watch(name: string, p: ChildService): void {
+    void p.exited.then(({ code, signal }) => {
+      if (this.closing) return;
+      const err = new Error(`peer ${name} process exited (code ${code}, signal ${signal}); stderr:\n${p.stderr().slice(-3000)}`);
+      this.env.log(err.message);
+      this.die(err);
+      for (const w of this.waiting.values()) w.fail(err);
+    });
+  }
+
+  /** `promise`, unless a peer process dies first. */
+  alive<T>(promise: Promise<T>): Promise<T> {
+    return Promise.race([promise, this.died]);
+  }
 
   /** Starts the peer worker (its workflow bundle is built at start-up) and the subscriber process. */
   static async start(env: BenchEnv): Promise<PeerEnv> {
     const peer = new PeerEnv(env);
+    await peer.startProcesses();
+    return peer;
+  }
+
+  /** Stops both processes and starts new ones on a new task queue (after a phase that left the worker overloaded). */
+  async restart(): Promise<void> {
+    await this.close();
+    await this.startProcesses();
+  }
+
+  private async startProcesses(): Promise<void> {
+    this.closing = false;
+    this.died = new Promise<never>((_, reject) => (this.die = reject));
+    this.died.catch(() => undefined);
+    this.taskQueue = `bench-peer-${randomUUID().slice(0, 8)}`;
+    const { env } = this;
     const config = (role: PeerConfig['role']): NodeJS.ProcessEnv => ({
       ...process.env,
-      [PEER_CONFIG_ENV]: JSON.stringify({ role, address: env.temporal.address, taskQueue: peer.taskQueue, modelBaseURL: env.model.baseURL } satisfies PeerConfig),
+      [PEER_CONFIG_ENV]: JSON.stringify({ role, address: env.temporal.address, taskQueue: this.taskQueue, modelBaseURL: env.model.baseURL } satisfies PeerConfig),
     });
     // `--import tsx` resolves from the cwd, i.e. the peer package's own tsx; its code resolves its own @temporalio/*.
-    peer.worker = (await startProcess({ name: 'peer worker', args: ['--import', 'tsx', path.join('src', 'worker.ts')], cwd: PEER_DIR, env: config('worker'), readyTimeoutMs: 240_000 })) as PeerEnv['worker'];
+    // BENCH_PEER_WORKER_NODE_ARGS: extra node flags for the peer worker (diagnosis, e.g. `--cpu-prof --cpu-prof-dir=/tmp/p`).
+    const extra = process.env.BENCH_PEER_WORKER_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+    this.worker = (await startProcess({ name: 'peer worker', args: [...extra, '--import', 'tsx', path.join('src', 'worker.ts')], cwd: PEER_DIR, env: config('worker'), readyTimeoutMs: 240_000 })) as PeerEnv['worker'];
     try {
-      peer.subscriber = await startProcess({
+      this.subscriber = await startProcess({
         name: 'peer subscriber',
         args: ['--import', 'tsx', path.join('src', 'subscriber.ts')],
         cwd: PEER_DIR,
         env: config('subscriber'),
         stdin: true,
-        onLine: (line) => peer.onSubscriberLine(line),
+        onLine: (line) => this.onSubscriberLine(line),
       });
     } catch (err) {
-      await peer.worker.stop();
+      await this.worker.stop();
       throw err;
     }
-    return peer;
+    this.watch('worker', this.worker);
+    this.watch('subscriber', this.subscriber);
   }
 
   private onSubscriberLine(line: string): void {
@@ -133,7 +172,7 @@ export class PeerEnv {
   /** Starts a peer run and waits for its output; checks that it made the planned number of model calls. */
   async run(plan: RunPlan, stream: boolean): Promise<{ handle: PeerHandle; output: PeerRunOutput }> {
     const handle = await this.start(plan, stream);
-    const output = await handle.result();
+    const output = await this.alive(handle.result());
     if (output.modelCalls !== plan.steps) throw new Error(`peer run ${handle.workflowId} made ${output.modelCalls} model calls, expected ${plan.steps}`);
     return { handle, output };
   }
@@ -155,6 +194,7 @@ export class PeerEnv {
   }
 
   async close(): Promise<void> {
+    this.closing = true;
     await this.subscriber?.stop().catch(() => undefined);
     await this.worker?.stop().catch(() => undefined);
     for (const [name, p] of [['worker', this.worker], ['subscriber', this.subscriber]] as const) {
