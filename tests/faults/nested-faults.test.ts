@@ -6,7 +6,7 @@ import { CancelledFailure } from '@temporalio/common';
 import { asTool, defineAgent, type RunOutput } from '../../common';
 import { text, toolCall, toolCalls } from '../../worker/dev-server/scripted-model-server';
 import { testTools } from '../fixtures/test-tools';
-import { activities, sentMessages, sentToolResult, startRun } from '../helpers/agent-runs';
+import { activities, sentMessages, sentToolResult, startRun, slowAnswer } from '../helpers/agent-runs';
 import { childStarts, eventsOf, expectWholeStream, readStream, requestsOf, runAndStream, waitForEvent } from '../helpers/nested-runs';
 import { useTestBed } from '../helpers/test-bed';
 import { startTestWorker, uniqueId, type TestWorker } from '../helpers/temporal';
@@ -171,25 +171,10 @@ describe('nested agent faults', () => {
       first = await startTestWorkerProcess({ taskQueue, model: model(), tools: ['record'] });
       const bee = helper({ instructions: 'You are the worker bee.', tools: ['record'] });
       bed.server.scriptFor('You are the parent.', toolCalls([toolCall('helper', { task: 'record, then report' }, { id: 'call_bee' })]), text('the parent is done'));
-      let killedRequest = -1;
-      bed.server.scriptFor(
-        'You are the worker bee.',
-        toolCalls([toolCall('record', { label: 'before the crash' }, { id: 'call_record' })]),
-        // A slow stream (~25 chunks 150 ms apart); the worker dies after its third chunk.
-        (_req, i) => {
-          killedRequest = i;
-          return text('a long answer that never arrives', { chunkSize: 2, delayMs: 150 });
-        },
-        text('the bee reports'),
-      );
-      const killed = new Promise<void>((resolve) => {
-        bed.server.onChunk = ({ requestIndex, chunkIndex }) => {
-          if (requestIndex === killedRequest && chunkIndex === 2) {
-            first!.kill('SIGKILL');
-            resolve();
-          }
-        };
-      });
+      // A slow stream (~25 chunks 150 ms apart); the worker dies after its third chunk.
+      const slow = slowAnswer(bed.server, 'a long answer that never arrives', 2);
+      const killed = slow.reached.then(() => first!.kill('SIGKILL'));
+      bed.server.scriptFor('You are the worker bee.', toolCalls([toolCall('record', { label: 'before the crash' }, { id: 'call_record' })]), slow.answer, text('the bee reports'));
       const handle = await startRun(bed.client, taskQueue, { agent: parentOf(bee), input: 'go', context: { limits: { modelHeartbeatTimeoutMs: 2000 } } });
       const childRunId = `${handle.workflowId}/tool/call_bee`;
 

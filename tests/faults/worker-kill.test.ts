@@ -9,6 +9,7 @@ import { asTool, defineAgent, type AgentSpec, type AgioEvent } from '../../commo
 import { text, toolCall, toolCalls } from '../../worker/dev-server/scripted-model-server';
 import { ledgerTool, readLedger } from '../fixtures/test-tools';
 import { startBridge, type TestBridge } from '../helpers/bridge';
+import { slowAnswer } from '../helpers/agent-runs';
 import { expectWholeStream } from '../helpers/nested-runs';
 import { agioEvents, readSse, type SseEvent } from '../helpers/sse-client';
 import { useTestBed } from '../helpers/test-bed';
@@ -111,24 +112,12 @@ describe('a worker SIGKILLed mid-run', () => {
   });
 
   it('mid model stream after a booked tool call: only the model call runs again; the tool is not executed twice', async () => {
-    let killedRequest = -1;
-    bed.server.script(
-      toolCalls([toolCall('ledger', { entry: 'ship order 12' }, { id: 'call_ship' })]),
-      (_req, i) => {
-        killedRequest = i;
-        return text('a slow confirmation that never finishes', { chunkSize: 2, delayMs: 150 });
-      },
-      text('order 12 has shipped'),
-    );
-    const killed = new Promise<void>((resolve) => {
-      bed.server.onChunk = ({ requestIndex, chunkIndex }) => {
-        if (requestIndex === killedRequest && chunkIndex === 3) resolve();
-      };
-    });
+    const slow = slowAnswer(bed.server, 'a slow confirmation that never finishes', 3);
+    bed.server.script(toolCalls([toolCall('ledger', { entry: 'ship order 12' }, { id: 'call_ship' })]), slow.answer, text('order 12 has shipped'));
     const run = await bridge!.agio.start(defineAgent({ name: 'shipper', tools: ['ledger'] }), 'ship order 12', { limits: FAST_FAILOVER });
     const stream = follow(run.runId);
 
-    await killed;
+    await slow.reached;
     await failOver();
     const events = await stream;
 
@@ -150,26 +139,13 @@ describe('a worker SIGKILLed mid-run', () => {
     const clerk: AgentSpec = defineAgent({ name: 'clerk', instructions: 'You are the clerk.', tools: ['ledger'] });
     const manager = defineAgent({ name: 'manager', instructions: 'You are the manager.', tools: [asTool(clerk, { description: 'Books things.' })] });
     bed.server.scriptFor('You are the manager.', toolCalls([toolCall('clerk', { task: 'book the refund' }, { id: 'call_clerk' })]), text('the refund is booked'));
-    let killedRequest = -1;
-    bed.server.scriptFor(
-      'You are the clerk.',
-      toolCalls([toolCall('ledger', { entry: 'refund 3' }, { id: 'call_refund' })]),
-      (_req, i) => {
-        killedRequest = i;
-        return text('a slow report that never finishes', { chunkSize: 2, delayMs: 150 });
-      },
-      text('refund 3 booked'),
-    );
-    const killed = new Promise<void>((resolve) => {
-      bed.server.onChunk = ({ requestIndex, chunkIndex }) => {
-        if (requestIndex === killedRequest && chunkIndex === 3) resolve();
-      };
-    });
+    const slow = slowAnswer(bed.server, 'a slow report that never finishes', 3);
+    bed.server.scriptFor('You are the clerk.', toolCalls([toolCall('ledger', { entry: 'refund 3' }, { id: 'call_refund' })]), slow.answer, text('refund 3 booked'));
     const run = await bridge!.agio.start(manager, 'refund order 3', { limits: FAST_FAILOVER });
     const childRunId = `${run.runId}/tool/call_clerk`;
     const stream = follow(run.runId);
 
-    await killed;
+    await slow.reached;
     await failOver();
     const events = await stream;
 

@@ -3,7 +3,7 @@
 // attempt completed).
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { AgentRunInput, RunOutput } from '../../common';
-import type { RecordedRequest, ScriptedResponder, ScriptedTurn } from '../../worker/dev-server/scripted-model-server';
+import { text, type RecordedRequest, type ScriptedModelServer, type ScriptedResponder, type ScriptedTurn } from '../../worker/dev-server/scripted-model-server';
 import { uniqueId } from './temporal';
 
 /** Starts an agentRun workflow on `taskQueue` under a fresh workflow id (or the given one). */
@@ -28,6 +28,24 @@ export function heldAnswer(turn: ScriptedTurn): { answer: ScriptedResponder; rel
     },
     release,
   };
+}
+
+/**
+ * A scripted answer streamed slowly (2-character chunks 150 ms apart) and a promise that resolves once its stream
+ * has written chunk `chunkIndex`: the moment to kill a worker mid-stream. It sets the server's `onChunk` hook.
+ */
+export function slowAnswer(server: ScriptedModelServer, content: string, chunkIndex: number): { answer: ScriptedResponder; reached: Promise<void> } {
+  let requestIndex = -1;
+  const reached = new Promise<void>((resolve) => {
+    server.onChunk = (chunk) => {
+      if (chunk.requestIndex === requestIndex && chunk.chunkIndex === chunkIndex) resolve();
+    };
+  });
+  const answer: ScriptedResponder = (_req, i) => {
+    requestIndex = i;
+    return text(content, { chunkSize: 2, delayMs: 150 });
+  };
+  return { answer, reached };
 }
 
 /** A chat message as the model received it. */
