@@ -21,9 +21,14 @@ export class WirePublisher {
     private readonly flushIntervalMs = 100,
   ) {}
 
-  /** Queues an event; `immediate` flushes now (first delta of a step, STEP_RETRY). */
-  publish(event: EventDraft, immediate = false): void {
-    this.buffer.push(event);
+  /** Queues an event; `immediate` flushes now (first delta of a step, STEP_RETRY). `mergeInto` may fold the event
+   * into the last one still waiting in the buffer (it returns the merged event, or undefined to keep both): a
+   * batch then carries one event per run of similar deltas instead of one per token, and nothing waits longer. */
+  publish(event: EventDraft, immediate = false, mergeInto?: (last: EventDraft) => EventDraft | undefined): void {
+    const last = this.buffer.at(-1);
+    const merged = last && mergeInto?.(last);
+    if (merged) this.buffer[this.buffer.length - 1] = merged;
+    else this.buffer.push(event);
     if (immediate) {
       this.flushInBackground();
     } else {

@@ -1,5 +1,6 @@
 // B2 — stream latency: from the scripted model writing a token chunk (its `onChunk` writtenAt) to an SSE client
-// of the bridge receiving the STEP_DELTA that carries it (matched by content: every token is unique), both
+// of the bridge receiving the STEP_DELTA that carries it (matched by content: every token is unique, and a delta
+// carries the tokens of one ≤ 100 ms batch, merged), both
 // clocks in this process. The path: model → worker's callModel activity → batched publish signal → root
 // workflow's Wire → bridge's events Query poll → SSE. With 1 and with 50 concurrent streaming runs; plus
 // history events per 1,000 streamed tokens (a token = one chunk).
@@ -23,6 +24,8 @@ interface RunSample {
   unmatched: number;
   events: number;
   signals: number;
+  /** STEP_DELTA events the SSE client received. */
+  deltas: number;
 }
 
 interface Phase {
@@ -33,6 +36,7 @@ interface Phase {
   latency: Summary;
   eventsPer1000Tokens: number;
   signalsPer1000Tokens: number;
+  deltasPer1000Tokens: number;
   unmatched: number;
   /** Cores used by each process while the phase ran. */
   cpu: Record<string, number>;
@@ -44,7 +48,10 @@ interface Phase {
   latencyByQuarter: number[];
 }
 
-/** For every STEP_DELTA content in the run's publish signals: when the server accepted the signal, and when the
+/** The unique tokens (`<tag:00042>`) in a delta's text. */
+const tokensIn = (content: string) => content.match(/<[^<>]+>/g) ?? [];
+
+/** For every token in a STEP_DELTA in the run's publish signals: when the server accepted the signal, and when the
  * workflow task that handled it completed. */
 function signalTimes(history: History): Map<string, { signalAt: number; appliedAt: number }> {
   const out = new Map<string, { signalAt: number; appliedAt: number }>();
@@ -55,7 +62,7 @@ function signalTimes(history: History): Map<string, { signalAt: number; appliedA
       const data = signal.input?.payloads?.[0]?.data;
       if (!data) continue;
       const batch = JSON.parse(Buffer.from(data).toString('utf8')) as { events: { type: string; delta?: { content?: string } }[] };
-      pending.push({ contents: batch.events.map((ev) => ev.delta?.content ?? '').filter(Boolean), signalAt: eventTime(e) });
+      pending.push({ contents: batch.events.flatMap((ev) => tokensIn(ev.delta?.content ?? '')), signalAt: eventTime(e) });
     } else if (e.workflowTaskCompletedEventAttributes && pending.length) {
       for (const p of pending.splice(0)) for (const c of p.contents) out.set(c, { signalAt: p.signalAt, appliedAt: eventTime(e) });
     }
@@ -73,6 +80,7 @@ async function streamOne(env: BenchEnv, url: string, tag: string, chunks: number
     const latencies: number[] = [];
     const received: { content: string; writtenAt: number; receivedAt: number }[] = [];
     let unmatched = 0;
+    let deltas = 0;
     await readSse(`${url}/runs/${run.runId}/events`, {
       token: BENCH_TOKEN,
       timeoutMs: 600_000,
@@ -82,11 +90,14 @@ async function streamOne(env: BenchEnv, url: string, tag: string, chunks: number
         if (frame.event !== 'STEP_DELTA') return;
         const content = (JSON.parse(frame.data) as { delta?: { content?: string } }).delta?.content;
         if (!content) return;
-        const at = written.get(content);
-        if (at === undefined) unmatched++;
-        else {
-          latencies.push(receivedAt - at);
-          received.push({ content, writtenAt: at, receivedAt });
+        deltas++;
+        for (const token of tokensIn(content)) {
+          const at = written.get(token);
+          if (at === undefined) unmatched++;
+          else {
+            latencies.push(receivedAt - at);
+            received.push({ content: token, writtenAt: at, receivedAt });
+          }
         }
       },
     });
@@ -98,7 +109,7 @@ async function streamOne(env: BenchEnv, url: string, tag: string, chunks: number
       const t = times.get(content);
       return t ? [{ publishMs: t.signalAt - writtenAt, applyMs: t.appliedAt - t.signalAt, readMs: receivedAt - t.appliedAt }] : [];
     });
-    return { runId: run.runId, latencies, splits, unmatched, events: history.events?.length ?? 0, signals: counts.WorkflowExecutionSignaled ?? 0 };
+    return { runId: run.runId, latencies, splits, unmatched, events: history.events?.length ?? 0, signals: counts.WorkflowExecutionSignaled ?? 0, deltas };
   } finally {
     clearTimeout(opener);
     env.gates.delete(tag);
@@ -135,6 +146,7 @@ async function phase(env: BenchEnv, url: string, name: string, concurrency: numb
     latency: summarize(all),
     eventsPer1000Tokens: (runs.reduce((n, r) => n + r.events, 0) / tokens) * 1000,
     signalsPer1000Tokens: (runs.reduce((n, r) => n + r.signals, 0) / tokens) * 1000,
+    deltasPer1000Tokens: (runs.reduce((n, r) => n + r.deltas, 0) / tokens) * 1000,
     unmatched: runs.reduce((n, r) => n + r.unmatched, 0),
     cpu,
     workerCpuPer1000Tokens: (((cpuSeconds(pids.worker) - cpu0.worker) / tokens) * 1000),
@@ -179,10 +191,11 @@ export const b2: Benchmark = {
         { metric: `history events / 1000 tokens, ${p.concurrency} concurrent`, value: p.eventsPer1000Tokens, unit: `events (whole 1-step run, ${chunks} tokens)` },
         { metric: `  of which added by streaming`, value: p.addedEventsPer1000Tokens!, unit: `events (run minus a ${plainEvents}-event unstreamed run)` },
         { metric: `publish signals / 1000 tokens, ${p.concurrency} concurrent`, value: p.signalsPer1000Tokens, unit: 'WorkflowExecutionSignaled' },
+        { metric: `STEP_DELTA events / 1000 tokens, ${p.concurrency} concurrent`, value: p.deltasPer1000Tokens, unit: 'SSE frames (the tokens of one batch travel merged in one delta)' },
       );
     }
     const notes = [
-      `${chunks} chunks per run, ${intervalMs} ms apart (≈${(1000 / intervalMs).toFixed(0)} tokens/s per run); the worker batches deltas into one signal per ≤ 100 ms (the first at once), the bridge polls the events Query (20–250 ms back-off when idle)`,
+      `${chunks} chunks per run, ${intervalMs} ms apart (≈${(1000 / intervalMs).toFixed(0)} tokens/s per run); the worker batches deltas into one signal per ≤ 100 ms (the first at once), the bridge polls the events Query (20–250 ms back-off while the run is quiet, up to 1 s after 10 s without events)`,
       ...phases.filter((p) => p.unmatched).map((p) => `${p.unmatched} deltas could not be matched to a written chunk at concurrency ${p.concurrency}`),
     ];
     return {

@@ -5,7 +5,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger, type LogEntry } from '@temporalio/worker';
 import type { EventBase, EventDraft, PublishBatch } from '../../common';
 import { WirePublisher } from '../../activities/publish';
-import { wireStepSink } from '../../activities/step-stream';
+import { mergeDeltas, wireStepSink } from '../../activities/step-stream';
 
 const INTERVAL = 30;
 const T0 = 1_700_000_000_000;
@@ -224,10 +224,26 @@ describe('WirePublisher', () => {
   });
 });
 
+describe('mergeDeltas', () => {
+  it.each([
+    ['text + text', { content: 'a' }, { content: 'b' }, { content: 'ab' }],
+    ['reasoning + reasoning', { reasoningContent: 'a' }, { reasoningContent: 'b' }, { reasoningContent: 'ab' }],
+    ['arguments of the same call', { toolCalls: [{ index: 2, id: 'x', name: 'n', arguments: '{' }] }, { toolCalls: [{ index: 2, arguments: '}' }] }, { toolCalls: [{ index: 2, id: 'x', name: 'n', arguments: '{}' }] }],
+    ['text + reasoning', { content: 'a' }, { reasoningContent: 'b' }, undefined],
+    ['a delta carrying both', { content: 'a', reasoningContent: 'b' }, { content: 'c' }, undefined],
+    ['text + tool call', { content: 'a' }, { toolCalls: [{ index: 0, arguments: '{}' }] }, undefined],
+    ['another call index', { toolCalls: [{ index: 0, arguments: '{}' }] }, { toolCalls: [{ index: 1, arguments: '{' }] }, undefined],
+    ['the same index with a new id', { toolCalls: [{ index: 0, arguments: '{}' }] }, { toolCalls: [{ index: 0, id: 'y', arguments: '' }] }, undefined],
+    ['two calls in one chunk', { toolCalls: [{ index: 0, arguments: '' }] }, { toolCalls: [{ index: 0, arguments: '' }, { index: 1, arguments: '' }] }, undefined],
+  ])('%s', (_, a, b, merged) => {
+    expect(mergeDeltas(a, b)).toEqual(merged);
+  });
+});
+
 describe('wireStepSink', () => {
   const base: EventBase = { runId: 'child', rootRunId: 'root', agent: 'writer', depth: 1, parentRunId: 'root', toolCallId: 'tc1' };
 
-  it('on attempt 1 sends the first STEP_DELTA at once and batches the later ones', async () => {
+  it('on attempt 1 sends the first STEP_DELTA at once and batches the later ones, merged into one event', async () => {
     const s = fakeSender();
     const sink = wireStepSink(base, 'child:1', new WirePublisher(s.send, 'p', INTERVAL));
     await sink.begin({ attempt: 1 });
@@ -244,7 +260,8 @@ describe('wireStepSink', () => {
     expect(s.attempts).toHaveLength(1);
     await jest.advanceTimersByTimeAsync(INTERVAL);
     expect(s.attempts).toHaveLength(2);
-    expect(s.attempts[1].batch.events.map((e) => e.delta?.content)).toEqual(['l', 'l', 'o']);
+    expect(s.attempts[1].batch.events.map((e) => e.delta?.content)).toEqual(['llo']);
+    expect(s.attempts[1].batch.events[0].timestamp).toBe(T0); // when its first piece arrived, not its last (T0 + 4)
     const all = s.attempts.flatMap((a) => a.batch.events);
     expect(all.every((e) => e.type === 'STEP_DELTA' && e.stepId === 'child:1' && e.attempt === 1)).toBe(true);
     expect(all[0]).toMatchObject({ ...base, type: 'STEP_DELTA', delta: { content: 'He' }, timestamp: T0 });
@@ -261,6 +278,19 @@ describe('wireStepSink', () => {
     sink.delta({ toolCalls: [{ index: 0, arguments: '{}' }] });
     await sink.end();
     expect(s.delivered().flatMap((a) => a.batch.events.map((e) => e.delta))).toEqual([{ content: 'a' }, { reasoningContent: 'b' }, { toolCalls: [{ index: 0, arguments: '{}' }] }]);
+  });
+
+  it('merges only adjacent deltas of the same kind; a new tool call starts a new event', async () => {
+    const s = fakeSender();
+    const sink = wireStepSink(base, 'child:1', new WirePublisher(s.send, 'p', INTERVAL));
+    await sink.begin({ attempt: 1 });
+    sink.delta({ reasoningContent: 'think' }); // the first delta goes alone, at once
+    for (const d of [{ reasoningContent: 'ing' }, { reasoningContent: '…' }, { content: 'I will ' }, { content: 'look.' }, { toolCalls: [{ index: 0, id: 'c1', name: 'grep', arguments: '' }] }, { toolCalls: [{ index: 0, arguments: '{"pat' }] }, { toolCalls: [{ index: 0, arguments: 'tern":"x"}' }] }, { toolCalls: [{ index: 1, id: 'c2', name: 'ls', arguments: '{}' }] }]) sink.delta(d);
+    await sink.end();
+    expect(s.delivered().map((a) => a.batch.events.map((e) => e.delta))).toEqual([
+      [{ reasoningContent: 'think' }],
+      [{ reasoningContent: 'ing…' }, { content: 'I will look.' }, { toolCalls: [{ index: 0, id: 'c1', name: 'grep', arguments: '{"pattern":"x"}' }] }, { toolCalls: [{ index: 1, id: 'c2', name: 'ls', arguments: '{}' }] }],
+    ]);
   });
 
   it('on attempt 2 first sends a STEP_RETRY (at once) naming the step and attempt, then the deltas', async () => {
