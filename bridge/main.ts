@@ -3,6 +3,7 @@ import { Client } from '@temporalio/client';
 import { AgioClient } from '../client/agio-client';
 import { loadEnv } from '../worker/config';
 import { connectClient } from '../worker/connect';
+import { ensureSearchAttributes } from '../worker/search-attributes';
 import { exampleAgents } from '../worker/example-agents';
 import { parseTokens } from './auth';
 import { createBridge } from './server';
@@ -13,6 +14,11 @@ async function main(): Promise<void> {
   const address = env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233';
   const connection = await connectClient(env, address);
   const client = new Client({ connection, namespace: env.TEMPORAL_NAMESPACE });
+  const added = await ensureSearchAttributes(connection, client.options.namespace).catch((err: Error) => {
+    console.warn(`agio bridge: could not check the namespace's search attributes (${err.message}); runs start only if AgioTenant, AgioAgent and AgioRootRunId (Keyword) are registered`);
+    return [];
+  });
+  if (added.length) console.log(`agio bridge: registered search attributes ${added.join(', ')}`);
   const { stores, close: closeStores } = await storesFromEnv(env);
   const app = createBridge({
     stores,

@@ -3,6 +3,7 @@
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { z } from 'zod';
 import type { AgioClient } from '../client/agio-client';
+import { BadPageTokenError, RUN_STATUSES } from '../client/run-list';
 import type { Stores } from '../stores';
 import { tenantOf } from './auth';
 import { HttpError, errorHandler } from './errors';
@@ -33,6 +34,12 @@ const StartRunBody = z.object({
 const DecisionBody = z.object({ message: z.string().max(4000).optional(), remember: z.boolean().optional(), by: z.string().max(200).optional() });
 const ToolCallParams = z.object({ id: z.string().regex(/^[A-Za-z0-9._:/-]{1,512}$/, 'malformed run id'), callId: z.string().regex(/^[A-Za-z0-9._:-]{1,256}$/, 'malformed tool call id') });
 const SessionParams = z.object({ id: z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/, 'malformed session id') });
+const ListRunsQuery = z.object({
+  agent: z.string().regex(/^[A-Za-z0-9._-]{1,128}$/, 'agent: 1-128 letters, digits, . _ -').optional(),
+  status: z.string().transform((s) => s.toUpperCase()).pipe(z.enum(RUN_STATUSES, { message: `status: one of ${RUN_STATUSES.join(', ').toLowerCase()}` })).optional(),
+  limit: z.coerce.number().int().min(1).max(1000).optional(),
+  pageToken: z.string().regex(/^[A-Za-z0-9_-]{1,4096}$/, 'pageToken: the nextPageToken of an earlier page').optional(),
+}).strict();
 const ControlBody = z.object({ reason: z.string().max(1000).optional(), by: z.string().max(200).optional() });
 
 /** Longest path segment the router passes to a route (longer ones answer 400). */
@@ -90,6 +97,17 @@ export function createBridge(opts: BridgeOptions): FastifyInstance & { hub: Stre
     if (!agio.agents.find(body.agent)) throw new HttpError(404, 'unknown_agent', `unknown agent "${body.agent}"; GET /agents lists them`);
     const run = await agio.start(body.agent, body.input, { tenant, sessionId: body.sessionId });
     return reply.status(201).send({ runId: run.runId, links: { self: `/runs/${run.runId}`, events: `/runs/${run.runId}/events` } });
+  });
+
+  app.get('/runs', async (req) => {
+    const tenant = tenantOf(req, opts.tokens);
+    const query = ListRunsQuery.parse(req.query ?? {});
+    try {
+      return await agio.list({ tenant, agent: query.agent, status: query.status, pageSize: query.limit, pageToken: query.pageToken });
+    } catch (err) {
+      if (err instanceof BadPageTokenError) throw new HttpError(400, 'invalid_request', err.message);
+      throw err;
+    }
   });
 
   app.get('/runs/:id', async (req) => {

@@ -9,6 +9,8 @@ const USAGE = `usage: agio <command> [args]
   run <agent> "<input>" [--session ID]
                                    start a run and show it live (nested runs indented)
   watch <runId> [--after OFFSET]   follow a run's events live
+  runs [--status S] [--agent A] [--limit N] [--page TOKEN]
+                                   your runs, newest first (S: running, completed, failed…)
   status <runId>                   status and, when finished, the output
   pause <runId> [--reason TEXT]    pause at the next safe point (waits until parked)
   resume <runId>                   resume a paused run
@@ -29,7 +31,17 @@ async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
     args: rest,
     allowPositionals: true,
-    options: { port: { type: 'string' }, session: { type: 'string' }, after: { type: 'string' }, reason: { type: 'string' }, remember: { type: 'boolean' } },
+    options: {
+      port: { type: 'string' },
+      session: { type: 'string' },
+      after: { type: 'string' },
+      reason: { type: 'string' },
+      remember: { type: 'boolean' },
+      status: { type: 'string' },
+      agent: { type: 'string' },
+      limit: { type: 'string' },
+      page: { type: 'string' },
+    },
   });
   const need = (n: number, what: string) => {
     if (positionals.length < n) throw new Error(`${command} needs ${what}\n\n${USAGE}`);
@@ -46,6 +58,10 @@ async function main(argv: string[]): Promise<number> {
     case 'watch':
       need(1, '<runId>');
       return watch(bridge, positionals[0], values.after ? Number(values.after) : -1);
+    case 'runs': {
+      const query = new URLSearchParams(Object.entries({ status: values.status, agent: values.agent, limit: values.limit, pageToken: values.page }).filter((e): e is [string, string] => e[1] !== undefined));
+      return printJson(bridge.request('GET', `/runs${query.size ? `?${query}` : ''}`));
+    }
     case 'status':
       need(1, '<runId>');
       return printJson(bridge.request('GET', `/runs/${encodeURIComponent(positionals[0])}`));

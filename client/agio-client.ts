@@ -2,9 +2,10 @@
 // and cancel them — over a Temporal Client, so it works wherever Temporal is reachable.
 import { Client, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
-import { AgentRegistry, DEFAULT_TASK_QUEUE, RunLimits, jsonBytes, modelInputTooLargeMessage, workflowTypeFor, type AgioEvent, type AnyAgentSpec, type ChatMessage, type LoopPosition, type PermissionRule, type RunContext, type RunOutput, type ToolCallDecision } from '../common';
+import { AgentRegistry, DEFAULT_TASK_QUEUE, RunLimits, RunSearchAttributes, jsonBytes, modelInputTooLargeMessage, workflowTypeFor, type AgioEvent, type AnyAgentSpec, type ChatMessage, type LoopPosition, type PermissionRule, type RunContext, type RunOutput, type ToolCallDecision } from '../common';
 import { decideToolCallUpdate, eventsQuery, pauseSignal, pauseUpdate, resumeSignal, resumeUpdate, stateQuery, type ControlRequest, type ControlState, type RunState } from '../workflows/messages';
 import { readEvents, type ReadEventsOptions } from './event-reader';
+import { listRuns, type ListRunsOptions, type RunPage } from './run-list';
 
 /** Memo stored on every root run (tenant scoping, listing). */
 export type RunMemo = { tenant: string; agent: string };
@@ -149,8 +150,18 @@ export class AgioClient {
       ...(opts.resumeFrom ? { resumeFrom: opts.resumeFrom } : {}),
     };
     const memo: RunMemo = { tenant, agent: spec.name };
-    const handle = await this.temporal.workflow.start(workflowTypeFor(spec.kind), { taskQueue: this.taskQueue, workflowId: runId, args: [args], memo });
+    const typedSearchAttributes = [
+      { key: RunSearchAttributes.tenant, value: tenant },
+      { key: RunSearchAttributes.agent, value: spec.name },
+      { key: RunSearchAttributes.rootRunId, value: runId },
+    ];
+    const handle = await this.temporal.workflow.start(workflowTypeFor(spec.kind), { taskQueue: this.taskQueue, workflowId: runId, args: [args], memo, typedSearchAttributes });
     return new RunHandle(runId, handle, this.temporal);
+  }
+
+  /** One page of a tenant's root runs, newest first (Temporal visibility; a just-started run may take a moment to show). */
+  list(opts: ListRunsOptions = {}): Promise<RunPage> {
+    return listRuns(this.temporal, opts);
   }
 
   /** A handle to an existing run. */

@@ -1,3 +1,4 @@
-// Client entry point: AgioClient and the event reader.
+// Client entry point: AgioClient, the event reader and run listing.
 export * from './agio-client';
 export * from './event-reader';
+export * from './run-list';

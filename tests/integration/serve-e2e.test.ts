@@ -63,6 +63,16 @@ describe('agio serve, driven with curl as the README shows', () => {
     expect(JSON.parse(curl(`${url}/runs/${started.runId}`))).toMatchObject({ error: { code: 'unauthorized' } });
   });
 
+  it('lists the finished run with `agio runs` (visibility catches up within seconds)', async () => {
+    const agio = (...args: string[]) => execFileSync(path.join(root, 'node_modules/.bin/tsx'), ['cli/main.ts', ...args], { cwd: root, encoding: 'utf8', env: { ...process.env, AGIO_URL: url, AGIO_TOKEN: 'dev-token' } });
+    let listed: { runs: { runId: string; agent: string; status: string }[] } = { runs: [] };
+    for (let i = 0; i < 20 && !listed.runs.length; i++) {
+      listed = JSON.parse(agio('runs', '--status', 'completed', '--agent', 'lead', '--limit', '5'));
+      if (!listed.runs.length) await new Promise((r) => setTimeout(r, 500));
+    }
+    expect(listed.runs).toEqual([expect.objectContaining({ agent: 'lead', status: 'COMPLETED', runId: expect.stringMatching(/^run-/) })]);
+  });
+
   it('shuts everything down on Ctrl-C and leaves no Temporal server behind', async () => {
     const exited = new Promise<number | null>((resolve) => serve.once('exit', (code) => resolve(code)));
     serve.kill('SIGINT');

@@ -7,6 +7,7 @@ import path from 'node:path';
 import { findOrInstallBinary, type BinarySpec } from './install-binary';
 import { freePort, waitUntil } from './free-port';
 import { startSupervised, type SupervisedProcess } from './supervised-process';
+import { RunSearchAttributes } from '../../common/search-attributes';
 
 /** The Temporal CLI as DESIGN.md section 11 pins it. */
 export const TEMPORAL_CLI: BinarySpec = {
@@ -17,8 +18,8 @@ export const TEMPORAL_CLI: BinarySpec = {
   version: 'v1.5.1',
 };
 
-/** Custom search attributes Agio's visibility queries use (registered on start). */
-export const SEARCH_ATTRIBUTES = { AgioTenant: 'Keyword', AgioAgent: 'Keyword', AgioRootRunId: 'Keyword' } as const;
+/** Agio's search attributes (registered on start), all keywords. */
+const SEARCH_ATTRIBUTE_NAMES = Object.values(RunSearchAttributes).map((key) => key.name);
 
 /** Options for {@link startTemporalDevServer}. */
 export interface TemporalDevServerOptions {
@@ -64,7 +65,7 @@ export async function startTemporalDevServer(opts: TemporalDevServerOptions = {}
     '--sqlite-pragma', 'synchronous=normal',
     '--namespace', namespace,
     '--log-level', 'error',
-    ...Object.entries(SEARCH_ATTRIBUTES).flatMap(([name, type]) => ['--search-attribute', `${name}=${type}`]),
+    ...SEARCH_ATTRIBUTE_NAMES.flatMap((name) => ['--search-attribute', `${name}=Keyword`]),
     ...Object.entries(opts.dynamicConfig ?? {}).flatMap(([k, v]) => ['--dynamic-config-value', `${k}=${JSON.stringify(v)}`]),
     ...(opts.uiPort ? ['--ui-port', String(opts.uiPort)] : ['--headless']),
   ];
@@ -111,7 +112,7 @@ async function startWithSdkDownload(opts: TemporalDevServerOptions): Promise<Tem
       port: opts.port,
       dbFilename: opts.dbFilename,
       namespace: opts.namespace,
-      searchAttributes: Object.entries(SEARCH_ATTRIBUTES).map(([name, type]) => ({ name, type: type.toUpperCase() as 'KEYWORD' })) as never,
+      searchAttributes: Object.values(RunSearchAttributes),
       extraArgs: ['--log-level', 'error'],
     },
   });

@@ -1,0 +1,112 @@
+// Listing root runs through Temporal visibility, by the search attributes AgioClient.start sets: one tenant's
+// runs, newest first, filtered by agent and status, a page at a time.
+import type { Client } from '@temporalio/client';
+import { defaultPayloadConverter } from '@temporalio/common';
+import { createHash } from 'node:crypto';
+import { RunSearchAttributes } from '../common/search-attributes';
+
+/** Run statuses (Temporal's workflow execution statuses, as `GET /runs/:id` reports them). */
+export const RUN_STATUSES = ['RUNNING', 'COMPLETED', 'FAILED', 'CANCELLED', 'TERMINATED', 'CONTINUED_AS_NEW', 'TIMED_OUT'] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+
+/** The visibility query's name of each status (`ExecutionStatus = '…'`). */
+const QUERY_STATUS: Record<RunStatus, string> = {
+  RUNNING: 'Running',
+  COMPLETED: 'Completed',
+  FAILED: 'Failed',
+  CANCELLED: 'Canceled',
+  TERMINATED: 'Terminated',
+  CONTINUED_AS_NEW: 'ContinuedAsNew',
+  TIMED_OUT: 'TimedOut',
+};
+
+/** Temporal's WorkflowExecutionStatus enum, by number. */
+const STATUS_BY_CODE = ['UNSPECIFIED', 'RUNNING', 'COMPLETED', 'FAILED', 'CANCELLED', 'TERMINATED', 'CONTINUED_AS_NEW', 'TIMED_OUT', 'PAUSED'] as const;
+
+export interface ListRunsOptions {
+  tenant?: string;
+  agent?: string;
+  status?: RunStatus;
+  /** At most this many runs (default 50, at most 1000). */
+  pageSize?: number;
+  /** `nextPageToken` of the previous page. */
+  pageToken?: string;
+}
+
+export interface RunSummary {
+  runId: string;
+  agent: string | undefined;
+  status: string;
+  startTime: string;
+  closeTime?: string;
+}
+
+export interface RunPage {
+  runs: RunSummary[];
+  /** Present when there may be more runs. */
+  nextPageToken?: string;
+}
+
+/** A page token that is not one of this listing's (malformed, or from another tenant's or filter's listing). */
+export class BadPageTokenError extends Error {
+  override name = 'BadPageTokenError';
+}
+
+/** Page tokens wrap the server's token with a digest of the query it belongs to: a token only continues the
+ * listing that issued it, and a made-up one is refused here rather than by the server (which answers a
+ * malformed token with an internal error). */
+const queryDigest = (query: string) => createHash('sha256').update(query).digest('base64url').slice(0, 16);
+
+function encodePageToken(query: string, serverToken: Uint8Array): string {
+  return Buffer.from(JSON.stringify({ q: queryDigest(query), t: Buffer.from(serverToken).toString('base64url') })).toString('base64url');
+}
+
+function decodePageToken(query: string, token: string): Buffer {
+  let parsed: { q?: unknown; t?: unknown };
+  try {
+    parsed = JSON.parse(Buffer.from(token, 'base64url').toString('utf8'));
+  } catch {
+    parsed = {};
+  }
+  if (typeof parsed?.t !== 'string' || !parsed.t) throw new BadPageTokenError('pageToken: not a page token (use the nextPageToken of an earlier page)');
+  if (parsed.q !== queryDigest(query)) throw new BadPageTokenError('pageToken: the token belongs to a listing with other filters');
+  return Buffer.from(parsed.t, 'base64url');
+}
+
+const quote = (value: string) => `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+
+/** The visibility query of a listing. A run that continued as new is listed once, as its latest execution. */
+export function listQuery(opts: ListRunsOptions): string {
+  const where = [`${RunSearchAttributes.tenant.name} = ${quote(opts.tenant ?? 'default')}`];
+  if (opts.agent) where.push(`${RunSearchAttributes.agent.name} = ${quote(opts.agent)}`);
+  where.push(opts.status ? `ExecutionStatus = ${quote(QUERY_STATUS[opts.status])}` : `ExecutionStatus != 'ContinuedAsNew'`);
+  return where.join(' AND ');
+}
+
+const isoOf = (ts: { seconds?: { toString(): string } | number | null; nanos?: number | null } | null | undefined) =>
+  ts?.seconds == null ? undefined : new Date(Number(ts.seconds.toString()) * 1000 + Math.floor((ts.nanos ?? 0) / 1e6)).toISOString();
+
+/** One page of the tenant's root runs, newest first. */
+export async function listRuns(client: Client, opts: ListRunsOptions = {}): Promise<RunPage> {
+  const pageSize = Math.min(Math.max(1, opts.pageSize ?? 50), 1000);
+  const query = listQuery(opts);
+  const response = await client.workflowService.listWorkflowExecutions({
+    namespace: client.options.namespace,
+    query,
+    pageSize,
+    ...(opts.pageToken ? { nextPageToken: decodePageToken(query, opts.pageToken) } : {}),
+  });
+  const runs = (response.executions ?? []).map((e): RunSummary => {
+    const agent = e.searchAttributes?.indexedFields?.[RunSearchAttributes.agent.name];
+    const closeTime = isoOf(e.closeTime);
+    return {
+      runId: e.execution?.workflowId ?? '',
+      agent: agent ? defaultPayloadConverter.fromPayload<string>(agent) : undefined,
+      status: STATUS_BY_CODE[e.status ?? 0] ?? 'UNKNOWN',
+      startTime: isoOf(e.startTime) ?? '',
+      ...(closeTime ? { closeTime } : {}),
+    };
+  });
+  const next = response.nextPageToken?.length ? encodePageToken(query, response.nextPageToken) : undefined;
+  return { runs, ...(next ? { nextPageToken: next } : {}) };
+}
