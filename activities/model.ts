@@ -5,6 +5,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import OpenAI from 'openai';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { AGENT_TOOL_PARAMETERS, ErrorType, type ChatMessage, type EventBase, type ModelSettings, type Step, type Usage } from '../common';
+import { conversationQuery } from '../workflows/messages';
 import { classifyModelError } from './model-errors';
 import { ChatStreamAssembler, type ChunkDelta } from './model-stream';
 import type { ToolRegistry } from './tools/registry';
@@ -25,7 +26,10 @@ export interface CallModelInput {
   stepIndex: number;
   model?: string;
   modelSettings?: ModelSettings;
-  messages: ChatMessage[];
+  /** The conversation, when small enough to travel in the input (limits.inlineModelInputBytes)… */
+  messages?: ChatMessage[];
+  /** …else where to read it: the first `count` messages of that workflow execution (its `conversation` Query). */
+  conversation?: { workflowId: string; runId: string; count: number };
   /** Names of the worker tools offered in this call (empty: a call without tools, e.g. the final summary). */
   tools: string[];
   /** Tools the workflow runs itself (agents as tools, exit_loop); without `parameters` they take the delegation arguments. */
@@ -70,6 +74,7 @@ export function createCallModel(config: ModelConfig, tools: ToolRegistry, sinkFa
       ...(input.agentTools ?? []).map((t) => ({ type: 'function' as const, function: { name: t.name, description: t.description, parameters: { ...(t.parameters ?? AGENT_TOOL_PARAMETERS) } } })),
     ];
     const settings = input.modelSettings ?? {};
+    const messages = input.messages ?? (await readConversation(input));
     const sink = sinkFactory(input);
     await sink.begin({ attempt: ctx.info.attempt });
     const assembler = new ChatStreamAssembler();
@@ -79,7 +84,7 @@ export function createCallModel(config: ModelConfig, tools: ToolRegistry, sinkFa
       const stream = await client.chat.completions.create(
         {
           model: input.model ?? config.defaultModel,
-          messages: input.messages.map(toOpenAiMessage),
+          messages: messages.map(toOpenAiMessage),
           stream: true,
           stream_options: { include_usage: true },
           ...(offered.length ? { tools: offered, tool_choice: settings.toolChoice, parallel_tool_calls: settings.parallelToolCalls } : {}),
@@ -129,6 +134,16 @@ export function createCallModel(config: ModelConfig, tools: ToolRegistry, sinkFa
       },
     };
   };
+}
+
+/** The conversation a callModel input names, read from its workflow (which is waiting on this call, so it is
+ * cached on a worker and answers at once). */
+async function readConversation(input: CallModelInput): Promise<ChatMessage[]> {
+  if (!input.conversation) throw ApplicationFailure.create({ type: ErrorType.ModelBadRequest, message: 'callModel input has neither messages nor a conversation to read', nonRetryable: true });
+  const { workflowId, runId, count } = input.conversation;
+  const messages = await Context.current().client.workflow.getHandle(workflowId, runId).query(conversationQuery, { count });
+  if (messages.length !== count) throw new Error(`conversation of ${workflowId} has ${messages.length} messages, expected ${count}`);
+  return messages;
 }
 
 /** Agio's plain message → the OpenAI request shape. */

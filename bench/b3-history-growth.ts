@@ -89,12 +89,26 @@ export function historyGrowth(histories: StepsHistory[], modelActivity: string, 
     { metric: `growth of a step's bytes per earlier step (${r[r.length - 1].steps}-step run)`, value: slope, unit: 'bytes / step, per step' },
     { metric: `growth of ${modelActivity} input per earlier step`, value: modelSlope, unit: 'bytes / step, per step' },
   );
+  // Agio passes a conversation over limits.inlineModelInputBytes by reference: from that step on the model
+  // input is small again, and what matters is whether steps still grow after it.
+  const byRef = last.findIndex((s, i) => i > 0 && s.modelInputBytes < last[i - 1].modelInputBytes / 2);
+  const tail = byRef > 0 ? last.slice(byRef) : [];
+  const tailSlope = leastSquaresSlope(tail.map((s) => s.bytes));
+  if (tail.length >= 2) {
+    rows.push(
+      { metric: `  steps ${byRef + 1}–${last.length}: ${modelActivity} input passed by reference`, value: tail[0].modelInputBytes, baseline: last[byRef - 1].modelInputBytes, ratio: tail[0].modelInputBytes / last[byRef - 1].modelInputBytes, unit: `bytes of its ActivityTaskScheduled (baseline = step ${byRef}, the last inline one)` },
+      { metric: `  growth of a step's bytes per earlier step, steps ${byRef + 1}–${last.length}`, value: tailSlope, unit: 'bytes / step, per step' },
+    );
+  }
   const growing = last.length >= 2 && slope * last.length > 0.1 * last[0].bytes;
+  const tailGrowing = tail.length >= 2 && tailSlope * tail.length > 0.1 * tail[0].bytes;
   const notes = [
     `events per step are ${eventsConstant ? 'constant (within signal-batching jitter)' : 'not constant'} (${marginals.map((m) => m.eventsPerStep.toFixed(1)).join(', ')} added per step)`,
-    growing
-      ? `bytes per step GROW with the conversation: each step adds ~${slope.toFixed(0)} bytes more than the one before (step ${last.length} of the ${r[r.length - 1].steps}-step run: ${last[last.length - 1].bytes} bytes vs ${last[0].bytes} for step 1), because every ${modelActivity} activity input (ActivityTaskScheduled) carries all messages so far (+${modelSlope.toFixed(0)} bytes per step here, with tiny tool outputs); total history bytes therefore grow quadratically with steps, events linearly`
-      : `bytes per step are roughly constant (slope ${slope.toFixed(0)} bytes per step)`,
+    tail.length >= 2
+      ? `bytes per step grow with the conversation while ${modelActivity} carries it inline (+${leastSquaresSlope(last.slice(0, byRef).map((s) => s.bytes)).toFixed(0)} bytes per step over steps 1–${byRef}); from step ${byRef + 1} the input names the conversation instead (${last[byRef - 1].modelInputBytes} → ${tail[0].modelInputBytes} bytes) and a step's bytes ${tailGrowing ? `still GROW (${tailSlope.toFixed(0)} bytes per step)` : `stay constant (slope ${tailSlope.toFixed(0)} bytes per step)`}, so total history bytes grow linearly beyond that point`
+      : growing
+        ? `bytes per step GROW with the conversation: each step adds ~${slope.toFixed(0)} bytes more than the one before (step ${last.length} of the ${r[r.length - 1].steps}-step run: ${last[last.length - 1].bytes} bytes vs ${last[0].bytes} for step 1), because every ${modelActivity} activity input (ActivityTaskScheduled) carries all messages so far (+${modelSlope.toFixed(0)} bytes per step here, with tiny tool outputs); total history bytes therefore grow quadratically with steps, events linearly`
+        : `bytes per step are roughly constant (slope ${slope.toFixed(0)} bytes per step)`,
   ];
   return { rows, notes, data: { runs, marginals } };
 }

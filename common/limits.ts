@@ -15,6 +15,12 @@ export const RunLimits = z.object({
    * Temporal caps one payload at 2 MiB, so the default leaves room for the rest of the call's input.
    */
   maxModelInputBytes: z.number().int().positive().default(1024 * 1024),
+  /**
+   * Conversations up to this size (UTF-8 bytes of their JSON) travel inside the callModel activity input. A larger
+   * one stays in the workflow, and the activity reads it with the run's `conversation` Query, so a step's share
+   * of the history stops growing with the conversation (a claim check). 0: always by Query.
+   */
+  inlineModelInputBytes: z.number().int().nonnegative().default(8 * 1024),
   /** Total tokens (prompt + completion) the run may spend before it stops with 'max_tokens'. */
   maxTotalTokens: z.number().int().positive().optional(),
   /** How long a model call may go without a heartbeat before Temporal retries it elsewhere. */
@@ -38,6 +44,7 @@ export const RunLimitOverrides = z.object({
   maxDepth: RunLimits.shape.maxDepth.removeDefault(),
   maxToolOutputBytes: RunLimits.shape.maxToolOutputBytes.removeDefault(),
   maxModelInputBytes: RunLimits.shape.maxModelInputBytes.removeDefault(),
+  inlineModelInputBytes: RunLimits.shape.inlineModelInputBytes.removeDefault(),
   maxTotalTokens: RunLimits.shape.maxTotalTokens,
   modelHeartbeatTimeoutMs: RunLimits.shape.modelHeartbeatTimeoutMs.removeDefault(),
   modelTimeoutMs: RunLimits.shape.modelTimeoutMs.removeDefault(),

@@ -9,8 +9,8 @@ import { withSpentUsage } from './agent-tool';
 import { compactSteps } from './carry-over';
 import { decideNext, spentBudget } from './decisions';
 import { createEmitter, eventBase } from './emitter';
-import { stateQuery, type RunState } from './messages';
-import { assertModelInputFits, callModelActivity, failRun, resolveTools } from './model-step';
+import { conversationQuery, stateQuery, type RunState } from './messages';
+import { callModelActivity, failRun, modelInput, resolveTools } from './model-step';
 import { MAX_STEPS_PROMPT, buildRunContext, initialMessages, renderInstructions } from './run-context';
 import { errorSummary, isContinueAsNew } from './run-errors';
 import { RunRecorder } from './run-record';
@@ -49,6 +49,8 @@ export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
     children: control.childIds(),
     pendingApprovals: approvals.list(),
   }));
+
+  setHandler(conversationQuery, ({ count }) => messages.slice(0, count));
 
   const remember = (step: Step) => {
     steps.push(step);
@@ -93,7 +95,7 @@ export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
     ];
     const askModel = async (tools: string[]): Promise<Step> => {
       await control.safePoint();
-      assertModelInputFits(agent.name, messages, context);
+      const conversation = modelInput(agent.name, messages, context);
       const index = steps.length;
       const out = await control.track(callModel({
         runId: context.runId,
@@ -102,7 +104,7 @@ export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
         stepIndex: index,
         model: agent.model,
         modelSettings: agent.modelSettings,
-        messages,
+        ...conversation,
         tools,
         agentTools: tools.length ? inlineTools : [],
         eventBase: events.base,

@@ -1,12 +1,16 @@
 // Signals, queries and updates of Agio's workflows; clients import these definitions by name.
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { EventsPage, EventsQueryInput, PublishBatch, ToolCallDecision } from '../common';
+import type { ChatMessage, EventsPage, EventsQueryInput, PublishBatch, ToolCallDecision } from '../common';
 
 /** A batch of events for the root run's log, from an activity or a nested run. */
 export const publishSignal = defineSignal<[PublishBatch]>('publish');
 
 /** Reads the root run's log after an offset (a Query: costs no history, any number of readers). */
 export const eventsQuery = defineQuery<EventsPage, [EventsQueryInput]>('events');
+
+/** The first `count` messages of an agent run's conversation: how callModel reads a conversation too large to
+ * travel in its input (a Query: the conversation is in the workflow already, so the history holds it once). */
+export const conversationQuery = defineQuery<ChatMessage[], [{ count: number }]>('conversation');
 
 /** A run's live state: what it is doing now. */
 export const stateQuery = defineQuery<RunState>('state');

@@ -1,8 +1,9 @@
 // Activity handles of the agent loop: callModel with the run's retry and timeout limits, resolveTools, and
 // how a model call that cannot succeed fails the run with a clear, non-retried error.
-import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import { ErrorType, NON_RETRYABLE_MODEL_ERRORS, jsonBytes, modelInputTooLargeMessage, type ChatMessage, type RunContext } from '../common';
 import type { AgioActivities } from '../activities';
+import type { CallModelInput } from '../activities/model';
 import { failureMessage } from './tool-calls';
 
 /** Resolves tool names to the specs the workflow schedules them with. */
@@ -34,13 +35,20 @@ export function failRun(agent: string, err: unknown): never {
 }
 
 /**
- * Fails the run, before the call is scheduled, when its conversation is over maxModelInputBytes: an activity
- * input over Temporal's payload cap would fail every workflow task that tries to schedule it, for ever.
+ * The conversation part of a callModel input. Fails the run, before the call is scheduled, when the
+ * conversation is over maxModelInputBytes (the model would refuse it, and a payload over Temporal's cap would
+ * fail every workflow task that tries to schedule it, for ever). Up to inlineModelInputBytes it travels in the
+ * input; above, the input names it (this run, its first `count` messages) and the activity reads it with the
+ * conversation Query, so the history does not record the whole conversation again at every step.
  */
-export function assertModelInputFits(agent: string, messages: ChatMessage[], context: RunContext): void {
-  const limit = context.limits.maxModelInputBytes;
+export function modelInput(agent: string, messages: ChatMessage[], context: RunContext): Pick<CallModelInput, 'messages' | 'conversation'> {
+  const { maxModelInputBytes: limit, inlineModelInputBytes: inline } = context.limits;
   const bytes = jsonBytes(messages);
-  // Limits carried over from runs started before this limit existed have no value for it.
-  if (limit === undefined || bytes <= limit) return;
-  throw ApplicationFailure.create({ type: ErrorType.ModelInputTooLarge, message: modelInputTooLargeMessage(`the conversation of agent "${agent}"`, bytes, limit), nonRetryable: true });
+  // Limits carried over from runs started before a limit existed have no value for it.
+  if (limit !== undefined && bytes > limit) {
+    throw ApplicationFailure.create({ type: ErrorType.ModelInputTooLarge, message: modelInputTooLargeMessage(`the conversation of agent "${agent}"`, bytes, limit), nonRetryable: true });
+  }
+  if (inline === undefined || bytes <= inline) return { messages };
+  const { workflowId, runId } = workflowInfo();
+  return { conversation: { workflowId, runId, count: messages.length } };
 }

@@ -9,7 +9,7 @@ import { asTool, defineAgent, type AgentSpec, type AgioEvent } from '../../commo
 import { text, toolCall, toolCalls } from '../../worker/dev-server/scripted-model-server';
 import { ledgerTool, readLedger } from '../fixtures/test-tools';
 import { startBridge, type TestBridge } from '../helpers/bridge';
-import { slowAnswer } from '../helpers/agent-runs';
+import { sentMessages, slowAnswer } from '../helpers/agent-runs';
 import { expectWholeStream } from '../helpers/nested-runs';
 import { agioEvents, readSse, type SseEvent } from '../helpers/sse-client';
 import { useTestBed } from '../helpers/test-bed';
@@ -114,7 +114,8 @@ describe('a worker SIGKILLed mid-run', () => {
   it('mid model stream after a booked tool call: only the model call runs again; the tool is not executed twice', async () => {
     const slow = slowAnswer(bed.server, 'a slow confirmation that never finishes', 3);
     bed.server.script(toolCalls([toolCall('ledger', { entry: 'ship order 12' }, { id: 'call_ship' })]), slow.answer, text('order 12 has shipped'));
-    const run = await bridge!.agio.start(defineAgent({ name: 'shipper', tools: ['ledger'] }), 'ship order 12', { limits: FAST_FAILOVER });
+    // The conversation travels by reference: the new worker's callModel reads it from the workflow it replays.
+    const run = await bridge!.agio.start(defineAgent({ name: 'shipper', tools: ['ledger'] }), 'ship order 12', { limits: { ...FAST_FAILOVER, inlineModelInputBytes: 0 } });
     const stream = follow(run.runId);
 
     await slow.reached;
@@ -133,6 +134,8 @@ describe('a worker SIGKILLed mid-run', () => {
     expect(after.every((e) => e.attempt === 2)).toBe(true);
     expect(after.map((e) => e.delta?.content ?? '').join('')).toBe('order 12 has shipped');
     expect(bed.server.requests).toHaveLength(3);
+    expect(sentMessages(bed.server.requests[2])).toEqual(sentMessages(bed.server.requests[1]));
+    expect(sentMessages(bed.server.requests[2]).map((m) => m.role)).toEqual(['user', 'assistant', 'tool']);
   });
 
   it('mid child workflow: the same child resumes on the new worker; its booked call is not executed again', async () => {

@@ -1,0 +1,64 @@
+// A conversation over limits.inlineModelInputBytes does not travel in the callModel activity input: the input
+// names it (this execution, its first N messages) and the activity reads it with the `conversation` Query. The
+// model must receive exactly what it would have received inline, and the history must not repeat the conversation.
+import { defineAgent } from '../../common';
+import { text, toolCall, toolCalls } from '../../worker/dev-server/scripted-model-server';
+import { testTools } from '../fixtures/test-tools';
+import { runToEnd, sentMessages, type History } from '../helpers/agent-runs';
+import { useTestBed } from '../helpers/test-bed';
+
+/** The inputs of a history's callModel activities, in scheduling order. */
+function callModelInputs(history: History): { messages?: unknown[]; conversation?: { workflowId: string; runId: string; count: number } }[] {
+  return (history.events ?? [])
+    .map((e) => e.activityTaskScheduledEventAttributes)
+    .filter((a) => a?.activityType?.name === 'callModel')
+    .map((a) => JSON.parse(Buffer.from(a!.input!.payloads![0].data!).toString('utf8')));
+}
+
+const script = () => [toolCalls([toolCall('echo', { text: 'one' }, { id: 'c1' })]), toolCalls([toolCall('echo', { text: 'two' }, { id: 'c2' })]), text('done after two echoes')];
+
+describe('callModel input by reference', () => {
+  const bed = useTestBed({ tools: testTools });
+  const agent = defineAgent({ name: 'echoer', instructions: 'Echo twice, then finish.', tools: ['echo'] });
+  /** UTF-8 bytes of the conversation of each model call of the inline run (what the threshold compares). */
+  let inlineBytes: number[] = [];
+
+  it('sends the model the same conversation whether it travels inline or is read with the conversation Query', async () => {
+    bed.server.script(...script());
+    const inline = await runToEnd(bed.client, bed.worker.taskQueue, { agent, input: 'go', context: { limits: { inlineModelInputBytes: 1_000_000 } } });
+    const inlineSent = bed.server.requests.map(sentMessages);
+    bed.server.reset();
+
+    bed.server.script(...script());
+    const byRef = await runToEnd(bed.client, bed.worker.taskQueue, { agent, input: 'go', context: { limits: { inlineModelInputBytes: 0 } } });
+    const byRefSent = bed.server.requests.map(sentMessages);
+
+    expect(byRef.output).toMatchObject({ terminationReason: 'completed', response: 'done after two echoes' });
+    expect(inline.output.response).toBe(byRef.output.response);
+    expect(byRefSent.map((m) => m.length)).toEqual([2, 4, 6]);
+    // Tool call ids and step ids differ per run only where they embed the run id; the messages match otherwise.
+    const normalise = (sent: unknown[][], runId: string) => JSON.parse(JSON.stringify(sent).replaceAll(runId, 'RUN'));
+    expect(normalise(byRefSent, byRef.handle.workflowId)).toEqual(normalise(inlineSent, inline.handle.workflowId));
+
+    const inputs = callModelInputs(await byRef.handle.fetchHistory());
+    const { runId } = await byRef.handle.describe();
+    expect(inputs.map((i) => i.messages)).toEqual([undefined, undefined, undefined]);
+    expect(inputs.map((i) => i.conversation)).toEqual([2, 4, 6].map((count) => ({ workflowId: byRef.handle.workflowId, runId, count })));
+    const inlineInputs = callModelInputs(await inline.handle.fetchHistory());
+    expect(inlineInputs.map((i) => i.messages?.length)).toEqual([2, 4, 6]);
+    inlineBytes = inlineInputs.map((i) => Buffer.byteLength(JSON.stringify(i.messages)));
+  });
+
+  it('switches from inline to by reference once the conversation passes the threshold, and keeps each input small', async () => {
+    expect(inlineBytes).toHaveLength(3);
+    bed.server.script(...script());
+    // Just the first conversation fits.
+    const { output, handle } = await runToEnd(bed.client, bed.worker.taskQueue, { agent, input: 'go', context: { limits: { inlineModelInputBytes: inlineBytes[0] } } });
+    expect(output.response).toBe('done after two echoes');
+    const inputs = callModelInputs(await handle.fetchHistory());
+    expect(inputs.map((i) => (i.messages ? 'inline' : 'ref'))).toEqual(['inline', 'ref', 'ref']);
+    const sizes = inputs.map((i) => JSON.stringify(i).length);
+    expect(sizes[2]).toBeLessThanOrEqual(sizes[1] + 2); // by reference, a longer conversation costs the input nothing
+    expect(bed.server.requests.map((r) => sentMessages(r).length)).toEqual([2, 4, 6]);
+  });
+});
