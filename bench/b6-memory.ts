@@ -86,7 +86,7 @@ export const b6: Benchmark = {
     return {
       status: 'ok',
       rows,
-      notes: [`RSS of whole process trees (Linux /proc); ${runCount} runs parked in ${(parkMs / 1000).toFixed(1)} s; each idle SSE client has its own upstream reader here, which polls the run's events Query every 250 ms while nothing happens`],
+      notes: [`RSS of whole process trees (Linux /proc); ${runCount} runs parked in ${(parkMs / 1000).toFixed(1)} s; each idle SSE client has its own upstream reader here, which polls the run's events Query every 1 s once the run has had no event for 10 s (every ≤ 250 ms before that)`],
       data: { runCount, clientCount, parkMs, before, paused, streaming, idleCpu, cpu, bytesReceived: clients.reduce((n, c) => n + c.bytes(), 0) },
     };
   },

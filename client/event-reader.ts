@@ -77,7 +77,9 @@ export async function* readEvents(handle: WorkflowHandle, opts: ReadEventsOption
       }
       if (page.ended && after >= page.lastOffset) return;
       if (page.events.length || woken) {
-        if (page.events.length) lastEventAt = Date.now();
+        // Quiet since the newest event happened, not since this reader saw it: a reader that joins a run parked
+        // an hour ago backs off at once (event times are the workflow's clock; never later than now).
+        if (page.events.length) lastEventAt = Math.min(Date.now(), page.events[page.events.length - 1].timestamp ?? Date.now());
         woken = false;
         pause = minPoll;
       } else {

@@ -2,25 +2,29 @@
 // backs off further once the run has been quiet for idleAfterMs, and a wake-up makes it poll again at once.
 import type { WorkflowHandle } from '@temporalio/client';
 import { readEvents } from '../../client/event-reader';
+import type { AgioEvent } from '../../common';
 
-/** A handle whose events query always answers an empty page, recording when it was asked. */
-function quietHandle(): { handle: WorkflowHandle; queries: number[] } {
+/** A handle whose events query answers `backlog` once, then empty pages, recording when it was asked. */
+function quietHandle(backlog: AgioEvent[] = []): { handle: WorkflowHandle; queries: number[] } {
   const queries: number[] = [];
   const handle = {
-    query: async () => {
+    query: async (_query: unknown, { after }: { after: number }) => {
       queries.push(Date.now());
-      return { events: [], firstOffset: 0, lastOffset: -1, ended: false };
+      const events = backlog.filter((e) => e.offset > after);
+      return { events, firstOffset: 0, lastOffset: backlog.length - 1, ended: false };
     },
   } as unknown as WorkflowHandle;
   return { handle, queries };
 }
 
 /** Reads until `ms` have passed (the generator never yields on a quiet run), then stops the reader. */
-async function readFor(ms: number, handle: WorkflowHandle, opts: Parameters<typeof readEvents>[1] = {}): Promise<void> {
+async function readFor(ms: number, handle: WorkflowHandle, opts: Parameters<typeof readEvents>[1] = {}, expected = 0): Promise<void> {
   const abort = new AbortController();
   const timer = setTimeout(() => abort.abort(), ms);
-  for await (const event of readEvents(handle, { ...opts, signal: abort.signal })) throw new Error(`unexpected event ${event.type}`);
+  let seen = 0;
+  for await (const event of readEvents(handle, { ...opts, signal: abort.signal })) if (++seen > expected) throw new Error(`unexpected event ${event.type}`);
   clearTimeout(timer);
+  expect(seen).toBe(expected);
 }
 
 describe('readEvents on a quiet run', () => {
@@ -34,6 +38,17 @@ describe('readEvents on a quiet run', () => {
     expect(Math.max(...early)).toBeLessThan(200);
     expect(late.length).toBeGreaterThan(0);
     expect(Math.min(...late)).toBeGreaterThanOrEqual(300);
+  });
+
+  it("counts quiet time from the newest event's own timestamp: joining a run parked long ago, it backs off at once", async () => {
+    const parked: AgioEvent = { type: 'RUN_PAUSED', runId: 'r', rootRunId: 'r', agent: 'a', depth: 0, offset: 0, timestamp: Date.now() - 60_000 };
+    const { handle, queries } = quietHandle([parked]);
+    await readFor(1000, handle, { minPollMs: 10, maxPollMs: 40, idleAfterMs: 300, idleMaxPollMs: 400 }, 1);
+
+    // Capped at maxPollMs (40 ms) the reader would ask about 25 times in a second; doubling its pause straight up to
+    // idleMaxPollMs (10, 20, 40 … 320, 400 ms) it asks 8 times.
+    expect(queries.length).toBeLessThanOrEqual(10);
+    expect(Math.max(...queries.slice(1).map((t, i) => t - queries[i]))).toBeGreaterThanOrEqual(300);
   });
 
   it('polls again at once when woken during a long pause', async () => {
