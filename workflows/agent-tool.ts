@@ -18,6 +18,8 @@ export async function runAgentTool(
   control?: RunControl,
   /** Tokens the parent's tree has spent so far (the child gets what is left of the budget). */
   spentTokens = 0,
+  /** Agents called in parallel in the same turn, this one included: they split what is left. */
+  shares = 1,
 ): Promise<Step> {
   const error = (message: string): Step => ({ ...base, content: `Error: ${message}`, isError: true });
   let raw: unknown;
@@ -32,7 +34,7 @@ export async function runAgentTool(
   if (refused) return error(refused);
 
   const childRunId = `${context.runId}/tool/${call.id}`;
-  const child = childContext(context, tool, call.id, childRunId, spentTokens);
+  const child = childContext(context, tool, call.id, childRunId, spentTokens, shares);
   const startedAt = Date.now();
   try {
     const handle = await startChild('agentRun', {

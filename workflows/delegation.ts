@@ -49,23 +49,26 @@ export function childAgentSpec(tool: AgentToolSpec): AgentSpec {
 }
 
 /**
- * What is left of a run's token budget after `spent` tokens (undefined: no budget). Never below 1: a child started
- * with nothing left stops after its first model call instead of running without a limit.
+ * What is left of a run's token budget after `spent` tokens, for one of `shares` children running at the same time
+ * (undefined: no budget). Siblings that run in parallel split what is left evenly, so together they cannot spend
+ * more than the tree has. Never below 1: a child started with nothing left stops after its first model call
+ * instead of running without a limit.
  */
-export function tokensLeft(limits: RunContext['limits'], spent: number): number | undefined {
-  return limits.maxTotalTokens === undefined ? undefined : Math.max(1, limits.maxTotalTokens - spent);
+export function tokensLeft(limits: RunContext['limits'], spent: number, shares = 1): number | undefined {
+  return limits.maxTotalTokens === undefined ? undefined : Math.max(1, Math.floor((limits.maxTotalTokens - spent) / Math.max(1, shares)));
 }
 
 /**
  * The child's context: same root and stream; one level deeper; its own namespaced workspace. Limits are the
  * parent's with the child agent's own on top (its `limits`, and its `maxSteps` or the default — a step budget
  * belongs to an agent, never to its caller); the depth limit stays the tree's, and the token budget is the tree's
- * too: the child gets what the parent has left after `spentTokens`, lowered further by its own limit.
+ * too: the child gets what the parent has left after `spentTokens` (its share of it, when `shares` agents run at
+ * once), lowered further by its own limit.
  */
-export function childContext(parent: RunContext, tool: AgentToolSpec, toolCallId: string, childRunId: string, spentTokens = 0): RunContext {
+export function childContext(parent: RunContext, tool: AgentToolSpec, toolCallId: string, childRunId: string, spentTokens = 0, shares = 1): RunContext {
   const own = tool.agent;
   const ownLimits = Object.fromEntries(Object.entries(own.limits ?? {}).filter(([, v]) => v !== undefined));
-  const tokenLimits = [tokensLeft(parent.limits, spentTokens), own.limits?.maxTotalTokens].filter((n): n is number => n !== undefined);
+  const tokenLimits = [tokensLeft(parent.limits, spentTokens, shares), own.limits?.maxTotalTokens].filter((n): n is number => n !== undefined);
   const limits = resolveLimits({
     ...parent.limits,
     ...ownLimits,

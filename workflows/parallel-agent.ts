@@ -1,5 +1,6 @@
-// The parallel agent: all sub-agents at once, each on its own copy (branch) of the state; results are
-// gathered in sub-agent order. A failing branch is reported in its slot without losing the others.
+// The parallel agent: all sub-agents at once, each on its own copy (branch) of the state and an equal share of
+// what is left of the token budget; results are gathered in sub-agent order. A failing branch is reported in
+// its slot without losing the others.
 import { CancellationScope, isCancellation } from '@temporalio/workflow';
 import type { Escalation, RunOutput, WorkflowAgentRunInput } from '../common';
 import { applyOutput, runSubAgent } from './sub-agents';
@@ -15,7 +16,7 @@ export async function parallelAgentRun(raw: WorkflowAgentRunInput): Promise<RunO
     const branches = await Promise.all(
       spec.subAgents.map(async (sub, i) => {
         try {
-          const out = await runSubAgent({ parent: context, spec: sub, input: input.input, state: { ...run.state }, childId: `${context.runId}/branch/${i}-${sub.name}`, control, spentTokens: run.usage.totalTokens });
+          const out = await runSubAgent({ parent: context, spec: sub, input: input.input, state: { ...run.state }, childId: `${context.runId}/branch/${i}-${sub.name}`, control, spentTokens: run.usage.totalTokens, shares: spec.subAgents.length });
           return { sub, out };
         } catch (err) {
           if (isCancellation(err) && CancellationScope.current().consideredCancelled) throw err;

@@ -16,6 +16,8 @@ export interface SubAgentCall {
   control: RunControl;
   /** Tokens the parent has spent so far (the sub-agent gets what is left of the budget). */
   spentTokens?: number;
+  /** Sub-agents running at the same time, this one included (a parallel agent's branches): they split what is left. */
+  shares?: number;
 }
 
 /** Starts the sub-agent as a child workflow and waits for its output (pause/resume are forwarded to it). */
@@ -27,7 +29,7 @@ export async function runSubAgent(call: SubAgentCall): Promise<RunOutput> {
     parentRunId: parent.runId,
     depth: parent.depth + 1,
     lineage: [...parent.lineage, spec.name],
-    limits: subAgentLimits(parent.limits, spec, call.spentTokens ?? 0),
+    limits: subAgentLimits(parent.limits, spec, call.spentTokens ?? 0, call.shares ?? 1),
     nestingType: 'workflow_agent',
     toolCallId: undefined,
   };
@@ -42,12 +44,12 @@ export async function runSubAgent(call: SubAgentCall): Promise<RunOutput> {
  * The parent's limits with the sub-agent's own on top (its `limits`, and an LLM agent's `maxSteps`): the child
  * applies its context's limits over its spec's, so passing the parent's alone would override the sub-agent's own
  * step budget. The depth limit stays the tree's, and so does the token budget: the sub-agent gets what is left of
- * the parent's after `spentTokens`, lowered further by its own limit.
+ * the parent's after `spentTokens` (its share of it, when `shares` run at once), lowered further by its own limit.
  */
-function subAgentLimits(parent: RunLimits, spec: AnyAgentSpec, spentTokens: number): RunLimits {
+function subAgentLimits(parent: RunLimits, spec: AnyAgentSpec, spentTokens: number, shares: number): RunLimits {
   const own = Object.fromEntries(Object.entries(spec.limits ?? {}).filter(([, v]) => v !== undefined));
   const steps = !isWorkflowAgent(spec) && spec.maxSteps ? { maxSteps: spec.maxSteps } : {};
-  const tokenLimits = [tokensLeft(parent, spentTokens), spec.limits?.maxTotalTokens].filter((n): n is number => n !== undefined);
+  const tokenLimits = [tokensLeft(parent, spentTokens, shares), spec.limits?.maxTotalTokens].filter((n): n is number => n !== undefined);
   return { ...parent, ...own, ...steps, maxDepth: parent.maxDepth, ...(tokenLimits.length ? { maxTotalTokens: Math.min(...tokenLimits) } : {}) };
 }
 

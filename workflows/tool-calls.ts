@@ -58,6 +58,11 @@ export async function runToolCalls(turn: ToolTurn): Promise<Step[]> {
   return Promise.all(turn.calls.map(one));
 }
 
+/** How many agents the turn runs at once: they split what is left of the token budget (one at a time: each gets it all). */
+function agentShares(turn: ToolTurn): number {
+  return turn.sequential ? 1 : turn.calls.filter((c) => turn.agentTools.has(c.name)).length;
+}
+
 async function runOne(turn: ToolTurn, call: ToolCall, index: number): Promise<Step> {
   const { context } = turn;
   const base = { id: `${context.runId}:${index}`, runId: context.runId, index, role: 'tool' as const, toolCallId: call.id, name: call.name };
@@ -71,7 +76,7 @@ async function runOne(turn: ToolTurn, call: ToolCall, index: number): Promise<St
     const verdict = await turn.approvals.check(call);
     if (!verdict.run) return { ...base, content: verdict.message, isError: true, metadata: { permission: 'denied' } };
   }
-  if (agentTool) return runAgentTool(context, turn.events, agentTool, call, base, turn.messages, turn.control, turn.spentTokens);
+  if (agentTool) return runAgentTool(context, turn.events, agentTool, call, base, turn.messages, turn.control, turn.spentTokens, agentShares(turn));
   const startedAt = Date.now();
   try {
     const activity = runToolFor(spec!)({

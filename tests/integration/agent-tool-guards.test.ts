@@ -95,6 +95,23 @@ describe('nested agent guards', () => {
       expect(requestsOf(bed.server, 'You are the frugal parent.')).toHaveLength(1);
     });
 
+    it('splits what is left of the budget among agents the model calls in parallel in one turn', async () => {
+      const helper = (name: string) => defineAgent({ name, instructions: `You are helper ${name}.`, tools: ['echo'] });
+      const parent = defineAgent({ name: 'boss', instructions: 'You are the boss.', tools: [asTool(helper('h1'), { description: 'Helper one.' }), asTool(helper('h2'), { description: 'Helper two.' })] });
+      // The boss spends 10 and calls both at once: 90 left, 45 each. Each spends 50 on its first call and stops;
+      // with all 90 each, both would have gone on to call their tool.
+      bed.server.scriptFor('You are the boss.', toolCalls([toolCall('h1', { task: 'a' }, { id: 'call_h1' }), toolCall('h2', { task: 'b' }, { id: 'call_h2' })], { usage: { prompt_tokens: 9, completion_tokens: 1 } }));
+      for (const name of ['h1', 'h2']) bed.server.scriptFor(`You are helper ${name}.`, toolCalls([toolCall('echo', { text: 'more' })], { content: `${name} partial`, usage: { prompt_tokens: 45, completion_tokens: 5 } }));
+
+      const { handle, output } = await runToEnd(bed.client, bed.worker.taskQueue, { agent: parent, input: 'go', context: { limits: { maxTotalTokens: 100 } } });
+
+      expect(requestsOf(bed.server, 'You are helper h1.')).toHaveLength(1);
+      expect(requestsOf(bed.server, 'You are helper h2.')).toHaveLength(1);
+      const events = await readStream(bed.client, handle.workflowId);
+      expect(events.filter((e) => e.depth === 1 && e.type === 'RUN_COMPLETED').map((e) => (e.data as { terminationReason?: string }).terminationReason)).toEqual(['max_tokens', 'max_tokens']);
+      expect(output).toMatchObject({ terminationReason: 'max_tokens', usage: { totalTokens: 110 } });
+    });
+
     it('refuses A → B → A with a cycle error result, and both runs complete', async () => {
       const innerA = defineAgent({ name: 'A', instructions: 'You are agent A.' });
       const b = defineAgent({ name: 'B', instructions: 'You are agent B.', tools: [asTool(innerA, { description: 'Agent A.' })] });

@@ -100,6 +100,24 @@ describe('workflow agents', () => {
       expect(events.find((e) => e.type === 'AGENT_STATE')?.data).toEqual({ branches: ['north', 'south', 'west'] });
     });
 
+    it("gives each branch an equal share of what is left of the token budget, so branches together cannot overspend it", async () => {
+      // 100 tokens for two branches: 50 each. A branch that spends 60 on its first call stops there; with the whole
+      // budget each (100) it would have gone on to call its tool.
+      const spend = toolCalls([toolCall('echo', { text: 'more' })], { content: 'partial', usage: { prompt_tokens: 55, completion_tokens: 5 } });
+      bed.server.scriptFor(agentKey('east'), spend);
+      bed.server.scriptFor(agentKey('west'), spend);
+      const fan = parallelAgent({ name: 'budgeted', subAgents: [subAgent('east', { tools: ['echo'] }), subAgent('west', { tools: ['echo'] })] });
+
+      const run = await bed.agio.start(fan, 'go', { limits: { maxTotalTokens: 100 } });
+      const [events, output] = await Promise.all([readStream(bed.client, run.runId), run.result()]);
+
+      expect(requestsOfAgent(bed.server, 'east')).toHaveLength(1);
+      expect(requestsOfAgent(bed.server, 'west')).toHaveLength(1);
+      const ends = events.filter((e) => e.depth === 1 && e.type === 'RUN_COMPLETED');
+      expect(ends.map((e) => (e.data as { terminationReason?: string }).terminationReason)).toEqual(['max_tokens', 'max_tokens']);
+      expect(output.usage.totalTokens).toBe(120);
+    });
+
     it('reports a branch whose model refuses it (401) in its slot, with an ERROR event, and keeps the others', async () => {
       bed.server.scriptFor(agentKey('left'), text('left result', { chunkSize: 3, delayMs: 30 }));
       bed.server.scriptFor(agentKey('middle'), { error: { status: 401 } });

@@ -171,11 +171,22 @@ describe('the token budget of a tree', () => {
     expect(tokensLeft(limits(), 30)).toBeUndefined();
   });
 
+  it('splits what is left evenly among children that run at once, so together they stay within it', () => {
+    expect(tokensLeft(limits(100), 30, 2)).toBe(35);
+    expect(tokensLeft(limits(100), 0, 3)).toBe(33);
+    expect(3 * tokensLeft(limits(100), 0, 3)!).toBeLessThanOrEqual(100);
+    expect(tokensLeft(limits(100), 99, 4)).toBe(1);
+    expect(tokensLeft(limits(100), 30, 0)).toBe(70);
+    expect(tokensLeft(limits(), 30, 5)).toBeUndefined();
+  });
+
   it("lowers what is left by the child agent's own, smaller limit only", () => {
     const parent = buildRunContext(defineAgent({ name: 'parent' }), { limits: { maxTotalTokens: 100 } }, 'root');
     const child = (own?: number) => asTool(defineAgent({ name: 'child', ...(own ? { limits: { maxTotalTokens: own } } : {}) }), { description: 'A child.' });
     expect(childContext(parent, child(), 'call_1', 'root/tool/call_1', 40).limits.maxTotalTokens).toBe(60);
     expect(childContext(parent, child(1000), 'call_1', 'root/tool/call_1', 40).limits.maxTotalTokens).toBe(60);
     expect(childContext(parent, child(25), 'call_1', 'root/tool/call_1', 40).limits.maxTotalTokens).toBe(25);
+    expect(childContext(parent, child(), 'call_1', 'root/tool/call_1', 40, 3).limits.maxTotalTokens).toBe(20);
+    expect(childContext(parent, child(15), 'call_1', 'root/tool/call_1', 40, 3).limits.maxTotalTokens).toBe(15);
   });
 });
