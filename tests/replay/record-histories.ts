@@ -1,12 +1,13 @@
-// Records the histories the replay tests use: `npm run record-histories` runs each scenario on a fresh dev
-// server with the scripted model and writes its history as JSON. Re-record only for deliberate changes.
+// Records the histories the replay tests use: `npm run record-histories` runs each scenario whose file does not
+// exist yet on a fresh dev server with the scripted model and writes its history as JSON (`-- --all` records every
+// one again). Histories recorded by older code are the point of replay tests: re-record only for deliberate changes.
 import { Client, Connection } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { NativeConnection } from '@temporalio/worker';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { defineAgent } from '../../common';
+import { asTool, defineAgent, loopAgent, parallelAgent, sequentialAgent, workflowTypeFor, type AnyAgentSpec } from '../../common';
 import { createWorker } from '../../worker/create-worker';
 import { startTemporalDevServer } from '../../worker/dev-server/temporal-server';
 import { ScriptedModelServer, text, toolCall, toolCalls } from '../../worker/dev-server/scripted-model-server';
@@ -16,8 +17,11 @@ interface Scenario {
   file: string;
   workflowId: string;
   script: (model: ScriptedModelServer) => void;
-  args: unknown[];
+  args: [{ agent: AnyAgentSpec; input: string; context?: unknown }];
 }
+
+/** An LLM sub-agent whose requests the scripted model recognises by its instructions. */
+const member = (name: string) => defineAgent({ name, instructions: `You are ${name}.`, tools: ['ls'] });
 
 const scenarios: Scenario[] = [
   {
@@ -30,6 +34,43 @@ const scenarios: Scenario[] = [
         text('Wrote a.txt and b.txt.'),
       ),
     args: [{ agent: defineAgent({ name: 'writer', instructions: 'Write files.', tools: ['file_write', 'file_read', 'ls'] }), input: 'write two files' }],
+  },
+  {
+    // An agent used as a tool (a child workflow), and a conversation passed to callModel by reference.
+    file: 'agent-run-agent-tool.json',
+    workflowId: 'replay-agent-run-agent-tool',
+    script: (model) => {
+      model.scriptFor('You are the lead.', toolCalls([toolCall('helper', { task: 'look around' }, { id: 'call_helper' })]), text('The helper looked around.'));
+      model.scriptFor('You are helper.', toolCalls([toolCall('ls', {})]), text('Nothing much here.'));
+    },
+    args: [{ agent: defineAgent({ name: 'lead', instructions: 'You are the lead.', tools: [asTool(member('helper'), { description: 'Looks around.' })] }), input: 'what is there?', context: { limits: { inlineModelInputBytes: 0 } } }],
+  },
+  {
+    file: 'loop-agent.json',
+    workflowId: 'replay-loop-agent',
+    script: (model) => {
+      model.scriptFor('You are drafter.', text('draft 1'), text('draft 2'));
+      model.scriptFor('You are critic.', toolCalls([toolCall('ls', {})]), text('better'), text('good'));
+    },
+    args: [{ agent: loopAgent({ name: 'refine', maxIterations: 2, subAgents: [member('drafter'), member('critic')] }), input: 'write a line' }],
+  },
+  {
+    file: 'sequential-agent.json',
+    workflowId: 'replay-sequential-agent',
+    script: (model) => {
+      model.scriptFor('You are researcher.', toolCalls([toolCall('ls', {})]), text('facts'));
+      model.scriptFor('You are writer.', text('an article'));
+    },
+    args: [{ agent: sequentialAgent({ name: 'pipeline', subAgents: [member('researcher'), member('writer')] }), input: 'otters' }],
+  },
+  {
+    file: 'parallel-agent.json',
+    workflowId: 'replay-parallel-agent',
+    script: (model) => {
+      model.scriptFor('You are north.', toolCalls([toolCall('ls', {})]), text('clear'));
+      model.scriptFor('You are south.', text('rain'));
+    },
+    args: [{ agent: parallelAgent({ name: 'forecast', subAgents: [member('north'), member('south')] }), input: 'weather?' }],
   },
 ];
 
@@ -48,11 +89,14 @@ async function main(): Promise<void> {
   try {
     await worker.runUntil(async () => {
       for (const scenario of scenarios) {
+        const file = path.join(__dirname, 'histories', scenario.file);
+        if (fs.existsSync(file) && !process.argv.includes('--all')) continue;
         scenario.script(model);
-        const handle = await client.workflow.start('agentRun', { taskQueue: 'record', workflowId: scenario.workflowId, args: scenario.args });
+        const type = workflowTypeFor(scenario.args[0].agent.kind);
+        const handle = await client.workflow.start(type, { taskQueue: 'record', workflowId: scenario.workflowId, args: scenario.args });
         await handle.result();
         const history = await handle.fetchHistory();
-        fs.writeFileSync(path.join(__dirname, 'histories', scenario.file), JSON.stringify(JSON.parse(historyToJSON(history)), null, 1) + '\n');
+        fs.writeFileSync(file, JSON.stringify(JSON.parse(historyToJSON(history)), null, 1) + '\n');
         console.log(`recorded ${scenario.file} (${history.events?.length} events)`);
       }
     });

@@ -1,0 +1,54 @@
+// Replays recorded histories of every workflow type (agentRun, loop, sequential and parallel agents) against
+// today's workflow code: a change that breaks determinism fails here. `npm run record-histories` records them.
+import { DeterminismViolationError } from '@temporalio/workflow';
+import { Worker, DefaultLogger, Runtime } from '@temporalio/worker';
+import fs from 'node:fs';
+import path from 'node:path';
+
+interface RecordedHistory {
+  events: {
+    workflowExecutionStartedEventAttributes?: { workflowType?: { name?: string } };
+    activityTaskScheduledEventAttributes?: { activityType?: { name?: string } };
+    startChildWorkflowExecutionInitiatedEventAttributes?: { workflowId?: string };
+  }[];
+}
+
+const history = (file: string): RecordedHistory => JSON.parse(fs.readFileSync(path.join(__dirname, 'histories', file), 'utf8'));
+const workflowType = (h: RecordedHistory) => h.events[0].workflowExecutionStartedEventAttributes?.workflowType?.name;
+const childIds = (h: RecordedHistory) => h.events.flatMap((e) => e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId ?? []);
+const replay = (file: string, workflowId: string) => Worker.runReplayHistory({ workflowsPath: require.resolve('../../workflows') }, history(file), workflowId);
+
+describe('workflow replay', () => {
+  jest.setTimeout(120_000);
+  beforeAll(() => {
+    try {
+      Runtime.install({ logger: new DefaultLogger('ERROR') });
+    } catch {
+      // installed by another test file in this process
+    }
+  });
+
+  it('replays a recorded run with parallel tool calls without a determinism error', async () => {
+    const recorded = history('agent-run-parallel-tools.json');
+    const scheduled = recorded.events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'runTool');
+    expect(scheduled).toHaveLength(4);
+    await expect(replay('agent-run-parallel-tools.json', 'replay-agent-run-parallel-tools')).resolves.toBeUndefined();
+  });
+
+  it.each([
+    ['agent-run-agent-tool.json', 'replay-agent-run-agent-tool', 'agentRun', ['tool/call_helper']],
+    ['loop-agent.json', 'replay-loop-agent', 'loopAgentRun', ['loop-0/0-drafter', 'loop-0/1-critic', 'loop-1/0-drafter', 'loop-1/1-critic']],
+    ['sequential-agent.json', 'replay-sequential-agent', 'sequentialAgentRun', ['seq/0-researcher', 'seq/1-writer']],
+    ['parallel-agent.json', 'replay-parallel-agent', 'parallelAgentRun', ['branch/0-north', 'branch/1-south']],
+  ])('replays %s (workflow %s, type %s, with its child workflows) without a determinism error', async (file, workflowId, type, children) => {
+    const recorded = history(file);
+    expect(workflowType(recorded)).toBe(type);
+    expect(childIds(recorded)).toEqual(children.map((c) => `${workflowId}/${c}`));
+    await expect(replay(file, workflowId)).resolves.toBeUndefined();
+  });
+
+  it('fails replay when the workflow code changes the commands it issues', async () => {
+    const replay = Worker.runReplayHistory({ workflowsPath: require.resolve('../fixtures/changed-workflows') }, history('agent-run-parallel-tools.json'), 'replay-agent-run-parallel-tools');
+    await expect(replay).rejects.toThrow(DeterminismViolationError);
+  });
+});
