@@ -1,4 +1,5 @@
 // Looking up runs through Temporal, scoped to a tenant: another tenant's run answers exactly like a missing one.
+// Nested runs (agents used as tools, sub-agents of workflow agents) are runs too; their events live in their root's log.
 import { WorkflowNotFoundError, type Client, type WorkflowExecutionDescription } from '@temporalio/client';
 import type { RunOutput } from '../common';
 import type { RunMemo } from '../client/agio-client';
@@ -17,11 +18,17 @@ export async function describeRun(client: Client, tenant: string, runId: string)
   return description;
 }
 
+/** The root run whose event log holds this run's events (the run itself for a root run). */
+export function rootRunIdOf(description: WorkflowExecutionDescription, runId: string): string {
+  return (description.memo as Partial<RunMemo> | undefined)?.rootRunId ?? runId;
+}
+
 /** The run's status and, when it has finished, its output or error. */
 export async function runStatus(client: Client, tenant: string, runId: string) {
   const description = await describeRun(client, tenant, runId);
   const status = description.status.name;
-  const base = { runId, agent: (description.memo as Partial<RunMemo>).agent, status, startTime: description.startTime, closeTime: description.closeTime };
+  const rootRunId = rootRunIdOf(description, runId);
+  const base = { runId, agent: (description.memo as Partial<RunMemo>).agent, status, startTime: description.startTime, closeTime: description.closeTime, ...(rootRunId !== runId ? { rootRunId } : {}) };
   if (status === 'RUNNING') return base;
   const handle = client.workflow.getHandle(runId);
   return handle.result().then(

@@ -7,7 +7,7 @@ import { BadPageTokenError, RUN_STATUSES } from '../client/run-list';
 import type { Stores } from '../stores';
 import { tenantOf } from './auth';
 import { HttpError, errorHandler } from './errors';
-import { describeRun, runStatus } from './runs';
+import { describeRun, rootRunIdOf, runStatus } from './runs';
 import { streamRunEvents } from './sse-route';
 import { StreamHub } from './stream-hub';
 
@@ -119,8 +119,8 @@ export function createBridge(opts: BridgeOptions): FastifyInstance & { hub: Stre
   app.get('/runs/:id/events', async (req, reply) => {
     const tenant = tenantOf(req, opts.tokens);
     const { id } = RunParams.parse(req.params);
-    await describeRun(agio.temporal, tenant, id);
-    streamRunEvents(req, reply, hub, id, opts.heartbeatMs ?? 15_000);
+    const description = await describeRun(agio.temporal, tenant, id);
+    streamRunEvents(req, reply, hub, { rootRunId: rootRunIdOf(description, id), runId: id }, opts.heartbeatMs ?? 15_000);
   });
 
   const stores = () => {
@@ -140,9 +140,10 @@ export function createBridge(opts: BridgeOptions): FastifyInstance & { hub: Stre
   app.get('/runs/:id/trace', async (req) => {
     const tenant = tenantOf(req, opts.tokens);
     const { id } = RunParams.parse(req.params);
-    await describeRun(agio.temporal, tenant, id);
-    const trace = await stores().traces.getTrace(tenant, id);
-    if (!trace) throw new HttpError(404, 'trace_not_found', `no trace recorded for run "${id}" yet`);
+    // A nested run's spans are part of its root's trace.
+    const root = rootRunIdOf(await describeRun(agio.temporal, tenant, id), id);
+    const trace = await stores().traces.getTrace(tenant, root);
+    if (!trace) throw new HttpError(404, 'trace_not_found', `no trace recorded for run "${root}" yet`);
     return trace;
   });
 
@@ -182,8 +183,8 @@ export function createBridge(opts: BridgeOptions): FastifyInstance & { hub: Stre
       const tenant = tenantOf(req, opts.tokens);
       const { id, callId } = ToolCallParams.parse(req.params);
       const body = DecisionBody.parse(req.body ?? {});
-      await describeRun(agio.temporal, tenant, id);
-      const run = agio.getHandle(id);
+      // The owner of the call is found in the root's event log, whichever run of the tree the URL names.
+      const run = agio.getHandle(rootRunIdOf(await describeRun(agio.temporal, tenant, id), id));
       const by = body.by ?? `api:${tenant}`;
       try {
         return await (decision === 'approve' ? run.approve(callId, { remember: body.remember, by }) : run.deny(callId, { message: body.message, by }));

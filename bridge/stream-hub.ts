@@ -63,7 +63,8 @@ export class StreamHub {
    * decision or cancel), so a reader that has backed off on a quiet run polls again at once.
    */
   wake(runId: string): void {
-    this.readers.get(runId)?.wake.dispatchEvent(new Event('wake'));
+    // A nested run's events are read through its root's reader (ids nest: `<root>/tool/<callId>`, `<root>/branch/…`).
+    for (const [id, reader] of this.readers) if (runId === id || runId.startsWith(`${id}/`)) reader.wake.dispatchEvent(new Event('wake'));
   }
 
   /** Live counters. */

@@ -7,8 +7,8 @@ import { decideToolCallUpdate, eventsQuery, pauseSignal, pauseUpdate, resumeSign
 import { readEvents, type ReadEventsOptions } from './event-reader';
 import { listRuns, type ListRunsOptions, type RunPage } from './run-list';
 
-/** Memo stored on every root run (tenant scoping, listing). */
-export type RunMemo = { tenant: string; agent: string };
+/** Memo stored on every run (tenant scoping); nested runs also name their root, whose log holds their events. */
+export type RunMemo = { tenant: string; agent: string; rootRunId?: string };
 
 /** Options of {@link AgioClient.start}. */
 export interface StartOptions {

@@ -2,7 +2,7 @@
 // any failure, timeout or cancellation of the child folds into an `unavailable` tool result for the parent.
 import { ApplicationFailure, CancellationScope, ChildWorkflowFailure, TerminatedFailure, TimeoutFailure, isCancellation, startChild } from '@temporalio/workflow';
 import { Usage, type AgentToolSpec, type ChatMessage, type RunContext, type RunOutput, type Step, type ToolCall } from '../common';
-import { AgentToolArgs, childAgentSpec, childContext, delegationMessages, guardNesting } from './delegation';
+import { AgentToolArgs, childAgentSpec, childContext, delegationMessages, guardNesting, nestedRunMemo } from './delegation';
 import type { RunControl } from './control';
 import { eventBase, type Emitter } from './emitter';
 import { failureMessage } from './tool-calls';
@@ -39,6 +39,7 @@ export async function runAgentTool(
   try {
     const handle = await startChild('agentRun', {
       workflowId: childRunId,
+      memo: nestedRunMemo(child, tool.agent.name),
       args: [{ agent: childAgentSpec(tool), input: delegationMessages(args.data, parentMessages), context: child }],
       ...(tool.timeoutMs ? { workflowExecutionTimeout: tool.timeoutMs } : {}),
     });

@@ -90,6 +90,11 @@ export function childContext(parent: RunContext, tool: AgentToolSpec, toolCallId
   };
 }
 
+/** The memo of a nested run: the bridge scopes it to its tenant and finds its root's event log through it. */
+export function nestedRunMemo(child: RunContext, agent: string): { tenant: string; agent: string; rootRunId: string } {
+  return { tenant: child.tenant, agent, rootRunId: child.rootRunId };
+}
+
 /** Names of every agent tool in a spec (for the model's tool list). */
 export function agentToolNames(spec: AgentSpec): string[] {
   return splitTools(spec.tools).agentTools.map((t) => t.name);

@@ -3,7 +3,7 @@
 import { startChild } from '@temporalio/workflow';
 import { isWorkflowAgent, workflowTypeFor, type AnyAgentSpec, type ChatMessage, type RunContext, type RunLimits, type RunOutput } from '../common';
 import type { RunControl } from './control';
-import { tokensLeft } from './delegation';
+import { nestedRunMemo, tokensLeft } from './delegation';
 
 /** One sub-agent run. */
 export interface SubAgentCall {
@@ -35,6 +35,7 @@ export async function runSubAgent(call: SubAgentCall): Promise<RunOutput> {
   };
   const handle = await startChild(workflowTypeFor(spec.kind), {
     workflowId: call.childId,
+    memo: nestedRunMemo(context, spec.name),
     args: [{ agent: spec, input: call.input, context, state: call.state }],
   });
   return call.control.child<RunOutput>(handle as never);

@@ -1,8 +1,10 @@
 // The bridge's HTTP surface over a real worker: tenant isolation (another tenant's run is a 404, exactly like a
-// missing one), bearer-token auth, clear JSON errors for bad requests, and cancel (202 while running, 409 after).
-import { defineAgent } from '../../common';
-import { text } from '../../worker/dev-server/scripted-model-server';
+// missing one), bearer-token auth, clear JSON errors for bad requests, cancel (202 while running, 409 after), and
+// nested runs addressed by their own ids.
+import { asTool, defineAgent } from '../../common';
+import { text, toolCall, toolCalls } from '../../worker/dev-server/scripted-model-server';
 import { heldAnswer } from '../helpers/agent-runs';
+import { waitFor } from '../helpers/workflow-agents';
 import { request } from '../helpers/bridge';
 import { agioEvents, readSse } from '../helpers/sse-client';
 import { useTestBed } from '../helpers/test-bed';
@@ -12,7 +14,9 @@ const B = 'b-token';
 const jsonError = (code: string) => ({ error: { code, message: expect.any(String) } });
 
 describe('bridge HTTP API', () => {
-  const bed = useTestBed({ agents: [defineAgent({ name: 'echoer' })], bridge: { tokens: `${A}:tenant-a,${B}:tenant-b` } });
+  const helper = defineAgent({ name: 'helper', instructions: 'You are the helper.' });
+  const lead = defineAgent({ name: 'lead', instructions: 'You are the lead.', tools: [asTool(helper, { description: 'Helps.' })] });
+  const bed = useTestBed({ agents: [defineAgent({ name: 'echoer' }), lead], bridge: { tokens: `${A}:tenant-a,${B}:tenant-b` } });
   let finishedRunOfA: string;
 
   beforeAll(async () => {
@@ -93,5 +97,43 @@ describe('bridge HTTP API', () => {
     expect(events.at(-1)).toMatchObject({ type: 'RUN_CANCELLED', depth: 0, runId });
     expect(await request(`${bed.bridge.url}/runs/${runId}/cancel`, { method: 'POST', token: A })).toEqual({ status: 409, body: jsonError('run_not_running') });
     expect(await request(`${bed.bridge.url}/runs/${runId}`, { token: A })).toMatchObject({ status: 200, body: { status: 'CANCELLED' } });
+  });
+
+  it("serves a nested run under its own id: status, state, its part of the root's stream, the root's trace; 404 to another tenant", async () => {
+    const held = heldAnswer(text('helper done'));
+    bed.server.scriptFor('You are the lead.', toolCalls([toolCall('helper', { task: 'help' }, { id: 'call_h' })]), text('lead done'));
+    bed.server.scriptFor('You are the helper.', held.answer);
+    const { body } = await request(`${bed.bridge.url}/runs`, { token: A, body: { agent: 'lead', input: 'go' } });
+    const rootId = body.runId as string;
+    const childId = `${rootId}/tool/call_h`;
+    const child = `${bed.bridge.url}/runs/${encodeURIComponent(childId)}`;
+
+    await waitFor('the nested run to start', async () => (await request(child, { token: A })).status === 200);
+    expect(await request(child, { token: A })).toMatchObject({ status: 200, body: { runId: childId, rootRunId: rootId, agent: 'helper', status: 'RUNNING' } });
+    expect(await request(child, { token: B })).toEqual({ status: 404, body: jsonError('run_not_found') });
+    expect(await request(`${child}/events`, { token: B })).toEqual({ status: 404, body: jsonError('run_not_found') });
+    expect(await request(`${child}/state`, { token: A })).toMatchObject({ status: 200, body: { runId: childId, agent: 'helper' } });
+
+    const childStream = readSse(`${child}/events`, { token: A });
+    const rootStream = readSse(`${bed.bridge.url}/runs/${rootId}/events`, { token: A });
+    held.release();
+    const [{ events: childFrames, closedBy }, { events: rootFrames }] = await Promise.all([childStream, rootStream]);
+
+    // The nested stream is the nested run's slice of the root's log, with the root's offsets, ending at its own end.
+    const childEvents = agioEvents(childFrames);
+    const rootEvents = agioEvents(rootFrames);
+    expect(closedBy).toBe('server');
+    expect(childEvents.length).toBeGreaterThan(2);
+    expect(childEvents).toEqual(rootEvents.filter((e) => e.runId === childId));
+    expect(childEvents[0]).toMatchObject({ type: 'RUN_STARTED', runId: childId, depth: 1 });
+    expect(childEvents.at(-1)).toMatchObject({ type: 'RUN_COMPLETED', runId: childId, depth: 1 });
+    expect(rootEvents.at(-1)).toMatchObject({ type: 'RUN_COMPLETED', runId: rootId, depth: 0 });
+    // Resuming a nested stream uses the root's offsets too.
+    const resumed = agioEvents((await readSse(`${child}/events`, { token: A, lastEventId: String(childEvents[1].offset) })).events);
+    expect(resumed).toEqual(childEvents.slice(2));
+
+    expect(await request(child, { token: A })).toMatchObject({ status: 200, body: { status: 'COMPLETED', output: { response: 'helper done' } } });
+    const trace = await request(`${child}/trace`, { token: A });
+    expect(trace).toMatchObject({ status: 200, body: { traceId: rootId } });
   });
 });
