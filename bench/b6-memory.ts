@@ -62,10 +62,15 @@ export const b6: Benchmark = {
     // SSE clients, one per run, all idle (the runs are paused).
     const clients = await pool(clientCount, 20, (i) => openSse(`${bridge.url}/runs/${handles[i].runId}/events`));
     await sleep(5000);
+    const queries = async () => ((await (await fetch(`${bridge.url}/healthz`)).json()) as { streams: { queries: number } }).streams.queries;
     const cpu0 = cpuOf();
+    const q0 = await queries();
     const w0 = Date.now();
     await sleep(10_000);
-    const cpu = rate(cpu0, cpuOf(), (Date.now() - w0) / 1000);
+    const windowSecs = (Date.now() - w0) / 1000;
+    const cpu = rate(cpu0, cpuOf(), windowSecs);
+    const queriesPerSec = ((await queries()) - q0) / windowSecs;
+    const cpuPerQueryMs = ((cpu.worker + cpu.server + cpu.bridge) / queriesPerSec) * 1000;
     const streaming = snapshot(env, bridge.pid);
     env.log(`B6: ${clientCount} SSE clients: ${JSON.stringify(streaming)}, CPU ${JSON.stringify(cpu)}`);
 
@@ -82,12 +87,14 @@ export const b6: Benchmark = {
       { metric: `bridge RSS, ${clientCount} SSE clients (${clientCount} runs)`, value: streaming.bridge, unit: `MB (+${(((streaming.bridge - paused.bridge) * 1024) / clientCount).toFixed(0)} KB / client)` },
       { metric: `CPU, ${runCount} paused runs, no clients: worker / Temporal / bridge`, value: idleCpu.worker, unit: `cores: ${[idleCpu.worker, idleCpu.server, idleCpu.bridge].map((c) => c.toFixed(2)).join(' / ')}` },
       { metric: `CPU with ${clientCount} idle streams: worker / Temporal / bridge`, value: cpu.worker, unit: `cores: ${[cpu.worker, cpu.server, cpu.bridge].map((c) => c.toFixed(2)).join(' / ')} (the worker answers the events Queries)` },
+      { metric: `  events Queries the bridge made, ${clientCount} idle streams`, value: queriesPerSec, unit: `Queries / s (${(queriesPerSec / clientCount).toFixed(2)} per stream)` },
+      { metric: '  CPU per events Query, worker + Temporal + bridge', value: cpuPerQueryMs, unit: 'ms of CPU' },
     ];
     return {
       status: 'ok',
       rows,
       notes: [`RSS of whole process trees (Linux /proc); ${runCount} runs parked in ${(parkMs / 1000).toFixed(1)} s; each idle SSE client has its own upstream reader here, which polls the run's events Query every 1 s once the run has had no event for 10 s (every ≤ 250 ms before that)`],
-      data: { runCount, clientCount, parkMs, before, paused, streaming, idleCpu, cpu, bytesReceived: clients.reduce((n, c) => n + c.bytes(), 0) },
+      data: { runCount, clientCount, parkMs, before, paused, streaming, idleCpu, cpu, queriesPerSec, cpuPerQueryMs, bytesReceived: clients.reduce((n, c) => n + c.bytes(), 0) },
     };
   },
 };

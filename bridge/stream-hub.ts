@@ -25,12 +25,15 @@ export interface HubStats {
   readersStarted: number;
   activeReaders: number;
   subscribers: number;
+  /** Events Queries the readers have made since the bridge started (what following runs costs upstream). */
+  queries: number;
 }
 
 /** Shares one upstream reader per run among all SSE clients of this process. */
 export class StreamHub {
   private readonly readers = new Map<string, Reader>();
   private started = 0;
+  private queries = 0;
 
   constructor(private readonly client: Client) {}
 
@@ -71,7 +74,7 @@ export class StreamHub {
   stats(): HubStats {
     let subscribers = 0;
     for (const r of this.readers.values()) subscribers += r.subscribers.size;
-    return { readersStarted: this.started, activeReaders: this.readers.size, subscribers };
+    return { readersStarted: this.started, activeReaders: this.readers.size, subscribers, queries: this.queries };
   }
 
   /** Stops every reader (bridge shutdown). */
@@ -91,7 +94,7 @@ export class StreamHub {
   private async pump(runId: string, reader: Reader): Promise<void> {
     let error: Error | undefined;
     try {
-      for await (const event of readEvents(this.client.workflow.getHandle(runId), { signal: reader.abort.signal, wake: reader.wake })) {
+      for await (const event of readEvents(this.client.workflow.getHandle(runId), { signal: reader.abort.signal, wake: reader.wake, onPoll: () => this.queries++ })) {
         reader.events.push(event);
         for (const [sub, last] of reader.subscribers) {
           if (event.offset > last) {

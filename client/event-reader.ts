@@ -23,6 +23,8 @@ export interface ReadEventsOptions {
   idleAfterMs?: number;
   /** Fires when something may have happened (the bridge sent the run a signal): the next poll is at once. */
   wake?: EventTarget;
+  /** Called after every events Query that answered (for counters). */
+  onPoll?: () => void;
 }
 
 /** Waits `ms`, or until `signal` aborts or `wake` fires; removes its listeners either way (a reader sleeps thousands of times). */
@@ -57,6 +59,7 @@ export async function* readEvents(handle: WorkflowHandle, opts: ReadEventsOption
       let page;
       try {
         page = await handle.query(eventsQuery, { after, limit: 1000 });
+        opts.onPoll?.();
         failures = 0;
       } catch (err) {
         // A run whose first workflow task has not run yet, a worker restarting, a server restart: retry.

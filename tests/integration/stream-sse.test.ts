@@ -149,5 +149,6 @@ describe('run events over SSE', () => {
     const after = await streamStats(bed.bridge);
     expect(after.readersStarted - before.readersStarted).toBe(1);
     expect(after.subscribers).toBe(0);
+    expect(after.queries).toBeGreaterThan(before.queries);
   });
 });
