@@ -42,10 +42,17 @@ interface Phase {
   cpu: Record<string, number>;
   /** CPU-seconds the worker used per 1,000 streamed tokens. */
   workerCpuPer1000Tokens: number;
+  /** Events Queries the bridge's readers made per second while the phase ran. */
+  queriesPerSec: number;
   /** Medians of the latency's parts. */
   split: Split;
   /** Median latency of each quarter of the run's chunks (1st..4th): rising means a backlog. */
   latencyByQuarter: number[];
+}
+
+/** The events Queries the bridge's readers have made so far (its GET /healthz counter). */
+async function bridgeQueries(url: string): Promise<number> {
+  return ((await (await fetch(`${url}/healthz`)).json()) as { streams: { queries: number } }).streams.queries;
 }
 
 /** The unique tokens (`<tag:00042>`) in a delta's text. */
@@ -122,7 +129,9 @@ async function phase(env: BenchEnv, url: string, name: string, concurrency: numb
     if (text) written.set(text, writtenAt);
   };
   const runs: RunSample[] = [];
-  const pids = { worker: env.worker.pid, temporal: env.temporal.pid, bridge: (await env.bridgeService()).pid };
+  const bridge = await env.bridgeService();
+  const pids = { worker: env.worker.pid, temporal: env.temporal.pid, bridge: bridge.pid };
+  const queries0 = await bridgeQueries(bridge.url);
   const cpu0 = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuSeconds(pid)]));
   const self0 = process.cpuUsage();
   const t0 = Date.now();
@@ -135,6 +144,7 @@ async function phase(env: BenchEnv, url: string, name: string, concurrency: numb
     env.model.onChunk = undefined;
   }
   const secs = (Date.now() - t0) / 1000;
+  const queriesPerSec = ((await bridgeQueries(bridge.url)) - queries0) / secs;
   const selfCpu = process.cpuUsage(self0);
   const cpu = { ...Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, (cpuSeconds(pid) - cpu0[k]) / secs])), bench: (selfCpu.user + selfCpu.system) / 1e6 / secs };
   const all = runs.flatMap((r) => r.latencies);
@@ -150,6 +160,7 @@ async function phase(env: BenchEnv, url: string, name: string, concurrency: numb
     unmatched: runs.reduce((n, r) => n + r.unmatched, 0),
     cpu,
     workerCpuPer1000Tokens: (((cpuSeconds(pids.worker) - cpu0.worker) / tokens) * 1000),
+    queriesPerSec,
     split: {
       publishMs: summarize(runs.flatMap((r) => r.splits.map((x) => x.publishMs))).median,
       applyMs: summarize(runs.flatMap((r) => r.splits.map((x) => x.applyMs))).median,
@@ -185,6 +196,7 @@ export const b2: Benchmark = {
       rows.push({ metric: '  split: publish / workflow task / read (medians)', value: p.split.publishMs, unit: `ms: ${p.split.publishMs.toFixed(0)} / ${p.split.applyMs.toFixed(0)} / ${p.split.readMs.toFixed(0)} (chunk → signal accepted → WFT completed → SSE)` });
       rows.push({ metric: `  CPU meanwhile: worker / Temporal / bridge / bench`, value: p.cpu.worker, unit: `cores: ${[p.cpu.worker, p.cpu.temporal, p.cpu.bridge, p.cpu.bench].map((c) => c.toFixed(2)).join(' / ')}` });
       rows.push({ metric: '  worker CPU per 1000 tokens', value: p.workerCpuPer1000Tokens, unit: 'CPU-seconds (model activity, publish signals, workflow tasks, events Queries)' });
+      rows.push({ metric: '  events Queries of the bridge', value: p.queriesPerSec, unit: `Queries / s (${(p.queriesPerSec / p.concurrency).toFixed(1)} per stream)` });
     }
     for (const p of phases) {
       rows.push(
