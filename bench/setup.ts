@@ -72,9 +72,11 @@ export interface ProcessSpec {
 
 /** Spawns `node --import tsx bench/child.ts` and resolves once it prints READY. */
 export function startChild(config: ChildConfig, readyTimeoutMs = 60_000): Promise<ChildService> {
+  // BENCH_WORKER_NODE_ARGS: extra node flags for the worker (diagnosis, e.g. `--cpu-prof --cpu-prof-dir=/tmp/p`).
+  const extra = config.role === 'worker' ? (process.env.BENCH_WORKER_NODE_ARGS?.split(' ').filter(Boolean) ?? []) : [];
   return startProcess({
     name: config.role,
-    args: ['--import', 'tsx', path.join('bench', 'child.ts')],
+    args: [...extra, '--import', 'tsx', path.join('bench', 'child.ts')],
     cwd: REPO_ROOT,
     env: { ...process.env, [CHILD_CONFIG_ENV]: JSON.stringify(config) },
     readyTimeoutMs,
