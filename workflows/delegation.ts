@@ -59,6 +59,15 @@ export function tokensLeft(limits: RunContext['limits'], spent: number, shares =
 }
 
 /**
+ * A child's token limit (agent tool or sub-agent): what is left of the parent's budget (its share of it), lowered
+ * further by the child's own limit; `{}` when neither has one.
+ */
+export function childTokenLimit(parent: RunContext['limits'], own: number | undefined, spent: number, shares: number): { maxTotalTokens?: number } {
+  const limits = [tokensLeft(parent, spent, shares), own].filter((n): n is number => n !== undefined);
+  return limits.length ? { maxTotalTokens: Math.min(...limits) } : {};
+}
+
+/**
  * The child's context: same root and stream; one level deeper; its own namespaced workspace. Limits are the
  * parent's with the child agent's own on top (its `limits`, and its `maxSteps` or the default — a step budget
  * belongs to an agent, never to its caller); the depth limit stays the tree's, and the token budget is the tree's
@@ -68,13 +77,12 @@ export function tokensLeft(limits: RunContext['limits'], spent: number, shares =
 export function childContext(parent: RunContext, tool: AgentToolSpec, toolCallId: string, childRunId: string, spentTokens = 0, shares = 1): RunContext {
   const own = tool.agent;
   const ownLimits = Object.fromEntries(Object.entries(own.limits ?? {}).filter(([, v]) => v !== undefined));
-  const tokenLimits = [tokensLeft(parent.limits, spentTokens, shares), own.limits?.maxTotalTokens].filter((n): n is number => n !== undefined);
   const limits = resolveLimits({
     ...parent.limits,
     ...ownLimits,
     maxSteps: own.maxSteps ?? own.limits?.maxSteps ?? resolveLimits().maxSteps,
     maxDepth: parent.limits.maxDepth,
-    ...(tokenLimits.length ? { maxTotalTokens: Math.min(...tokenLimits) } : {}),
+    ...childTokenLimit(parent.limits, own.limits?.maxTotalTokens, spentTokens, shares),
   });
   return {
     ...parent,

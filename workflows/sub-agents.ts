@@ -3,7 +3,7 @@
 import { startChild } from '@temporalio/workflow';
 import { isWorkflowAgent, workflowTypeFor, type AnyAgentSpec, type ChatMessage, type RunContext, type RunLimits, type RunOutput } from '../common';
 import type { RunControl } from './control';
-import { nestedRunMemo, tokensLeft } from './delegation';
+import { childTokenLimit, nestedRunMemo } from './delegation';
 
 /** One sub-agent run. */
 export interface SubAgentCall {
@@ -50,8 +50,7 @@ export async function runSubAgent(call: SubAgentCall): Promise<RunOutput> {
 function subAgentLimits(parent: RunLimits, spec: AnyAgentSpec, spentTokens: number, shares: number): RunLimits {
   const own = Object.fromEntries(Object.entries(spec.limits ?? {}).filter(([, v]) => v !== undefined));
   const steps = !isWorkflowAgent(spec) && spec.maxSteps ? { maxSteps: spec.maxSteps } : {};
-  const tokenLimits = [tokensLeft(parent, spentTokens, shares), spec.limits?.maxTotalTokens].filter((n): n is number => n !== undefined);
-  return { ...parent, ...own, ...steps, maxDepth: parent.maxDepth, ...(tokenLimits.length ? { maxTotalTokens: Math.min(...tokenLimits) } : {}) };
+  return { ...parent, ...own, ...steps, maxDepth: parent.maxDepth, ...childTokenLimit(parent, spec.limits?.maxTotalTokens, spentTokens, shares) };
 }
 
 /** Applies a sub-agent's output to the shared state: its `outputKey`, and a nested workflow agent's state. */
