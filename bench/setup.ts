@@ -5,7 +5,6 @@ import { Client, Connection, type WorkflowHandle } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { tsToMs } from '@temporalio/common/lib/time';
 import { temporal } from '@temporalio/proto';
-import { bundleWorkflowCode } from '@temporalio/worker';
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
@@ -15,6 +14,7 @@ import { AgioClient, type RunHandle, type StartOptions } from '../client/agio-cl
 import { defineAgent, type AgentSpec, type RunOutput } from '../common';
 import { ScriptedModelServer, text } from '../worker/dev-server/scripted-model-server';
 import { startTemporalDevServer, type TemporalDevServer } from '../worker/dev-server/temporal-server';
+import { writeWorkflowBundle } from '../worker/dev-server/workflow-bundle';
 import { planInput, planOf, planTurn, type RunPlan } from './model';
 
 const REPO_ROOT = path.resolve(__dirname, '..');
@@ -250,13 +250,11 @@ export class BenchEnv {
   static async create(opts: BenchEnvOptions): Promise<BenchEnv> {
     const dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'agio-bench-'));
     opts.log(`bench: starting Temporal dev server, scripted model server and workflow bundle (${dir})`);
-    const [temporal, model, bundle] = await Promise.all([
+    const [temporal, model, bundlePath] = await Promise.all([
       startTemporalDevServer({ dbFilename: path.join(dir, 'temporal.db'), log: opts.log, dynamicConfig: { 'frontend.enableUpdateWorkflowExecution': true } }),
       ScriptedModelServer.start(),
-      bundleWorkflowCode({ workflowsPath: require.resolve('./workflows'), logger: quietLogger }),
+      writeWorkflowBundle(require.resolve('./workflows'), dir),
     ]);
-    const bundlePath = path.join(dir, 'workflow-bundle.js');
-    await fs.promises.writeFile(bundlePath, bundle.code);
     const connection = await Connection.connect({ address: temporal.address });
     const client = new Client({ connection });
     const taskQueue = `bench-${randomUUID().slice(0, 8)}`;
@@ -324,15 +322,6 @@ function installBenchResponder(env: BenchEnv): void {
     return planTurn(plan, req);
   });
 }
-
-const quietLogger = {
-  log: () => undefined,
-  trace: () => undefined,
-  debug: () => undefined,
-  info: () => undefined,
-  warn: (msg: string) => console.warn(msg),
-  error: (msg: string) => console.error(msg),
-};
 
 // ---- histories ---------------------------------------------------------------------------------------------
 

@@ -1,23 +1,21 @@
 // Jest global setup (integration project): one real Temporal dev server, one FerretDB and one workflow
 // bundle for the whole run; their addresses reach test files through environment variables.
-import { bundleWorkflowCode } from '@temporalio/worker';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startFerretDb } from '../worker/dev-server/ferretdb-server';
 import { startTemporalDevServer } from '../worker/dev-server/temporal-server';
+import { writeWorkflowBundle } from '../worker/dev-server/workflow-bundle';
 import { TEST_ENV, type TestServers } from './helpers/test-env';
 
 export default async function globalSetup(): Promise<void> {
   const started = Date.now();
   const dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'agio-test-'));
-  const [temporal, ferret, bundle] = await Promise.all([
+  const [temporal, ferret, bundlePath] = await Promise.all([
     startTemporalDevServer({ dbFilename: path.join(dir, 'temporal.db'), dynamicConfig: TEST_DYNAMIC_CONFIG }),
     startFerretDb(),
-    bundleWorkflowCode({ workflowsPath: require.resolve('./fixtures/test-workflows'), logger: quietLogger }),
+    writeWorkflowBundle(require.resolve('./fixtures/test-workflows'), dir),
   ]);
-  const bundlePath = path.join(dir, 'workflow-bundle.js');
-  await fs.promises.writeFile(bundlePath, bundle.code);
   process.env[TEST_ENV.temporalAddress] = temporal.address;
   process.env[TEST_ENV.temporalDbFile] = temporal.dbFilename;
   process.env[TEST_ENV.mongoUri] = ferret.uri;
@@ -31,13 +29,4 @@ export default async function globalSetup(): Promise<void> {
 const TEST_DYNAMIC_CONFIG = {
   'frontend.enableUpdateWorkflowExecution': true,
   'frontend.enableUpdateWorkflowExecutionAsyncAccepted': true,
-};
-
-const quietLogger = {
-  log: () => undefined,
-  trace: () => undefined,
-  debug: () => undefined,
-  info: () => undefined,
-  warn: (msg: string) => console.warn(msg),
-  error: (msg: string) => console.error(msg),
 };
