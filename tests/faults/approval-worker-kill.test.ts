@@ -9,32 +9,26 @@ import { activities, sentToolResult } from '../helpers/agent-runs';
 import { askingAgent, authTrail, keyOf, recordsOf, waitForAsk } from '../helpers/approvals';
 import { expectWholeStream, readStream, requestsOf } from '../helpers/nested-runs';
 import { useTestBed } from '../helpers/test-bed';
-import { startTestWorker, uniqueId, type TestWorker } from '../helpers/temporal';
-import { startTestWorkerProcess, stopWorkerProcess, type WorkerProcess } from '../helpers/worker-process';
+import { startTestWorker, uniqueId } from '../helpers/temporal';
+import { failoverWorkers, killWorkerProcess, startTestWorkerProcess } from '../helpers/worker-process';
 
 describe('a pending approval across a worker crash', () => {
   const bed = useTestBed({ worker: false });
-  let first: WorkerProcess | undefined;
-  let second: TestWorker | undefined;
-  afterAll(async () => {
-    await stopWorkerProcess(first);
-    await second?.stop();
-  });
+  const workers = failoverWorkers();
 
   it('still takes an approval sent after the worker was SIGKILLed and replaced, runs the tool once and completes', async () => {
     const taskQueue = uniqueId('approval-kill');
     const model = bed.model();
-    first = await startTestWorkerProcess({ taskQueue, model, tools: ['record'] });
+    const first = (workers.first = await startTestWorkerProcess({ taskQueue, model, tools: ['record'] }));
     const agent = askingAgent('crash-asker');
     bed.server.scriptFor(keyOf(agent), toolCalls([toolCall('record', { label: 'after the crash' }, { id: 'call_k' })]), text('survived the crash'));
     const agio = new AgioClient(bed.client, { taskQueue });
     const run = await agio.start(agent, 'record something');
     await waitForAsk(bed.client, run.runId, 'call_k');
 
-    first.kill('SIGKILL');
-    expect(await first.exited).toEqual({ code: null, signal: 'SIGKILL' });
+    await killWorkerProcess(first);
     expect(activities(await run.workflow.fetchHistory(), 'runTool')).toEqual([]);
-    second = await startTestWorker({ model, tools: testTools, taskQueue });
+    workers.second = await startTestWorker({ model, tools: testTools, taskQueue });
     const approvedAt = Date.now();
     expect(await run.approve('call_k', { by: 'after-restart' })).toEqual({ toolCallId: 'call_k', decision: 'approve' });
     const output: RunOutput = await run.result();

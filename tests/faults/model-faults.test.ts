@@ -8,7 +8,7 @@ import { activities, runToEnd, sentMessages, startRun } from '../helpers/agent-r
 import { text, toolCall, toolCalls } from '../../worker/dev-server/scripted-model-server';
 import { useTestBed } from '../helpers/test-bed';
 import { startTestWorker, uniqueId, type TestWorker } from '../helpers/temporal';
-import { startTestWorkerProcess, stopWorkerProcess, type WorkerProcess } from '../helpers/worker-process';
+import { failoverWorkers, startTestWorkerProcess } from '../helpers/worker-process';
 
 /** The messages of an error and of every cause below it, outermost first. */
 function causeChain(err: unknown): { name: string; type?: string; message: string }[] {
@@ -70,16 +70,11 @@ describe('agentRun model faults', () => {
   });
 
   describe('when a worker process is SIGKILLed in the middle of a model stream', () => {
-    let first: WorkerProcess | undefined;
-    let second: TestWorker | undefined;
-    afterAll(async () => {
-      await stopWorkerProcess(first);
-      await second?.stop();
-    });
+    const workers = failoverWorkers();
 
     it('lets a new worker finish the run, committing every step exactly once', async () => {
       const taskQueue = uniqueId('kill');
-      first = await startTestWorkerProcess({ taskQueue, model: model(), tools: ['record'] });
+      workers.first = await startTestWorkerProcess({ taskQueue, model: model(), tools: ['record'] });
       const calls = [toolCall('record', { label: 'after the crash' }, { id: 'call_record' })];
       bed.server.script(
         // A slow stream: ~20 chunks 150 ms apart; the worker dies after the third.
@@ -90,7 +85,7 @@ describe('agentRun model faults', () => {
       const killed = new Promise<number>((resolve) => {
         bed.server.onChunk = ({ requestIndex, chunkIndex }) => {
           if (requestIndex === 0 && chunkIndex === 2) {
-            first!.kill('SIGKILL');
+            workers.first!.kill('SIGKILL');
             resolve(chunkIndex + 1);
           }
         };
@@ -99,8 +94,8 @@ describe('agentRun model faults', () => {
 
       const handle = await startRun(bed.client, taskQueue, { agent, input: 'survive', context: { limits: { modelHeartbeatTimeoutMs: 2000 } } });
       const chunksBeforeKill = await killed;
-      expect(await first.exited).toEqual({ code: null, signal: 'SIGKILL' });
-      second = await startTestWorker({ model: model(), tools: testTools, taskQueue });
+      expect(await workers.first.exited).toEqual({ code: null, signal: 'SIGKILL' });
+      workers.second = await startTestWorker({ model: model(), tools: testTools, taskQueue });
       const output = (await handle.result()) as Awaited<ReturnType<typeof runToEnd>>['output'];
 
       expect(chunksBeforeKill).toBe(3);

@@ -10,7 +10,7 @@ import { activities, sentMessages, sentToolResult, startRun, slowAnswer } from '
 import { childStarts, eventsOf, expectWholeStream, readStream, requestsOf, runAndStream, waitForEvent } from '../helpers/nested-runs';
 import { useTestBed } from '../helpers/test-bed';
 import { startTestWorker, uniqueId, type TestWorker } from '../helpers/temporal';
-import { startTestWorkerProcess, stopWorkerProcess, type WorkerProcess } from '../helpers/worker-process';
+import { failoverWorkers, startTestWorkerProcess } from '../helpers/worker-process';
 
 /** Resolves once `check()` holds (polled every 100 ms); fails after `timeoutMs`. */
 async function until(check: () => boolean, timeoutMs = 20_000): Promise<void> {
@@ -159,28 +159,23 @@ describe('nested agent faults', () => {
   });
 
   describe('when a worker process is SIGKILLed while a child streams', () => {
-    let first: WorkerProcess | undefined;
-    let second: TestWorker | undefined;
-    afterAll(async () => {
-      await stopWorkerProcess(first);
-      await second?.stop();
-    });
+    const workers = failoverWorkers();
 
     it("resumes the same child on a new worker without re-running its finished steps, and the parent completes", async () => {
       const taskQueue = uniqueId('kill-nested');
-      first = await startTestWorkerProcess({ taskQueue, model: model(), tools: ['record'] });
+      const first = (workers.first = await startTestWorkerProcess({ taskQueue, model: model(), tools: ['record'] }));
       const bee = helper({ instructions: 'You are the worker bee.', tools: ['record'] });
       bed.server.scriptFor('You are the parent.', toolCalls([toolCall('helper', { task: 'record, then report' }, { id: 'call_bee' })]), text('the parent is done'));
       // A slow stream (~25 chunks 150 ms apart); the worker dies after its third chunk.
       const slow = slowAnswer(bed.server, 'a long answer that never arrives', 2);
-      const killed = slow.reached.then(() => first!.kill('SIGKILL'));
+      const killed = slow.reached.then(() => first.kill('SIGKILL'));
       bed.server.scriptFor('You are the worker bee.', toolCalls([toolCall('record', { label: 'before the crash' }, { id: 'call_record' })]), slow.answer, text('the bee reports'));
       const handle = await startRun(bed.client, taskQueue, { agent: parentOf(bee), input: 'go', context: { limits: { modelHeartbeatTimeoutMs: 2000 } } });
       const childRunId = `${handle.workflowId}/tool/call_bee`;
 
       await killed;
       expect(await first.exited).toEqual({ code: null, signal: 'SIGKILL' });
-      second = await startTestWorker({ model: model(), tools: testTools, taskQueue });
+      workers.second = await startTestWorker({ model: model(), tools: testTools, taskQueue });
       const output = (await handle.result()) as RunOutput;
 
       expect(output.response).toBe('the parent is done');

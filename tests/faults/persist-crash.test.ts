@@ -12,8 +12,8 @@ import { testTools } from '../fixtures/test-tools';
 import { activities } from '../helpers/agent-runs';
 import { openMongoStores, type TestMongoStores } from '../helpers/mongo-stores';
 import { useTestBed } from '../helpers/test-bed';
-import { startTestWorker, uniqueId, type TestWorker } from '../helpers/temporal';
-import { startTestWorkerProcess, stopWorkerProcess, type WorkerProcess, type WorkerProcessConfig } from '../helpers/worker-process';
+import { startTestWorker, uniqueId } from '../helpers/temporal';
+import { failoverWorkers, startTestWorkerProcess, type WorkerProcessConfig } from '../helpers/worker-process';
 
 const TENANT = 'crash-tenant';
 
@@ -29,19 +29,13 @@ describe('persisted steps when a worker process is SIGKILLed', () => {
   const bed = useTestBed({ worker: false });
   const { model } = bed;
   let mongo: TestMongoStores;
-  let first: WorkerProcess | undefined;
-  let second: TestWorker | undefined;
+  const workers = failoverWorkers(afterEach);
   let dir: string;
   const agent = defineAgent({ name: 'survivor', instructions: 'You survive crashes.', tools: ['record'] });
 
   beforeAll(async () => {
     mongo = await openMongoStores();
     dir = await fs.mkdtemp(path.join(os.tmpdir(), 'agio-crash-'));
-  });
-  afterEach(async () => {
-    await stopWorkerProcess(first);
-    await second?.stop();
-    first = second = undefined;
   });
   afterAll(async () => {
     await mongo?.close();
@@ -83,7 +77,7 @@ describe('persisted steps when a worker process is SIGKILLed', () => {
     const taskQueue = uniqueId('persist-kill');
     const markerFile = path.join(dir, `${taskQueue}.json`);
     // The tool step has index 3 (system, user, assistant with the call, tool): the worker dies once it is stored.
-    first = await startFirst(taskQueue, { killAfterPersistingStep: { stepIndex: 3, markerFile } });
+    const first = (workers.first = await startFirst(taskQueue, { killAfterPersistingStep: { stepIndex: 3, markerFile } }));
     bed.server.script(toolCalls([toolCall('record', { label: 'before the kill' }, { id: 'call_record' })]), text('finished after the kill'));
     const input: AgentRunInput = { agent, input: 'survive', context: { tenant: TENANT } };
     // A short workflow task timeout: the task the dead worker held is handed on after 2 s instead of 10 s.
@@ -100,7 +94,7 @@ describe('persisted steps when a worker process is SIGKILLed', () => {
     expect(activities({ events: before }, 'runTool').map((a) => a.completed)).toEqual([true]);
     expect(before.slice(toolDone).some((e) => e.workflowTaskCompletedEventAttributes)).toBe(false);
 
-    second = await startTestWorker({ model: model(), tools: testTools, taskQueue, stores: mongo.stores });
+    workers.second = await startTestWorker({ model: model(), tools: testTools, taskQueue, stores: mongo.stores });
     const output = (await handle.result()) as RunOutput;
 
     expect(output.response).toBe('finished after the kill');
@@ -119,7 +113,7 @@ describe('persisted steps when a worker process is SIGKILLed', () => {
 
   it('stores every step once when the worker dies in the model stream that follows a persisted tool turn', async () => {
     const taskQueue = uniqueId('stream-kill');
-    first = await startFirst(taskQueue);
+    const first = (workers.first = await startFirst(taskQueue));
     bed.server.script(
       toolCalls([toolCall('record', { label: 'persisted turn' }, { id: 'call_record' })]),
       // A slow stream: ~20 chunks 150 ms apart; the worker dies after the third.
@@ -129,7 +123,7 @@ describe('persisted steps when a worker process is SIGKILLed', () => {
     const killed = new Promise<void>((resolve) => {
       bed.server.onChunk = ({ requestIndex, chunkIndex }) => {
         if (requestIndex === 1 && chunkIndex === 2) {
-          first!.kill('SIGKILL');
+          first.kill('SIGKILL');
           resolve();
         }
       };
@@ -141,7 +135,7 @@ describe('persisted steps when a worker process is SIGKILLed', () => {
     expect(await first.exited).toEqual({ code: null, signal: 'SIGKILL' });
     // The tool turn was persisted before the model call began.
     expect((await storedStepDocs(handle.workflowId)).map((d) => d.index).sort()).toEqual([0, 1, 2, 3]);
-    second = await startTestWorker({ model: model(), tools: testTools, taskQueue, stores: mongo.stores });
+    workers.second = await startTestWorker({ model: model(), tools: testTools, taskQueue, stores: mongo.stores });
     const output = (await handle.result()) as RunOutput;
 
     expect(output.response).toBe('the final answer, from the second worker');

@@ -7,7 +7,7 @@ import { startBridge, type TestBridge } from '../helpers/bridge';
 import { agioEvents, readSse } from '../helpers/sse-client';
 import { useTestBed } from '../helpers/test-bed';
 import { startTestWorker, uniqueId, type TestWorker } from '../helpers/temporal';
-import { startTestWorkerProcess, stopWorkerProcess, type WorkerProcess } from '../helpers/worker-process';
+import { failoverWorkers, startTestWorkerProcess } from '../helpers/worker-process';
 
 const TOKEN = 'test-token';
 
@@ -20,18 +20,15 @@ describe('stream faults', () => {
   const { model } = bed;
 
   describe('when the worker process is SIGKILLed in the middle of a model stream', () => {
-    let first: WorkerProcess | undefined;
-    let second: TestWorker | undefined;
+    const workers = failoverWorkers();
     let bridge: TestBridge | undefined;
     afterAll(async () => {
       await bridge?.close();
-      await stopWorkerProcess(first);
-      await second?.stop();
     });
 
     it('sends STEP_RETRY with attempt 2, then the whole new attempt, and a STEP_COMPLETED holding only its text', async () => {
       const taskQueue = uniqueId('sse-kill');
-      first = await startTestWorkerProcess({ taskQueue, model: model() });
+      const first = (workers.first = await startTestWorkerProcess({ taskQueue, model: model() }));
       bridge = await startBridge({ client: bed.client, taskQueue });
       const oldText = 'OLD attempt text that the killed worker never finishes streaming to anyone.';
       const newText = 'NEW attempt text, streamed in full by the worker that took over.';
@@ -47,13 +44,13 @@ describe('stream faults', () => {
         timeoutMs: 45_000,
         onEvent: (frame) => {
           if (frame.event !== 'STEP_DELTA') return;
-          first?.kill('SIGKILL');
+          first.kill('SIGKILL');
           killed();
         },
       });
       await killedMidStream;
       expect(await first.exited).toEqual({ code: null, signal: 'SIGKILL' });
-      second = await startTestWorker({ model: model(), taskQueue });
+      workers.second = await startTestWorker({ model: model(), taskQueue });
       const { events: frames, closedBy } = await reading;
 
       const events = agioEvents(frames);

@@ -13,8 +13,8 @@ import { sentMessages, slowAnswer } from '../helpers/agent-runs';
 import { expectWholeStream } from '../helpers/nested-runs';
 import { agioEvents, readSse, type SseEvent } from '../helpers/sse-client';
 import { useTestBed } from '../helpers/test-bed';
-import { startTestWorker, uniqueId, type TestWorker } from '../helpers/temporal';
-import { startTestWorkerProcess, stopWorkerProcess, type WorkerProcess } from '../helpers/worker-process';
+import { startTestWorker, uniqueId } from '../helpers/temporal';
+import { failoverWorkers, killWorkerProcess, startTestWorkerProcess } from '../helpers/worker-process';
 
 const TOKEN = 'test-token';
 const FAST_FAILOVER = { modelHeartbeatTimeoutMs: 2000 };
@@ -37,30 +37,25 @@ describe('a worker SIGKILLed mid-run', () => {
   let dir: string;
   let ledger: string;
   let taskQueue: string;
-  let first: WorkerProcess | undefined;
-  let replacement: TestWorker | undefined;
+  const workers = failoverWorkers(afterEach);
   let bridge: TestBridge | undefined;
 
   beforeEach(async () => {
     dir = await fs.mkdtemp(path.join(os.tmpdir(), 'agio-ledger-'));
     ledger = path.join(dir, 'ledger.jsonl');
     taskQueue = uniqueId('kill');
-    first = await startTestWorkerProcess({ taskQueue, model: bed.model(), ledgerFile: ledger });
+    workers.first = await startTestWorkerProcess({ taskQueue, model: bed.model(), ledgerFile: ledger });
     bridge = await startBridge({ client: bed.client, taskQueue });
   });
   afterEach(async () => {
     await bridge?.close();
-    await stopWorkerProcess(first);
-    await replacement?.stop();
-    replacement = undefined;
     await fs.rm(dir, { recursive: true, force: true });
   });
 
   /** Kills the first worker and starts the replacement (an in-process worker with the same ledger). */
   async function failOver(): Promise<void> {
-    first!.kill('SIGKILL');
-    expect(await first!.exited).toEqual({ code: null, signal: 'SIGKILL' });
-    replacement = await startTestWorker({ model: bed.model(), taskQueue, tools: [ledgerTool(ledger)], workerOptions: { stickyQueueScheduleToStartTimeout: 1000 } });
+    await killWorkerProcess(workers.first!);
+    workers.second = await startTestWorker({ model: bed.model(), taskQueue, tools: [ledgerTool(ledger)], workerOptions: { stickyQueueScheduleToStartTimeout: 1000 } });
   }
 
   /** Follows a run's SSE stream from the start; `onFrame` sees every frame as it arrives. */

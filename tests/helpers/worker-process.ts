@@ -4,6 +4,7 @@ import { spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { TestWorker } from './temporal';
 import { testEnv } from './test-env';
 
 /** What the worker process reads from AGIO_TEST_WORKER_CONFIG. */
@@ -125,4 +126,27 @@ export async function stopWorkerProcess(worker: WorkerProcess | undefined, grace
   await worker.exited;
   clearTimeout(timer);
   if (worker.ownWorkspace) await fs.rm(worker.ownWorkspace, { recursive: true, force: true });
+}
+
+/** SIGKILLs a worker process and waits until it is gone, checking that the signal, not the process, ended it. */
+export async function killWorkerProcess(worker: WorkerProcess): Promise<void> {
+  worker.kill('SIGKILL');
+  expect(await worker.exited).toEqual({ code: null, signal: 'SIGKILL' });
+}
+
+/** The two workers of a failover test: `first`, a worker process to SIGKILL, and `second`, its replacement. */
+export interface FailoverWorkers {
+  first?: WorkerProcess;
+  second?: TestWorker;
+}
+
+/** Failover workers that `register` (afterAll by default, or afterEach) stops and forgets. */
+export function failoverWorkers(register: (teardown: () => Promise<void>) => void = afterAll): FailoverWorkers {
+  const workers: FailoverWorkers = {};
+  register(async () => {
+    await stopWorkerProcess(workers.first);
+    await workers.second?.stop();
+    workers.first = workers.second = undefined;
+  });
+  return workers;
 }
