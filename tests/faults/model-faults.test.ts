@@ -7,7 +7,7 @@ import { recordedToolCalls, testTools } from '../fixtures/test-tools';
 import { activities, runToEnd, sentMessages, startRun } from '../helpers/agent-runs';
 import { text, toolCall, toolCalls } from '../../worker/dev-server/scripted-model-server';
 import { useTestBed } from '../helpers/test-bed';
-import { startTestWorker, uniqueId, type TestWorker } from '../helpers/temporal';
+import { startTestWorker, uniqueId } from '../helpers/temporal';
 import { failoverWorkers, startTestWorkerProcess } from '../helpers/worker-process';
 
 /** The messages of an error and of every cause below it, outermost first. */
@@ -20,23 +20,15 @@ function causeChain(err: unknown): { name: string; type?: string; message: strin
 }
 
 describe('agentRun model faults', () => {
-  const bed = useTestBed({ worker: false });
+  const bed = useTestBed({ tools: testTools });
   const { model } = bed;
 
   describe('on an in-process worker', () => {
-    let worker: TestWorker;
-    beforeAll(async () => {
-      worker = await startTestWorker({ model: model(), tools: testTools });
-    });
-    afterAll(async () => {
-      await worker?.stop();
-    });
-
     it('retries a 429 after its Retry-After delay and completes', async () => {
       bed.server.script({ error: { status: 429, headers: { 'retry-after': '2' } } }, text('after the rate limit'));
       const agent = defineAgent({ name: 'patient' });
 
-      const { output, handle } = await runToEnd(bed.client, worker.taskQueue, { agent, input: 'hi' });
+      const { output, handle } = await runToEnd(bed.client, bed.worker.taskQueue, { agent, input: 'hi' });
 
       expect(output.terminationReason).toBe('completed');
       expect(output.response).toBe('after the rate limit');
@@ -51,7 +43,7 @@ describe('agentRun model faults', () => {
       bed.server.script({ error: { status: 401 } });
       const agent = defineAgent({ name: 'unauthorised' });
 
-      const handle = await startRun(bed.client, worker.taskQueue, { agent, input: 'hi' });
+      const handle = await startRun(bed.client, bed.worker.taskQueue, { agent, input: 'hi' });
       const err = await handle.result().then(
         () => undefined,
         (e: unknown) => e,

@@ -9,7 +9,7 @@ import { testTools } from '../fixtures/test-tools';
 import { activities, sentMessages, sentToolResult, startRun, slowAnswer } from '../helpers/agent-runs';
 import { childStarts, eventsOf, expectWholeStream, readStream, requestsOf, runAndStream, waitForEvent } from '../helpers/nested-runs';
 import { useTestBed } from '../helpers/test-bed';
-import { startTestWorker, uniqueId, type TestWorker } from '../helpers/temporal';
+import { startTestWorker, uniqueId } from '../helpers/temporal';
 import { failoverWorkers, startTestWorkerProcess } from '../helpers/worker-process';
 
 /** Resolves once `check()` holds (polled every 100 ms); fails after `timeoutMs`. */
@@ -22,22 +22,14 @@ async function until(check: () => boolean, timeoutMs = 20_000): Promise<void> {
 }
 
 describe('nested agent faults', () => {
-  const bed = useTestBed({ worker: false });
+  const bed = useTestBed({ tools: testTools });
   const { model } = bed;
   const helper = (extra: { instructions: string; tools?: string[] }) => defineAgent({ name: 'helper', ...extra });
   const parentOf = (child: ReturnType<typeof defineAgent>, opts: { timeoutMs?: number } = {}) =>
     defineAgent({ name: 'parent', instructions: 'You are the parent.', tools: [asTool(child, { description: 'Helps.', ...opts })] });
 
   describe('on an in-process worker', () => {
-    let worker: TestWorker;
-    beforeAll(async () => {
-      worker = await startTestWorker({ model: model(), tools: testTools });
-    });
-    afterAll(async () => {
-      await worker?.stop();
-    });
-
-    const run = (agent: ReturnType<typeof defineAgent>) => runAndStream(bed.client, worker.taskQueue, { agent, input: 'go' });
+    const run = (agent: ReturnType<typeof defineAgent>) => runAndStream(bed.client, bed.worker.taskQueue, { agent, input: 'go' });
 
     it('folds a child whose model answers 401 into an unavailable tool result; the parent answers and its stream goes on', async () => {
       const usage = (prompt_tokens: number, completion_tokens: number) => ({ usage: { prompt_tokens, completion_tokens } });
@@ -131,7 +123,7 @@ describe('nested agent faults', () => {
         lastChunkAt = writtenAt;
       };
       bed.server.scriptFor('You are agent C.', text('word '.repeat(200), { chunkSize: 5, delayMs: 100 }));
-      const handle = await startRun(bed.client, worker.taskQueue, { agent: a, input: 'go' });
+      const handle = await startRun(bed.client, bed.worker.taskQueue, { agent: a, input: 'go' });
       const bId = `${handle.workflowId}/tool/call_b`;
       const cId = `${bId}/tool/call_c`;
 

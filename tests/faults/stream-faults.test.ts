@@ -6,7 +6,7 @@ import { text } from '../../worker/dev-server/scripted-model-server';
 import { startBridge, type TestBridge } from '../helpers/bridge';
 import { agioEvents, readSse } from '../helpers/sse-client';
 import { useTestBed } from '../helpers/test-bed';
-import { startTestWorker, uniqueId, type TestWorker } from '../helpers/temporal';
+import { startTestWorker, uniqueId } from '../helpers/temporal';
 import { failoverWorkers, startTestWorkerProcess } from '../helpers/worker-process';
 
 const TOKEN = 'test-token';
@@ -16,7 +16,7 @@ function expectContiguous(events: AgioEvent[]): void {
 }
 
 describe('stream faults', () => {
-  const bed = useTestBed({ worker: false });
+  const bed = useTestBed({ bridge: true });
   const { model } = bed;
 
   describe('when the worker process is SIGKILLed in the middle of a model stream', () => {
@@ -82,17 +82,6 @@ describe('stream faults', () => {
   });
 
   describe('on an in-process worker', () => {
-    let worker: TestWorker;
-    let bridge: TestBridge;
-    beforeAll(async () => {
-      worker = await startTestWorker({ model: model() });
-      bridge = await startBridge({ client: bed.client, taskQueue: worker.taskQueue });
-    });
-    afterAll(async () => {
-      await bridge?.close();
-      await worker?.stop();
-    });
-
     it('applies a publish batch sent twice (same publisherId and sequence) once', async () => {
       let release!: () => void;
       const gate = new Promise<void>((resolve) => (release = resolve));
@@ -100,7 +89,7 @@ describe('stream faults', () => {
         await gate;
         return text('done');
       });
-      const run = await bridge.agio.start(defineAgent({ name: 'deduplicated' }), 'wait for it');
+      const run = await bed.bridge.agio.start(defineAgent({ name: 'deduplicated' }), 'wait for it');
       const handle = bed.client.workflow.getHandle(run.runId);
       const page = async () => handle.query(eventsQuery, {});
       // The run is blocked in its model call: its first events are in the log.
@@ -120,7 +109,7 @@ describe('stream faults', () => {
       await run.result();
 
       expect(markers).toEqual(['first', 'second']);
-      const events = agioEvents((await readSse(`${bridge.url}/runs/${run.runId}/events`, { token: TOKEN })).events);
+      const events = agioEvents((await readSse(`${bed.bridge.url}/runs/${run.runId}/events`, { token: TOKEN })).events);
       expectContiguous(events);
       expect(events.filter((e) => e.type === 'AGENT_STATE').map((e) => e.data?.marker)).toEqual(['first', 'second']);
       expect(events.at(-1)?.type).toBe('RUN_COMPLETED');
@@ -128,9 +117,9 @@ describe('stream faults', () => {
 
     it('ends the stream with RUN_FAILED when the model call fails with a 401', async () => {
       bed.server.script({ error: { status: 401 } });
-      const run = await bridge.agio.start(defineAgent({ name: 'unauthorised' }), 'hi');
+      const run = await bed.bridge.agio.start(defineAgent({ name: 'unauthorised' }), 'hi');
 
-      const { events: frames, closedBy } = await readSse(`${bridge.url}/runs/${run.runId}/events`, { token: TOKEN });
+      const { events: frames, closedBy } = await readSse(`${bed.bridge.url}/runs/${run.runId}/events`, { token: TOKEN });
 
       const events = agioEvents(frames);
       expect(closedBy).toBe('server');
