@@ -6,7 +6,7 @@
 // history events per 1,000 streamed tokens (a token = one chunk).
 import { readSse } from '../tests/helpers/sse-client';
 import type { Benchmark, Row } from './report';
-import { BENCH_TOKEN, countByType, cpuSeconds, eventTime, sleep, type BenchEnv, type History } from './setup';
+import { BENCH_TOKEN, bridgeQueries, countByType, cpuSeconds, eventTime, sleep, type BenchEnv, type History } from './setup';
 import { summarize, type Summary } from './stats';
 
 /** Where a chunk's latency went: written → publish signal accepted by the server → the workflow task that
@@ -48,11 +48,6 @@ interface Phase {
   split: Split;
   /** Median latency of each quarter of the run's chunks (1st..4th): rising means a backlog. */
   latencyByQuarter: number[];
-}
-
-/** The events Queries the bridge's readers have made so far (its GET /healthz counter). */
-async function bridgeQueries(url: string): Promise<number> {
-  return ((await (await fetch(`${url}/healthz`)).json()) as { streams: { queries: number } }).streams.queries;
 }
 
 /** The unique tokens (`<tag:00042>`) in a delta's text. */

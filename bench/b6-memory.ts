@@ -2,7 +2,7 @@
 // a pause (cached in the worker, waiting at a safe point), then with 200 SSE clients following 200 of them (one
 // upstream reader each in the bridge); plus the CPU those idle streams cost (the bridge polls quiet runs).
 import type { Benchmark, Row } from './report';
-import { BENCH_TOKEN, cpuSeconds, pool, rssMb, sleep, type BenchEnv } from './setup';
+import { BENCH_TOKEN, bridgeQueries, cpuSeconds, pool, rssMb, sleep, type BenchEnv } from './setup';
 
 /** An SSE connection that only counts bytes, kept open until `close()`. */
 async function openSse(url: string): Promise<{ close: () => void; bytes: () => number; ended: Promise<void> }> {
@@ -62,7 +62,7 @@ export const b6: Benchmark = {
     // SSE clients, one per run, all idle (the runs are paused).
     const clients = await pool(clientCount, 20, (i) => openSse(`${bridge.url}/runs/${handles[i].runId}/events`));
     await sleep(5000);
-    const queries = async () => ((await (await fetch(`${bridge.url}/healthz`)).json()) as { streams: { queries: number } }).streams.queries;
+    const queries = () => bridgeQueries(bridge.url);
     const cpu0 = cpuOf();
     const q0 = await queries();
     const w0 = Date.now();

@@ -323,6 +323,11 @@ function installBenchResponder(env: BenchEnv): void {
   });
 }
 
+/** The events Queries a bridge's stream readers have made so far (its GET /healthz counter; B2, B6). */
+export async function bridgeQueries(url: string): Promise<number> {
+  return ((await (await fetch(`${url}/healthz`)).json()) as { streams: { queries: number } }).streams.queries;
+}
+
 // ---- histories ---------------------------------------------------------------------------------------------
 
 /** A workflow history as the client fetches it. */
