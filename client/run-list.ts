@@ -2,6 +2,7 @@
 // runs, newest first, filtered by agent and status, a page at a time.
 import type { Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
+import { optionalTsToMs } from '@temporalio/common/lib/time';
 import { createHash } from 'node:crypto';
 import { RunSearchAttributes } from '../common/search-attributes';
 
@@ -83,8 +84,11 @@ export function listQuery(opts: ListRunsOptions): string {
   return where.join(' AND ');
 }
 
-const isoOf = (ts: { seconds?: { toString(): string } | number | null; nanos?: number | null } | null | undefined) =>
-  ts?.seconds == null ? undefined : new Date(Number(ts.seconds.toString()) * 1000 + Math.floor((ts.nanos ?? 0) / 1e6)).toISOString();
+/** A protobuf timestamp as an ISO string (undefined when unset). */
+const isoOf = (ts: Parameters<typeof optionalTsToMs>[0]) => {
+  const ms = optionalTsToMs(ts);
+  return ms === undefined ? undefined : new Date(ms).toISOString();
+};
 
 /** One page of the tenant's root runs, newest first. */
 export async function listRuns(client: Client, opts: ListRunsOptions = {}): Promise<RunPage> {
