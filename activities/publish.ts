@@ -12,6 +12,8 @@ export class WirePublisher {
   private buffer: EventDraft[] = [];
   private sequence = 0;
   private timer: NodeJS.Timeout | undefined;
+  /** When the pending timer flushes (epoch ms). */
+  private due = 0;
   private sending: Promise<void> = Promise.resolve();
   private failure: unknown;
 
@@ -29,11 +31,29 @@ export class WirePublisher {
     const merged = last && mergeInto?.(last);
     if (merged) this.buffer[this.buffer.length - 1] = merged;
     else this.buffer.push(event);
-    if (immediate) {
-      this.flushInBackground();
-    } else {
-      this.timer ??= setTimeout(() => this.flushInBackground(), this.flushIntervalMs);
-    }
+    if (immediate) this.flushInBackground();
+    else this.flushWithin(this.flushIntervalMs);
+  }
+
+  /** Makes sure what is buffered is sent within `ms` (sooner if a flush is already due sooner). */
+  flushWithin(ms: number): void {
+    const due = Date.now() + ms;
+    if (this.timer && this.due <= due) return;
+    if (this.timer) clearTimeout(this.timer);
+    this.due = due;
+    this.timer = setTimeout(() => this.flushInBackground(), ms);
+  }
+
+  /** Whether any batch has been handed to the sender yet. */
+  get started(): boolean {
+    return this.sequence > 0;
+  }
+
+  /** Drops what is buffered and not yet sent. */
+  discard(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = undefined;
+    this.buffer = [];
   }
 
   /** A flush nobody awaits: a failed send is kept in `failure` and reported by the next `flush()` instead of

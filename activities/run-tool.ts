@@ -77,12 +77,13 @@ export function createToolActivities(registry: ToolRegistry, workspaceRoot: stri
     }
     const workspace = await ensureWorkspace(resolveWorkspaceDir(workspaceRoot, input.workspace));
     if (ctx.info.attempt > 1 && input.eventBase) await announceRetry(input, input.eventBase, ctx.info.attempt);
-    const beat = setInterval(() => ctx.heartbeat(), 1000);
+    // A local activity (a quick tool) has no heartbeat: it lives inside its workflow task.
+    const beat = ctx.info.isLocal ? undefined : setInterval(() => ctx.heartbeat(), 1000);
     try {
       const out = await tool.execute(parsed.data, {
         workspace,
         signal: ctx.cancellationSignal,
-        heartbeat: (details) => ctx.heartbeat(details),
+        heartbeat: (details) => (ctx.info.isLocal ? undefined : ctx.heartbeat(details)),
         idempotencyKey: `${input.runId}:${input.toolCallId}`,
         runId: input.runId,
         toolCallId: input.toolCallId,

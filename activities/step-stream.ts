@@ -1,6 +1,6 @@
 // The StepStreamSink that puts a model call's deltas into the root run's Wire: STEP_RETRY first when this
-// is a retry, the first delta of the step at once, the rest in ≤ 100 ms batches, where adjacent deltas of the
-// same kind are merged into one event.
+// is a retry, the first delta of the step within FIRST_DELTA_HOLD_MS, the rest in ≤ 100 ms batches, where adjacent
+// deltas of the same kind are merged into one event. A stream that ends before its first delta was due sends none.
 import { Context } from '@temporalio/activity';
 import type { EventBase, EventDraft } from '../common';
 import type { StepStreamSink } from './model';
@@ -26,8 +26,16 @@ function deltaKind(d: ChunkDelta): 'text' | 'reasoning' | 'tool' | undefined {
   return kinds.length === 1 ? kinds[0][0] : undefined;
 }
 
+/**
+ * How long the first delta of a step waits before it is sent. A stream that is over by then (a fast model, a
+ * short answer) sends no deltas at all: its STEP_COMPLETED follows at once with the whole step, and the model
+ * call neither waits for a signal nor costs the root a workflow task for a preview nobody could see. Against a
+ * real model's time to first token (hundreds of ms) the hold is small.
+ */
+export const FIRST_DELTA_HOLD_MS = 20;
+
 /** A sink publishing STEP_DELTA / STEP_RETRY events for one model call. */
-export function wireStepSink(base: EventBase, stepId: string, publisher: WirePublisher = activityPublisher(base.rootRunId)): StepStreamSink {
+export function wireStepSink(base: EventBase, stepId: string, publisher: WirePublisher = activityPublisher(base.rootRunId), holdMs = FIRST_DELTA_HOLD_MS): StepStreamSink {
   let attempt = 1;
   let first = true;
   // Only a STEP_DELTA of this step and attempt still waiting in the buffer takes more text; it keeps its timestamp.
@@ -44,10 +52,13 @@ export function wireStepSink(base: EventBase, stepId: string, publisher: WirePub
       }
     },
     delta(delta: ChunkDelta) {
-      publisher.publish({ ...base, type: 'STEP_DELTA', stepId, attempt, delta, timestamp: Date.now() }, first, mergeWith(delta));
+      publisher.publish({ ...base, type: 'STEP_DELTA', stepId, attempt, delta, timestamp: Date.now() }, false, mergeWith(delta));
+      if (first) publisher.flushWithin(holdMs);
       first = false;
     },
     async end() {
+      // Nothing sent yet (no STEP_RETRY, first delta not due): the committed step will carry all of it.
+      if (!publisher.started) return publisher.discard();
       try {
         await publisher.flush();
       } catch (err) {

@@ -7,7 +7,7 @@ import os from 'node:os';
 import { ToolRegistry } from '../activities/tools/registry';
 import { planInput, type RunPlan } from './model';
 import type { Benchmark, Row } from './report';
-import { activityTimeline, benchAgent, eventTime, type BenchEnv, type History } from './setup';
+import { activityTimeline, benchAgent, cpuSeconds, eventTime, type BenchEnv, type History } from './setup';
 import { mean, median } from './stats';
 import { benchEchoTool, directToolContext } from './tools';
 
@@ -129,17 +129,26 @@ export const b1: Benchmark = {
     const rows: Row[] = [];
     const samples: Record<string, { agioMs: number[]; baselineMs: number[] }> = {};
     const timelines: Record<string, Record<string, number>> = {};
+    // CPU ms per step of the worker process and the Temporal dev server, over each Agio run (0 ms model).
+    const cpu = { worker: [] as number[], temporal: [] as number[] };
+    const cpuNow = () => ({ worker: cpuSeconds(env.worker.pid), temporal: cpuSeconds(env.temporal.pid) });
     for (const { latencyMs, reps } of latencies) {
       const agioMs: number[] = [];
       const baselineMs: number[] = [];
       for (let r = 0; r < reps; r++) {
         // Interleaved, so drifting machine load hits both alike.
         let handle: Awaited<ReturnType<BenchEnv['run']>>['handle'] | undefined;
+        const cpu0 = cpuNow();
         agioMs.push(await timed(async () => {
           const ran = await env.run(plan(latencyMs));
           handle = ran.handle;
           if (ran.output.metrics.modelCalls !== steps) throw new Error(`Agio run made ${ran.output.metrics.modelCalls} model calls, expected ${steps}`);
         }));
+        if (latencyMs === 0) {
+          const cpu1 = cpuNow();
+          cpu.worker.push(((cpu1.worker - cpu0.worker) * 1000) / steps);
+          cpu.temporal.push(((cpu1.temporal - cpu0.temporal) * 1000) / steps);
+        }
         if (r === 0) {
           const history = await handle!.workflow.fetchHistory();
           const wft = workflowTasks(history);
@@ -162,6 +171,10 @@ export const b1: Benchmark = {
     }
     const f = median(floorMs);
     rows.push({ metric: 'Temporal floor: bare workflow, 2 no-op activities / step', value: f / steps, baseline: median(samples['0ms'].agioMs) / steps, ratio: f / median(samples['0ms'].agioMs), unit: `ms / step (baseline = Agio at 0 ms; n=${floorMs.length})` });
+    rows.push(
+      { metric: 'CPU per step, 0 ms model: worker process', value: median(cpu.worker), unit: `ms CPU / step (n=${cpu.worker.length}; /proc ticks of 10 ms)` },
+      { metric: 'CPU per step, 0 ms model: Temporal dev server', value: median(cpu.temporal), unit: `ms CPU / step (n=${cpu.temporal.length})` },
+    );
     // Where an Agio step's time goes (0 ms model), from the first measured run's history.
     for (const [phase, ms] of Object.entries(timelines['0ms'] ?? {})) {
       rows.push({ metric: `  0 ms model: ${phase}`, value: ms, unit: phase.startsWith('workflow tasks per') ? 'tasks (incl. those woken by publish signals)' : 'ms (mean over the run)' });
@@ -170,7 +183,7 @@ export const b1: Benchmark = {
       status: 'ok',
       rows,
       notes: [`Temporal floor = a workflow that only runs two no-op activities per step on the same worker (what any Temporal-based loop pays here); steps = model calls (${steps - 1} with one bench_echo tool call, the last a text answer); Agio = AgioClient.start → result() with the worker in another process; baseline = the same openai client + tool function in one loop in the measuring process`],
-      data: { steps, samples, floorMs, stepTimelines: timelines },
+      data: { steps, samples, floorMs, stepTimelines: timelines, cpuMsPerStep: cpu },
     };
   },
 };

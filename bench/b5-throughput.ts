@@ -65,6 +65,8 @@ export const b5: Benchmark = {
       { metric: 'CPU: worker process', value: cpu.worker, unit: 'cores' },
       { metric: 'CPU: Temporal dev server', value: cpu.server, unit: 'cores' },
       { metric: 'CPU: bench process (client + model)', value: cpu.bench, unit: 'cores' },
+      { metric: 'CPU per agent step: worker process', value: (cpu.worker * 1000) / (runsPerSec * STEPS), unit: 'ms CPU / step' },
+      { metric: 'CPU per agent step: Temporal dev server', value: (cpu.server * 1000) / (runsPerSec * STEPS), unit: 'ms CPU / step' },
     ];
     return {
       status: 'ok',

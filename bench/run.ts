@@ -12,11 +12,12 @@ import { b4 } from './b4-recovery';
 import { b5 } from './b5-throughput';
 import { b6 } from './b6-memory';
 import { peer } from './peer';
+import { settings } from './settings';
 import { renderTable, type BenchResult, type Benchmark } from './report';
 import { BenchEnv, load1 } from './setup';
 
 // PEER right after B1–B3, whose workloads it repeats, so both see the same machine state.
-const BENCHMARKS: Benchmark[] = [b1, b2, b3, peer, b4, b5, b6];
+const BENCHMARKS: Benchmark[] = [b1, b2, b3, peer, b4, b5, b6, settings];
 
 function machine() {
   return {

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { AgioClient, type RunHandle, type StartOptions } from '../client/agio-client';
 import { defineAgent, type AgentSpec, type RunOutput } from '../common';
 import { ScriptedModelServer, text } from '../worker/dev-server/scripted-model-server';
-import { startTemporalDevServer, type TemporalDevServer } from '../worker/dev-server/temporal-server';
+import { startTemporalDevServer, type TemporalDevServer, type TemporalDevServerOptions } from '../worker/dev-server/temporal-server';
 import { writeWorkflowBundle } from '../worker/dev-server/workflow-bundle';
 import { planInput, planOf, planTurn, type RunPlan } from './model';
 
@@ -217,6 +217,8 @@ export interface BenchEnvOptions {
   /** Tiny iteration counts (development). */
   quick: boolean;
   log: (msg: string) => void;
+  /** Dev server settings other than the tuned defaults (the SETTINGS benchmark measures them one by one). */
+  temporal?: Pick<TemporalDevServerOptions, 'untuned' | 'dynamicConfig'>;
 }
 
 /** Everything a benchmark uses. */
@@ -251,7 +253,12 @@ export class BenchEnv {
     const dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'agio-bench-'));
     opts.log(`bench: starting Temporal dev server, scripted model server and workflow bundle (${dir})`);
     const [temporal, model, bundlePath] = await Promise.all([
-      startTemporalDevServer({ dbFilename: path.join(dir, 'temporal.db'), log: opts.log, dynamicConfig: { 'frontend.enableUpdateWorkflowExecution': true } }),
+      startTemporalDevServer({
+        dbFilename: path.join(dir, 'temporal.db'),
+        log: opts.log,
+        untuned: opts.temporal?.untuned,
+        dynamicConfig: { 'frontend.enableUpdateWorkflowExecution': true, ...opts.temporal?.dynamicConfig },
+      }),
       ScriptedModelServer.start(),
       writeWorkflowBundle(require.resolve('./workflows'), dir),
     ]);

@@ -1,6 +1,6 @@
 // The benchmark's workflow bundle: Agio's workflows, plus a bare workflow that gives Temporal's own floor on
 // this machine (the same number of activity round trips per step as an Agio step, and nothing else).
-import { proxyActivities } from '@temporalio/workflow';
+import { proxyActivities, sleep } from '@temporalio/workflow';
 
 export * from '../workflows';
 
@@ -14,4 +14,9 @@ export async function benchFloor(steps: number): Promise<number> {
     sum += await benchNoop(i);
   }
   return sum;
+}
+
+/** `timers` workflow timers of `ms` each, one after another (how late the server fires them). */
+export async function benchTimers(timers: number, ms: number): Promise<void> {
+  for (let i = 0; i < timers; i++) await sleep(ms);
 }

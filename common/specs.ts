@@ -113,6 +113,8 @@ export const ToolSpec = z.object({
   heartbeatTimeoutMs: z.number().int().positive().optional(),
   maxAttempts: z.number().int().positive(),
   idempotent: z.boolean(),
+  /** Short and idempotent: runs as a local activity, in the workflow task that asked for it (no server round trip). */
+  quick: z.boolean().optional(),
 });
 /** What the workflow knows about a tool. */
 export type ToolSpec = z.infer<typeof ToolSpec>;

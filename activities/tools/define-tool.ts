@@ -46,6 +46,12 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
   maxAttempts?: number;
   /** Whether running the tool twice is harmless; non-idempotent tools are not retried by default. */
   idempotent?: boolean;
+  /**
+   * Short and idempotent (a lookup, a file read): the tool runs as a Temporal local activity, in the worker that
+   * runs the workflow task asking for it, without a round trip through the server. Its timeout defaults to 10 s and
+   * may not exceed 30 s; it requires `idempotent: true`, because after a worker crash it runs again from the start.
+   */
+  quick?: boolean;
 }
 
 /** Defines a tool; the identity function, typed so `execute` sees the parsed arguments. */

@@ -20,6 +20,8 @@ export const fileReadTool = defineTool({
     limit: z.number().int().min(1).optional().describe(`Maximum number of lines to read (default ${DEFAULT_LIMIT}).`),
   }),
   idempotent: true,
+  // Reads the workspace and returns: no round trip through the server (a local activity).
+  quick: true,
   async execute({ path: userPath, offset = 1, limit = DEFAULT_LIMIT }, ctx) {
     const file = await resolveInWorkspace(ctx.workspace, userPath, { mustExist: true });
     const stat = await fs.stat(file);

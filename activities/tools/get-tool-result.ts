@@ -20,6 +20,8 @@ export function createGetToolResultTool(store: ToolResultStore) {
       offset: z.number().int().nonnegative().optional().describe('Character offset to start at (default 0).'),
     }),
     idempotent: true,
+    // Reads a stored output and returns: no round trip through the server (a local activity).
+    quick: true,
     async execute({ ref, offset = 0 }, ctx) {
       const content = await store.get(ctx.tenant ?? 'default', ctx.runId, ref);
       if (content === undefined) throw new Error(`no stored output "${ref}" for this run`);

@@ -21,6 +21,8 @@ export const globTool = defineTool({
     max_results: z.number().int().min(1).max(5000).optional().describe(`Maximum number of paths to return (default ${DEFAULT_MAX_RESULTS}).`),
   }),
   idempotent: true,
+  // Reads the workspace and returns: no round trip through the server (a local activity).
+  quick: true,
   async execute({ pattern, path: userPath = '.', max_results: maxResults = DEFAULT_MAX_RESULTS }, ctx) {
     if (path.isAbsolute(pattern)) throw new Error('pattern must be relative; put the directory to search in "path".');
     const root = await realWorkspace(ctx.workspace);

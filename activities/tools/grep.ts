@@ -36,6 +36,8 @@ export const grepTool = defineTool({
     max_results: z.number().int().min(1).max(5000).optional().describe(`Maximum number of matching lines to return (default ${DEFAULT_MAX_RESULTS}).`),
   }),
   idempotent: true,
+  // Reads the workspace and returns: no round trip through the server (a local activity).
+  quick: true,
   async execute({ pattern, path: userPath = '.', glob, ignore_case: ignoreCase = false, max_results: maxResults = DEFAULT_MAX_RESULTS }, ctx) {
     let re: RegExp;
     try {

@@ -15,6 +15,8 @@ export const lsTool = defineTool({
     path: z.string().optional().describe('Directory path, relative to the workspace (default ".").'),
   }),
   idempotent: true,
+  // Reads the workspace and returns: no round trip through the server (a local activity).
+  quick: true,
   async execute({ path: userPath = '.' }, ctx) {
     const dir = await resolveInWorkspace(ctx.workspace, userPath, { mustExist: true });
     if (!(await fs.stat(dir)).isDirectory()) throw new Error(`"${userPath}" is a file, not a directory; use file_read to read it.`);

@@ -5,6 +5,8 @@ import type { ToolSpec } from '../../common';
 import type { ToolDefinition } from './define-tool';
 
 const DEFAULT_TIMEOUT_MS = 60_000;
+/** Default and upper bound of a quick tool's timeout: a local activity holds its workflow task while it runs. */
+export const QUICK_TOOL_TIMEOUT_MS = { default: 10_000, max: 30_000 };
 
 /** The worker's tools, looked up by name. */
 export class ToolRegistry {
@@ -19,6 +21,8 @@ export class ToolRegistry {
   register(tool: ToolDefinition): this {
     if (!/^[A-Za-z0-9_-]{1,64}$/.test(tool.name)) throw new Error(`invalid tool name "${tool.name}": use 1-64 letters, digits, _ or -`);
     if (this.tools.has(tool.name)) throw new Error(`tool "${tool.name}" is already registered`);
+    if (tool.quick && tool.idempotent !== true) throw new Error(`tool "${tool.name}" is quick but not idempotent: a quick tool runs again from the start after a worker crash, so declare idempotent: true or drop quick`);
+    if (tool.quick && (tool.timeoutMs ?? 0) > QUICK_TOOL_TIMEOUT_MS.max) throw new Error(`tool "${tool.name}" is quick but its timeout is ${tool.timeoutMs} ms: a quick tool may take at most ${QUICK_TOOL_TIMEOUT_MS.max} ms (drop quick for longer tools)`);
     this.tools.set(tool.name, tool as ToolDefinition);
     this.schemas.set(tool.name, z.toJSONSchema(tool.parameters, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>);
     return this;
@@ -43,10 +47,11 @@ export class ToolRegistry {
       name,
       description: tool.description,
       parameters: this.schemas.get(name)!,
-      timeoutMs: tool.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+      timeoutMs: tool.timeoutMs ?? (tool.quick ? QUICK_TOOL_TIMEOUT_MS.default : DEFAULT_TIMEOUT_MS),
       ...(tool.heartbeatTimeoutMs ? { heartbeatTimeoutMs: tool.heartbeatTimeoutMs } : {}),
       maxAttempts: tool.maxAttempts ?? (idempotent ? 3 : 1),
       idempotent,
+      ...(tool.quick ? { quick: true } : {}),
     };
   }
 

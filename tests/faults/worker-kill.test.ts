@@ -55,7 +55,7 @@ describe('a worker SIGKILLed mid-run', () => {
   /** Kills the first worker and starts the replacement (an in-process worker with the same ledger). */
   async function failOver(): Promise<void> {
     await killWorkerProcess(workers.first!);
-    workers.second = await startTestWorker({ model: bed.model(), taskQueue, tools: [ledgerTool(ledger)], workerOptions: { stickyQueueScheduleToStartTimeout: 1000 } });
+    workers.second = await startTestWorker({ model: bed.model(), taskQueue, tools: [ledgerTool(ledger), ledgerTool(ledger, { quick: true })], workerOptions: { stickyQueueScheduleToStartTimeout: 1000 } });
   }
 
   /** Follows a run's SSE stream from the start; `onFrame` sees every frame as it arrives. */
@@ -103,6 +103,28 @@ describe('a worker SIGKILLed mid-run', () => {
     expect(transcript(events, run.runId)).toEqual(['user: pay invoice 7', 'assistant: → ledger', 'tool: booked pay invoice 7', 'assistant: invoice 7 is paid']);
     expect(events.filter((e) => e.type === 'STEP_RETRY').map((e) => [e.stepId, e.toolCallId, e.attempt])).toEqual([[`${run.runId}:2`, 'call_pay', 2]]);
     // The model saw the tool's result once, in the final request.
+    expect(bed.server.requests).toHaveLength(2);
+  });
+
+  it('mid quick tool (a local activity): the call runs again from the start on the new worker, its effect is booked once, and no STEP_RETRY is claimed', async () => {
+    bed.server.script(toolCalls([toolCall('quick_ledger', { entry: 'read ledger 3', holdMs: 5000 }, { id: 'call_read' })]), text('ledger 3 is read'));
+    const run = await bridge!.agio.start(defineAgent({ name: 'reader', tools: ['quick_ledger'] }), 'read ledger 3', { limits: FAST_FAILOVER });
+    const stream = follow(run.runId);
+
+    await effectBooked('read ledger 3');
+    await failOver();
+    const events = await stream;
+
+    expect((await run.result()).response).toBe('ledger 3 is read');
+    expect(ledgerCounts()).toEqual({ 'read ledger 3': { executions: 2, effects: 1, keys: 1 } });
+    expectWholeStream(events, run.runId);
+    expectStepsOnce(events);
+    expect(transcript(events, run.runId)).toEqual(['user: read ledger 3', 'assistant: → quick_ledger', 'tool: booked read ledger 3', 'assistant: ledger 3 is read']);
+    // The lost attempt lived inside a workflow task and published nothing: the new worker's run of it is attempt 1.
+    expect(events.filter((e) => e.type === 'STEP_RETRY')).toEqual([]);
+    const history = await bed.client.workflow.getHandle(run.runId).fetchHistory();
+    const scheduled = (history.events ?? []).flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
+    expect(scheduled).not.toContain('runTool');
     expect(bed.server.requests).toHaveLength(2);
   });
 

@@ -18,7 +18,7 @@ export interface WorkerProcessConfig {
   workflowBundle: string;
   /** Names of tools from tests/fixtures/test-tools.ts to register besides the built-in tools. */
   tools?: string[];
-  /** Registers the `ledger` tool (tests/fixtures/test-tools.ts) writing to this file. */
+  /** Registers the `ledger` and `quick_ledger` tools (tests/fixtures/test-tools.ts) writing to this file. */
   ledgerFile?: string;
   /** How long the server waits for this worker's sticky queue before handing a workflow task to any worker. */
   stickyQueueScheduleToStartTimeoutMs?: number;

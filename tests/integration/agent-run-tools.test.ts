@@ -46,6 +46,24 @@ describe('agentRun tool calls', () => {
     expect(recordedToolCalls.filter((c) => c.runId === handle.workflowId)).toEqual([]);
   });
 
+  it('runs a quick tool as a local activity inside the workflow task and any other tool as an activity', async () => {
+    bed.server.script(toolCalls([toolCall('ls', {}, { id: 'call_ls' }), toolCall('echo', { text: 'hi' }, { id: 'call_echo' })]), text('listed and echoed'));
+    const agent = defineAgent({ name: 'mixed', tools: ['ls', 'echo'] });
+
+    const { output, handle } = await runToEnd(bed.client, bed.worker.taskQueue, { agent, input: 'both' });
+
+    expect(output.response).toBe('listed and echoed');
+    expect(sentToolResult(bed.server.requests[1], 'call_echo')).toBe('hi');
+    expect(sentToolResult(bed.server.requests[1], 'call_ls')).not.toMatch(/^Error/);
+    const events = (await handle.fetchHistory()).events ?? [];
+    const scheduled = events.flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
+    // callModel twice and echo; ls (quick) and resolveTools run as local activities, recorded as markers.
+    expect(scheduled.sort()).toEqual(['callModel', 'callModel', 'runTool']);
+    const markers = events.flatMap((e) => e.markerRecordedEventAttributes?.markerName ?? []);
+    expect(markers.filter((m) => m === 'core_local_activity').length).toBeGreaterThanOrEqual(2);
+    expect(markers.filter((m) => m === 'core_patch')).toHaveLength(2);
+  });
+
   it("truncates a tool output over maxToolOutputBytes and keeps the tool's own metadata next to the truncation record", async () => {
     bed.server.script(toolCalls([toolCall('big_output', { bytes: 5000 }, { id: 'call_big' })]), text('seen it'));
     const agent = defineAgent({ name: 'verbose', tools: ['big_output'] });

@@ -19,6 +19,8 @@ function tagsOf(events: AgioEvent[]): object[] {
 }
 
 const index = (events: AgioEvent[], match: (e: AgioEvent) => boolean): number => events.findIndex(match);
+/** A stream that lasts longer than the first delta's hold (FIRST_DELTA_HOLD_MS), so its deltas are sent. */
+const STREAMED = { chunkSize: 3, delayMs: 10 };
 
 describe('agents used as tools', () => {
   const bed = useTestBed({ tools: testTools });
@@ -28,8 +30,8 @@ describe('agents used as tools', () => {
   it("does not close the parent's stream when a nested agent completes", async () => {
     const helper = defineAgent({ name: 'helper', instructions: 'You are the helper.' });
     const parent = defineAgent({ name: 'parent', instructions: 'You are the parent.', tools: [asTool(helper, { description: 'Helps with anything.', stream: 'full' })] });
-    bed.server.scriptFor('You are the parent.', toolCalls([toolCall('helper', { task: 'help me' }, { id: 'call_help' })]), text('the parent is done', { chunkSize: 3 }));
-    bed.server.scriptFor('You are the helper.', text('the helper answer', { chunkSize: 3 }));
+    bed.server.scriptFor('You are the parent.', toolCalls([toolCall('helper', { task: 'help me' }, { id: 'call_help' })]), text('the parent is done', STREAMED));
+    bed.server.scriptFor('You are the helper.', text('the helper answer', STREAMED));
 
     const { rootRunId, events, output } = await run(parent, 'start');
 
@@ -58,7 +60,7 @@ describe('agents used as tools', () => {
       ...[1, 2, 3].map((i) => toolCalls([toolCall('helper', { task: `part ${i}` }, { id: `call_${i}` })])),
       text('all three parts done'),
     );
-    bed.server.scriptFor('You are the helper.', text('part 1 done'), text('part 2 done'), text('part 3 done'));
+    bed.server.scriptFor('You are the helper.', text('part 1 done', STREAMED), text('part 2 done', STREAMED), text('part 3 done', STREAMED));
 
     const { rootRunId, events, output } = await run(parent, 'do it in three parts');
 

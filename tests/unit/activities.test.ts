@@ -129,6 +129,20 @@ describe('runTool', () => {
   });
 });
 
+describe('ToolRegistry quick tools', () => {
+  const quick = (extra: Partial<ToolDefinition>) => defineTool({ name: 'peek', description: 'peeks', parameters: z.object({}), execute: async () => 'ok', ...extra });
+
+  it('gives a quick, idempotent tool a quick spec with a 10 s timeout by default', () => {
+    expect(new ToolRegistry([quick({ idempotent: true, quick: true })]).spec('peek')).toMatchObject({ quick: true, idempotent: true, timeoutMs: 10_000, maxAttempts: 3 });
+    expect(new ToolRegistry([quick({ idempotent: true })]).spec('peek')).not.toHaveProperty('quick');
+  });
+
+  it('refuses a quick tool that is not idempotent, or whose timeout is over 30 s, saying why', () => {
+    expect(() => new ToolRegistry([quick({ quick: true })])).toThrow('tool "peek" is quick but not idempotent');
+    expect(() => new ToolRegistry([quick({ quick: true, idempotent: true, timeoutMs: 60_000 })])).toThrow('a quick tool may take at most 30000 ms');
+  });
+});
+
 describe('resolveWorkspaceDir', () => {
   it('joins a relative workspace under the root', () => {
     expect(resolveWorkspaceDir('/srv/ws', 'runs/r1')).toBe('/srv/ws/runs/r1');

@@ -4,6 +4,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
+import { TUNED_DYNAMIC_CONFIG } from '../../worker/dev-server/dynamic-config';
 
 const repoRoot = path.resolve(__dirname, '..', '..');
 const readRepoFile = (relative: string): string => readFileSync(path.join(repoRoot, relative), 'utf8');
@@ -231,6 +232,15 @@ describe('docker-compose.yml', () => {
       expect(worker[name]).toBe(`\${${name}:-}`);
     }
     expect(environment(services.bridge).AGIO_TOKENS).toMatch(/^\$\{AGIO_TOKENS:-[^:,}]+:[^:,}]+(,[^:,}]+:[^:,}]+)*\}$/);
+  });
+
+  it("runs Temporal with the dev servers' tuned dynamic config, from a file it mounts", () => {
+    const temporal = services.temporal;
+    const target = environment(temporal).DYNAMIC_CONFIG_FILE_PATH;
+    const mount = (temporal.volumes ?? []).map(String).find((v) => v.split(':')[1] === target);
+    expect(mount).toBeDefined();
+    const file = parse(readRepoFile(mount!.split(':')[0])) as Record<string, { value: unknown }[]>;
+    for (const [key, value] of Object.entries(TUNED_DYNAMIC_CONFIG)) expect(file[key]?.[0]?.value).toEqual(value);
   });
 });
 

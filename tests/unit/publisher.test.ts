@@ -8,6 +8,7 @@ import { WirePublisher } from '../../activities/publish';
 import { mergeDeltas, wireStepSink } from '../../activities/step-stream';
 
 const INTERVAL = 30;
+const HOLD = 5;
 const T0 = 1_700_000_000_000;
 
 interface Sent {
@@ -46,6 +47,21 @@ afterEach(() => {
 });
 
 describe('WirePublisher', () => {
+  it('flushWithin brings a flush forward but never pushes one back; discard drops what is unsent', async () => {
+    const s = fakeSender();
+    const pub = new WirePublisher(s.send, 'pub-w', INTERVAL);
+    pub.publish(ev());
+    pub.flushWithin(5);
+    pub.flushWithin(20);
+    await jest.advanceTimersByTimeAsync(5);
+    expect(s.attempts.map((a) => a.startedAt)).toEqual([T0 + 5]);
+    expect(pub.started).toBe(true);
+    pub.publish(ev());
+    pub.discard();
+    await jest.advanceTimersByTimeAsync(10 * INTERVAL);
+    expect(s.attempts).toHaveLength(1);
+  });
+
   it('sends many events published within one interval as ONE batch when the interval ends', async () => {
     const s = fakeSender();
     const pub = new WirePublisher(s.send, 'pub-1', INTERVAL);
@@ -243,16 +259,18 @@ describe('mergeDeltas', () => {
 describe('wireStepSink', () => {
   const base: EventBase = { runId: 'child', rootRunId: 'root', agent: 'writer', depth: 1, parentRunId: 'root', toolCallId: 'tc1' };
 
-  it('on attempt 1 sends the first STEP_DELTA at once and batches the later ones, merged into one event', async () => {
+  it('on attempt 1 sends the first STEP_DELTA after the hold and batches the later ones, merged into one event', async () => {
     const s = fakeSender();
-    const sink = wireStepSink(base, 'child:1', new WirePublisher(s.send, 'p', INTERVAL));
+    const sink = wireStepSink(base, 'child:1', new WirePublisher(s.send, 'p', INTERVAL), HOLD);
     await sink.begin({ attempt: 1 });
     await tick();
     expect(s.attempts).toHaveLength(0);
     sink.delta({ content: 'He' });
-    await tick();
+    await jest.advanceTimersByTimeAsync(HOLD - 1);
+    expect(s.attempts).toHaveLength(0);
+    await jest.advanceTimersByTimeAsync(1);
     expect(s.attempts).toHaveLength(1);
-    expect(s.attempts[0].startedAt).toBe(T0);
+    expect(s.attempts[0].startedAt).toBe(T0 + HOLD);
     for (const piece of ['l', 'l', 'o']) {
       sink.delta({ content: piece });
       await jest.advanceTimersByTimeAsync(2);
@@ -261,7 +279,7 @@ describe('wireStepSink', () => {
     await jest.advanceTimersByTimeAsync(INTERVAL);
     expect(s.attempts).toHaveLength(2);
     expect(s.attempts[1].batch.events.map((e) => e.delta?.content)).toEqual(['llo']);
-    expect(s.attempts[1].batch.events[0].timestamp).toBe(T0); // when its first piece arrived, not its last (T0 + 4)
+    expect(s.attempts[1].batch.events[0].timestamp).toBe(T0 + HOLD); // when its first piece arrived, not its last
     const all = s.attempts.flatMap((a) => a.batch.events);
     expect(all.every((e) => e.type === 'STEP_DELTA' && e.stepId === 'child:1' && e.attempt === 1)).toBe(true);
     expect(all[0]).toMatchObject({ ...base, type: 'STEP_DELTA', delta: { content: 'He' }, timestamp: T0 });
@@ -269,11 +287,24 @@ describe('wireStepSink', () => {
     expect(s.attempts).toHaveLength(2);
   });
 
-  it('flushes buffered deltas on end()', async () => {
+  it('sends nothing for a stream that ends before its first delta is due: the committed step carries it all', async () => {
     const s = fakeSender();
-    const sink = wireStepSink(base, 'child:1', new WirePublisher(s.send, 'p', INTERVAL));
+    const sink = wireStepSink(base, 'child:1', new WirePublisher(s.send, 'p', INTERVAL), HOLD);
+    await sink.begin({ attempt: 1 });
+    sink.delta({ content: 'a whole ' });
+    await jest.advanceTimersByTimeAsync(HOLD - 1);
+    sink.delta({ content: 'answer' });
+    await sink.end();
+    await jest.advanceTimersByTimeAsync(10 * INTERVAL);
+    expect(s.attempts).toHaveLength(0);
+  });
+
+  it('flushes buffered deltas on end() once the step has started sending', async () => {
+    const s = fakeSender();
+    const sink = wireStepSink(base, 'child:1', new WirePublisher(s.send, 'p', INTERVAL), HOLD);
     await sink.begin({ attempt: 1 });
     sink.delta({ content: 'a' });
+    await jest.advanceTimersByTimeAsync(HOLD);
     sink.delta({ reasoningContent: 'b' });
     sink.delta({ toolCalls: [{ index: 0, arguments: '{}' }] });
     await sink.end();
@@ -282,9 +313,10 @@ describe('wireStepSink', () => {
 
   it('merges only adjacent deltas of the same kind; a new tool call starts a new event', async () => {
     const s = fakeSender();
-    const sink = wireStepSink(base, 'child:1', new WirePublisher(s.send, 'p', INTERVAL));
+    const sink = wireStepSink(base, 'child:1', new WirePublisher(s.send, 'p', INTERVAL), HOLD);
     await sink.begin({ attempt: 1 });
-    sink.delta({ reasoningContent: 'think' }); // the first delta goes alone, at once
+    sink.delta({ reasoningContent: 'think' }); // the first delta goes alone, after the hold
+    await jest.advanceTimersByTimeAsync(HOLD);
     for (const d of [{ reasoningContent: 'ing' }, { reasoningContent: '…' }, { content: 'I will ' }, { content: 'look.' }, { toolCalls: [{ index: 0, id: 'c1', name: 'grep', arguments: '' }] }, { toolCalls: [{ index: 0, arguments: '{"pat' }] }, { toolCalls: [{ index: 0, arguments: 'tern":"x"}' }] }, { toolCalls: [{ index: 1, id: 'c2', name: 'ls', arguments: '{}' }] }]) sink.delta(d);
     await sink.end();
     expect(s.delivered().map((a) => a.batch.events.map((e) => e.delta))).toEqual([
@@ -295,7 +327,7 @@ describe('wireStepSink', () => {
 
   it('on attempt 2 first sends a STEP_RETRY (at once) naming the step and attempt, then the deltas', async () => {
     const s = fakeSender();
-    const sink = wireStepSink(base, 'child:1', new WirePublisher(s.send, 'p', INTERVAL));
+    const sink = wireStepSink(base, 'child:1', new WirePublisher(s.send, 'p', INTERVAL), HOLD);
     await sink.begin({ attempt: 2 });
     await tick();
     expect(s.attempts).toHaveLength(1);
@@ -303,7 +335,7 @@ describe('wireStepSink', () => {
     expect(s.attempts[0].batch.events).toHaveLength(1);
     expect(s.attempts[0].batch.events[0]).toMatchObject({ ...base, type: 'STEP_RETRY', stepId: 'child:1', attempt: 2 });
     sink.delta({ content: 'again' });
-    await tick();
+    await jest.advanceTimersByTimeAsync(HOLD);
     expect(s.attempts).toHaveLength(2);
     expect(s.attempts[1].batch.events).toEqual([expect.objectContaining({ type: 'STEP_DELTA', stepId: 'child:1', attempt: 2, delta: { content: 'again' } })]);
     await sink.end();
@@ -314,9 +346,10 @@ describe('wireStepSink', () => {
     const env = new MockActivityEnvironment({}, { logger: new DefaultLogger('WARN', (entry) => logs.push(entry)) });
     const s = fakeSender(() => ({ fail: new Error('root run is gone') }));
     const result = env.run(async () => {
-      const sink = wireStepSink(base, 'child:1', new WirePublisher(s.send, 'p', INTERVAL));
+      const sink = wireStepSink(base, 'child:1', new WirePublisher(s.send, 'p', INTERVAL), HOLD);
       await sink.begin({ attempt: 1 });
       sink.delta({ content: 'x' });
+      await new Promise((r) => setTimeout(r, HOLD));
       await sink.end();
       return 'ok';
     });

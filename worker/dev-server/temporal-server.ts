@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { findOrInstallBinary, type BinarySpec } from './install-binary';
+import { dynamicConfigArgs } from './dynamic-config';
 import { freePort, waitUntil } from './free-port';
 import { startSupervised, type SupervisedProcess } from './supervised-process';
 import { RunSearchAttributes } from '../../common/search-attributes';
@@ -30,8 +31,10 @@ export interface TemporalDevServerOptions {
   /** Serve the Web UI on this port (default: headless). */
   uiPort?: number;
   namespace?: string;
-  /** Extra `--dynamic-config-value KEY=VALUE` entries. */
+  /** Extra `--dynamic-config-value KEY=VALUE` entries, on top of the tuned settings of dynamic-config.ts. */
   dynamicConfig?: Record<string, string | number | boolean>;
+  /** Start from Temporal's own defaults instead of the tuned settings (to measure the settings). */
+  untuned?: boolean;
   log?: (msg: string) => void;
 }
 
@@ -66,7 +69,7 @@ export async function startTemporalDevServer(opts: TemporalDevServerOptions = {}
     '--namespace', namespace,
     '--log-level', 'error',
     ...SEARCH_ATTRIBUTE_NAMES.flatMap((name) => ['--search-attribute', `${name}=Keyword`]),
-    ...Object.entries(opts.dynamicConfig ?? {}).flatMap(([k, v]) => ['--dynamic-config-value', `${k}=${JSON.stringify(v)}`]),
+    ...dynamicConfigArgs(opts.dynamicConfig, !opts.untuned),
     ...(opts.uiPort ? ['--ui-port', String(opts.uiPort)] : ['--headless']),
   ];
   const proc = startSupervised(binary, args);
@@ -113,7 +116,7 @@ async function startWithSdkDownload(opts: TemporalDevServerOptions): Promise<Tem
       dbFilename: opts.dbFilename,
       namespace: opts.namespace,
       searchAttributes: Object.values(RunSearchAttributes),
-      extraArgs: ['--log-level', 'error'],
+      extraArgs: ['--log-level', 'error', ...dynamicConfigArgs(opts.dynamicConfig, !opts.untuned)],
     },
   });
   const address = env.address;
