@@ -8,7 +8,7 @@ import { createBridge } from '../bridge/server';
 import { AgioClient } from '../client/agio-client';
 import { createWorker } from '../worker/create-worker';
 import type { ChildConfig } from './setup';
-import { benchEchoTool } from './tools';
+import { benchTools } from './tools';
 
 // Only a type import from setup.ts: the bridge process must not load the worker's modules (B6 measures its memory).
 const CHILD_CONFIG_ENV = 'BENCH_CHILD_CONFIG';
@@ -20,7 +20,7 @@ async function runWorker(config: ChildConfig): Promise<void> {
     connection,
     taskQueue: config.taskQueue,
     model: { baseURL: config.modelBaseURL, apiKey: 'bench', defaultModel: 'scripted-model' },
-    tools: [benchEchoTool],
+    tools: benchTools,
     // For the bare `benchFloor` workflow (bench/workflows.ts): Temporal's round trip without Agio.
     extraActivities: { benchNoop: async (i: number) => i },
     workspaceRoot: config.workspaceRoot,

@@ -13,6 +13,8 @@ export interface RunPlan {
   stream?: { chunks: number; intervalMs: number };
   /** Unique per run; part of every streamed token so tokens can be matched across runs. */
   tag: string;
+  /** The tool each turn calls (default `bench_echo`, a quick tool; `bench_echo_activity` is the same as an activity). */
+  tool?: 'bench_echo' | 'bench_echo_activity';
 }
 
 const PREFIX = 'bench:';
@@ -42,7 +44,7 @@ export function planTurn(plan: RunPlan, req: RecordedRequest): ScriptedTurn {
   const messages = (req.body?.messages ?? []) as Message[];
   const done = messages.filter((m) => m.role === 'assistant').length;
   const latency = plan.latencyMs ? { firstChunkDelayMs: plan.latencyMs } : {};
-  if (done < plan.steps - 1) return toolCalls([toolCall('bench_echo', { i: done })], latency);
+  if (done < plan.steps - 1) return toolCalls([toolCall(plan.tool ?? 'bench_echo', { i: done })], latency);
   if (!plan.stream) return text(`done after ${done} tool calls`, latency);
   const tokens = Array.from({ length: plan.stream.chunks }, (_, i) => streamToken(plan.tag, i));
   return text(tokens.join(''), { ...latency, chunkSize: tokens[0].length, delayMs: plan.stream.intervalMs });

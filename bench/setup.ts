@@ -318,7 +318,7 @@ export class BenchEnv {
 }
 
 /** The agent every benchmark runs: one trivial tool, the rest comes from the run's plan. */
-export const benchAgent: AgentSpec = defineAgent({ name: 'bench', description: 'benchmark agent', instructions: 'You are a benchmark agent.', tools: ['bench_echo'] });
+export const benchAgent: AgentSpec = defineAgent({ name: 'bench', description: 'benchmark agent', instructions: 'You are a benchmark agent.', tools: ['bench_echo', 'bench_echo_activity'] });
 
 /** Answers every request from its run's plan (after its gate, if any); requests without one get a short text. */
 function installBenchResponder(env: BenchEnv): void {

@@ -11,7 +11,6 @@ import { builtinTools } from '../activities/tools/builtin';
 import { ToolRegistry } from '../activities/tools/registry';
 import { createGetToolResultTool } from '../activities/tools/get-tool-result';
 import { createMemoryStores, type Stores } from '../stores';
-import { AGIO_BUNDLER_OPTIONS } from './bundler-options';
 
 /** Options of {@link createWorker}. */
 export interface CreateWorkerOptions {
@@ -67,7 +66,7 @@ export async function createWorker(opts: CreateWorkerOptions): Promise<AgioWorke
     connection: opts.connection,
     namespace: opts.namespace ?? 'default',
     taskQueue,
-    ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: require.resolve('../workflows'), bundlerOptions: AGIO_BUNDLER_OPTIONS }),
+    ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
     activities: { ...createActivities(deps), ...opts.extraActivities },
     ...opts.workerOptions,
   });

@@ -1,22 +1,13 @@
 // Activity handles of the agent loop: callModel with the run's retry and timeout limits, resolveTools, and
 // how a model call that cannot succeed fails the run with a clear, non-retried error.
-import { ActivityFailure, ApplicationFailure, isCancellation, patched, proxyActivities, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities, workflowInfo } from '@temporalio/workflow';
 import { ErrorType, NON_RETRYABLE_MODEL_ERRORS, jsonBytes, modelInputTooLargeMessage, type ChatMessage, type RunContext } from '../common';
 import type { AgioActivities } from '../activities';
 import type { CallModelInput } from '../activities/model';
-import type { ResolveToolsInput, ResolveToolsOutput } from '../activities/run-tool';
-import { Patches } from './patches';
 import { failureMessage } from './tool-calls';
 
-const resolveOptions = { startToCloseTimeout: '30s', retry: { maximumAttempts: 3 } } as const;
-const resolveRemotely = proxyActivities<AgioActivities>(resolveOptions).resolveTools;
-const resolveLocally = proxyLocalActivities<AgioActivities>(resolveOptions).resolveTools;
-
-/** Resolves tool names to the specs the workflow schedules them with: a lookup in the worker's registry, so a local
- * activity (runs started before that change replay it as the activity they recorded). */
-export function resolveTools(input: ResolveToolsInput): Promise<ResolveToolsOutput> {
-  return patched(Patches.resolveToolsAsLocalActivity) ? resolveLocally(input) : resolveRemotely(input);
-}
+/** Resolves tool names to the specs the workflow schedules them with. */
+export const { resolveTools } = proxyActivities<AgioActivities>({ startToCloseTimeout: '30s', retry: { maximumAttempts: 3 } });
 
 /** callModel with the run's limits: heartbeat and overall timeouts, bounded retries, no retry for 4xx. */
 export function callModelActivity(context: RunContext): AgioActivities['callModel'] {

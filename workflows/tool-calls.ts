@@ -1,13 +1,12 @@
 // Runs one turn's tool calls as activities (in parallel unless the agent says otherwise) and turns every
 // outcome — success, bad arguments, unknown tool, timeout — into a tool step the model sees next turn.
-import { ActivityFailure, ApplicationFailure, ChildWorkflowFailure, TimeoutFailure, isCancellation, patched, proxyActivities, proxyLocalActivities, type RetryPolicy } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, ChildWorkflowFailure, TimeoutFailure, isCancellation, proxyActivities, proxyLocalActivities, type RetryPolicy } from '@temporalio/workflow';
 import type { AgentToolSpec, ChatMessage, RunContext, Step, ToolCall, ToolSpec } from '../common';
 import type { AgioActivities } from '../activities';
 import { runAgentTool } from './agent-tool';
 import type { Emitter } from './emitter';
 import type { Approvals } from './approvals';
 import type { RunControl } from './control';
-import { Patches } from './patches';
 
 /** What the tool runner needs from the run. */
 export interface ToolTurn {
@@ -37,9 +36,12 @@ const proxies = new Map<string, AgioActivities['runTool']>();
  * runTool with the tool's timeouts and retries. A quick tool (short, idempotent) runs as a local activity: in the
  * workflow task that scheduled it, with no server round trip; after a worker crash it runs again from the start,
  * which its idempotency makes safe. Everything else is an activity, heartbeaten, retried by the server.
+ *
+ * Which one is decided by the spec resolveTools returned, which the run's history records: a run that resolved its
+ * tools before quick tools existed replays them as the activities it scheduled, with no patch marker needed.
  */
 function runToolFor(spec: ToolSpec): AgioActivities['runTool'] {
-  const local = spec.quick === true && patched(Patches.quickToolsAsLocalActivities);
+  const local = spec.quick === true;
   const heartbeatTimeout = spec.heartbeatTimeoutMs ?? Math.min(spec.timeoutMs, 15_000);
   const key = `${local ? 'local' : 'remote'}/${spec.timeoutMs}/${heartbeatTimeout}/${spec.maxAttempts}`;
   let fn = proxies.get(key);

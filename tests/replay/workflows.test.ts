@@ -4,7 +4,6 @@ import { DeterminismViolationError } from '@temporalio/workflow';
 import { Worker, DefaultLogger, Runtime } from '@temporalio/worker';
 import fs from 'node:fs';
 import path from 'node:path';
-import { AGIO_BUNDLER_OPTIONS } from '../../worker/bundler-options';
 
 interface RecordedHistory {
   events: {
@@ -17,7 +16,7 @@ interface RecordedHistory {
 const history = (file: string): RecordedHistory => JSON.parse(fs.readFileSync(path.join(__dirname, 'histories', file), 'utf8'));
 const workflowType = (h: RecordedHistory) => h.events[0].workflowExecutionStartedEventAttributes?.workflowType?.name;
 const childIds = (h: RecordedHistory) => h.events.flatMap((e) => e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId ?? []);
-const replay = (file: string, workflowId: string) => Worker.runReplayHistory({ workflowsPath: require.resolve('../../workflows'), bundlerOptions: AGIO_BUNDLER_OPTIONS }, history(file), workflowId);
+const replay = (file: string, workflowId: string) => Worker.runReplayHistory({ workflowsPath: require.resolve('../../workflows') }, history(file), workflowId);
 
 describe('workflow replay', () => {
   jest.setTimeout(120_000);

@@ -3,7 +3,6 @@
 import { bundleWorkflowCode } from '@temporalio/worker';
 import fs from 'node:fs';
 import path from 'node:path';
-import { AGIO_BUNDLER_OPTIONS } from '../bundler-options';
 
 /** Only the bundler's warnings and errors reach the console. */
 const quietLogger = {
@@ -17,7 +16,7 @@ const quietLogger = {
 
 /** Bundles the workflows of `workflowsPath` into `dir/workflow-bundle.js`; returns that path. */
 export async function writeWorkflowBundle(workflowsPath: string, dir: string): Promise<string> {
-  const bundle = await bundleWorkflowCode({ workflowsPath, logger: quietLogger, ...AGIO_BUNDLER_OPTIONS });
+  const bundle = await bundleWorkflowCode({ workflowsPath, logger: quietLogger });
   const bundlePath = path.join(dir, 'workflow-bundle.js');
   await fs.promises.writeFile(bundlePath, bundle.code);
   return bundlePath;
