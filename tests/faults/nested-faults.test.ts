@@ -33,7 +33,7 @@ describe('nested agent faults', () => {
 
     it('folds a child whose model answers 401 into an unavailable tool result; the parent answers and its stream goes on', async () => {
       const usage = (prompt_tokens: number, completion_tokens: number) => ({ usage: { prompt_tokens, completion_tokens } });
-      bed.server.scriptFor('You are the parent.', toolCalls([toolCall('helper', { task: 'try' }, { id: 'call_helper' })], usage(100, 10)), text('answered anyway', usage(200, 20)));
+      bed.server.scriptFor('You are the parent.', toolCalls([toolCall('helper', { task: 'try' }, { id: 'call_helper' })], usage(100, 10)), text('answered anyway', { ...usage(200, 20), chunkSize: 3, delayMs: 10 }));
       // The child spends tokens on one turn before its model refuses it.
       bed.server.scriptFor('You are the broken helper.', toolCalls([toolCall('echo', { text: 'first' })], usage(20, 2)), { error: { status: 401 } });
 

@@ -25,7 +25,7 @@ describe('AgioClient', () => {
   const bed = useTestBed({ agents: [helper] });
 
   it('runStream yields the run from RUN_STARTED to RUN_COMPLETED and ends after it', async () => {
-    bed.server.script(text('streamed through the client', { chunkSize: 5, delayMs: 2 }));
+    bed.server.script(text('streamed through the client', { chunkSize: 5, delayMs: 10 })); // longer than the first delta's hold
 
     const events = await collect(bed.agio.runStream('helper', 'hello'));
 
