@@ -78,12 +78,13 @@ export function createToolActivities(registry: ToolRegistry, workspaceRoot: stri
     const workspace = await ensureWorkspace(resolveWorkspaceDir(workspaceRoot, input.workspace));
     if (ctx.info.attempt > 1 && input.eventBase) await announceRetry(input, input.eventBase, ctx.info.attempt);
     // A local activity (a quick tool) has no heartbeat: it lives inside its workflow task.
-    const beat = ctx.info.isLocal ? undefined : setInterval(() => ctx.heartbeat(), 1000);
+    const heartbeat = ctx.info.isLocal ? () => undefined : (details?: unknown) => ctx.heartbeat(details);
+    const beat = ctx.info.isLocal ? undefined : setInterval(heartbeat, 1000);
     try {
       const out = await tool.execute(parsed.data, {
         workspace,
         signal: ctx.cancellationSignal,
-        heartbeat: (details) => (ctx.info.isLocal ? undefined : ctx.heartbeat(details)),
+        heartbeat,
         idempotencyKey: `${input.runId}:${input.toolCallId}`,
         runId: input.runId,
         toolCallId: input.toolCallId,

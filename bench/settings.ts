@@ -25,8 +25,8 @@ interface Figures {
 async function measure(env: BenchEnv, reps: number): Promise<Figures> {
   const steps = 10;
   let seq = 0;
-  const run = (type: string, args: unknown[]) =>
-    env.client.workflow.execute(type, { taskQueue: env.taskQueue, workflowId: `settings-${type}-${seq++}`, args });
+  const run = (type: string, args: unknown[], workflowId = `settings-${type}-${seq++}`) =>
+    env.client.workflow.execute(type, { taskQueue: env.taskQueue, workflowId, args });
   await run('benchFloor', [2]);
   await env.run({ steps: 3, tag: 'settings-warm' });
   const floor: number[] = [];
@@ -43,7 +43,7 @@ async function measure(env: BenchEnv, reps: number): Promise<Figures> {
     timers.push((performance.now() - t0) / steps - 10);
 
     const id = `settings-visibility-${seq++}`;
-    await env.client.workflow.execute('benchFloor', { taskQueue: env.taskQueue, workflowId: id, args: [1] });
+    await run('benchFloor', [1], id);
     t0 = performance.now();
     for (;;) {
       const listed = await env.client.workflow.count(`WorkflowId = '${id}' AND ExecutionStatus = 'Completed'`);
