@@ -1,6 +1,7 @@
 // The activities that keep what users look at after a run: the session's conversation, the run's steps (as
-// they are committed, idempotently by step id), its trace spans, and full outputs of large tool results.
-import type { ChatMessage, RunContext, Step, Usage } from '../common';
+// they are committed, idempotently by step id), its trace spans, its root's event log, and full outputs of
+// large tool results.
+import type { AgioEvent, ChatMessage, RunContext, Step, Usage } from '../common';
 import type { SpanInput, Stores } from '../stores';
 
 /** Input of recordRun: a run starting or ending. */
@@ -11,6 +12,8 @@ export interface RecordRunInput {
   startedAt: number;
   endedAt?: number;
   usage?: Usage;
+  /** The root's Wire events since its last write (a root run only). */
+  events?: AgioEvent[];
 }
 
 /** Input of persistSteps: the steps committed since the last call. */
@@ -18,6 +21,15 @@ export interface PersistStepsInput {
   context: RecordRunInput['context'];
   agent: string;
   steps: Step[];
+  /** The root's Wire events since its last write (a root run only). */
+  events?: AgioEvent[];
+}
+
+/** Input of logEvents: a root run's Wire events to add to its event log. */
+export interface LogEventsInput {
+  tenant: string;
+  rootRunId: string;
+  events: AgioEvent[];
 }
 
 /** The span id of a tool call (a nested run's span hangs under it). */
@@ -72,6 +84,7 @@ export function createPersistenceActivities(stores: Stores) {
       status: input.status === 'running' ? 'running' : input.status === 'completed' ? 'ok' : 'error',
       ...(input.endedAt ? { endedAt: input.endedAt } : {}),
     });
+    if (input.events?.length) await stores.events.append(context.tenant, context.rootRunId, input.events);
   }
 
   /** Stores committed steps and their spans; a retried call writes nothing twice. */
@@ -79,6 +92,12 @@ export function createPersistenceActivities(stores: Stores) {
     const { context } = input;
     await stores.sessions.appendSteps(context.tenant, input.steps, context.sessionId);
     for (const span of stepSpans(context, input.steps)) await stores.traces.recordSpan(span);
+    if (input.events?.length) await stores.events.append(context.tenant, context.rootRunId, input.events);
+  }
+
+  /** Adds a root run's events to its event log; a retried call stores nothing twice. */
+  async function logEvents(input: LogEventsInput): Promise<void> {
+    await stores.events.append(input.tenant, input.rootRunId, input.events);
   }
 
   /** The session's earlier conversation, to continue it. */
@@ -86,5 +105,5 @@ export function createPersistenceActivities(stores: Stores) {
     return stores.sessions.loadConversation(input.tenant, input.sessionId);
   }
 
-  return { recordRun, persistSteps, loadConversation };
+  return { recordRun, persistSteps, logEvents, loadConversation };
 }

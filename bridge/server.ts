@@ -63,7 +63,7 @@ export function createBridge(opts: BridgeOptions): FastifyInstance & { hub: Stre
     },
   });
   const { agio } = opts;
-  const hub = new StreamHub(agio.temporal);
+  const hub = new StreamHub(agio.temporal, opts.stores?.events);
   app.addHook('onClose', async () => hub.close());
   // After a control request (pause, resume, approve, deny, cancel) the run's stream has news soon: poll it now.
   app.addHook('onResponse', async (req) => {
@@ -120,7 +120,7 @@ export function createBridge(opts: BridgeOptions): FastifyInstance & { hub: Stre
     const tenant = tenantOf(req, opts.tokens);
     const { id } = RunParams.parse(req.params);
     const description = await describeRun(agio.temporal, tenant, id);
-    streamRunEvents(req, reply, hub, { rootRunId: rootRunIdOf(description, id), runId: id }, opts.heartbeatMs ?? 15_000);
+    streamRunEvents(req, reply, hub, { tenant, rootRunId: rootRunIdOf(description, id), runId: id }, opts.heartbeatMs ?? 15_000);
   });
 
   const stores = () => {

@@ -10,8 +10,8 @@ import type { StreamHub } from './stream-hub';
 const inRun = (event: AgioEvent, runId: string) => event.runId === runId || event.runId.startsWith(`${runId}/`);
 
 /** Takes over the response and streams the run's events until its terminal event (or its root's) or the client leaves. */
-export function streamRunEvents(req: FastifyRequest, reply: FastifyReply, hub: StreamHub, run: { rootRunId: string; runId: string }, heartbeatMs: number): void {
-  const { rootRunId, runId } = run;
+export function streamRunEvents(req: FastifyRequest, reply: FastifyReply, hub: StreamHub, run: { tenant: string; rootRunId: string; runId: string }, heartbeatMs: number): void {
+  const { tenant, rootRunId, runId } = run;
   const nested = runId !== rootRunId;
   const after = resumeOffset(req.headers['last-event-id'], (req.query as Record<string, unknown>)?.after);
   if (after === undefined) throw new HttpError(400, 'invalid_offset', 'Last-Event-ID / after must be an integer ≥ -1');
@@ -35,7 +35,7 @@ export function streamRunEvents(req: FastifyRequest, reply: FastifyReply, hub: S
     subscription.unsubscribe();
     res.end();
   };
-  subscription.unsubscribe = hub.subscribe(rootRunId, after, {
+  subscription.unsubscribe = hub.subscribe(tenant, rootRunId, after, {
     onEvent: (event) => {
       if (done || (nested && !inRun(event, runId))) return;
       res.write(sseFrame(event));

@@ -3,7 +3,8 @@
 // run's stream has ended or its last client has left.
 import type { Client } from '@temporalio/client';
 import { endsStream, type AgioEvent } from '../common';
-import { readEvents } from '../client/event-reader';
+import { followRun, RunLogs, type RunLogStats } from '../client/run-log';
+import type { EventLogStore } from '../stores';
 
 /** A subscriber's callbacks. */
 export interface StreamSubscriber {
@@ -27,6 +28,8 @@ export interface HubStats {
   subscribers: number;
   /** Events Queries the readers have made since the bridge started (what following runs costs upstream). */
   queries: number;
+  /** How pages of closed runs were read. */
+  closedRuns: RunLogStats;
 }
 
 /** Shares one upstream reader per run among all SSE clients of this process. */
@@ -34,17 +37,21 @@ export class StreamHub {
   private readonly readers = new Map<string, Reader>();
   private started = 0;
   private queries = 0;
+  private readonly logs: RunLogs;
 
-  constructor(private readonly client: Client) {}
+  /** @param eventLog the stores' event logs: finished runs are read from there instead of being replayed */
+  constructor(client: Client, eventLog?: EventLogStore) {
+    this.logs = new RunLogs(client, eventLog);
+  }
 
-  /** Subscribes to a run's events after `after`; returns the unsubscribe function. */
-  subscribe(runId: string, after: number, sub: StreamSubscriber): () => void {
+  /** Subscribes to a root run's events after `after` (the run is `tenant`'s); returns the unsubscribe function. */
+  subscribe(tenant: string, runId: string, after: number, sub: StreamSubscriber): () => void {
     let reader = this.readers.get(runId);
     if (!reader) {
       reader = { events: [], subscribers: new Map(), abort: new AbortController(), wake: new EventTarget(), ended: false };
       this.readers.set(runId, reader);
       this.started++;
-      void this.pump(runId, reader);
+      void this.pump(tenant, runId, reader);
     }
     let last = after;
     for (const event of reader.events) {
@@ -74,7 +81,7 @@ export class StreamHub {
   stats(): HubStats {
     let subscribers = 0;
     for (const r of this.readers.values()) subscribers += r.subscribers.size;
-    return { readersStarted: this.started, activeReaders: this.readers.size, subscribers, queries: this.queries };
+    return { readersStarted: this.started, activeReaders: this.readers.size, subscribers, queries: this.queries, closedRuns: { ...this.logs.stats } };
   }
 
   /** Stops every reader (bridge shutdown). */
@@ -91,10 +98,10 @@ export class StreamHub {
     }
   }
 
-  private async pump(runId: string, reader: Reader): Promise<void> {
+  private async pump(tenant: string, runId: string, reader: Reader): Promise<void> {
     let error: Error | undefined;
     try {
-      for await (const event of readEvents(this.client.workflow.getHandle(runId), { signal: reader.abort.signal, wake: reader.wake, onPoll: () => this.queries++ })) {
+      for await (const event of followRun(this.logs, runId, { tenant, signal: reader.abort.signal, wake: reader.wake, onPoll: () => this.queries++ })) {
         reader.events.push(event);
         for (const [sub, last] of reader.subscribers) {
           if (event.offset > last) {

@@ -4,7 +4,8 @@ import { Client, WorkflowFailedError, type WorkflowHandle } from '@temporalio/cl
 import { randomUUID } from 'node:crypto';
 import { AgentRegistry, DEFAULT_TASK_QUEUE, RunLimits, RunSearchAttributes, jsonBytes, modelInputTooLargeMessage, workflowTypeFor, type AgioEvent, type AnyAgentSpec, type ChatMessage, type LoopPosition, type PermissionRule, type RunContext, type RunOutput, type ToolCallDecision } from '../common';
 import { decideToolCallUpdate, eventsQuery, pauseSignal, pauseUpdate, resumeSignal, resumeUpdate, stateQuery, type ControlRequest, type ControlState, type RunState } from '../workflows/messages';
-import { readEvents, type ReadEventsOptions } from './event-reader';
+import type { ReadEventsOptions } from './event-reader';
+import { followRun, RunLogs } from './run-log';
 import { listRuns, type ListRunsOptions, type RunPage } from './run-list';
 
 /** Memo stored on every run (tenant scoping); nested runs also name their root, whose log holds their events. */
@@ -34,7 +35,7 @@ export class RunHandle {
 
   /** The run's events from `after` on, ending after the root's terminal event. */
   stream(opts: ReadEventsOptions = {}): AsyncGenerator<AgioEvent> {
-    return readEvents(this.handle, opts);
+    return followRun(new RunLogs(this.client), this.runId, opts);
   }
 
   /** The run's output; rejects with the run's failure. */

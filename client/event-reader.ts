@@ -1,9 +1,18 @@
-// Follows a root run's Wire through the events Query: ordered, resumable from any offset, ends after the
-// root's terminal event. Polls adaptively: at once while events flow, backing off while the run is quiet, and
+// Follows a root run's Wire a page at a time (the events Query, or another source of the same pages): ordered,
+// resumable from any offset, ends after the root's terminal event. Polls adaptively: at once while events flow, backing off while the run is quiet, and
 // further still once it has been quiet for a while (waiting for a human, paused); a wake-up cuts any pause short.
 import type { WorkflowHandle } from '@temporalio/client';
-import { endsStream, type AgioEvent } from '../common';
+import { endsStream, type AgioEvent, type EventsPage } from '../common';
 import { eventsQuery } from '../workflows/messages';
+
+/** Answers one page of a root run's log: its events with offset > after, at most `limit`. */
+export type EventPages = (input: { after: number; limit: number }) => Promise<EventsPage>;
+
+/** Pages through the run's events Query. */
+export const queryPages =
+  (handle: WorkflowHandle): EventPages =>
+  (input) =>
+    handle.query(eventsQuery, input);
 
 /** The log no longer holds the events a reader asked for (they were dropped at continue-as-new). */
 export class EventsGoneError extends Error {
@@ -23,9 +32,14 @@ export interface ReadEventsOptions {
   idleAfterMs?: number;
   /** Fires when something may have happened (the bridge sent the run a signal): the next poll is at once. */
   wake?: EventTarget;
-  /** Called after every events Query that answered (for counters). */
+  /** Called after every page read (for counters). */
   onPoll?: () => void;
+  /** Resolves once the run has closed: the root's terminal event waits for it, at most {@link CLOSE_WAIT_MS}. */
+  closed?: Promise<unknown>;
 }
+
+/** Longest the root's terminal event waits for the run to close (a run slow to close does not hold it long). */
+export const CLOSE_WAIT_MS = 2000;
 
 /** Waits `ms`, or until `signal` aborts or `wake` fires; removes its listeners either way (a reader sleeps thousands of times). */
 const sleep = (ms: number, signal?: AbortSignal, wake?: EventTarget) =>
@@ -41,8 +55,15 @@ const sleep = (ms: number, signal?: AbortSignal, wake?: EventTarget) =>
     wake?.addEventListener('wake', done, { once: true });
   });
 
+/** Waits for `closed`, at most CLOSE_WAIT_MS or until `signal` aborts. */
+async function untilClosed(closed: Promise<unknown>, signal?: AbortSignal): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([closed, new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS))), ...(signal ? [new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }))] : [])]);
+  clearTimeout(timer);
+}
+
 /** Yields every event of the run after `after`, in offset order, until the root's terminal event. */
-export async function* readEvents(handle: WorkflowHandle, opts: ReadEventsOptions = {}): AsyncGenerator<AgioEvent> {
+export async function* readEvents(pages: EventPages, opts: ReadEventsOptions = {}): AsyncGenerator<AgioEvent> {
   const minPoll = opts.minPollMs ?? 20;
   const maxPoll = opts.maxPollMs ?? 250;
   const idleMaxPoll = Math.max(maxPoll, opts.idleMaxPollMs ?? 1000);
@@ -58,7 +79,7 @@ export async function* readEvents(handle: WorkflowHandle, opts: ReadEventsOption
     while (!opts.signal?.aborted) {
       let page;
       try {
-        page = await handle.query(eventsQuery, { after, limit: 1000 });
+        page = await pages({ after, limit: 1000 });
         opts.onPoll?.();
         failures = 0;
       } catch (err) {
@@ -75,6 +96,7 @@ export async function* readEvents(handle: WorkflowHandle, opts: ReadEventsOption
       for (const event of page.events) {
         if (event.offset <= after) continue;
         after = event.offset;
+        if (endsStream(event) && opts.closed) await untilClosed(opts.closed, opts.signal);
         yield event;
         if (endsStream(event)) return;
       }

@@ -62,6 +62,8 @@ export const AgentRunResume = z.object({
   wire: z.unknown().optional(),
   /** The session's earlier conversation the run started from. */
   history: z.array(ChatMessage).optional(),
+  /** The Wire offset up to which the root has written its events to the event log (root runs only). */
+  loggedOffset: z.number().int().optional(),
 });
 /** What an agent run carries across continue-as-new. */
 export type AgentRunResume = z.infer<typeof AgentRunResume>;

@@ -2,29 +2,33 @@
 // embedded default; MongoDB stores serve real deployments.
 import type { MongoClient } from 'mongodb';
 import { MemoryCitationStore } from './memory/citation-store';
+import { MemoryEventLogStore } from './memory/event-log-store';
 import { MemorySessionStore } from './memory/session-store';
 import { MemoryToolResultStore } from './memory/tool-result-store';
 import { MemoryTraceStore } from './memory/trace-store';
 import { MongoCitationStore } from './mongo/citation-store';
+import { MongoEventLogStore } from './mongo/event-log-store';
 import type { MongoStoreOptions } from './mongo/collections';
 import { MongoSessionStore } from './mongo/session-store';
 import { MongoToolResultStore } from './mongo/tool-result-store';
 import { MongoTraceStore } from './mongo/trace-store';
-import type { CitationStore, SessionStore, ToolResultStore, TraceStore } from './types';
+import type { CitationStore, EventLogStore, SessionStore, ToolResultStore, TraceStore } from './types';
 
 export * from './records';
 export * from './types';
 export { toolResultRef } from './tool-result-ref';
 export type { MongoStoreOptions } from './mongo/collections';
-export { MemoryCitationStore, MemorySessionStore, MemoryToolResultStore, MemoryTraceStore };
-export { MongoCitationStore, MongoSessionStore, MongoToolResultStore, MongoTraceStore };
+export { MemoryCitationStore, MemoryEventLogStore, MemorySessionStore, MemoryToolResultStore, MemoryTraceStore };
+export { MongoCitationStore, MongoEventLogStore, MongoSessionStore, MongoToolResultStore, MongoTraceStore };
 
-/** The four stores a worker uses, of one kind. */
+/** The stores a worker (and a bridge) uses, of one kind. */
 export interface Stores {
   sessions: SessionStore;
   traces: TraceStore;
   citations: CitationStore;
   toolResults: ToolResultStore;
+  /** Root runs' event logs, which serve the streams of finished runs. */
+  events: EventLogStore;
   /** Sets up every store (creates MongoDB indexes); safe to call again. */
   setup(): Promise<void>;
 }
@@ -45,6 +49,7 @@ export function createMemoryStores(): Stores {
     traces: new MemoryTraceStore(),
     citations: new MemoryCitationStore(),
     toolResults: new MemoryToolResultStore(),
+    events: new MemoryEventLogStore(),
   });
 }
 
@@ -55,5 +60,6 @@ export function createMongoStores(client: MongoClient, opts: MongoStoreOptions =
     traces: new MongoTraceStore(client, opts),
     citations: new MongoCitationStore(client, opts),
     toolResults: new MongoToolResultStore(client, opts),
+    events: new MongoEventLogStore(client, opts),
   });
 }

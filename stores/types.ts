@@ -1,6 +1,6 @@
-// The four store interfaces (DESIGN.md section 10). Every read is scoped by tenant; every write is idempotent,
+// The store interfaces (DESIGN.md section 10). Every read is scoped by tenant; every write is idempotent,
 // so an activity retried by Temporal can repeat its writes safely.
-import type { ChatMessage, Step } from '../common';
+import type { AgioEvent, ChatMessage, Step } from '../common';
 import type {
   Citation,
   CitationInput,
@@ -68,3 +68,15 @@ export interface ToolResultStore extends SetupStore {
   /** The full content, or undefined for an unknown ref or one of another run or tenant. */
   get(tenant: string, runId: string, ref: string): Promise<string | undefined>;
 }
+
+/**
+ * A root run's event log (its Wire), written by the root as it goes and completed before it closes, so a reader
+ * of a finished run is served from here instead of a replay of the whole run.
+ */
+export interface EventLogStore extends SetupStore {
+  /** Stores events by (rootRunId, offset): an event written twice is stored once, first write wins. */
+  append(tenant: string, rootRunId: string, events: AgioEvent[]): Promise<void>;
+  /** The run's stored events with offset > after, in offset order, at most `limit`. */
+  read(tenant: string, rootRunId: string, after: number, limit: number): Promise<AgioEvent[]>;
+}
+

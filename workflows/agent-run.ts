@@ -1,6 +1,6 @@
 // The agentRun workflow: the LLM loop of DESIGN.md section 4. Every model and tool call is an activity;
 // this code only decides and records, so a run replays to the same state after any crash.
-import { CancellationScope, continueAsNew, isCancellation, workflowInfo, setHandler } from '@temporalio/workflow';
+import { CancellationScope, continueAsNew, isCancellation, patched, workflowInfo, setHandler } from '@temporalio/workflow';
 import { AgentRunInput, EXIT_LOOP_TOOL, ZERO_USAGE, addUsage, splitTools, stepToMessage, type AgentToolSpec, type ChatMessage, type Escalation, type RunOutput, type Step, type TerminationReason, type ToolSpec } from '../common';
 import { Approvals } from './approvals';
 import { RunControl } from './control';
@@ -13,7 +13,7 @@ import { conversationQuery, stateQuery, type RunState } from './messages';
 import { callModelActivity, failRun, modelInput, resolveTools } from './model-step';
 import { MAX_STEPS_PROMPT, buildRunContext, initialMessages, renderInstructions } from './run-context';
 import { errorSummary, isContinueAsNew } from './run-errors';
-import { RunRecorder } from './run-record';
+import { EVENT_LOG_TAIL_PATCH, RunRecorder } from './run-record';
 import { runToolCalls } from './tool-calls';
 import { hostWire, type WireState } from './wire';
 
@@ -34,7 +34,7 @@ export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
   const run = { usage: resume?.usage ?? ZERO_USAGE, ownUsage: resume?.ownUsage ?? ZERO_USAGE, modelCalls: resume?.modelCalls ?? 0, toolCalls: resume?.toolCalls ?? 0, toolErrors: resume?.toolErrors ?? 0 };
   const startedAt = resume?.startedAt ?? Date.now();
   const modelCallsAtStart = run.modelCalls;
-  const recorder = new RunRecorder(context, agent.name, startedAt, resume?.steps.length);
+  const recorder = new RunRecorder(context, agent.name, startedAt, resume?.steps.length, wire, resume?.loggedOffset);
   let history: ChatMessage[] = resume?.history ?? [];
   const state = { status: 'running' as RunState['status'], runningTools: [] as string[] };
   setHandler(stateQuery, (): RunState => ({
@@ -55,6 +55,14 @@ export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
   const remember = (step: Step) => {
     steps.push(step);
     messages.push(stepToMessage(step));
+  };
+  // How the run ends: its record is closed and stored before its terminal event, which a root then adds to its
+  // event log (runs started before the log existed replay without that write). A failed write fails nothing.
+  const logsTail = isRoot && patched(EVENT_LOG_TAIL_PATCH);
+  const finish = async (status: 'completed' | 'failed' | 'cancelled', terminal: Parameters<typeof events.emit>[0]) => {
+    await (status === 'completed' ? recorder.end(steps, status, run.usage) : recorder.end(steps, status, run.usage).catch(() => undefined));
+    await events.emit(terminal);
+    if (logsTail) await recorder.logTail();
   };
   const commit = async (step: Step) => {
     remember(step);
@@ -171,7 +179,7 @@ export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
         // Between steps nothing is in flight; park here if paused, and let handlers finish so no published batch is lost.
         await control.beforeContinueAsNew();
         await recorder.flush(steps);
-        await continueAsNew<typeof agentRun>({ ...input, context, resume: { steps: compactSteps(steps), ...run, startedAt, history, wire: wire?.snapshot() } });
+        await continueAsNew<typeof agentRun>({ ...input, context, resume: { steps: compactSteps(steps), ...run, startedAt, history, wire: wire?.snapshot(), ...(wire ? { loggedOffset: recorder.loggedOffset } : {}) } });
       }
     }
 
@@ -187,19 +195,15 @@ export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
     };
     state.status = 'completed';
     control.finish();
-    await recorder.end(steps, 'completed', run.usage);
-    await events.emit({ type: 'RUN_COMPLETED', usage: run.usage, data: { response, terminationReason, metrics: output.metrics, ownUsage: run.ownUsage } });
+    await finish('completed', { type: 'RUN_COMPLETED', usage: run.usage, data: { response, terminationReason, metrics: output.metrics, ownUsage: run.ownUsage } });
     return output;
   } catch (err) {
     if (isContinueAsNew(err)) throw err;
     control.finish();
     const cancelled = isCancellation(err);
     state.status = cancelled ? 'cancelled' : 'failed';
-    await CancellationScope.nonCancellable(async () => {
-      // Recorded before the terminal event, as on completion: a reader that sees the run end finds it closed and stored.
-      await recorder.end(steps, cancelled ? 'cancelled' : 'failed', run.usage).catch(() => undefined);
-      await events.emit({ type: cancelled ? 'RUN_CANCELLED' : 'RUN_FAILED', usage: run.usage, data: { error: errorSummary(err) } });
-    });
+    // Stored as on completion: a reader that sees the run end finds it closed and stored.
+    await CancellationScope.nonCancellable(() => finish(cancelled ? 'cancelled' : 'failed', { type: cancelled ? 'RUN_CANCELLED' : 'RUN_FAILED', usage: run.usage, data: { error: errorSummary(err) } }));
     // A nested run's failure carries what it spent, so the tokens still roll up into its parent's usage.
     throw context.depth > 0 && !cancelled ? withSpentUsage(err, run.usage) : err;
   }

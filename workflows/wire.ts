@@ -49,6 +49,12 @@ export class Wire {
     return true;
   }
 
+  /** The held events with offset > after, all of them (what the root has not yet written to the event log). */
+  since(after: number): AgioEvent[] {
+    const first = this.events[0]?.offset ?? this.nextOffset;
+    return this.events.slice(Math.max(0, after + 1 - first));
+  }
+
   /** Events with offset > after, at most `limit`. */
   page({ after = -1, limit = MAX_PAGE }: EventsQueryInput = {}): EventsPage {
     const first = this.events[0]?.offset ?? this.nextOffset;

@@ -57,8 +57,9 @@ describe('agentRun tool calls', () => {
     expect(sentToolResult(bed.server.requests[1], 'call_ls')).not.toMatch(/^Error/);
     const events = (await handle.fetchHistory()).events ?? [];
     const scheduled = events.flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
-    // resolveTools, callModel twice and echo; ls (quick) runs as a local activity, recorded as a marker.
-    expect(scheduled.sort()).toEqual(['callModel', 'callModel', 'resolveTools', 'runTool']);
+    // resolveTools, callModel twice and echo, then the root's event log tail; ls (quick) runs as a local activity,
+    // recorded as a marker.
+    expect(scheduled.sort()).toEqual(['callModel', 'callModel', 'logEvents', 'resolveTools', 'runTool']);
     // A local activity's marker names its activity type in its `data` detail (JSON).
     const localTypes = events.flatMap((e) => {
       const data = e.markerRecordedEventAttributes?.details?.data?.payloads?.[0]?.data;

@@ -2,7 +2,7 @@
 // FerretDB). Each test works in tenants of its own, so tests share one set of stores without seeing each other.
 import { MongoClient } from 'mongodb';
 import { randomUUID } from 'node:crypto';
-import type { Step, Usage } from '../../common';
+import type { AgioEvent, Step, Usage } from '../../common';
 import { createMemoryStores, createMongoStores, type SpanInput, type Stores } from '../../stores';
 import { testEnv } from '../helpers/test-env';
 
@@ -271,7 +271,37 @@ describe.each([
     });
   });
 
-  it('shows tenant B nothing of tenant A’s sessions, runs, steps, traces, citations or tool results', async () => {
+  describe('event logs', () => {
+    const event = (rootRunId: string, offset: number, fields: Partial<AgioEvent> = {}): AgioEvent => ({ type: 'STEP_COMPLETED', runId: rootRunId, rootRunId, agent: 'a', depth: 0, offset, timestamp: 1000 + offset, ...fields });
+
+    it('reads events after an offset in offset order, a page at a time, whatever the write order', async () => {
+      const tenant = id('t');
+      await stores.events.append(tenant, 'r', [event('r', 3), event('r', 4)]);
+      await stores.events.append(tenant, 'r', [event('r', 0, { type: 'RUN_STARTED' }), event('r', 1), event('r', 2)]);
+      await stores.events.append(tenant, 'other', [event('other', 0)]);
+      expect((await stores.events.read(tenant, 'r', -1, 100)).map((e) => e.offset)).toEqual([0, 1, 2, 3, 4]);
+      expect((await stores.events.read(tenant, 'r', 1, 2)).map((e) => e.offset)).toEqual([2, 3]);
+      expect(await stores.events.read(tenant, 'r', 4, 100)).toEqual([]);
+    });
+
+    it('stores an event written twice once, keeping the first write, and returns it exactly (nulls, nested data)', async () => {
+      const tenant = id('t');
+      const first = event('r', 0, { snapshot: { id: 'r:0', runId: 'r', index: 0, role: 'assistant', content: null, toolCalls: [{ id: 'c', name: 'ls', arguments: '{}' }] }, data: { 'a.b': { $weird: [1, null] } } });
+      await Promise.all([stores.events.append(tenant, 'r', [first]), stores.events.append(tenant, 'r', [first])]);
+      await stores.events.append(tenant, 'r', [event('r', 0, { type: 'ERROR' }), event('r', 1)]);
+      const read = await stores.events.read(tenant, 'r', -1, 10);
+      expect(read).toEqual([first, event('r', 1)]);
+    });
+
+    it('rejects a malformed event instead of storing it', async () => {
+      const tenant = id('t');
+      await expect(stores.events.append(tenant, 'r', [{ ...event('r', 0), offset: 'zero' } as unknown as AgioEvent])).rejects.toThrow();
+      await expect(stores.events.append('', 'r', [event('r', 0)])).rejects.toThrow();
+      expect(await stores.events.read(tenant, 'r', -1, 10)).toEqual([]);
+    });
+  });
+
+  it('shows tenant B nothing of tenant A’s sessions, runs, steps, traces, citations, tool results or event logs', async () => {
     const [a, b] = [id('a'), id('b')];
     await stores.sessions.upsertSession({ tenant: a, sessionId: 's' });
     await stores.sessions.recordRun({ tenant: a, sessionId: 's', runId: 'r', rootRunId: 'r', agent: 'x', status: 'running', startedAt: 1 });
@@ -279,7 +309,9 @@ describe.each([
     await stores.traces.recordSpan({ tenant: a, traceId: 'r', spanId: 'sp', kind: 'run', name: 'x', runId: 'r', startedAt: 1, status: 'running' });
     await stores.citations.addCitations(a, { runId: 'r', stepId: 'r:0', toolCallId: 'c', sources: [{ url: 'https://a.example' }] });
     const ref = await stores.toolResults.put(a, { runId: 'r', toolCallId: 'c', content: 'for a' });
+    await stores.events.append(a, 'r', [{ type: 'RUN_STARTED', runId: 'r', rootRunId: 'r', agent: 'x', depth: 0, offset: 0, timestamp: 1 }]);
 
+    expect(await stores.events.read(b, 'r', -1, 10)).toEqual([]);
     expect(await stores.sessions.getSession(b, 's')).toBeUndefined();
     expect(await stores.sessions.listRuns(b, 's')).toEqual([]);
     expect(await stores.sessions.listSteps(b, 'r')).toEqual([]);
@@ -315,6 +347,8 @@ describe.each([
       expect(await stores.toolResults.get(tenant, 'r', bad)).toBeUndefined();
       expect(await stores.toolResults.get(tenant, bad, ref)).toBeUndefined();
       expect(await stores.toolResults.get(bad, 'r', ref)).toBeUndefined();
+      expect(await stores.events.read(tenant, bad, -1, 10)).toEqual([]);
+      expect(await stores.events.read(bad, 'r', -1, 10)).toEqual([]);
     }
   });
 

@@ -8,6 +8,7 @@ import { heldAnswer } from '../helpers/agent-runs';
 import { request, startBridge, streamStats, type TestBridge } from '../helpers/bridge';
 import { agioEvents, readSse } from '../helpers/sse-client';
 import { useTestBed } from '../helpers/test-bed';
+import { createMemoryStores } from '../../stores';
 
 const TOKEN = 'test-token';
 const streamer = defineAgent({ name: 'streamer' });
@@ -150,5 +151,58 @@ describe('run events over SSE', () => {
     expect(after.readersStarted - before.readersStarted).toBe(1);
     expect(after.subscribers).toBe(0);
     expect(after.queries).toBeGreaterThan(before.queries);
+  });
+
+  it('ends the stream once the run has closed, so a client that asks for the run right after finds it completed', async () => {
+    for (let i = 0; i < 3; i++) {
+      bed.server.script(text(`answer ${i}`));
+      const runId = await startRun();
+      const { events } = await readSse(eventsUrl(bed.bridge, runId), { token: TOKEN });
+      expect(agioEvents(events).at(-1)?.type).toBe('RUN_COMPLETED');
+      const { status, body } = await request(`${bed.bridge.url}/runs/${runId}`, { token: TOKEN });
+      expect(status).toBe(200);
+      expect(body).toMatchObject({ status: 'COMPLETED', output: { response: `answer ${i}` } });
+    }
+  });
+
+  it('serves a finished run from the event log its root wrote, not by replaying it; a bridge without the stores replays it', async () => {
+    bed.server.script(text('kept in the log', { chunkSize: 3 }));
+    const runId = await startRun();
+    const live = agioEvents((await readSse(eventsUrl(bed.bridge, runId), { token: TOKEN })).events);
+    expectContiguous(live);
+    expect(await bed.worker.stores.events.read('default', runId, -1, 1000)).toEqual(live);
+
+    const before = await streamStats(bed.bridge);
+    const again = agioEvents((await readSse(eventsUrl(bed.bridge, runId), { token: TOKEN })).events);
+    const resumed = agioEvents((await readSse(eventsUrl(bed.bridge, runId), { token: TOKEN, lastEventId: '2' })).events);
+    const after = await streamStats(bed.bridge);
+    expect(again).toEqual(live);
+    expect(resumed).toEqual(live.slice(3));
+    expect(after.closedRuns.storedPages - before.closedRuns.storedPages).toBeGreaterThanOrEqual(1);
+    expect(after.closedRuns.replayedPages).toBe(before.closedRuns.replayedPages);
+
+    // The other bridge has no stores: the same events, through a Query a worker answers by replaying the run.
+    const otherBefore = await streamStats(otherBridge);
+    expect(agioEvents((await readSse(eventsUrl(otherBridge, runId), { token: TOKEN })).events)).toEqual(live);
+    expect((await streamStats(otherBridge)).closedRuns.replayedPages).toBeGreaterThan(otherBefore.closedRuns.replayedPages);
+  });
+
+  it('falls back to the Query when the event log stops short of a finished run’s end or has a gap', async () => {
+    bed.server.script(text('a log with holes'));
+    const runId = await startRun();
+    const live = agioEvents((await readSse(eventsUrl(bed.bridge, runId), { token: TOKEN })).events);
+    expect(live.length).toBeGreaterThanOrEqual(4);
+    for (const partial of [live.slice(0, 2), [...live.slice(0, 2), ...live.slice(3)]]) {
+      // A bridge whose stores hold a log that a failed write left short, or with an event missing.
+      const stores = createMemoryStores();
+      await stores.events.append('default', runId, partial);
+      const bridge = await startBridge({ client: bed.client, taskQueue: bed.worker.taskQueue, agents: [streamer], stores });
+      try {
+        expect(agioEvents((await readSse(eventsUrl(bridge, runId), { token: TOKEN })).events)).toEqual(live);
+        expect((await streamStats(bridge)).closedRuns).toMatchObject({ storedPages: 0, replayedPages: 1 });
+      } finally {
+        await bridge.close();
+      }
+    }
   });
 });

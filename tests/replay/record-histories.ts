@@ -36,6 +36,13 @@ const scenarios: Scenario[] = [
     args: [{ agent: defineAgent({ name: 'writer', instructions: 'Write files.', tools: ['file_write', 'file_read', 'ls'] }), input: 'write two files' }],
   },
   {
+    // Quick tools as local activities, and the root's event log with its tail written after the terminal event.
+    file: 'agent-run-event-log.json',
+    workflowId: 'replay-agent-run-event-log',
+    script: (model) => model.script(toolCalls([toolCall('ls', {}), toolCall('file_write', { path: 'c.txt', content: 'gamma' })]), toolCalls([toolCall('file_read', { path: 'c.txt' })]), text('c.txt says gamma.')),
+    args: [{ agent: defineAgent({ name: 'reader', instructions: 'Read files.', tools: ['ls', 'file_write', 'file_read'] }), input: 'write and read c.txt' }],
+  },
+  {
     // An agent used as a tool (a child workflow), and a conversation passed to callModel by reference.
     file: 'agent-run-agent-tool.json',
     workflowId: 'replay-agent-run-agent-tool',

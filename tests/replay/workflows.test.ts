@@ -7,6 +7,7 @@ import path from 'node:path';
 
 interface RecordedHistory {
   events: {
+    markerRecordedEventAttributes?: { markerName?: string };
     workflowExecutionStartedEventAttributes?: { workflowType?: { name?: string } };
     activityTaskScheduledEventAttributes?: { activityType?: { name?: string } };
     startChildWorkflowExecutionInitiatedEventAttributes?: { workflowId?: string };
@@ -33,6 +34,16 @@ describe('workflow replay', () => {
     const scheduled = recorded.events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'runTool');
     expect(scheduled).toHaveLength(4);
     await expect(replay('agent-run-parallel-tools.json', 'replay-agent-run-parallel-tools')).resolves.toBeUndefined();
+  });
+
+  it('replays a run with quick tools as local activities and its event log tail written after the terminal event', async () => {
+    const recorded = history('agent-run-event-log.json');
+    const markers = recorded.events.flatMap((e) => e.markerRecordedEventAttributes?.markerName ?? []);
+    const activities = recorded.events.flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
+    expect(markers[0]).toBe('core_patch');
+    expect(markers.filter((m) => m === 'core_local_activity').length).toBeGreaterThanOrEqual(4);
+    expect(activities).toEqual(['resolveTools', 'callModel', 'runTool', 'callModel', 'callModel', 'logEvents']);
+    await expect(replay('agent-run-event-log.json', 'replay-agent-run-event-log')).resolves.toBeUndefined();
   });
 
   it.each([

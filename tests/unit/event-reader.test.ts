@@ -1,7 +1,7 @@
 // readEvents' polling of a quiet run, against a fake handle that answers the events query with empty pages: it
 // backs off further once the run has been quiet for idleAfterMs, and a wake-up makes it poll again at once.
 import type { WorkflowHandle } from '@temporalio/client';
-import { readEvents } from '../../client/event-reader';
+import { queryPages, readEvents } from '../../client/event-reader';
 import type { AgioEvent } from '../../common';
 
 /** A handle whose events query answers `backlog` once, then empty pages, recording when it was asked. */
@@ -22,7 +22,7 @@ async function readFor(ms: number, handle: WorkflowHandle, opts: Parameters<type
   const abort = new AbortController();
   const timer = setTimeout(() => abort.abort(), ms);
   let seen = 0;
-  for await (const event of readEvents(handle, { ...opts, signal: abort.signal })) if (++seen > expected) throw new Error(`unexpected event ${event.type}`);
+  for await (const event of readEvents(queryPages(handle), { ...opts, signal: abort.signal })) if (++seen > expected) throw new Error(`unexpected event ${event.type}`);
   clearTimeout(timer);
   expect(seen).toBe(expected);
 }
