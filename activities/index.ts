@@ -1,7 +1,7 @@
 // Worker-side entry point for activities: binds the model, tools and workspace into the activity functions.
 import type { Stores } from '../stores';
 import { AgentHealth } from './healthcheck';
-import { createPersistenceActivities } from './persistence';
+import { createPersistenceActivities, persistingFirst } from './persistence';
 import { createCallModel, noSink, type ModelConfig, type StepStreamSinkFactory } from './model';
 import { createToolActivities } from './run-tool';
 import { wireStepSink } from './step-stream';
@@ -23,10 +23,11 @@ export interface ActivityDeps {
 
 /** All of Agio's activities, bound to their dependencies. */
 export function createActivities(deps: ActivityDeps) {
+  const persistence = createPersistenceActivities(deps.stores);
   return {
-    callModel: createCallModel(deps.model, deps.tools, deps.streamSink ?? defaultStreamSink),
+    callModel: persistingFirst(createCallModel(deps.model, deps.tools, deps.streamSink ?? defaultStreamSink), persistence.persistSteps),
     ...createToolActivities(deps.tools, deps.workspaceRoot, deps.health ?? new AgentHealth(deps.tools, deps.model), deps.stores),
-    ...createPersistenceActivities(deps.stores),
+    ...persistence,
   };
 }
 

@@ -7,6 +7,7 @@ import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/reso
 import { AGENT_TOOL_PARAMETERS, ErrorType, type ChatMessage, type EventBase, type ModelSettings, type Step, type Usage } from '../common';
 import { conversationQuery } from '../workflows/messages';
 import { classifyModelError } from './model-errors';
+import type { PersistStepsInput } from './persistence';
 import { ChatStreamAssembler, type ChunkDelta } from './model-stream';
 import type { ToolRegistry } from './tools/registry';
 
@@ -37,6 +38,8 @@ export interface CallModelInput {
   /** Envelope of the run's events; with `streamDeltas` the call publishes STEP_DELTA events into the root's Wire. */
   eventBase?: EventBase;
   streamDeltas?: boolean;
+  /** Steps the run committed since its last write, stored before the model is called (see persistingFirst). */
+  persist?: PersistStepsInput;
 }
 
 /** Output of callModel: the assistant step, ready to commit. */

@@ -54,6 +54,17 @@ export function stepSpans(context: RecordRunInput['context'], steps: Step[]): Sp
   return spans;
 }
 
+/**
+ * An activity that first stores the steps its input hands over (a turn's write riding on the call that starts the
+ * next turn, see RunRecorder.handOff); every attempt writes them again, which stores nothing twice.
+ */
+export function persistingFirst<I extends { persist?: PersistStepsInput }, O>(activity: (input: I) => Promise<O>, persistSteps: (input: PersistStepsInput) => Promise<void>): (input: I) => Promise<O> {
+  return async (input) => {
+    if (input.persist) await persistSteps(input.persist);
+    return activity(input);
+  };
+}
+
 /** Builds the persistence activities over the worker's stores. */
 export function createPersistenceActivities(stores: Stores) {
   /** Records a run (and its run span) starting or ending. */

@@ -13,7 +13,7 @@ import { conversationQuery, stateQuery, type RunState } from './messages';
 import { callModelActivity, failRun, modelInput, resolveTools } from './model-step';
 import { MAX_STEPS_PROMPT, buildRunContext, initialMessages, renderInstructions } from './run-context';
 import { errorSummary, isContinueAsNew } from './run-errors';
-import { EVENT_LOG_TAIL_PATCH, RunRecorder } from './run-record';
+import { EVENT_LOG_TAIL_PATCH, RunRecorder, STEPS_ON_MODEL_CALLS_PATCH } from './run-record';
 import { runToolCalls } from './tool-calls';
 import { hostWire, type WireState } from './wire';
 
@@ -59,6 +59,9 @@ export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
   // How the run ends: its record is closed and stored before its terminal event, which a root then adds to its
   // event log (runs started before the log existed replay without that write). A failed write fails nothing.
   const logsTail = isRoot && patched(EVENT_LOG_TAIL_PATCH);
+  // A turn's steps ride on the next model call instead of a local activity of their own (runs started before
+  // replay their per-turn writes).
+  const stepsRideOnModelCalls = patched(STEPS_ON_MODEL_CALLS_PATCH);
   const finish = async (status: 'completed' | 'failed' | 'cancelled', terminal: Parameters<typeof events.emit>[0]) => {
     await (status === 'completed' ? recorder.end(steps, status, run.usage) : recorder.end(steps, status, run.usage).catch(() => undefined));
     await events.emit(terminal);
@@ -105,6 +108,7 @@ export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
       await control.safePoint();
       const conversation = modelInput(agent.name, messages, context);
       const index = steps.length;
+      const handOff = stepsRideOnModelCalls ? recorder.handOff(steps) : undefined;
       const out = await control.track(callModel({
         runId: context.runId,
         rootRunId: context.rootRunId,
@@ -117,7 +121,9 @@ export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
         agentTools: tools.length ? inlineTools : [],
         eventBase: events.base,
         streamDeltas: context.stream === 'full',
+        ...(handOff?.persist ? { persist: handOff.persist } : {}),
       })).catch((err) => failRun(agent.name, err));
+      handOff?.accepted();
       run.modelCalls++;
       run.usage = addUsage(run.usage, out.usage);
       run.ownUsage = addUsage(run.ownUsage, out.usage);
@@ -158,7 +164,7 @@ export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
         run.toolCalls++;
         if (result.isError) run.toolErrors++;
       }
-      await recorder.flush(steps);
+      if (!stepsRideOnModelCalls) await recorder.flush(steps);
       if (escalation) {
         response = escalation.reason ?? step.content ?? '';
         break;

@@ -6,6 +6,7 @@
 import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { AgioEvent, ChatMessage, RunContext, Step, Usage } from '../common';
 import type { AgioActivities } from '../activities';
+import type { PersistStepsInput } from '../activities/persistence';
 import type { Wire } from './wire';
 
 const STORE_WRITE = { startToCloseTimeout: '30s', retry: { maximumAttempts: 5, initialInterval: '500ms' } } as const;
@@ -14,6 +15,8 @@ const eventLog = proxyActivities<AgioActivities>(STORE_WRITE);
 
 /** The patch under which a root writes its terminal event to its event log (a command runs of older code lack). */
 export const EVENT_LOG_TAIL_PATCH = 'agio-event-log-tail';
+/** The patch under which a turn's steps ride on the next model call (older runs wrote them with a local activity). */
+export const STEPS_ON_MODEL_CALLS_PATCH = 'agio-steps-on-model-calls';
 
 /** Records one run in the stores. */
 export class RunRecorder {
@@ -62,6 +65,21 @@ export class RunRecorder {
     const { sessionId, tenant, depth } = this.context;
     if (!sessionId || depth > 0) return [];
     return store.loadConversation({ tenant, sessionId });
+  }
+
+  /**
+   * The steps committed since the last write, for the next model call to store before it calls the model: the
+   * turn's write then costs no workflow task of its own. Call `accepted()` once that call has returned; until then
+   * the steps count as unwritten, so a run that ends on a failed call writes them at its end. (A root's events do
+   * not ride along: an activity's input is recorded in history, and they go with the local writes instead.)
+   */
+  handOff(steps: Step[]): { persist?: PersistStepsInput; accepted(): void } {
+    if (steps.length <= this.persisted) return { accepted: () => undefined };
+    const count = steps.length;
+    return {
+      persist: { context: this.ref, agent: this.agent, steps: steps.slice(this.persisted) },
+      accepted: () => (this.persisted = Math.max(this.persisted, count)),
+    };
   }
 
   /** Persists the steps committed since the last flush (nothing to write without new steps). */

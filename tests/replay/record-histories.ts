@@ -43,6 +43,13 @@ const scenarios: Scenario[] = [
     args: [{ agent: defineAgent({ name: 'reader', instructions: 'Read files.', tools: ['ls', 'file_write', 'file_read'] }), input: 'write and read c.txt' }],
   },
   {
+    // The same run once a turn's steps ride on the next model call (no local activity per turn).
+    file: 'agent-run-turn-on-model-call.json',
+    workflowId: 'replay-agent-run-turn-on-model-call',
+    script: (model) => model.script(toolCalls([toolCall('ls', {}), toolCall('file_write', { path: 'c.txt', content: 'gamma' })]), toolCalls([toolCall('file_read', { path: 'c.txt' })]), text('c.txt says gamma.')),
+    args: [{ agent: defineAgent({ name: 'reader', instructions: 'Read files.', tools: ['ls', 'file_write', 'file_read'] }), input: 'write and read c.txt' }],
+  },
+  {
     // An agent used as a tool (a child workflow), and a conversation passed to callModel by reference.
     file: 'agent-run-agent-tool.json',
     workflowId: 'replay-agent-run-agent-tool',

@@ -7,7 +7,7 @@ import path from 'node:path';
 
 interface RecordedHistory {
   events: {
-    markerRecordedEventAttributes?: { markerName?: string };
+    markerRecordedEventAttributes?: { markerName?: string; details?: Record<string, { payloads?: { data?: unknown }[] }> };
     workflowExecutionStartedEventAttributes?: { workflowType?: { name?: string } };
     activityTaskScheduledEventAttributes?: { activityType?: { name?: string } };
     startChildWorkflowExecutionInitiatedEventAttributes?: { workflowId?: string };
@@ -44,6 +44,16 @@ describe('workflow replay', () => {
     expect(markers.filter((m) => m === 'core_local_activity').length).toBeGreaterThanOrEqual(4);
     expect(activities).toEqual(['resolveTools', 'callModel', 'runTool', 'callModel', 'callModel', 'logEvents']);
     await expect(replay('agent-run-event-log.json', 'replay-agent-run-event-log')).resolves.toBeUndefined();
+  });
+
+  it('replays a run whose turns rode on its model calls, with one local write at its end', async () => {
+    const recorded = history('agent-run-turn-on-model-call.json');
+    const localTypes = recorded.events.flatMap((e) => {
+      const data = e.markerRecordedEventAttributes?.details?.data?.payloads?.[0]?.data;
+      return data ? [(JSON.parse(Buffer.from(data as unknown as string, 'base64').toString('utf8')) as { activity_type: string }).activity_type] : [];
+    });
+    expect(localTypes).toEqual(['recordRun', 'runTool', 'runTool', 'persistSteps', 'recordRun']);
+    await expect(replay('agent-run-turn-on-model-call.json', 'replay-agent-run-turn-on-model-call')).resolves.toBeUndefined();
   });
 
   it.each([
