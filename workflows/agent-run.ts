@@ -10,10 +10,10 @@ import { compactSteps } from './carry-over';
 import { decideNext, spentBudget } from './decisions';
 import { createEmitter, eventBase } from './emitter';
 import { conversationQuery, stateQuery, type RunState } from './messages';
-import { callModelActivity, failRun, modelInput, resolveTools } from './model-step';
+import { LEAN_STEPS_PATCH, callModelActivity, failRun, modelInput, resolveToolsWith } from './model-step';
 import { MAX_STEPS_PROMPT, buildRunContext, initialMessages, renderInstructions } from './run-context';
 import { errorSummary, isContinueAsNew } from './run-errors';
-import { EVENT_LOG_TAIL_PATCH, RunRecorder, STEPS_ON_MODEL_CALLS_PATCH } from './run-record';
+import { EVENT_LOG_TAIL_PATCH, RunRecorder } from './run-record';
 import { runToolCalls } from './tool-calls';
 import { hostWire, type WireState } from './wire';
 
@@ -59,9 +59,8 @@ export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
   // How the run ends: its record is closed and stored before its terminal event, which a root then adds to its
   // event log (runs started before the log existed replay without that write). A failed write fails nothing.
   const logsTail = isRoot && patched(EVENT_LOG_TAIL_PATCH);
-  // A turn's steps ride on the next model call instead of a local activity of their own (runs started before
-  // replay their per-turn writes).
-  const stepsRideOnModelCalls = patched(STEPS_ON_MODEL_CALLS_PATCH);
+  // Tools resolved locally, and a turn's steps riding on the next model call (see LEAN_STEPS_PATCH).
+  const leanSteps = patched(LEAN_STEPS_PATCH);
   const finish = async (status: 'completed' | 'failed' | 'cancelled', terminal: Parameters<typeof events.emit>[0]) => {
     await (status === 'completed' ? recorder.end(steps, status, run.usage) : recorder.end(steps, status, run.usage).catch(() => undefined));
     await events.emit(terminal);
@@ -95,7 +94,7 @@ export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
     declared.names = declared.names.filter((n) => n !== EXIT_LOOP_TOOL.name);
     if (agent.tools.length) {
       const checked = declared.agentTools.filter((t) => t.healthcheck).map((t) => t.agent);
-      const resolved = await resolveTools({ names: declared.names, healthchecks: checked });
+      const resolved = await resolveToolsWith(leanSteps)({ names: declared.names, healthchecks: checked });
       for (const spec of resolved.specs) specs.set(spec.name, spec);
       for (const tool of declared.agentTools) if (!resolved.unhealthyAgents.includes(tool.agent.name)) agentTools.set(tool.name, tool);
     }
@@ -108,7 +107,7 @@ export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
       await control.safePoint();
       const conversation = modelInput(agent.name, messages, context);
       const index = steps.length;
-      const handOff = stepsRideOnModelCalls ? recorder.handOff(steps) : undefined;
+      const handOff = leanSteps ? recorder.handOff(steps) : undefined;
       const out = await control.track(callModel({
         runId: context.runId,
         rootRunId: context.rootRunId,
@@ -164,7 +163,7 @@ export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
         run.toolCalls++;
         if (result.isError) run.toolErrors++;
       }
-      if (!stepsRideOnModelCalls) await recorder.flush(steps);
+      if (!leanSteps) await recorder.flush(steps);
       if (escalation) {
         response = escalation.reason ?? step.content ?? '';
         break;

@@ -1,13 +1,21 @@
 // Activity handles of the agent loop: callModel with the run's retry and timeout limits, resolveTools, and
 // how a model call that cannot succeed fails the run with a clear, non-retried error.
-import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
 import { ErrorType, NON_RETRYABLE_MODEL_ERRORS, jsonBytes, modelInputTooLargeMessage, type ChatMessage, type RunContext } from '../common';
 import type { AgioActivities } from '../activities';
 import type { CallModelInput } from '../activities/model';
 import { failureMessage } from './tool-calls';
 
-/** Resolves tool names to the specs the workflow schedules them with. */
-export const { resolveTools } = proxyActivities<AgioActivities>({ startToCloseTimeout: '30s', retry: { maximumAttempts: 3 } });
+/**
+ * The patch of the leaner step path: a run resolves its tools with a local activity (no server round trip before
+ * its first model call), and a turn's steps ride on the next model call instead of a local write of their own.
+ * Runs started before it replay the activities and writes they recorded.
+ */
+export const LEAN_STEPS_PATCH = 'agio-lean-steps';
+
+const RESOLVE_TOOLS = { startToCloseTimeout: '30s', retry: { maximumAttempts: 3 } } as const;
+/** Resolves tool names to the specs the workflow schedules them with: a local activity, or (runs started before {@link LEAN_STEPS_PATCH}) an activity. */
+export const resolveToolsWith = (local: boolean) => (local ? proxyLocalActivities<AgioActivities>(RESOLVE_TOOLS) : proxyActivities<AgioActivities>(RESOLVE_TOOLS)).resolveTools;
 
 /** callModel with the run's limits: heartbeat and overall timeouts, bounded retries, no retry for 4xx. */
 export function callModelActivity(context: RunContext): AgioActivities['callModel'] {

@@ -15,8 +15,7 @@ const eventLog = proxyActivities<AgioActivities>(STORE_WRITE);
 
 /** The patch under which a root writes its terminal event to its event log (a command runs of older code lack). */
 export const EVENT_LOG_TAIL_PATCH = 'agio-event-log-tail';
-/** The patch under which a turn's steps ride on the next model call (older runs wrote them with a local activity). */
-export const STEPS_ON_MODEL_CALLS_PATCH = 'agio-steps-on-model-calls';
+
 
 /** Records one run in the stores. */
 export class RunRecorder {

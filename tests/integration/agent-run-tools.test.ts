@@ -57,15 +57,16 @@ describe('agentRun tool calls', () => {
     expect(sentToolResult(bed.server.requests[1], 'call_ls')).not.toMatch(/^Error/);
     const events = (await handle.fetchHistory()).events ?? [];
     const scheduled = events.flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
-    // resolveTools, callModel twice and echo, then the root's event log tail; ls (quick) runs as a local activity,
-    // recorded as a marker.
-    expect(scheduled.sort()).toEqual(['callModel', 'callModel', 'logEvents', 'resolveTools', 'runTool']);
+    // callModel twice and echo, then the root's event log tail; resolveTools and ls (quick) run as local
+    // activities, recorded as markers.
+    expect(scheduled.sort()).toEqual(['callModel', 'callModel', 'logEvents', 'runTool']);
     // A local activity's marker names its activity type in its `data` detail (JSON).
     const localTypes = events.flatMap((e) => {
       const data = e.markerRecordedEventAttributes?.details?.data?.payloads?.[0]?.data;
       return data ? [(JSON.parse(Buffer.from(data).toString()) as { activity_type?: string }).activity_type] : [];
     });
     expect(localTypes.filter((t) => t === 'runTool')).toHaveLength(1);
+    expect(localTypes.filter((t) => t === 'resolveTools')).toHaveLength(1);
   });
 
   it("truncates a tool output over maxToolOutputBytes and keeps the tool's own metadata next to the truncation record", async () => {

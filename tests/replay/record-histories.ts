@@ -43,9 +43,9 @@ const scenarios: Scenario[] = [
     args: [{ agent: defineAgent({ name: 'reader', instructions: 'Read files.', tools: ['ls', 'file_write', 'file_read'] }), input: 'write and read c.txt' }],
   },
   {
-    // The same run once a turn's steps ride on the next model call (no local activity per turn).
-    file: 'agent-run-turn-on-model-call.json',
-    workflowId: 'replay-agent-run-turn-on-model-call',
+    // The same run on the lean step path: tools resolved locally, a turn's steps riding on the next model call.
+    file: 'agent-run-lean-steps.json',
+    workflowId: 'replay-agent-run-lean-steps',
     script: (model) => model.script(toolCalls([toolCall('ls', {}), toolCall('file_write', { path: 'c.txt', content: 'gamma' })]), toolCalls([toolCall('file_read', { path: 'c.txt' })]), text('c.txt says gamma.')),
     args: [{ agent: defineAgent({ name: 'reader', instructions: 'Read files.', tools: ['ls', 'file_write', 'file_read'] }), input: 'write and read c.txt' }],
   },
@@ -58,6 +58,16 @@ const scenarios: Scenario[] = [
       model.scriptFor('You are helper.', toolCalls([toolCall('ls', {})]), text('Nothing much here.'));
     },
     args: [{ agent: defineAgent({ name: 'lead', instructions: 'You are the lead.', tools: [asTool(member('helper'), { description: 'Looks around.' })] }), input: 'what is there?', context: { limits: { inlineModelInputBytes: 0 } } }],
+  },
+  {
+    // An agent used as a tool on the lean step path: the child's patch markers come first in its history too.
+    file: 'agent-run-agent-tool-lean-steps.json',
+    workflowId: 'replay-agent-run-agent-tool-lean-steps',
+    script: (model) => {
+      model.scriptFor('You are the lead.', toolCalls([toolCall('helper', { task: 'look around' }, { id: 'call_helper' })]), text('The helper looked around.'));
+      model.scriptFor('You are helper.', toolCalls([toolCall('ls', {})]), text('Nothing much here.'));
+    },
+    args: [{ agent: defineAgent({ name: 'lead', instructions: 'You are the lead.', tools: [asTool(member('helper'), { description: 'Looks around.' })] }), input: 'what is there?' }],
   },
   {
     file: 'loop-agent.json',

@@ -46,18 +46,19 @@ describe('workflow replay', () => {
     await expect(replay('agent-run-event-log.json', 'replay-agent-run-event-log')).resolves.toBeUndefined();
   });
 
-  it('replays a run whose turns rode on its model calls, with one local write at its end', async () => {
-    const recorded = history('agent-run-turn-on-model-call.json');
+  it('replays a run on the lean step path: tools resolved locally, turns riding on model calls, one local write at its end', async () => {
+    const recorded = history('agent-run-lean-steps.json');
     const localTypes = recorded.events.flatMap((e) => {
       const data = e.markerRecordedEventAttributes?.details?.data?.payloads?.[0]?.data;
       return data ? [(JSON.parse(Buffer.from(data as unknown as string, 'base64').toString('utf8')) as { activity_type: string }).activity_type] : [];
     });
-    expect(localTypes).toEqual(['recordRun', 'runTool', 'runTool', 'persistSteps', 'recordRun']);
-    await expect(replay('agent-run-turn-on-model-call.json', 'replay-agent-run-turn-on-model-call')).resolves.toBeUndefined();
+    expect(localTypes).toEqual(['recordRun', 'resolveTools', 'runTool', 'runTool', 'persistSteps', 'recordRun']);
+    await expect(replay('agent-run-lean-steps.json', 'replay-agent-run-lean-steps')).resolves.toBeUndefined();
   });
 
   it.each([
     ['agent-run-agent-tool.json', 'replay-agent-run-agent-tool', 'agentRun', ['tool/call_helper']],
+    ['agent-run-agent-tool-lean-steps.json', 'replay-agent-run-agent-tool-lean-steps', 'agentRun', ['tool/call_helper']],
     ['loop-agent.json', 'replay-loop-agent', 'loopAgentRun', ['loop-0/0-drafter', 'loop-0/1-critic', 'loop-1/0-drafter', 'loop-1/1-critic']],
     ['sequential-agent.json', 'replay-sequential-agent', 'sequentialAgentRun', ['seq/0-researcher', 'seq/1-writer']],
     ['parallel-agent.json', 'replay-parallel-agent', 'parallelAgentRun', ['branch/0-north', 'branch/1-south']],
