@@ -7,7 +7,7 @@ import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/reso
 import { AGENT_TOOL_PARAMETERS, ErrorType, type ChatMessage, type EventBase, type ModelSettings, type Step, type Usage } from '../common';
 import { conversationQuery } from '../workflows/messages';
 import { classifyModelError } from './model-errors';
-import type { PersistStepsInput } from './persistence';
+import type { HandOffInput } from './persistence';
 import { ChatStreamAssembler, type ChunkDelta } from './model-stream';
 import type { ToolRegistry } from './tools/registry';
 
@@ -39,7 +39,7 @@ export interface CallModelInput {
   eventBase?: EventBase;
   streamDeltas?: boolean;
   /** Steps the run committed since its last write, stored before the model is called (see persistingFirst). */
-  persist?: PersistStepsInput;
+  persist?: HandOffInput;
 }
 
 /** Output of callModel: the assistant step, ready to commit. */

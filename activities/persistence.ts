@@ -1,7 +1,8 @@
 // The activities that keep what users look at after a run: the session's conversation, the run's steps (as
 // they are committed, idempotently by step id), its trace spans, its root's event log, and full outputs of
 // large tool results.
-import type { AgioEvent, ChatMessage, RunContext, Step, Usage } from '../common';
+import { ApplicationFailure } from '@temporalio/common';
+import { ErrorType, type AgioEvent, type ChatMessage, type RunContext, type Step, type Usage } from '../common';
 import type { SpanInput, Stores } from '../stores';
 
 /** Input of recordRun: a run starting or ending. */
@@ -55,14 +56,37 @@ export function stepSpans(context: RecordRunInput['context'], steps: Step[]): Sp
 }
 
 /**
+ * A step handed to a model call. One whose message travels in that call's inline conversation leaves its content
+ * and tool calls out and names the message instead (its index there), so the run's history does not record them
+ * twice.
+ */
+export type HandedStep = Step | (Omit<Step, 'content' | 'toolCalls'> & { message: number });
+
+/** The steps a model call stores before it calls the model. */
+export interface HandOffInput {
+  context: RecordRunInput['context'];
+  agent: string;
+  steps: HandedStep[];
+}
+
+/**
  * An activity that first stores the steps its input hands over (a turn's write riding on the call that starts the
  * next turn, see RunRecorder.handOff); every attempt writes them again, which stores nothing twice.
  */
-export function persistingFirst<I extends { persist?: PersistStepsInput }, O>(activity: (input: I) => Promise<O>, persistSteps: (input: PersistStepsInput) => Promise<void>): (input: I) => Promise<O> {
+export function persistingFirst<I extends { persist?: HandOffInput; messages?: ChatMessage[] }, O>(activity: (input: I) => Promise<O>, persistSteps: (input: PersistStepsInput) => Promise<void>): (input: I) => Promise<O> {
   return async (input) => {
-    if (input.persist) await persistSteps(input.persist);
+    if (input.persist) await persistSteps({ ...input.persist, steps: input.persist.steps.map((step) => withMessage(step, input.messages)) });
     return activity(input);
   };
+}
+
+/** A handed step made whole again from the message it names. */
+function withMessage(step: HandedStep, messages: ChatMessage[] = []): Step {
+  if (!('message' in step)) return step;
+  const { message, ...rest } = step;
+  const m = messages[message];
+  if (!m) throw ApplicationFailure.create({ type: ErrorType.ModelBadRequest, message: `step ${step.id} names message ${message}, which the call's input does not hold`, nonRetryable: true });
+  return { ...rest, content: m.content, ...(m.toolCalls ? { toolCalls: m.toolCalls } : {}) };
 }
 
 /** Builds the persistence activities over the worker's stores. */

@@ -52,9 +52,13 @@ export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
 
   setHandler(conversationQuery, ({ count }) => messages.slice(0, count));
 
+  // The message each step put in the conversation (a step handed to a model call names it instead of repeating it).
+  const messageOf = new WeakMap<Step, ChatMessage>();
   const remember = (step: Step) => {
     steps.push(step);
-    messages.push(stepToMessage(step));
+    const message = stepToMessage(step);
+    messageOf.set(step, message);
+    messages.push(message);
   };
   // How the run ends: its record is closed and stored before its terminal event, which a root then adds to its
   // event log (runs started before the log existed replay without that write). A failed write fails nothing.
@@ -107,7 +111,7 @@ export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
       await control.safePoint();
       const conversation = modelInput(agent.name, messages, context);
       const index = steps.length;
-      const handOff = leanSteps ? recorder.handOff(steps) : undefined;
+      const handOff = leanSteps ? recorder.handOff(steps, conversation.messages, (step) => messageOf.get(step)) : undefined;
       const out = await control.track(callModel({
         runId: context.runId,
         rootRunId: context.rootRunId,

@@ -6,7 +6,7 @@
 import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { AgioEvent, ChatMessage, RunContext, Step, Usage } from '../common';
 import type { AgioActivities } from '../activities';
-import type { PersistStepsInput } from '../activities/persistence';
+import type { HandedStep, HandOffInput } from '../activities/persistence';
 import type { Wire } from './wire';
 
 const STORE_WRITE = { startToCloseTimeout: '30s', retry: { maximumAttempts: 5, initialInterval: '500ms' } } as const;
@@ -68,15 +68,23 @@ export class RunRecorder {
 
   /**
    * The steps committed since the last write, for the next model call to store before it calls the model: the
-   * turn's write then costs no workflow task of its own. Call `accepted()` once that call has returned; until then
-   * the steps count as unwritten, so a run that ends on a failed call writes them at its end. (A root's events do
-   * not ride along: an activity's input is recorded in history, and they go with the local writes instead.)
+   * turn's write then costs no workflow task of its own. A step whose message is in the call's inline conversation
+   * names it instead of carrying its content again (`messageOf` gives a step's message). Call `accepted()` once
+   * the call has returned; until then the steps count as unwritten, so a run that ends on a failed call writes them
+   * at its end. (A root's events do not ride along: an activity's input is recorded in history, and they go with
+   * the local writes instead.)
    */
-  handOff(steps: Step[]): { persist?: PersistStepsInput; accepted(): void } {
+  handOff(steps: Step[], inline: ChatMessage[] | undefined, messageOf: (step: Step) => ChatMessage | undefined): { persist?: HandOffInput; accepted(): void } {
     if (steps.length <= this.persisted) return { accepted: () => undefined };
     const count = steps.length;
+    const handed = steps.slice(this.persisted).map((step): HandedStep => {
+      const message = inline ? inline.indexOf(messageOf(step)!) : -1;
+      if (message < 0) return step;
+      const { content: _content, toolCalls: _toolCalls, ...rest } = step;
+      return { ...rest, message };
+    });
     return {
-      persist: { context: this.ref, agent: this.agent, steps: steps.slice(this.persisted) },
+      persist: { context: this.ref, agent: this.agent, steps: handed },
       accepted: () => (this.persisted = Math.max(this.persisted, count)),
     };
   }

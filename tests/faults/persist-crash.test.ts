@@ -96,6 +96,13 @@ describe('persisted steps when a worker process is SIGKILLed', () => {
     expect(activities({ events: history }, 'callModel').map((a) => a.completed)).toEqual([true, true]);
     // No turn wrote its steps with a local activity of its own: only the run's end did (the final answer).
     expect(history.filter((e) => localActivityType(e) === 'persistSteps')).toHaveLength(1);
+    // The handed steps name their messages in the call's inline conversation instead of repeating their content.
+    const secondCall = history.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel')[1];
+    const callInput = JSON.parse(Buffer.from(secondCall.activityTaskScheduledEventAttributes!.input!.payloads![0].data!).toString('utf8')) as { persist: { steps: Record<string, unknown>[] } };
+    expect(callInput.persist.steps.map((s) => [s.index, typeof s.message, 'content' in s])).toEqual([
+      [2, 'number', false],
+      [3, 'number', false],
+    ]);
     await expectStepsOnce(handle, output);
   });
 
