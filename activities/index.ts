@@ -2,7 +2,7 @@
 import type { Stores } from '../stores';
 import { AgentHealth } from './healthcheck';
 import { createPersistenceActivities, persistingFirst } from './persistence';
-import { createCallModel, noSink, type ModelConfig, type StepStreamSinkFactory } from './model';
+import { createCallModel, noSink, readConversation, type ModelConfig, type StepStreamSinkFactory } from './model';
 import { createToolActivities } from './run-tool';
 import { wireStepSink } from './step-stream';
 import type { ToolRegistry } from './tools/registry';
@@ -25,7 +25,7 @@ export interface ActivityDeps {
 export function createActivities(deps: ActivityDeps) {
   const persistence = createPersistenceActivities(deps.stores);
   return {
-    callModel: persistingFirst(createCallModel(deps.model, deps.tools, deps.streamSink ?? defaultStreamSink), persistence.persistSteps),
+    callModel: persistingFirst(createCallModel(deps.model, deps.tools, deps.streamSink ?? defaultStreamSink), persistence.persistSteps, readConversation),
     ...createToolActivities(deps.tools, deps.workspaceRoot, deps.health ?? new AgentHealth(deps.tools, deps.model), deps.stores),
     ...persistence,
   };

@@ -141,7 +141,7 @@ export function createCallModel(config: ModelConfig, tools: ToolRegistry, sinkFa
 
 /** The conversation a callModel input names, read from its workflow (which is waiting on this call, so it is
  * cached on a worker and answers at once). */
-async function readConversation(input: CallModelInput): Promise<ChatMessage[]> {
+export async function readConversation(input: CallModelInput): Promise<ChatMessage[]> {
   if (!input.conversation) throw ApplicationFailure.create({ type: ErrorType.ModelBadRequest, message: 'callModel input has neither messages nor a conversation to read', nonRetryable: true });
   const { workflowId, runId, count } = input.conversation;
   const messages = await Context.current().client.workflow.getHandle(workflowId, runId).query(conversationQuery, { count });

@@ -56,11 +56,11 @@ export function stepSpans(context: RecordRunInput['context'], steps: Step[]): Sp
 }
 
 /**
- * A step handed to a model call. One whose message travels in that call's inline conversation leaves its content
- * and tool calls out and names the message instead (its index there), so the run's history does not record them
- * twice.
+ * A step handed to a model call. One whose message is in that call's conversation (inline, or read by reference)
+ * names that message (its index there) and carries only what the message lacks, so the run's history does not
+ * record it twice.
  */
-export type HandedStep = Step | (Omit<Step, 'content' | 'toolCalls'> & { message: number });
+export type HandedStep = Step | ({ message: number } & Pick<Step, 'index'> & Partial<Pick<Step, 'reasoningContent' | 'isError' | 'metrics' | 'usage' | 'metadata'>>);
 
 /** The steps a model call stores before it calls the model. */
 export interface HandOffInput {
@@ -73,20 +73,29 @@ export interface HandOffInput {
  * An activity that first stores the steps its input hands over (a turn's write riding on the call that starts the
  * next turn, see RunRecorder.handOff); every attempt writes them again, which stores nothing twice.
  */
-export function persistingFirst<I extends { persist?: HandOffInput; messages?: ChatMessage[] }, O>(activity: (input: I) => Promise<O>, persistSteps: (input: PersistStepsInput) => Promise<void>): (input: I) => Promise<O> {
+export function persistingFirst<I extends { persist?: HandOffInput; messages?: ChatMessage[] }, O>(
+  activity: (input: I) => Promise<O>,
+  persistSteps: (input: PersistStepsInput) => Promise<void>,
+  conversationOf: (input: I) => Promise<ChatMessage[]>,
+): (input: I) => Promise<O> {
   return async (input) => {
-    if (input.persist) await persistSteps({ ...input.persist, steps: input.persist.steps.map((step) => withMessage(step, input.messages)) });
-    return activity(input);
+    const { persist } = input;
+    if (!persist) return activity(input);
+    // The conversation the handed steps name: in the input, or read once here and passed on to the call.
+    const messages = input.messages ?? (await conversationOf(input));
+    await persistSteps({ ...persist, steps: persist.steps.map((step) => withMessage(step, persist.context.runId, messages)) });
+    return activity({ ...input, messages });
   };
 }
 
-/** A handed step made whole again from the message it names. */
-function withMessage(step: HandedStep, messages: ChatMessage[] = []): Step {
+/** A handed step made whole again from the message it names (and the run it belongs to). */
+function withMessage(step: HandedStep, runId: string, messages: ChatMessage[] = []): Step {
   if (!('message' in step)) return step;
-  const { message, ...rest } = step;
+  const { message, index, ...extras } = step;
   const m = messages[message];
-  if (!m) throw ApplicationFailure.create({ type: ErrorType.ModelBadRequest, message: `step ${step.id} names message ${message}, which the call's input does not hold`, nonRetryable: true });
-  return { ...rest, content: m.content, ...(m.toolCalls ? { toolCalls: m.toolCalls } : {}) };
+  if (!m) throw ApplicationFailure.create({ type: ErrorType.ModelBadRequest, message: `step ${index} of ${runId} names message ${message}, which the call's input does not hold`, nonRetryable: true });
+  const { content, ...fields } = m;
+  return { id: `${runId}:${index}`, runId, index, ...fields, content, ...extras };
 }
 
 /** Builds the persistence activities over the worker's stores. */

@@ -111,7 +111,7 @@ export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
       await control.safePoint();
       const conversation = modelInput(agent.name, messages, context);
       const index = steps.length;
-      const handOff = leanSteps ? recorder.handOff(steps, conversation.messages, (step) => messageOf.get(step)) : undefined;
+      const handOff = leanSteps ? recorder.handOff(steps, messages, (step) => messageOf.get(step)) : undefined;
       const out = await control.track(callModel({
         runId: context.runId,
         rootRunId: context.rootRunId,

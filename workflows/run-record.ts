@@ -68,20 +68,21 @@ export class RunRecorder {
 
   /**
    * The steps committed since the last write, for the next model call to store before it calls the model: the
-   * turn's write then costs no workflow task of its own. A step whose message is in the call's inline conversation
-   * names it instead of carrying its content again (`messageOf` gives a step's message). Call `accepted()` once
+   * turn's write then costs no workflow task of its own. A step whose message is in the call's conversation (the
+   * run's `messages`, which the call gets inline or reads by reference) names it instead of carrying its content
+   * again (`messageOf` gives a step's message). Call `accepted()` once
    * the call has returned; until then the steps count as unwritten, so a run that ends on a failed call writes them
    * at its end. (A root's events do not ride along: an activity's input is recorded in history, and they go with
    * the local writes instead.)
    */
-  handOff(steps: Step[], inline: ChatMessage[] | undefined, messageOf: (step: Step) => ChatMessage | undefined): { persist?: HandOffInput; accepted(): void } {
+  handOff(steps: Step[], conversation: ChatMessage[], messageOf: (step: Step) => ChatMessage | undefined): { persist?: HandOffInput; accepted(): void } {
     if (steps.length <= this.persisted) return { accepted: () => undefined };
     const count = steps.length;
     const handed = steps.slice(this.persisted).map((step): HandedStep => {
-      const message = inline ? inline.indexOf(messageOf(step)!) : -1;
+      const message = conversation.indexOf(messageOf(step)!);
       if (message < 0) return step;
-      const { content: _content, toolCalls: _toolCalls, ...rest } = step;
-      return { ...rest, message };
+      const { index, reasoningContent, isError, metrics, usage, metadata } = step;
+      return { message, index, ...(reasoningContent !== undefined ? { reasoningContent } : {}), ...(isError !== undefined ? { isError } : {}), ...(metrics ? { metrics } : {}), ...(usage ? { usage } : {}), ...(metadata ? { metadata } : {}) };
     });
     return {
       persist: { context: this.ref, agent: this.agent, steps: handed },
