@@ -31,11 +31,12 @@ export class RunHandle {
     readonly runId: string,
     private readonly handle: WorkflowHandle,
     private readonly client: Client,
+    private readonly logs: RunLogs = new RunLogs(client),
   ) {}
 
   /** The run's events from `after` on, ending after the root's terminal event. */
   stream(opts: ReadEventsOptions = {}): AsyncGenerator<AgioEvent> {
-    return followRun(new RunLogs(this.client), this.runId, opts);
+    return followRun(this.logs, this.runId, opts);
   }
 
   /** The run's output; rejects with the run's failure. */
@@ -129,9 +130,12 @@ export class RunHandle {
 export class AgioClient {
   readonly agents: AgentRegistry;
   private readonly taskQueue: string;
+  /** How runs' streams are read (one for every handle of this client). */
+  private readonly logs: RunLogs;
 
   constructor(readonly temporal: Client, opts: { taskQueue?: string; agents?: AgentRegistry | AnyAgentSpec[] } = {}) {
     this.taskQueue = opts.taskQueue ?? DEFAULT_TASK_QUEUE;
+    this.logs = new RunLogs(temporal);
     this.agents = opts.agents instanceof AgentRegistry ? opts.agents : new AgentRegistry(opts.agents ?? []);
   }
 
@@ -157,7 +161,7 @@ export class AgioClient {
       { key: RunSearchAttributes.rootRunId, value: runId },
     ];
     const handle = await this.temporal.workflow.start(workflowTypeFor(spec.kind), { taskQueue: this.taskQueue, workflowId: runId, args: [args], memo, typedSearchAttributes });
-    return new RunHandle(runId, handle, this.temporal);
+    return new RunHandle(runId, handle, this.temporal, this.logs);
   }
 
   /** One page of a tenant's root runs, newest first (Temporal visibility; a just-started run may take a moment to show). */
@@ -167,7 +171,7 @@ export class AgioClient {
 
   /** A handle to an existing run. */
   getHandle(runId: string): RunHandle {
-    return new RunHandle(runId, this.temporal.workflow.getHandle(runId), this.temporal);
+    return new RunHandle(runId, this.temporal.workflow.getHandle(runId), this.temporal, this.logs);
   }
 
   /** Starts a run and yields its events (the seed's run_stream()); the last event is the root's terminal one. */

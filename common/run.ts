@@ -90,6 +90,8 @@ export const WorkflowAgentResume = z.object({
   startedAt: z.number(),
   wire: z.unknown().optional(),
   lastResponse: z.string(),
+  /** The Wire offset up to which the root has written its events to the event log (root runs only). */
+  loggedOffset: z.number().int().optional(),
 });
 
 /** Input of the loop, sequential and parallel agent workflows. */

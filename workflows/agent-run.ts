@@ -13,7 +13,8 @@ import { conversationQuery, stateQuery, type RunState } from './messages';
 import { LEAN_STEPS_PATCH, callModelActivity, failRun, modelInput, resolveToolsWith } from './model-step';
 import { MAX_STEPS_PROMPT, buildRunContext, initialMessages, renderInstructions } from './run-context';
 import { errorSummary, isContinueAsNew } from './run-errors';
-import { EVENT_LOG_TAIL_PATCH, RunRecorder } from './run-record';
+import { EVENT_LOG_TAIL_PATCH } from './event-log';
+import { RunRecorder } from './run-record';
 import { runToolCalls } from './tool-calls';
 import { hostWire, type WireState } from './wire';
 
@@ -68,7 +69,7 @@ export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
   const finish = async (status: 'completed' | 'failed' | 'cancelled', terminal: Parameters<typeof events.emit>[0]) => {
     await (status === 'completed' ? recorder.end(steps, status, run.usage) : recorder.end(steps, status, run.usage).catch(() => undefined));
     await events.emit(terminal);
-    if (logsTail) await recorder.logTail();
+    if (logsTail) await recorder.eventLog.logTail();
   };
   const commit = async (step: Step) => {
     remember(step);
@@ -188,7 +189,7 @@ export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
         // Between steps nothing is in flight; park here if paused, and let handlers finish so no published batch is lost.
         await control.beforeContinueAsNew();
         await recorder.flush(steps);
-        await continueAsNew<typeof agentRun>({ ...input, context, resume: { steps: compactSteps(steps), ...run, startedAt, history, wire: wire?.snapshot(), ...(wire ? { loggedOffset: recorder.loggedOffset } : {}) } });
+        await continueAsNew<typeof agentRun>({ ...input, context, resume: { steps: compactSteps(steps), ...run, startedAt, history, wire: wire?.snapshot(), ...(wire ? { loggedOffset: recorder.eventLog.loggedOffset } : {}) } });
       }
     }
 

@@ -1,13 +1,17 @@
 // What loop, sequential and parallel agents share: context, the Wire when they are the root, control
 // (pause/resume/state), lifecycle events, and the RunOutput they return.
-import { CancellationScope, isCancellation, setHandler, workflowInfo } from '@temporalio/workflow';
+import { CancellationScope, isCancellation, patched, setHandler, workflowInfo } from '@temporalio/workflow';
 import { WorkflowAgentRunInput, ZERO_USAGE, addUsage, type Escalation, type RunContext, type RunOutput, type TerminationReason, type Usage, type WorkflowAgentSpec } from '../common';
 import { RunControl } from './control';
 import { errorSummary, isContinueAsNew } from './run-errors';
 import { buildRunContext } from './run-context';
 import { createEmitter, eventBase, type Emitter } from './emitter';
 import { stateQuery, type RunState } from './messages';
+import { EventLogWriter } from './event-log';
 import { hostWire, type Wire, type WireState } from './wire';
+
+/** The patch under which a root workflow agent writes its event log (commands runs of older code lack). */
+export const WORKFLOW_AGENT_EVENT_LOG_PATCH = 'agio-workflow-agent-event-log';
 
 /** A workflow agent's run while it executes. */
 export interface WorkflowAgentRun {
@@ -20,6 +24,11 @@ export interface WorkflowAgentRun {
   state: Record<string, unknown>;
   usage: Usage;
   startedAt: number;
+  /**
+   * A root's event log (see event-log.ts): written before the run continues as new and when it ends. Undefined for
+   * nested runs, and for roots started before workflow agents wrote one (they replay without those writes).
+   */
+  eventLog?: EventLogWriter;
   /** Loop position shown by the state query. */
   progress: { timesLooped?: number; currentSubAgent?: string; currentSubAgentIndex?: number };
 }
@@ -48,6 +57,7 @@ export async function runWorkflowAgent(raw: WorkflowAgentRunInput, body: (run: W
     state: { ...input.state },
     usage: input.resume?.usage ?? ZERO_USAGE,
     startedAt: input.resume?.startedAt ?? Date.now(),
+    ...(wire && patched(WORKFLOW_AGENT_EVENT_LOG_PATCH) ? { eventLog: new EventLogWriter(context, wire, input.resume?.loggedOffset) } : {}),
     progress: {},
   };
   let status: RunState['status'] = 'running';
@@ -78,16 +88,20 @@ export async function runWorkflowAgent(raw: WorkflowAgentRunInput, body: (run: W
       state: run.state,
       ...(result.escalation ? { escalation: result.escalation } : {}),
     };
+    await run.eventLog?.writeLocally().catch(() => undefined);
     await events.emit({ type: 'RUN_COMPLETED', usage: run.usage, data: { response: result.response, terminationReason: result.terminationReason, state: run.state } });
+    await run.eventLog?.logTail();
     return output;
   } catch (err) {
     if (isContinueAsNew(err)) throw err;
     run.control.finish();
     const cancelled = isCancellation(err);
     status = cancelled ? 'cancelled' : 'failed';
-    await CancellationScope.nonCancellable(() =>
-      events.emit({ type: cancelled ? 'RUN_CANCELLED' : 'RUN_FAILED', usage: run.usage, data: { error: errorSummary(err) } }),
-    );
+    await CancellationScope.nonCancellable(async () => {
+      await run.eventLog?.writeLocally().catch(() => undefined);
+      await events.emit({ type: cancelled ? 'RUN_CANCELLED' : 'RUN_FAILED', usage: run.usage, data: { error: errorSummary(err) } });
+      await run.eventLog?.logTail();
+    });
     throw err;
   }
 }

@@ -38,6 +38,8 @@ describe('a loop that continues as new', () => {
       expect(children).toEqual(Array.from({ length: ITERATIONS }, (_, i) => `${run.runId}/loop-${i}/0-tick`));
     }
     expect(after).toEqual(live);
+    // Its event log holds the whole stream: each run wrote what it added before continuing as new.
+    expect(await bed.worker.stores.events.read('default', run.runId, -1, 1000)).toEqual(live);
     expect(live.at(-1)).toMatchObject({ type: 'RUN_COMPLETED', data: { terminationReason: 'max_iterations' } });
   });
 });

@@ -45,6 +45,8 @@ describe('workflow agents', () => {
         expect(eventsOf(events, ids[i])[0].offset).toBeGreaterThan(previousEnd.offset);
       }
       expect(events.at(-1)).toMatchObject({ type: 'RUN_COMPLETED', depth: 0, data: { terminationReason: 'completed' } });
+      // As a root it filled its event log, its children's events included: a finished run is read from there.
+      expect(await bed.worker.stores.events.read('default', run.runId, -1, 1000)).toEqual(events);
     });
 
     it("keeps a sub-agent's own step budget instead of the enclosing run's", async () => {

@@ -79,6 +79,16 @@ const scenarios: Scenario[] = [
     args: [{ agent: loopAgent({ name: 'refine', maxIterations: 2, subAgents: [member('drafter'), member('critic')] }), input: 'write a line' }],
   },
   {
+    // A loop that continues as new as the root: its event log written before it continues and when it ends.
+    file: 'loop-agent-event-log.json',
+    workflowId: 'replay-loop-agent-event-log',
+    script: (model) => {
+      model.scriptFor('You are drafter.', text('draft 1'), text('draft 2'));
+      model.scriptFor('You are critic.', text('better'), text('good'));
+    },
+    args: [{ agent: loopAgent({ name: 'refine', maxIterations: 2, continueAsNewEvery: 1, subAgents: [member('drafter'), member('critic')] }), input: 'write a line' }],
+  },
+  {
     file: 'sequential-agent.json',
     workflowId: 'replay-sequential-agent',
     script: (model) => {

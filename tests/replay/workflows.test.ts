@@ -60,6 +60,8 @@ describe('workflow replay', () => {
     ['agent-run-agent-tool.json', 'replay-agent-run-agent-tool', 'agentRun', ['tool/call_helper']],
     ['agent-run-agent-tool-lean-steps.json', 'replay-agent-run-agent-tool-lean-steps', 'agentRun', ['tool/call_helper']],
     ['loop-agent.json', 'replay-loop-agent', 'loopAgentRun', ['loop-0/0-drafter', 'loop-0/1-critic', 'loop-1/0-drafter', 'loop-1/1-critic']],
+    // The last run of a loop that continued as new after each iteration, writing its event log as a root.
+    ['loop-agent-event-log.json', 'replay-loop-agent-event-log', 'loopAgentRun', ['loop-1/0-drafter', 'loop-1/1-critic']],
     ['sequential-agent.json', 'replay-sequential-agent', 'sequentialAgentRun', ['seq/0-researcher', 'seq/1-writer']],
     ['parallel-agent.json', 'replay-parallel-agent', 'parallelAgentRun', ['branch/0-north', 'branch/1-south']],
   ])('replays %s (workflow %s, type %s, with its child workflows) without a determinism error', async (file, workflowId, type, children) => {

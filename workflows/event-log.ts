@@ -1,0 +1,55 @@
+// How a root run fills its event log in the stores (stores/EventLogStore), so a reader of the finished run is
+// served from there instead of a replay. The Wire's events ride on local store writes (a local activity's input
+// is not recorded in history); the terminal event goes last with a regular activity, so the workflow task that
+// puts it on the Wire leaves the run open and a reader's Query waiting on that task is answered from the worker's
+// cache. (A Query waiting on the task that closes a run is handed by the server to a worker that replays the whole
+// run.) A write that fails leaves the log short; readers then fall back to the Query.
+import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import type { AgioEvent, RunContext } from '../common';
+import type { AgioActivities } from '../activities';
+import type { Wire } from './wire';
+
+const STORE_WRITE = { startToCloseTimeout: '30s', retry: { maximumAttempts: 5, initialInterval: '500ms' } } as const;
+const local = proxyLocalActivities<AgioActivities>(STORE_WRITE);
+const remote = proxyActivities<AgioActivities>(STORE_WRITE);
+
+/** The patch under which a root writes its terminal event to its event log (a command runs of older code lack). */
+export const EVENT_LOG_TAIL_PATCH = 'agio-event-log-tail';
+
+/** Writes a root's Wire to its event log; nested runs (no Wire) write nothing. */
+export class EventLogWriter {
+  /**
+   * @param logged the offset up to which the Wire's events are already written (carried across continue-as-new)
+   */
+  constructor(
+    private readonly context: Pick<RunContext, 'tenant' | 'rootRunId'>,
+    private readonly wire: Wire | undefined,
+    private logged = -1,
+  ) {}
+
+  /** The Wire offset up to which events are written. */
+  get loggedOffset(): number {
+    return this.logged;
+  }
+
+  /** Runs a store write carrying the events not written yet; they count as written once it succeeds. */
+  async withEvents(write: (events: { events?: AgioEvent[] }) => Promise<void>): Promise<void> {
+    const events = this.wire?.since(this.logged) ?? [];
+    await write(events.length ? { events } : {});
+    if (events.length) this.logged = events[events.length - 1].offset;
+  }
+
+  /** Writes the events not written yet with a local activity (for runs with no store write of their own to ride on). */
+  writeLocally(): Promise<void> {
+    return this.withEvents(async ({ events }) => {
+      if (events) await local.logEvents({ tenant: this.context.tenant, rootRunId: this.context.rootRunId, events });
+    });
+  }
+
+  /** Writes the events not written yet, the terminal event among them, with a regular activity (see above). */
+  async logTail(): Promise<void> {
+    await this.withEvents(async ({ events }) => {
+      if (events) await remote.logEvents({ tenant: this.context.tenant, rootRunId: this.context.rootRunId, events });
+    }).catch(() => undefined);
+  }
+}
