@@ -34,12 +34,9 @@ export interface ReadEventsOptions {
   wake?: EventTarget;
   /** Called after every page read (for counters). */
   onPoll?: () => void;
-  /** Resolves once the run has closed: the root's terminal event waits for it, at most {@link CLOSE_WAIT_MS}. */
-  closed?: Promise<unknown>;
+  /** Called with the root's terminal event in hand, which is yielded once it resolves (see RunLogs). */
+  untilClosed?: () => Promise<void>;
 }
-
-/** Longest the root's terminal event waits for the run to close (a run slow to close does not hold it long). */
-export const CLOSE_WAIT_MS = 2000;
 
 /** Waits `ms`, or until `signal` aborts or `wake` fires; removes its listeners either way (a reader sleeps thousands of times). */
 const sleep = (ms: number, signal?: AbortSignal, wake?: EventTarget) =>
@@ -54,13 +51,6 @@ const sleep = (ms: number, signal?: AbortSignal, wake?: EventTarget) =>
     signal?.addEventListener('abort', done, { once: true });
     wake?.addEventListener('wake', done, { once: true });
   });
-
-/** Waits for `closed`, at most CLOSE_WAIT_MS or until `signal` aborts. */
-async function untilClosed(closed: Promise<unknown>, signal?: AbortSignal): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  await Promise.race([closed, new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS))), ...(signal ? [new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }))] : [])]);
-  clearTimeout(timer);
-}
 
 /** Yields every event of the run after `after`, in offset order, until the root's terminal event. */
 export async function* readEvents(pages: EventPages, opts: ReadEventsOptions = {}): AsyncGenerator<AgioEvent> {
@@ -96,7 +86,7 @@ export async function* readEvents(pages: EventPages, opts: ReadEventsOptions = {
       for (const event of page.events) {
         if (event.offset <= after) continue;
         after = event.offset;
-        if (endsStream(event) && opts.closed) await untilClosed(opts.closed, opts.signal);
+        if (endsStream(event)) await opts.untilClosed?.();
         yield event;
         if (endsStream(event)) return;
       }

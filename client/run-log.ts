@@ -4,22 +4,23 @@
 // (runs recorded before the log existed, workflow agents, a write that failed) falls back to the Query, which
 // replays the run.
 //
-// A Query that reaches the server while a workflow task is in flight waits for it; when that task closes the
-// run, the server then hands the Query to a worker to replay the whole run. So the reader also watches for the
-// close (the same long poll `result()` makes, which costs no worker) and stops waiting for its Query when it comes.
-import { QueryRejectedError, WorkflowClient, WorkflowFailedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
+// A Query that reaches the server while a workflow task is in flight waits for it; when that task closes the run,
+// the server hands the Query to a worker that replays the whole run. A root therefore puts its terminal event on
+// its Wire in a task that leaves the run open and closes it a task later (workflows/event-log.ts); a reader that
+// has that event waits for the close (the long poll `result()` makes, which costs no worker) before passing it on.
+import { QueryRejectedError, WorkflowClient, type Client } from '@temporalio/client';
 import { endsStream, type AgioEvent, type EventsPage } from '../common';
 import type { EventLogStore } from '../stores';
-import { eventsQuery } from '../workflows/messages';
 import { queryPages, readEvents, type EventPages, type ReadEventsOptions } from './event-reader';
 
-const CLOSED: unique symbol = Symbol('closed');
+/** Longest a reader waits for the run to close once it has the root's terminal event (a run slow to close does not hold it long). */
+export const CLOSE_WAIT_MS = 2000;
 
 /** One root run's log, as a reader sees it. */
 export interface RunLog {
   pages: EventPages;
-  /** Resolves once the run has closed for good (true), or the reader stopped first (false). */
-  closed: Promise<boolean>;
+  /** Resolves once the run has closed for good, after CLOSE_WAIT_MS at most, or when the reader stops. */
+  untilClosed(): Promise<void>;
 }
 
 /** What reading closed runs has cost (GET /healthz). */
@@ -28,15 +29,13 @@ export interface RunLogStats {
   storedPages: number;
   /** Pages of closed runs answered by a Query, which a worker answers by replaying the run. */
   replayedPages: number;
-  /** Queries the reader stopped waiting for when the run closed, which a worker answered anyway by replaying it. */
-  abandonedQueries: number;
 }
 
 /** Opens root runs' logs for reading. */
 export class RunLogs {
   /** Queries through this client are rejected by the server, without a worker, once the run has closed. */
   private readonly openOnly: WorkflowClient;
-  readonly stats: RunLogStats = { storedPages: 0, replayedPages: 0, abandonedQueries: 0 };
+  readonly stats: RunLogStats = { storedPages: 0, replayedPages: 0 };
 
   constructor(
     private readonly temporal: Client,
@@ -47,46 +46,45 @@ export class RunLogs {
 
   /** One root run's log (in the event log, under `tenant`, which owns it), for a reader that stops with `signal`. */
   open(rootRunId: string, signal: AbortSignal, tenant?: string): RunLog {
-    const open = this.openOnly.getHandle(rootRunId);
+    const open = queryPages(this.openOnly.getHandle(rootRunId));
     const replayed = queryPages(this.temporal.workflow.getHandle(rootRunId));
-    const closed = this.closeOf(rootRunId, signal);
-    const closing: Promise<typeof CLOSED> = closed.then((isClosed) => (isClosed ? CLOSED : new Promise<never>(() => undefined)));
-    let isClosed = false;
+    let closed = false;
     const pages: EventPages = async (input) => {
-      if (!isClosed) {
-        const abandon = new AbortController();
-        const query = this.openOnly.withAbortSignal(abandon.signal, () => open.query(eventsQuery, input));
-        const answer = await Promise.race([query, closing]).catch((err: unknown): typeof CLOSED => {
-          if (err instanceof QueryRejectedError) return CLOSED;
-          throw err;
-        });
-        if (answer !== CLOSED) return answer;
-        isClosed = true;
-        abandon.abort();
-        query.then(() => this.stats.abandonedQueries++, () => undefined);
+      if (!closed) {
+        try {
+          return await open(input);
+        } catch (err) {
+          if (!(err instanceof QueryRejectedError)) throw err;
+          closed = true;
+        }
       }
       const stored = this.log && tenant !== undefined ? await storedPage(this.log, tenant, rootRunId, input) : undefined;
       if (stored) this.stats.storedPages++;
       else this.stats.replayedPages++;
-      return stored || replayed(input);
+      return stored ?? replayed(input);
     };
-    return { pages, closed };
+    const untilClosed = async () => {
+      const stop = new AbortController();
+      const onAbort = () => stop.abort();
+      signal.addEventListener('abort', onAbort, { once: true });
+      const timer = setTimeout(onAbort, CLOSE_WAIT_MS);
+      try {
+        await this.closeOf(rootRunId, stop.signal);
+      } finally {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', onAbort);
+      }
+    };
+    return { pages, untilClosed };
   }
 
-  /** True once the run has closed for good (after any continue-as-new); false if the reader stopped first. */
-  private async closeOf(rootRunId: string, signal: AbortSignal): Promise<boolean> {
+  /** Waits until the run has closed for good (after any continue-as-new); gives up on `signal` or an error. */
+  private async closeOf(rootRunId: string, signal: AbortSignal): Promise<void> {
+    if (signal.aborted) return;
     const handle = this.temporal.workflow.getHandle(rootRunId);
-    while (!signal.aborted) {
-      try {
-        await this.temporal.withAbortSignal(signal, () => handle.result());
-        return true;
-      } catch (err) {
-        if (err instanceof WorkflowFailedError) return true; // failed, cancelled, terminated, timed out
-        if (signal.aborted || err instanceof WorkflowNotFoundError) return false;
-        await new Promise((resolve) => setTimeout(resolve, 1000)); // the server restarting: watch again
-      }
-    }
-    return false;
+    // A run that failed, was cancelled, terminated or timed out rejects here: it has closed too. Any other error,
+    // or the reader stopping, ends the wait as well: the terminal event is passed on regardless.
+    await this.temporal.withAbortSignal(signal, () => handle.result()).catch(() => undefined);
   }
 }
 
@@ -113,7 +111,7 @@ export async function* followRun(logs: RunLogs, rootRunId: string, opts: ReadEve
   opts.signal?.addEventListener('abort', onAbort, { once: true });
   try {
     const log = logs.open(rootRunId, stop.signal, opts.tenant);
-    yield* readEvents(log.pages, { ...opts, signal: stop.signal, closed: log.closed });
+    yield* readEvents(log.pages, { ...opts, signal: stop.signal, untilClosed: log.untilClosed });
   } finally {
     stop.abort();
     opts.signal?.removeEventListener('abort', onAbort);
