@@ -34,6 +34,11 @@ export function requestsOf(server: ScriptedModelServer, key: string): RecordedRe
   return server.requests.filter((r) => sentMessages(r).find((m) => m.role === 'system')?.content?.includes(key));
 }
 
+/** Events without their timestamps (a replayed read may time an event that follows a local activity differently). */
+export function withoutTimestamps(events: AgioEvent[]): Omit<AgioEvent, 'timestamp'>[] {
+  return events.map(({ timestamp: _timestamp, ...event }) => event);
+}
+
 /** Events of one run (by runId), in stream order. */
 export function eventsOf(events: AgioEvent[], runId: string): AgioEvent[] {
   return events.filter((e) => e.runId === runId);
