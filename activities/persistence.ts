@@ -128,7 +128,7 @@ export function createPersistenceActivities(stores: Stores) {
       status: input.status === 'running' ? 'running' : input.status === 'completed' ? 'ok' : 'error',
       ...(input.endedAt ? { endedAt: input.endedAt } : {}),
     });
-    if (input.events?.length) await stores.events.append(context.tenant, context.rootRunId, input.events);
+    if (input.events?.length) await logEvents({ tenant: context.tenant, rootRunId: context.rootRunId, events: input.events });
   }
 
   /** Stores committed steps and their spans; a retried call writes nothing twice. */
@@ -136,7 +136,7 @@ export function createPersistenceActivities(stores: Stores) {
     const { context } = input;
     await stores.sessions.appendSteps(context.tenant, input.steps, context.sessionId);
     for (const span of stepSpans(context, input.steps)) await stores.traces.recordSpan(span);
-    if (input.events?.length) await stores.events.append(context.tenant, context.rootRunId, input.events);
+    if (input.events?.length) await logEvents({ tenant: context.tenant, rootRunId: context.rootRunId, events: input.events });
   }
 
   /** Adds a root run's events to its event log; a retried call stores nothing twice. */

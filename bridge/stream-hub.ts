@@ -26,7 +26,7 @@ export interface HubStats {
   readersStarted: number;
   activeReaders: number;
   subscribers: number;
-  /** Events Queries the readers have made since the bridge started (what following runs costs upstream). */
+  /** Pages the readers have read since the bridge started (events Queries, and a closed run's pages from its log). */
   queries: number;
   /** How pages of closed runs were read. */
   closedRuns: RunLogStats;

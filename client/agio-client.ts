@@ -31,7 +31,7 @@ export class RunHandle {
     readonly runId: string,
     private readonly handle: WorkflowHandle,
     private readonly client: Client,
-    private readonly logs: RunLogs = new RunLogs(client),
+    private readonly logs: RunLogs,
   ) {}
 
   /** The run's events from `after` on, ending after the root's terminal event. */

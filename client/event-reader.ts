@@ -1,6 +1,7 @@
 // Follows a root run's Wire a page at a time (the events Query, or another source of the same pages): ordered,
-// resumable from any offset, ends after the root's terminal event. Polls adaptively: at once while events flow, backing off while the run is quiet, and
-// further still once it has been quiet for a while (waiting for a human, paused); a wake-up cuts any pause short.
+// resumable from any offset, ends after the root's terminal event. Polls adaptively: at once while events flow,
+// backing off while the run is quiet, and further still once it has been quiet for a while (waiting for a human,
+// paused); a wake-up cuts any pause short.
 import type { WorkflowHandle } from '@temporalio/client';
 import { endsStream, type AgioEvent, type EventsPage } from '../common';
 import { eventsQuery } from '../workflows/messages';

@@ -1,8 +1,8 @@
-// Where a reader of a root run's log reads it from (the bridge, and RunHandle.stream). While the run is open: its events Query, answered by the worker
-// that has it cached. Once it has closed: the event log the root wrote to the store as it went (when the reader
-// has the stores), so a finished run is never replayed just to be read. A log that does not hold the whole rest
-// (runs recorded before the log existed, workflow agents, a write that failed) falls back to the Query, which
-// replays the run.
+// Where a reader of a root run's log reads it from (the bridge, and RunHandle.stream). While the run is open: its
+// events Query, answered by the worker that has it cached. Once it has closed: the event log the root wrote to the
+// store as it went (when the reader has the stores), so a finished run is never replayed just to be read. A log
+// that does not hold the whole rest (runs started before their root wrote one, a write that failed) falls back to
+// the Query, which replays the run.
 //
 // A Query that reaches the server while a workflow task is in flight waits for it; when that task closes the run,
 // the server hands the Query to a worker that replays the whole run. A root therefore puts its terminal event on

@@ -67,7 +67,8 @@ export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
   // Tools resolved locally, and a turn's steps riding on the next model call (see LEAN_STEPS_PATCH).
   const leanSteps = patched(LEAN_STEPS_PATCH);
   const finish = async (status: 'completed' | 'failed' | 'cancelled', terminal: Parameters<typeof events.emit>[0]) => {
-    await (status === 'completed' ? recorder.end(steps, status, run.usage) : recorder.end(steps, status, run.usage).catch(() => undefined));
+    const ending = recorder.end(steps, status, run.usage);
+    await (status === 'completed' ? ending : ending.catch(() => undefined));
     await events.emit(terminal);
     if (logsTail) await recorder.eventLog.logTail();
   };

@@ -39,17 +39,22 @@ export class EventLogWriter {
     if (events.length) this.logged = events[events.length - 1].offset;
   }
 
-  /** Writes the events not written yet with a local activity (for runs with no store write of their own to ride on). */
+  /**
+   * Writes the events not written yet with a local activity (for runs with no store write of their own to ride on).
+   * A failed write fails nothing.
+   */
   writeLocally(): Promise<void> {
-    return this.withEvents(async ({ events }) => {
-      if (events) await local.logEvents({ tenant: this.context.tenant, rootRunId: this.context.rootRunId, events });
-    });
+    return this.write(local);
   }
 
   /** Writes the events not written yet, the terminal event among them, with a regular activity (see above). */
-  async logTail(): Promise<void> {
+  logTail(): Promise<void> {
+    return this.write(remote);
+  }
+
+  private async write(via: typeof local): Promise<void> {
     await this.withEvents(async ({ events }) => {
-      if (events) await remote.logEvents({ tenant: this.context.tenant, rootRunId: this.context.rootRunId, events });
+      if (events) await via.logEvents({ tenant: this.context.tenant, rootRunId: this.context.rootRunId, events });
     }).catch(() => undefined);
   }
 }

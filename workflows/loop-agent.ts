@@ -42,7 +42,7 @@ export async function loopAgentRun(raw: WorkflowAgentRunInput): Promise<RunOutpu
         // Between iterations no child or activity is in flight: park here if paused (a pause does not carry over to
         // the new run), and let handlers finish so no event batch is lost.
         await control.beforeContinueAsNew();
-        await run.eventLog?.writeLocally().catch(() => undefined);
+        await run.eventLog?.writeLocally();
         await continueAsNew<typeof loopAgentRun>({
           ...input,
           state: run.state,

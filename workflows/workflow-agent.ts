@@ -72,6 +72,12 @@ export async function runWorkflowAgent(raw: WorkflowAgentRunInput, body: (run: W
     children: run.control.childIds(),
     pendingApprovals: [],
   }));
+  // A root writes what its log lacks before its terminal event, and that event last (see event-log.ts).
+  const finish = async (terminal: Parameters<typeof events.emit>[0]) => {
+    await run.eventLog?.writeLocally();
+    await events.emit(terminal);
+    await run.eventLog?.logTail();
+  };
   try {
     if (!input.resume) await events.emit({ type: 'RUN_STARTED', data: { kind: spec.kind, subAgents: spec.subAgents.map((a) => a.name) } });
     const result = await body(run);
@@ -88,20 +94,14 @@ export async function runWorkflowAgent(raw: WorkflowAgentRunInput, body: (run: W
       state: run.state,
       ...(result.escalation ? { escalation: result.escalation } : {}),
     };
-    await run.eventLog?.writeLocally().catch(() => undefined);
-    await events.emit({ type: 'RUN_COMPLETED', usage: run.usage, data: { response: result.response, terminationReason: result.terminationReason, state: run.state } });
-    await run.eventLog?.logTail();
+    await finish({ type: 'RUN_COMPLETED', usage: run.usage, data: { response: result.response, terminationReason: result.terminationReason, state: run.state } });
     return output;
   } catch (err) {
     if (isContinueAsNew(err)) throw err;
     run.control.finish();
     const cancelled = isCancellation(err);
     status = cancelled ? 'cancelled' : 'failed';
-    await CancellationScope.nonCancellable(async () => {
-      await run.eventLog?.writeLocally().catch(() => undefined);
-      await events.emit({ type: cancelled ? 'RUN_CANCELLED' : 'RUN_FAILED', usage: run.usage, data: { error: errorSummary(err) } });
-      await run.eventLog?.logTail();
-    });
+    await CancellationScope.nonCancellable(() => finish({ type: cancelled ? 'RUN_CANCELLED' : 'RUN_FAILED', usage: run.usage, data: { error: errorSummary(err) } }));
     throw err;
   }
 }

@@ -71,6 +71,18 @@ describe('a worker SIGKILLed mid-run', () => {
     while (!readLedger(ledger).some((l) => l.kind === 'effect' && l.entry === entry)) await new Promise((r) => setTimeout(r, 20));
   }
 
+  /**
+   * Starts `agent` on `input` and kills its worker once the ledger has booked `entry` (the tool's effect is done,
+   * its result not yet recorded); returns the run's handle and its whole stream, read across the failover.
+   */
+  async function killAfterEffect(agent: AgentSpec, input: string, entry: string) {
+    const run = await bridge!.agio.start(agent, input, { limits: FAST_FAILOVER });
+    const stream = follow(run.runId);
+    await effectBooked(entry);
+    await failOver();
+    return { run, events: await stream };
+  }
+
   /** Executions and effects of each entry in the ledger. */
   const ledgerCounts = () => {
     const counts: Record<string, { executions: number; effects: number; keys: number }> = {};
@@ -87,13 +99,7 @@ describe('a worker SIGKILLed mid-run', () => {
 
   it('mid tool: the call runs again on the new worker with the same idempotency key, and its effect is booked once', async () => {
     bed.server.script(toolCalls([toolCall('ledger', { entry: 'pay invoice 7', holdMs: 5000 }, { id: 'call_pay' })]), text('invoice 7 is paid'));
-    const agent = defineAgent({ name: 'payer', tools: ['ledger'] });
-    const run = await bridge!.agio.start(agent, 'pay invoice 7', { limits: FAST_FAILOVER });
-    const stream = follow(run.runId);
-
-    await effectBooked('pay invoice 7');
-    await failOver();
-    const events = await stream;
+    const { run, events } = await killAfterEffect(defineAgent({ name: 'payer', tools: ['ledger'] }), 'pay invoice 7', 'pay invoice 7');
 
     expect((await run.result()).response).toBe('invoice 7 is paid');
     expect(ledgerCounts()).toEqual({ 'pay invoice 7': { executions: 2, effects: 1, keys: 1 } });
@@ -108,12 +114,7 @@ describe('a worker SIGKILLed mid-run', () => {
 
   it('mid quick tool (a local activity): the call runs again from the start on the new worker, its effect is booked once, and no STEP_RETRY is claimed', async () => {
     bed.server.script(toolCalls([toolCall('quick_ledger', { entry: 'read ledger 3', holdMs: 5000 }, { id: 'call_read' })]), text('ledger 3 is read'));
-    const run = await bridge!.agio.start(defineAgent({ name: 'reader', tools: ['quick_ledger'] }), 'read ledger 3', { limits: FAST_FAILOVER });
-    const stream = follow(run.runId);
-
-    await effectBooked('read ledger 3');
-    await failOver();
-    const events = await stream;
+    const { run, events } = await killAfterEffect(defineAgent({ name: 'reader', tools: ['quick_ledger'] }), 'read ledger 3', 'read ledger 3');
 
     expect((await run.result()).response).toBe('ledger 3 is read');
     expect(ledgerCounts()).toEqual({ 'read ledger 3': { executions: 2, effects: 1, keys: 1 } });
