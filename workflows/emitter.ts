@@ -15,7 +15,7 @@ export interface Emitter {
    * Publishes an event; resolves once the root has it. `as` replaces the envelope: a parent reports the end of a
    * child that could not report it itself (timed out or terminated by the server).
    */
-  emit(event: Omit<EventDraft, keyof EventBase | 'timestamp'>, as?: EventBase): Promise<void>;
+  emit(event: Omit<EventDraft, keyof EventBase | 'timestamp'> & { timestamp?: number }, as?: EventBase): Promise<void>;
 }
 
 /** The envelope fields of a run, from its context. */
@@ -47,7 +47,7 @@ export function createEmitter(base: EventBase, wire: Wire | undefined, stream: '
     emit(event, as = base) {
       // `stream: 'none'` (an AgentTool that only reports its start and end) publishes lifecycle and approval events only.
       if (stream === 'none' && !ALWAYS_PUBLISHED.has(event.type)) return Promise.resolve();
-      const draft: EventDraft = { ...as, ...event, timestamp: Date.now() };
+      const draft: EventDraft = { ...as, ...event, timestamp: event.timestamp ?? Date.now() };
       if (wire) {
         wire.append(draft);
         return Promise.resolve();

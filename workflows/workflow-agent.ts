@@ -73,9 +73,12 @@ export async function runWorkflowAgent(raw: WorkflowAgentRunInput, body: (run: W
     pendingApprovals: [],
   }));
   // A root writes what its log lacks before its terminal event, and that event last (see event-log.ts).
+  // The terminal event is timed before that write: workflow time read after a local activity can differ between the
+  // live run and a replay of it, and the event must be the same in both.
   const finish = async (terminal: Parameters<typeof events.emit>[0]) => {
+    const timestamp = Date.now();
     await run.eventLog?.writeLocally();
-    await events.emit(terminal);
+    await events.emit({ ...terminal, timestamp });
     await run.eventLog?.logTail();
   };
   try {
