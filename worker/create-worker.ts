@@ -10,6 +10,7 @@ import type { ToolDefinition } from '../activities/tools/define-tool';
 import { builtinTools } from '../activities/tools/builtin';
 import { ToolRegistry } from '../activities/tools/registry';
 import { createGetToolResultTool } from '../activities/tools/get-tool-result';
+import { workflowBundlerOptions } from './workflow-bundle-options';
 import { createMemoryStores, type Stores } from '../stores';
 
 /** Options of {@link createWorker}. */
@@ -66,7 +67,7 @@ export async function createWorker(opts: CreateWorkerOptions): Promise<AgioWorke
     connection: opts.connection,
     namespace: opts.namespace ?? 'default',
     taskQueue,
-    ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: require.resolve('../workflows') }),
+    ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: require.resolve('../workflows'), bundlerOptions: workflowBundlerOptions }),
     activities: { ...createActivities(deps), ...opts.extraActivities },
     ...opts.workerOptions,
   });

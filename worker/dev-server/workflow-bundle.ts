@@ -3,6 +3,7 @@
 import { bundleWorkflowCode } from '@temporalio/worker';
 import fs from 'node:fs';
 import path from 'node:path';
+import { workflowBundlerOptions } from '../workflow-bundle-options';
 
 /** Only the bundler's warnings and errors reach the console. */
 const quietLogger = {
@@ -16,7 +17,7 @@ const quietLogger = {
 
 /** Bundles the workflows of `workflowsPath` into `dir/workflow-bundle.js`; returns that path. */
 export async function writeWorkflowBundle(workflowsPath: string, dir: string): Promise<string> {
-  const bundle = await bundleWorkflowCode({ workflowsPath, logger: quietLogger });
+  const bundle = await bundleWorkflowCode({ workflowsPath, logger: quietLogger, ...workflowBundlerOptions });
   const bundlePath = path.join(dir, 'workflow-bundle.js');
   await fs.promises.writeFile(bundlePath, bundle.code);
   return bundlePath;
