@@ -16,6 +16,8 @@ export const ErrorType = {
   ModelAuthError: 'ModelAuthError',
   /** An agent spec or input that cannot run (unknown model settings, empty agent); not retried. */
   InvalidAgentSpec: 'InvalidAgentSpec',
+  /** Workflow input that does not fit the workflow's schema (e.g. sent by the Temporal CLI or an older client); not retried. */
+  InvalidRunInput: 'InvalidRunInput',
   /** An agent name the registry does not know. */
   UnknownAgent: 'UnknownAgent',
   /** The conversation to send is larger than the run's maxModelInputBytes; not retried. */

@@ -13,6 +13,7 @@ import { conversationQuery, stateQuery, type RunState } from './messages';
 import { LEAN_STEPS_PATCH, callModelActivity, failRun, modelInput, resolveToolsWith } from './model-step';
 import { MAX_STEPS_PROMPT, buildRunContext, initialMessages, renderInstructions } from './run-context';
 import { errorSummary, isContinueAsNew } from './run-errors';
+import { failInvalidInput } from './run-input';
 import { EVENT_LOG_TAIL_PATCH } from './event-log';
 import { RunRecorder } from './run-record';
 import { runToolCalls } from './tool-calls';
@@ -20,7 +21,9 @@ import { hostWire, type WireState } from './wire';
 
 /** Runs one LLM agent to its final answer (or a limit) and returns its output. */
 export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
-  const input = AgentRunInput.parse(rawInput);
+  const parsed = AgentRunInput.safeParse(rawInput);
+  if (!parsed.success) return failInvalidInput(rawInput, parsed.error);
+  const input = parsed.data;
   const { agent, resume } = input;
   const context = buildRunContext(agent, input.context, workflowInfo().workflowId);
   const isRoot = context.depth === 0;

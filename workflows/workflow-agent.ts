@@ -4,6 +4,7 @@ import { CancellationScope, isCancellation, patched, setHandler, workflowInfo } 
 import { WorkflowAgentRunInput, ZERO_USAGE, addUsage, type Escalation, type RunContext, type RunOutput, type TerminationReason, type Usage, type WorkflowAgentSpec } from '../common';
 import { RunControl } from './control';
 import { errorSummary, isContinueAsNew } from './run-errors';
+import { failInvalidInput } from './run-input';
 import { buildRunContext } from './run-context';
 import { createEmitter, eventBase, type Emitter } from './emitter';
 import { stateQuery, type RunState } from './messages';
@@ -42,7 +43,9 @@ export interface WorkflowAgentResult {
 
 /** Sets a workflow agent up, runs `body`, and publishes its terminal event (completed, failed or cancelled). */
 export async function runWorkflowAgent(raw: WorkflowAgentRunInput, body: (run: WorkflowAgentRun) => Promise<WorkflowAgentResult>): Promise<RunOutput> {
-  const input = WorkflowAgentRunInput.parse(raw);
+  const parsed = WorkflowAgentRunInput.safeParse(raw);
+  if (!parsed.success) return failInvalidInput(raw, parsed.error);
+  const input = parsed.data;
   const spec = input.agent;
   const context = buildRunContext(spec, input.context, workflowInfo().workflowId);
   const wire = context.depth === 0 ? hostWire(input.resume?.wire as WireState | undefined) : undefined;
