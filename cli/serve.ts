@@ -67,6 +67,7 @@ export async function serve(opts: { port?: number } = {}): Promise<void> {
       model,
       workspaceRoot: path.join(dataDir, 'workspaces'),
       stores,
+      shutdownGraceTime: env.AGIO_SHUTDOWN_GRACE_TIME,
     });
     const running = worker.run();
     cleanups.push(async () => {

@@ -1,4 +1,5 @@
 // Worker and bridge configuration from environment variables, validated with zod so a typo fails at start.
+import type { Duration } from '@temporalio/common';
 import { z } from 'zod';
 import { DEFAULT_TASK_QUEUE } from '../common';
 
@@ -17,6 +18,8 @@ export const AgioEnv = z.object({
   OPENAI_BASE_URL: optionalString,
   AGIO_MODEL: z.preprocess(emptyToUndefined, z.string().default('gpt-4o-mini')),
   MONGODB_URI: optionalString,
+  /** How long a stopping worker lets in-flight model calls and tools finish (`30s`, `2m`, `500ms`). */
+  AGIO_SHUTDOWN_GRACE_TIME: z.preprocess(emptyToUndefined, z.string().regex(/^\d+(ms|s|m|h)$/, 'a duration such as 30s, 2m or 500ms').default('30s').transform((v) => v as Duration)),
 });
 /** Environment variables Agio reads. */
 export type AgioEnv = z.infer<typeof AgioEnv>;

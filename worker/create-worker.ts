@@ -1,4 +1,5 @@
 // createWorker(): one Temporal worker that runs Agio's workflows and activities on a task queue.
+import type { Duration } from '@temporalio/common';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -33,9 +34,18 @@ export interface CreateWorkerOptions {
   stores?: Stores;
   /** Extra activities (test fixtures). */
   extraActivities?: Record<string, (...args: never[]) => Promise<unknown>>;
-  /** Passed through to Worker.create (concurrency, shutdown grace time, …). */
+  /**
+   * How long a worker told to stop (SIGTERM, a deploy) lets in-flight model calls and tools finish before it cancels
+   * them (default {@link DEFAULT_SHUTDOWN_GRACE_TIME}). The SDK's own default is 0: every deploy would cut every
+   * model stream and tool, and their retries would pay again.
+   */
+  shutdownGraceTime?: Duration;
+  /** Passed through to Worker.create (concurrency, …); wins over the options above. */
   workerOptions?: Partial<WorkerOptions>;
 }
+
+/** Default of {@link CreateWorkerOptions.shutdownGraceTime}: a model step or a tool usually ends well within it. */
+export const DEFAULT_SHUTDOWN_GRACE_TIME = '30s';
 
 /** A created worker with the registries it serves. */
 export interface AgioWorker {
@@ -69,6 +79,7 @@ export async function createWorker(opts: CreateWorkerOptions): Promise<AgioWorke
     taskQueue,
     ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: require.resolve('../workflows'), bundlerOptions: workflowBundlerOptions }),
     activities: { ...createActivities(deps), ...opts.extraActivities },
+    shutdownGraceTime: opts.shutdownGraceTime ?? DEFAULT_SHUTDOWN_GRACE_TIME,
     ...opts.workerOptions,
   });
   return { worker, agents, tools, taskQueue, stores };

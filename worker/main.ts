@@ -19,6 +19,7 @@ async function main(): Promise<void> {
     model: modelConfigFromEnv(env),
     workspaceRoot: `${env.AGIO_DATA_DIR}/workspaces`,
     stores,
+    shutdownGraceTime: env.AGIO_SHUTDOWN_GRACE_TIME,
   });
   console.log(`agio worker: polling task queue "${taskQueue}" on ${address}`);
   await worker.run();

@@ -1,5 +1,6 @@
 // An Agio worker in a separate OS process (tests/fixtures/worker-main.ts run by tsx), for tests that SIGKILL
 // a worker mid-activity or check what a worker's own environment leaks to tools.
+import type { Duration } from '@temporalio/common';
 import { spawn } from 'node:child_process';
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
@@ -20,6 +21,8 @@ export interface WorkerProcessConfig {
   tools?: string[];
   /** Registers the `ledger` and `quick_ledger` tools (tests/fixtures/test-tools.ts) writing to this file. */
   ledgerFile?: string;
+  /** The worker's shutdown grace time (default 1s, so tests that stop it are quick). */
+  shutdownGraceTime?: Duration;
   /** How long the server waits for this worker's sticky queue before handing a workflow task to any worker. */
   stickyQueueScheduleToStartTimeoutMs?: number;
   /** MongoDB stores (as MONGODB_URI, through storesFromEnv; a database in the URI is used) instead of memory stores. */
