@@ -50,6 +50,13 @@ export const RunContextInput = RunContext.extend({
 export type RunContextInput = z.infer<typeof RunContextInput>;
 
 /** What an agent run carries across continue-as-new. */
+/** What a run's approvals carry across continue-as-new. */
+export const ApprovalsCarried = z.object({
+  remembered: z.array(PermissionRule),
+  decided: z.array(z.string()),
+});
+export type ApprovalsCarried = z.infer<typeof ApprovalsCarried>;
+
 export const AgentRunResume = z.object({
   steps: z.array(Step),
   usage: Usage,
@@ -64,6 +71,8 @@ export const AgentRunResume = z.object({
   history: z.array(ChatMessage).optional(),
   /** The Wire offset up to which the root has written its events to the event log (root runs only). */
   loggedOffset: z.number().int().optional(),
+  /** Approvals that outlive a turn: rules an operator asked to remember, and the latest calls already decided. */
+  approvals: ApprovalsCarried.optional(),
 });
 /** What an agent run carries across continue-as-new. */
 export type AgentRunResume = z.infer<typeof AgentRunResume>;

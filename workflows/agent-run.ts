@@ -6,7 +6,7 @@ import { Approvals } from './approvals';
 import { RunControl } from './control';
 import { escalationFromOutput, exitLoopStep } from './escalation';
 import { withSpentUsage } from './agent-tool';
-import { compactSteps } from './carry-over';
+import { CARRY_OVER_PATCH, compactSteps, fittingInput } from './carry-over';
 import { decideNext, spentBudget } from './decisions';
 import { createEmitter, eventBase } from './emitter';
 import { conversationQuery, stateQuery, type RunState } from './messages';
@@ -31,7 +31,7 @@ export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
   const events = createEmitter(eventBase(context, agent.name, context.nestingType), wire, context.stream);
   const callModel = callModelActivity(context);
   const control = new RunControl(events, context.parentRunId);
-  const approvals = new Approvals(events, context, agent.permissions, agent.approvalTimeoutMs, control);
+  const approvals = new Approvals(events, context, agent.permissions, agent.approvalTimeoutMs, control, resume?.approvals);
 
   const steps: Step[] = [];
   const messages: ChatMessage[] = [];
@@ -191,9 +191,13 @@ export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
       }
       if (workflowInfo().continueAsNewSuggested || run.modelCalls - modelCallsAtStart >= context.limits.continueAsNewAfterModelCalls) {
         // Between steps nothing is in flight; park here if paused, and let handlers finish so no published batch is lost.
+        // Steps are stored first (see CARRY_OVER_PATCH): nothing may await between the wait and continue-as-new.
+        const carry = patched(CARRY_OVER_PATCH);
+        if (carry) await recorder.flush(steps);
         await control.beforeContinueAsNew();
-        await recorder.flush(steps);
-        await continueAsNew<typeof agentRun>({ ...input, context, resume: { steps: compactSteps(steps), ...run, startedAt, history, wire: wire?.snapshot(), ...(wire ? { loggedOffset: recorder.eventLog.loggedOffset } : {}) } });
+        if (!carry) await recorder.flush(steps);
+        const next = (carried: Step[]): AgentRunInput => ({ ...input, context, resume: { steps: carried, ...run, startedAt, history, wire: wire?.snapshot(), ...(wire ? { loggedOffset: recorder.eventLog.loggedOffset } : {}), ...(carry ? { approvals: approvals.carried() } : {}) } });
+        await continueAsNew<typeof agentRun>(carry ? fittingInput(steps, next) : next(compactSteps(steps)));
       }
     }
 

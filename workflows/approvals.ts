@@ -1,7 +1,7 @@
 // Human approval of tool calls (DESIGN.md section 7): rules decide allow / deny / ask; an `ask` publishes
 // TOOL_AUTH_REQUIRED and waits durably (days, across worker restarts) for the decideToolCall update or a timeout.
 import { condition, setHandler, workflowInfo } from '@temporalio/workflow';
-import { ToolCallDecision, decidePermission, type PermissionRule, type RunContext, type ToolCall } from '../common';
+import { ToolCallDecision, decidePermission, type ApprovalsCarried, type PermissionRule, type RunContext, type ToolCall } from '../common';
 import type { RunControl } from './control';
 import type { Emitter } from './emitter';
 import { decideToolCallUpdate } from './messages';
@@ -15,11 +15,14 @@ interface Pending {
   decision?: ToolCallDecision;
 }
 
+/** How many decided call ids continue-as-new carries. */
+const CARRIED_DECISIONS = 500;
+
 /** The permission rules and pending approvals of one run. */
 export class Approvals {
   private readonly pending = new Map<string, Pending>();
-  private readonly decided = new Set<string>();
-  private readonly remembered: PermissionRule[] = [];
+  private readonly decided: Set<string>;
+  private readonly remembered: PermissionRule[];
 
   constructor(
     private readonly events: Emitter,
@@ -28,7 +31,11 @@ export class Approvals {
     private readonly timeoutMs: number,
     /** Pause bookkeeping: a run waiting here for a person counts as parked when paused. */
     private readonly control?: RunControl,
+    /** What the run carried across continue-as-new. */
+    carried?: ApprovalsCarried,
   ) {
+    this.remembered = [...(carried?.remembered ?? [])];
+    this.decided = new Set(carried?.decided);
     setHandler(
       decideToolCallUpdate,
       (decision) => {
@@ -84,6 +91,14 @@ export class Approvals {
     }
     await this.events.emit({ type: 'TOOL_AUTH_DENIED', data: { ...about, by, reason: 'denied', ...(decision.message ? { message: decision.message } : {}) } });
     return { run: false, message: `Error: the call to "${call.name}" was denied by ${by}${decision.message ? `: ${decision.message}` : '.'}` };
+  }
+
+  /**
+   * What continue-as-new carries: every remembered rule, and the ids of the latest decided calls (so a late second
+   * decision on one of them is still refused; older ids are long out of any client's hands).
+   */
+  carried(): ApprovalsCarried {
+    return { remembered: [...this.remembered], decided: [...this.decided].slice(-CARRIED_DECISIONS) };
   }
 
   /** Calls waiting for a decision (for the state query). */

@@ -1,32 +1,52 @@
-// What an agent run carries into continue-as-new must fit in one workflow input far below Temporal's message
-// limits. Older tool outputs are shortened first (the newest turn stays whole); if it still cannot fit, the
-// run fails with a clear error instead of failing workflow tasks forever.
+// What an agent run carries into continue-as-new must fit in one workflow input far below Temporal's 2 MiB payload
+// limit. Older tool outputs are shortened first (the newest turn stays whole); if it still cannot fit, the run fails
+// with a clear error instead of failing workflow tasks forever.
 import { ApplicationFailure } from '@temporalio/workflow';
-import type { Step } from '../common';
+import { jsonBytes, type Step } from '../common';
 
-/** Budget for the carried conversation, in JSON characters (conservative: multibyte text is larger in bytes). */
+/** Budget for the whole continue-as-new input, in UTF-8 bytes of JSON (runs patched with CARRY_OVER_PATCH). */
+export const CARRY_OVER_BUDGET_BYTES = 1_200_000;
+/** Budget for the carried steps, in JSON characters (runs started before CARRY_OVER_PATCH). */
 export const CARRY_OVER_BUDGET = 600_000;
 const KEEP_CHARS = 1000;
 
-/** Steps to carry: unchanged when they fit, else with older tool outputs cut to a head and a marker. */
-export function compactSteps(steps: Step[], budget = CARRY_OVER_BUDGET): Step[] {
-  let size = JSON.stringify(steps).length;
-  if (size <= budget) return steps;
+/**
+ * The patch under which an agent run, at continue-as-new, stores its steps before it waits for a safe point (a pause
+ * accepted during the store is then not lost), counts the input's size in bytes (not characters) over the whole
+ * input, and carries its remembered approvals.
+ */
+export const CARRY_OVER_PATCH = 'agio-carry-over-bytes';
+
+/**
+ * Steps to carry: unchanged when they fit, else with older tool outputs cut to a head and a marker. Sizes are JSON
+ * characters (runs started before CARRY_OVER_PATCH) or UTF-8 bytes; `fixed` is the size of what goes with them.
+ */
+export function compactSteps(steps: Step[], budget = CARRY_OVER_BUDGET, opts: { unit?: 'characters' | 'bytes'; fixed?: number } = {}): Step[] {
+  const unit = opts.unit ?? 'characters';
+  const measure = (value: unknown) => (unit === 'bytes' ? jsonBytes(value) : JSON.stringify(value).length);
+  let total = (opts.fixed ?? 0) + measure(steps);
+  if (total <= budget) return steps;
   const lastAssistant = steps.map((s) => s.role).lastIndexOf('assistant');
   const out = [...steps];
-  for (let i = 0; i < out.length && size > budget; i++) {
+  for (let i = 0; i < out.length && total > budget; i++) {
     const step = out[i];
     if (step.role !== 'tool' || i > lastAssistant || !step.content || step.content.length <= KEEP_CHARS) continue;
     const shortened = `${step.content.slice(0, KEEP_CHARS)}\n[… ${step.content.length - KEEP_CHARS} characters omitted when the run continued as new …]`;
-    size -= JSON.stringify(step.content).length - JSON.stringify(shortened).length;
+    total -= measure(step.content) - measure(shortened);
     out[i] = { ...step, content: shortened, metadata: { ...step.metadata, compacted: true } };
   }
-  if (size > budget) {
+  if (total > budget) {
     throw ApplicationFailure.create({
       type: 'HistoryTooLarge',
       nonRetryable: true,
-      message: `the conversation (${size} characters) does not fit into a continue-as-new input even after shortening older tool outputs; lower maxToolOutputBytes or the number of parallel tool calls`,
+      message: `the run's state (${total} ${unit}) does not fit into a continue-as-new input even after shortening older tool outputs; lower maxToolOutputBytes or the number of parallel tool calls`,
     });
   }
   return out;
+}
+
+/** The continue-as-new input `build(steps)` makes, with its steps compacted until the whole input fits in bytes. */
+export function fittingInput<T>(steps: Step[], build: (steps: Step[]) => T, budget = CARRY_OVER_BUDGET_BYTES): T {
+  const fixed = jsonBytes(build([])) - 2; // the input without its steps (`[]` is two bytes)
+  return build(compactSteps(steps, budget, { unit: 'bytes', fixed }));
 }
