@@ -11,6 +11,7 @@ import { createBridge } from '../bridge/server';
 import type { ModelConfig } from '../activities/model';
 import { loadEnv } from '../worker/config';
 import { createWorker } from '../worker/create-worker';
+import { lockDataDir } from '../worker/dev-server/data-dir-lock';
 import { startDemoModel } from '../worker/dev-server/demo-model';
 import { freePort } from '../worker/dev-server/free-port';
 import { startTemporalDevServer } from '../worker/dev-server/temporal-server';
@@ -32,7 +33,8 @@ export async function serve(opts: { port?: number } = {}): Promise<void> {
   Runtime.install({ logger: new DefaultLogger((process.env.AGIO_LOG_LEVEL as 'WARN' | undefined) ?? 'WARN') });
   const dataDir = path.resolve(env.AGIO_DATA_DIR);
   await fs.promises.mkdir(dataDir, { recursive: true });
-  const cleanups: (() => Promise<unknown>)[] = [];
+  const lock = await lockDataDir(dataDir);
+  const cleanups: (() => Promise<unknown>)[] = [() => lock.release()];
   const shutdown = async () => {
     for (const cleanup of cleanups.reverse()) await cleanup().catch((err) => console.error(err));
   };
@@ -43,6 +45,7 @@ export async function serve(opts: { port?: number } = {}): Promise<void> {
       console.log('agio: starting the Temporal dev server…');
       const temporal = await startTemporalDevServer({ dbFilename: path.join(dataDir, 'temporal.db'), port: await portOr(7233), uiPort: await portOr(8233), log: console.log });
       cleanups.push(() => temporal.stop());
+      await lock.recordChild('Temporal dev server', temporal.pid, 'temporal');
       address = temporal.address;
       uiUrl = temporal.uiUrl;
     }

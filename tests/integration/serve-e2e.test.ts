@@ -1,18 +1,18 @@
 // The README's main job as a new user meets it: `agio serve` (its own dev server, worker, bridge and the offline
 // demo model), driven with the real curl binary exactly as the README shows, then stopped with Ctrl-C.
-import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '../../worker/dev-server/free-port';
+import { startServe, type ServeProcess } from '../helpers/serve-process';
 
 const root = path.resolve(__dirname, '../..');
 const curl = (...args: string[]) => execFileSync('curl', ['-s', '--max-time', '60', ...args], { encoding: 'utf8' });
 
 describe('agio serve, driven with curl as the README shows', () => {
   jest.setTimeout(240_000);
-  let serve: ChildProcess;
-  let output = '';
+  let serve: ServeProcess;
   let dataDir: string;
   let url: string;
   const H = 'Authorization: Bearer dev-token';
@@ -20,27 +20,18 @@ describe('agio serve, driven with curl as the README shows', () => {
   beforeAll(async () => {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'agio-serve-'));
     const port = await freePort();
-    const env: NodeJS.ProcessEnv = { ...process.env, AGIO_DATA_DIR: dataDir, PORT: String(port) };
-    for (const key of ['TEMPORAL_ADDRESS', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'MONGODB_URI', 'AGIO_TOKENS']) delete env[key];
-    serve = spawn(path.join(root, 'node_modules/.bin/tsx'), ['cli/main.ts', 'serve'], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    serve.stdout!.on('data', (d: Buffer) => (output += d.toString()));
-    serve.stderr!.on('data', (d: Buffer) => (output += d.toString()));
-    const deadline = Date.now() + 180_000;
-    while (!output.includes('agio is running')) {
-      if (serve.exitCode !== null || Date.now() > deadline) throw new Error(`serve did not start:\n${output}`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    serve = await startServe(dataDir, port);
     url = `http://127.0.0.1:${port}`;
   });
 
   afterAll(async () => {
-    if (serve && serve.exitCode === null) serve.kill('SIGKILL');
+    if (serve && serve.child.exitCode === null) serve.child.kill('SIGKILL');
     fs.rmSync(dataDir, { recursive: true, force: true });
   });
 
   it('says it uses the offline demo model and prints where the bridge listens', () => {
-    expect(output).toContain('OPENAI_API_KEY is not set');
-    expect(output).toContain(`bridge     ${url}`);
+    expect(serve.output()).toContain('OPENAI_API_KEY is not set');
+    expect(serve.output()).toContain(`bridge     ${url}`);
   });
 
   it('starts a run with curl, streams its events with curl -N until the stream closes, and returns the result', () => {
@@ -73,12 +64,12 @@ describe('agio serve, driven with curl as the README shows', () => {
     expect(listed.runs).toEqual([expect.objectContaining({ agent: 'lead', status: 'COMPLETED', runId: expect.stringMatching(/^run-/) })]);
   });
 
-  it('shuts everything down on Ctrl-C and leaves no Temporal server behind', async () => {
-    const exited = new Promise<number | null>((resolve) => serve.once('exit', (code) => resolve(code)));
-    serve.kill('SIGINT');
-    expect(await exited).toBe(0);
-    expect(output).toContain('agio: stopped');
+  it('shuts everything down on Ctrl-C, leaves no Temporal server behind and releases its data directory', async () => {
+    serve.child.kill('SIGINT');
+    expect(await serve.exited).toBe(0);
+    expect(serve.output()).toContain('agio: stopped');
     const ps = execFileSync('ps', ['-eo', 'args'], { encoding: 'utf8' });
     expect(ps).not.toContain(path.join(dataDir, 'temporal.db'));
+    expect(fs.existsSync(path.join(dataDir, 'serve.lock'))).toBe(false);
   });
 });

@@ -1,0 +1,70 @@
+// `agio serve` owns its data directory: a second serve on it stops at once with an error naming the holder's pid
+// (before, it retried the busy dev server with warnings and hung), and a serve started after one was killed with -9
+// starts on the same data, where the runs of the killed one still are.
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { freePort } from '../../worker/dev-server/free-port';
+import { startServe, type ServeProcess } from '../helpers/serve-process';
+
+const curl = (...args: string[]) => execFileSync('curl', ['-s', '--max-time', '60', ...args], { encoding: 'utf8' });
+const H = 'Authorization: Bearer dev-token';
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+describe('agio serve and its data directory', () => {
+  jest.setTimeout(240_000);
+  let dataDir: string;
+  const serves: ServeProcess[] = [];
+
+  beforeAll(() => {
+    dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'agio-serve-lock-'));
+  });
+  afterAll(async () => {
+    for (const serve of serves) if (serve.child.exitCode === null) serve.child.kill('SIGINT');
+    await Promise.all(serves.map((s) => s.exited));
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('refuses a second serve on the same data directory, naming the holder', async () => {
+    const port = await freePort();
+    serves.push(await startServe(dataDir, port));
+    const lock = JSON.parse(fs.readFileSync(path.join(dataDir, 'serve.lock'), 'utf8')) as { pid: number };
+    const second = await startServe(dataDir, await freePort(), 'agio:');
+    expect(await second.exited).not.toBe(0);
+    expect(second.output()).toContain(`another agio serve (pid ${lock.pid}) is using ${dataDir}`);
+  });
+
+  it('after kill -9 of serve, a new serve starts on the same data at once and finds the runs of the killed one', async () => {
+    const first = serves[0];
+    const port = Number(first.output().match(/bridge\s+http:\/\/127\.0\.0\.1:(\d+)/)![1]);
+    const url = `http://127.0.0.1:${port}`;
+    const started = JSON.parse(curl('-X', 'POST', `${url}/runs`, '-H', H, '-H', 'content-type: application/json', '-d', '{"agent":"assistant","input":"hello"}')) as { runId: string };
+    const lock = JSON.parse(fs.readFileSync(path.join(dataDir, 'serve.lock'), 'utf8')) as { pid: number; children: { pid: number }[] };
+    expect(lock.pid).toBe(first.child.pid);
+    first.child.kill('SIGKILL');
+    await first.exited;
+
+    const next = await startServe(dataDir, port);
+    serves.push(next);
+    // Whatever the killed serve left (its dev server's guard may still be stopping it) is gone before the new one starts.
+    for (const child of lock.children) expect(isAlive(child.pid)).toBe(false);
+    // The run goes on on the new serve's worker (a model call lost with the killed worker runs again).
+    const t0 = Date.now();
+    let status: { status: string; output?: { response: string } } = { status: 'RUNNING' };
+    while (status.status === 'RUNNING' && Date.now() - t0 < 120_000) {
+      status = JSON.parse(curl(`${url}/runs/${started.runId}`, '-H', H)) as typeof status;
+      if (status.status === 'RUNNING') await new Promise((r) => setTimeout(r, 500));
+    }
+    expect(status.status).toBe('COMPLETED');
+    expect(status.output?.response).toContain('offline demo model');
+  });
+});

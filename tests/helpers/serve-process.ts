@@ -1,0 +1,33 @@
+// `agio serve` as a user runs it (`node --import tsx cli/main.ts serve`, what scripts/serve runs) in its own process, with a data directory and port of its
+// own and none of the developer's Temporal, model or Mongo settings.
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+
+const REPO_ROOT = path.resolve(__dirname, '../..');
+const START_TIMEOUT_MS = 180_000;
+
+/** A started serve; `output()` is everything it printed so far. */
+export interface ServeProcess {
+  child: ChildProcess;
+  output(): string;
+  /** Settles with the exit code once the process has exited. */
+  exited: Promise<number | null>;
+}
+
+/** Spawns serve on `dataDir` and `port`; resolves once it prints `agio is running` (or `until`, when given). */
+export async function startServe(dataDir: string, port: number, until = 'agio is running'): Promise<ServeProcess> {
+  const env: NodeJS.ProcessEnv = { ...process.env, AGIO_DATA_DIR: dataDir, PORT: String(port) };
+  for (const key of ['TEMPORAL_ADDRESS', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'MONGODB_URI', 'AGIO_TOKENS']) delete env[key];
+  // As scripts/serve starts it: one process, so `child.pid` is serve's own.
+  const child = spawn(process.execPath, ['--import', 'tsx', 'cli/main.ts', 'serve'], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  const deadline = Date.now() + START_TIMEOUT_MS;
+  while (!output.includes(until)) {
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`serve did not print "${until}":\n${output}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+  return { child, output: () => output, exited };
+}
