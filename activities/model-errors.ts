@@ -41,7 +41,9 @@ export function classifyModelError(err: unknown, chunksReceived = 0): Applicatio
       return ApplicationFailure.create({ type: ErrorType.ModelBadRequest, message, nonRetryable: true, cause: err });
     }
     if (status === 408 || status === 409 || status >= 500) {
-      return ApplicationFailure.create({ type: ErrorType.ModelServerError, message, cause: err });
+      // A 503 may say when to come back (RFC 9110 Retry-After); the retry policy's backoff applies otherwise.
+      const delay = retryAfterMs(err.headers as { get(name: string): string | null } | undefined);
+      return ApplicationFailure.create({ type: ErrorType.ModelServerError, message, nextRetryDelay: delay, cause: err });
     }
     return ApplicationFailure.create({ type: ErrorType.ModelBadRequest, message, nonRetryable: true, cause: err });
   }

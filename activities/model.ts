@@ -6,6 +6,7 @@ import OpenAI from 'openai';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { AGENT_TOOL_PARAMETERS, ErrorType, type ChatMessage, type EventBase, type ModelSettings, type Step, type Usage } from '../common';
 import { conversationQuery } from '../workflows/messages';
+import { failedAttempt } from './model-outage';
 import { classifyModelError } from './model-errors';
 import type { HandOffInput } from './persistence';
 import { ChatStreamAssembler, type ChunkDelta } from './model-stream';
@@ -108,16 +109,17 @@ export function createCallModel(config: ModelConfig, tools: ToolRegistry, sinkFa
       ctx.cancellationSignal.throwIfAborted();
     } catch (err) {
       if (ctx.cancellationSignal.aborted) throw ctx.cancellationSignal.reason ?? err;
-      throw classifyModelError(err, assembler.chunks);
+      throw await failedAttempt(classifyModelError(err, assembler.chunks), ctx.info, input.stepId, input.eventBase);
     } finally {
       clearInterval(beat);
       await sink.end();
     }
     if (!assembler.finishReason) {
-      throw ApplicationFailure.create({
+      const failure = ApplicationFailure.create({
         type: assembler.chunks === 0 ? ErrorType.ModelMalformedResponse : ErrorType.ModelConnectionError,
         message: assembler.chunks === 0 ? 'model response held no completion chunks' : `model stream ended after ${assembler.chunks} chunks without a finish reason`,
       });
+      throw await failedAttempt(failure, ctx.info, input.stepId, input.eventBase);
     }
     const toolCalls = assembler.toolCalls(input.stepId);
     const usage = assembler.usage ?? { promptTokens: 0, completionTokens: 0, totalTokens: 0 };

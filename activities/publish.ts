@@ -94,9 +94,11 @@ export class WirePublisher {
 }
 
 /** A publisher for the current activity attempt, sending to the root run's publish signal. */
-export function activityPublisher(rootRunId: string): WirePublisher {
+export function activityPublisher(rootRunId: string, channel?: string): WirePublisher {
   const ctx = Context.current();
   const { workflowExecution, activityId, attempt } = ctx.info;
   const handle = ctx.client.workflow.getHandle(rootRunId);
-  return new WirePublisher((batch) => handle.signal(publishSignal, batch), `act:${workflowExecution?.runId ?? 'standalone'}/${activityId}/${attempt}`);
+  // The Wire drops a batch whose sequence its publisher already sent: a second publisher of one attempt (e.g. its
+  // outage notice beside its deltas) needs a channel of its own.
+  return new WirePublisher((batch) => handle.signal(publishSignal, batch), `act:${workflowExecution?.runId ?? 'standalone'}/${activityId}/${attempt}${channel ? `/${channel}` : ''}`);
 }

@@ -28,5 +28,8 @@ export const ErrorType = {
 /** One of {@link ErrorType}. */
 export type ErrorType = (typeof ErrorType)[keyof typeof ErrorType];
 
+/** The longest wait between two attempts of a failing model call (its retry policy's maximum interval). */
+export const MODEL_RETRY_MAX_INTERVAL_MS = 60_000;
+
 /** Error types that retrying cannot fix. */
 export const NON_RETRYABLE_MODEL_ERRORS: ErrorType[] = [ErrorType.ModelBadRequest, ErrorType.ModelAuthError, ErrorType.InvalidAgentSpec];

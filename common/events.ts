@@ -17,6 +17,7 @@ export const EventType = z.enum([
   'TOOL_AUTH_GRANTED',
   'TOOL_AUTH_DENIED',
   'STEP_RETRY',
+  'MODEL_UNAVAILABLE',
   'ERROR',
 ]);
 /** Every event type a stream can carry. */

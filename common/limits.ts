@@ -27,8 +27,13 @@ export const RunLimits = z.object({
   modelHeartbeatTimeoutMs: z.number().int().positive().default(20_000),
   /** Upper bound of one model call, streaming included. */
   modelTimeoutMs: z.number().int().positive().default(10 * 60_000),
-  /** Attempts for a failing model call (rate limits and 5xx); non-retryable errors fail at once. */
-  modelMaxAttempts: z.number().int().positive().default(6),
+  /**
+   * Attempts for a failing model call (rate limits, 5xx, network); unset, a call is retried until
+   * modelRetryWindowMs has passed, so a provider outage is waited out. Non-retryable errors (4xx) fail at once.
+   */
+  modelMaxAttempts: z.number().int().positive().optional(),
+  /** How long a model call may keep failing and retrying (its schedule-to-close) before the run fails. */
+  modelRetryWindowMs: z.number().int().positive().default(6 * 60 * 60_000),
   /** Continue as new after this many model calls in one workflow run (besides Temporal's own suggestion). */
   continueAsNewAfterModelCalls: z.number().int().positive().default(200),
 });
@@ -48,7 +53,8 @@ export const RunLimitOverrides = z.object({
   maxTotalTokens: RunLimits.shape.maxTotalTokens,
   modelHeartbeatTimeoutMs: RunLimits.shape.modelHeartbeatTimeoutMs.removeDefault(),
   modelTimeoutMs: RunLimits.shape.modelTimeoutMs.removeDefault(),
-  modelMaxAttempts: RunLimits.shape.modelMaxAttempts.removeDefault(),
+  modelMaxAttempts: RunLimits.shape.modelMaxAttempts,
+  modelRetryWindowMs: RunLimits.shape.modelRetryWindowMs.removeDefault(),
   continueAsNewAfterModelCalls: RunLimits.shape.continueAsNewAfterModelCalls.removeDefault(),
 }).partial();
 /** Overrides of some limits. */

@@ -10,7 +10,7 @@ import { CARRY_OVER_PATCH, compactSteps, fittingInput } from './carry-over';
 import { decideNext, spentBudget } from './decisions';
 import { createEmitter, eventBase } from './emitter';
 import { conversationQuery, stateQuery, type RunState } from './messages';
-import { LEAN_STEPS_PATCH, callModelActivity, failRun, modelInput, resolveToolsWith } from './model-step';
+import { LEAN_STEPS_PATCH, callModelActivity, failRun, modelInput, resolveToolsWith, withModelRetryLimits } from './model-step';
 import { MAX_STEPS_PROMPT, buildRunContext, initialMessages, renderInstructions } from './run-context';
 import { errorSummary, isContinueAsNew } from './run-errors';
 import { failInvalidInput } from './run-input';
@@ -25,7 +25,7 @@ export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
   if (!parsed.success) return failInvalidInput(rawInput, parsed.error);
   const input = parsed.data;
   const { agent, resume } = input;
-  const context = buildRunContext(agent, input.context, workflowInfo().workflowId);
+  const context = withModelRetryLimits(buildRunContext(agent, input.context, workflowInfo().workflowId));
   const isRoot = context.depth === 0;
   const wire = isRoot ? hostWire(resume?.wire as WireState | undefined) : undefined;
   const events = createEmitter(eventBase(context, agent.name, context.nestingType), wire, context.stream);

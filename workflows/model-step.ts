@@ -1,7 +1,7 @@
 // Activity handles of the agent loop: callModel with the run's retry and timeout limits, resolveTools, and
 // how a model call that cannot succeed fails the run with a clear, non-retried error.
-import { ActivityFailure, ApplicationFailure, isCancellation, proxyActivities, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
-import { ErrorType, NON_RETRYABLE_MODEL_ERRORS, jsonBytes, modelInputTooLargeMessage, type ChatMessage, type RunContext } from '../common';
+import { ActivityFailure, ApplicationFailure, isCancellation, patched, proxyActivities, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
+import { ErrorType, MODEL_RETRY_MAX_INTERVAL_MS, NON_RETRYABLE_MODEL_ERRORS, jsonBytes, modelInputTooLargeMessage, type ChatMessage, type RunContext } from '../common';
 import type { AgioActivities } from '../activities';
 import type { CallModelInput } from '../activities/model';
 import { failureMessage } from './tool-calls';
@@ -13,21 +13,38 @@ import { failureMessage } from './tool-calls';
  */
 export const LEAN_STEPS_PATCH = 'agio-lean-steps';
 
+/**
+ * The patch under which a failing model call is retried for the run's whole retry window (modelRetryWindowMs) rather
+ * than a few times. Runs started before it keep the attempt cap they started with, and carry it to their children.
+ */
+export const MODEL_RETRY_WINDOW_PATCH = 'agio-model-retry-window';
+const LEGACY_MODEL_MAX_ATTEMPTS = 6;
+
+/** The run's context, with the attempt cap of runs started before {@link MODEL_RETRY_WINDOW_PATCH} made explicit. */
+export function withModelRetryLimits(context: RunContext): RunContext {
+  if (patched(MODEL_RETRY_WINDOW_PATCH)) return context;
+  return { ...context, limits: { ...context.limits, modelMaxAttempts: context.limits.modelMaxAttempts ?? LEGACY_MODEL_MAX_ATTEMPTS } };
+}
+
 const RESOLVE_TOOLS = { startToCloseTimeout: '30s', retry: { maximumAttempts: 3 } } as const;
 /** Resolves tool names to the specs the workflow schedules them with: a local activity, or (runs started before {@link LEAN_STEPS_PATCH}) an activity. */
 export const resolveToolsWith = (local: boolean) => (local ? proxyLocalActivities<AgioActivities>(RESOLVE_TOOLS) : proxyActivities<AgioActivities>(RESOLVE_TOOLS)).resolveTools;
 
-/** callModel with the run's limits: heartbeat and overall timeouts, bounded retries, no retry for 4xx. */
+/**
+ * callModel with the run's limits: heartbeat and per-attempt timeouts, retries with capped backoff for as long as the
+ * run's retry window (runs started before it existed carry their attempt cap instead), no retry for 4xx.
+ */
 export function callModelActivity(context: RunContext): AgioActivities['callModel'] {
   const { limits } = context;
   return proxyActivities<AgioActivities>({
     startToCloseTimeout: limits.modelTimeoutMs,
     heartbeatTimeout: limits.modelHeartbeatTimeoutMs,
+    ...(limits.modelRetryWindowMs ? { scheduleToCloseTimeout: limits.modelRetryWindowMs } : {}),
     retry: {
       initialInterval: '1s',
       backoffCoefficient: 2,
-      maximumInterval: '60s',
-      maximumAttempts: limits.modelMaxAttempts,
+      maximumInterval: MODEL_RETRY_MAX_INTERVAL_MS,
+      ...(limits.modelMaxAttempts ? { maximumAttempts: limits.modelMaxAttempts } : {}), // unset: no cap
       nonRetryableErrorTypes: NON_RETRYABLE_MODEL_ERRORS,
     },
   }).callModel;
