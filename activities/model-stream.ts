@@ -17,6 +17,8 @@ export class ChatStreamAssembler {
   finishReason: string | null = null;
   usage: Usage | undefined;
   chunks = 0;
+  /** UTF-8 bytes of text, reasoning and tool calls received so far. */
+  receivedBytes = 0;
   private readonly calls = new Map<number, { id: string; name: string; arguments: string }>();
 
   /** Adds one chunk; returns what it contributed (undefined when nothing visible). */
@@ -35,6 +37,8 @@ export class ChatStreamAssembler {
     const delta = choice.delta as (typeof choice.delta & { reasoning_content?: string | null; reasoning?: string | null }) | undefined;
     if (!delta) return undefined;
     const out: ChunkDelta = {};
+    this.receivedBytes += Buffer.byteLength(delta.content ?? '') + Buffer.byteLength(delta.reasoning_content ?? delta.reasoning ?? '');
+    for (const tc of delta.tool_calls ?? []) this.receivedBytes += Buffer.byteLength(tc.function?.arguments ?? '') + Buffer.byteLength(tc.function?.name ?? '');
     if (delta.content) {
       this.content += delta.content;
       out.content = delta.content;

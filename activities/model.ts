@@ -4,7 +4,7 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import OpenAI from 'openai';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
-import { AGENT_TOOL_PARAMETERS, ErrorType, type ChatMessage, type EventBase, type ModelSettings, type Step, type Usage } from '../common';
+import { AGENT_TOOL_PARAMETERS, ErrorType, resolveLimits, type ChatMessage, type EventBase, type ModelSettings, type Step, type Usage } from '../common';
 import { conversationQuery } from '../workflows/messages';
 import { failedAttempt } from './model-outage';
 import { classifyModelError } from './model-errors';
@@ -39,6 +39,8 @@ export interface CallModelInput {
   /** Envelope of the run's events; with `streamDeltas` the call publishes STEP_DELTA events into the root's Wire. */
   eventBase?: EventBase;
   streamDeltas?: boolean;
+  /** The run's maxModelOutputBytes (runs started before it existed send none: the default applies). */
+  maxOutputBytes?: number;
   /** Steps the run committed since its last write, stored before the model is called (see persistingFirst). */
   persist?: HandOffInput;
 }
@@ -58,6 +60,9 @@ export interface StepStreamSink {
   /** Flushes what is buffered; awaited before the activity returns. */
   end(): Promise<void>;
 }
+
+/** maxModelOutputBytes of runs whose calls name none. */
+const DEFAULT_MAX_MODEL_OUTPUT_BYTES = resolveLimits().maxModelOutputBytes;
 
 /** Creates the sink of one model call. */
 export type StepStreamSinkFactory = (input: CallModelInput) => StepStreamSink;
@@ -98,8 +103,17 @@ export function createCallModel(config: ModelConfig, tools: ToolRegistry, sinkFa
         },
         { signal: ctx.cancellationSignal },
       );
+      const maxOutputBytes = input.maxOutputBytes ?? DEFAULT_MAX_MODEL_OUTPUT_BYTES;
       for await (const chunk of stream) {
         const delta = assembler.add(chunk);
+        if (assembler.receivedBytes > maxOutputBytes) {
+          stream.controller.abort();
+          throw ApplicationFailure.create({
+            type: ErrorType.ModelOutputTooLarge,
+            nonRetryable: true,
+            message: `the model's answer passed ${maxOutputBytes} bytes, the run's maxModelOutputBytes; it was cut off there and is not retried (ask for shorter answers, or raise the limit up to about 1.5 MiB)`,
+          });
+        }
         if (delta) {
           firstTokenMs ??= Date.now() - startedAt;
           sink.delta(delta);

@@ -22,6 +22,8 @@ export const ErrorType = {
   UnknownAgent: 'UnknownAgent',
   /** The conversation to send is larger than the run's maxModelInputBytes; not retried. */
   ModelInputTooLarge: 'ModelInputTooLarge',
+  /** The model's answer is larger than the run's maxModelOutputBytes (a step must fit in a Temporal payload); not retried. */
+  ModelOutputTooLarge: 'ModelOutputTooLarge',
   /** The run spent its token budget. */
   TokenBudgetExceeded: 'TokenBudgetExceeded',
 } as const;
@@ -32,4 +34,4 @@ export type ErrorType = (typeof ErrorType)[keyof typeof ErrorType];
 export const MODEL_RETRY_MAX_INTERVAL_MS = 60_000;
 
 /** Error types that retrying cannot fix. */
-export const NON_RETRYABLE_MODEL_ERRORS: ErrorType[] = [ErrorType.ModelBadRequest, ErrorType.ModelAuthError, ErrorType.InvalidAgentSpec];
+export const NON_RETRYABLE_MODEL_ERRORS: ErrorType[] = [ErrorType.ModelBadRequest, ErrorType.ModelAuthError, ErrorType.InvalidAgentSpec, ErrorType.ModelOutputTooLarge];

@@ -16,6 +16,12 @@ export const RunLimits = z.object({
    */
   maxModelInputBytes: z.number().int().positive().default(1024 * 1024),
   /**
+   * Largest model answer (text, reasoning and tool calls) one step may hold. An answer that grows past it is cut off
+   * and fails the run with ModelOutputTooLarge, never retried: a step over Temporal's 2 MiB payload cap could never
+   * be recorded, and every retry would pay for the whole answer again.
+   */
+  maxModelOutputBytes: z.number().int().positive().default(1024 * 1024),
+  /**
    * Conversations up to this size (UTF-8 bytes of their JSON) travel inside the callModel activity input. A larger
    * one stays in the workflow, and the activity reads it with the run's `conversation` Query, so a step's share
    * of the history stops growing with the conversation (a claim check). 0: always by Query.
@@ -50,6 +56,7 @@ export const RunLimitOverrides = z.object({
   maxToolOutputBytes: RunLimits.shape.maxToolOutputBytes.removeDefault(),
   maxModelInputBytes: RunLimits.shape.maxModelInputBytes.removeDefault(),
   inlineModelInputBytes: RunLimits.shape.inlineModelInputBytes.removeDefault(),
+  maxModelOutputBytes: RunLimits.shape.maxModelOutputBytes.removeDefault(),
   maxTotalTokens: RunLimits.shape.maxTotalTokens,
   modelHeartbeatTimeoutMs: RunLimits.shape.modelHeartbeatTimeoutMs.removeDefault(),
   modelTimeoutMs: RunLimits.shape.modelTimeoutMs.removeDefault(),

@@ -129,6 +129,7 @@ export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
         agentTools: tools.length ? inlineTools : [],
         eventBase: events.base,
         streamDeltas: context.stream === 'full',
+        maxOutputBytes: context.limits.maxModelOutputBytes,
         ...(handOff?.persist ? { persist: handOff.persist } : {}),
       })).catch((err) => failRun(agent.name, err));
       handOff?.accepted();
