@@ -9,9 +9,14 @@ import type { AgioEvent, RunContext } from '../common';
 import type { AgioActivities } from '../activities';
 import type { Wire } from './wire';
 
-const STORE_WRITE = { startToCloseTimeout: '30s', retry: { maximumAttempts: 5, initialInterval: '500ms' } } as const;
-const local = proxyLocalActivities<AgioActivities>(STORE_WRITE);
-const remote = proxyActivities<AgioActivities>(STORE_WRITE);
+/**
+ * Store writes and reads wait a store outage out: retried with backoff capped at 30 s and no attempt cap, so a MongoDB
+ * blip never fails a run, and a finished run completes once the store answers again. (Backoffs past the SDK's local
+ * retry threshold become workflow timers, so a long wait holds no workflow task open.)
+ */
+export const STORE_CALL = { startToCloseTimeout: '30s', retry: { initialInterval: '200ms', backoffCoefficient: 2, maximumInterval: '30s' } } as const;
+const local = proxyLocalActivities<AgioActivities>(STORE_CALL);
+const remote = proxyActivities<AgioActivities>(STORE_CALL);
 
 /** The patch under which a root writes its terminal event to its event log (a command runs of older code lack). */
 export const EVENT_LOG_TAIL_PATCH = 'agio-event-log-tail';

@@ -6,10 +6,10 @@ import { proxyLocalActivities } from '@temporalio/workflow';
 import type { ChatMessage, RunContext, Step, Usage } from '../common';
 import type { AgioActivities } from '../activities';
 import type { HandedStep, HandOffInput } from '../activities/persistence';
-import { EventLogWriter } from './event-log';
+import { EventLogWriter, STORE_CALL } from './event-log';
 import type { Wire } from './wire';
 
-const store = proxyLocalActivities<AgioActivities>({ startToCloseTimeout: '30s', retry: { maximumAttempts: 5, initialInterval: '500ms' } });
+const store = proxyLocalActivities<AgioActivities>(STORE_CALL);
 
 /** Records one run in the stores. */
 export class RunRecorder {
