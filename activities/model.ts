@@ -111,7 +111,7 @@ export function createCallModel(config: ModelConfig, tools: ToolRegistry, sinkFa
           throw ApplicationFailure.create({
             type: ErrorType.ModelOutputTooLarge,
             nonRetryable: true,
-            message: `the model's answer passed ${maxOutputBytes} bytes, the run's maxModelOutputBytes; it was cut off there and is not retried (ask for shorter answers, or raise the limit up to about 1.5 MiB)`,
+            message: `the model's answer passed ${maxOutputBytes} bytes, the run's maxModelOutputBytes; it was cut off there and is not retried (ask for shorter answers; a raised limit must keep the run's steps well under Temporal's 2 MiB payload cap)`,
           });
         }
         if (delta) {
