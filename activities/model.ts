@@ -41,6 +41,8 @@ export interface CallModelInput {
   streamDeltas?: boolean;
   /** The run's maxModelOutputBytes (runs started before it existed send none: the default applies). */
   maxOutputBytes?: number;
+  /** The run's modelStreamIdleMs (likewise). */
+  streamIdleMs?: number;
   /** Steps the run committed since its last write, stored before the model is called (see persistingFirst). */
   persist?: HandOffInput;
 }
@@ -63,6 +65,8 @@ export interface StepStreamSink {
 
 /** maxModelOutputBytes of runs whose calls name none. */
 const DEFAULT_MAX_MODEL_OUTPUT_BYTES = resolveLimits().maxModelOutputBytes;
+/** modelStreamIdleMs of runs whose calls name none. */
+const DEFAULT_STREAM_IDLE_MS = resolveLimits().modelStreamIdleMs;
 
 /** Creates the sink of one model call. */
 export type StepStreamSinkFactory = (input: CallModelInput) => StepStreamSink;
@@ -88,7 +92,16 @@ export function createCallModel(config: ModelConfig, tools: ToolRegistry, sinkFa
     await sink.begin({ attempt: ctx.info.attempt });
     const assembler = new ChatStreamAssembler();
     let firstTokenMs: number | undefined;
-    const beat = setInterval(() => ctx.heartbeat({ chunks: assembler.chunks }), 1000);
+    // The heartbeat carries the stream's progress; a stream that stops moving is given up (and retried) after
+    // streamIdleMs, rather than at the attempt's start-to-close timeout.
+    const idleMs = input.streamIdleMs ?? DEFAULT_STREAM_IDLE_MS;
+    const stalled = new AbortController();
+    let movedAt = Date.now();
+    const beat = setInterval(() => {
+      ctx.heartbeat({ chunks: assembler.chunks });
+      if (Date.now() - movedAt > idleMs) stalled.abort();
+    }, 1000);
+    const stallFailure = () => ApplicationFailure.create({ type: ErrorType.ModelConnectionError, message: `model stream made no progress for ${Math.round(idleMs / 1000)} s after ${assembler.chunks} chunks (modelStreamIdleMs); trying again` });
     try {
       const stream = await client.chat.completions.create(
         {
@@ -101,10 +114,11 @@ export function createCallModel(config: ModelConfig, tools: ToolRegistry, sinkFa
           top_p: settings.topP,
           max_tokens: settings.maxTokens,
         },
-        { signal: ctx.cancellationSignal },
+        { signal: AbortSignal.any([ctx.cancellationSignal, stalled.signal]) },
       );
       const maxOutputBytes = input.maxOutputBytes ?? DEFAULT_MAX_MODEL_OUTPUT_BYTES;
       for await (const chunk of stream) {
+        movedAt = Date.now();
         const delta = assembler.add(chunk);
         if (assembler.receivedBytes > maxOutputBytes) {
           stream.controller.abort();
@@ -121,9 +135,11 @@ export function createCallModel(config: ModelConfig, tools: ToolRegistry, sinkFa
       }
       // openai's stream ends quietly when its signal aborts: a cancelled call must not look like a cut stream.
       ctx.cancellationSignal.throwIfAborted();
+      if (stalled.signal.aborted) throw stallFailure();
     } catch (err) {
       if (ctx.cancellationSignal.aborted) throw ctx.cancellationSignal.reason ?? err;
-      throw await failedAttempt(classifyModelError(err, assembler.chunks), ctx.info, input.stepId, input.eventBase);
+      const failure = stalled.signal.aborted ? stallFailure() : classifyModelError(err, assembler.chunks);
+      throw await failedAttempt(failure, ctx.info, input.stepId, input.eventBase);
     } finally {
       clearInterval(beat);
       await sink.end();

@@ -31,6 +31,11 @@ export const RunLimits = z.object({
   maxTotalTokens: z.number().int().positive().optional(),
   /** How long a model call may go without a heartbeat before Temporal retries it elsewhere. */
   modelHeartbeatTimeoutMs: z.number().int().positive().default(20_000),
+  /**
+   * How long a model call may go without a chunk (before the first one too) before the attempt is given up as stalled
+   * and retried. Its heartbeat proves the worker alive, not the stream moving; this catches the stream.
+   */
+  modelStreamIdleMs: z.number().int().positive().default(5 * 60_000),
   /** Upper bound of one model call, streaming included. */
   modelTimeoutMs: z.number().int().positive().default(10 * 60_000),
   /**
@@ -60,6 +65,7 @@ export const RunLimitOverrides = z.object({
   maxTotalTokens: RunLimits.shape.maxTotalTokens,
   modelHeartbeatTimeoutMs: RunLimits.shape.modelHeartbeatTimeoutMs.removeDefault(),
   modelTimeoutMs: RunLimits.shape.modelTimeoutMs.removeDefault(),
+  modelStreamIdleMs: RunLimits.shape.modelStreamIdleMs.removeDefault(),
   modelMaxAttempts: RunLimits.shape.modelMaxAttempts,
   modelRetryWindowMs: RunLimits.shape.modelRetryWindowMs.removeDefault(),
   continueAsNewAfterModelCalls: RunLimits.shape.continueAsNewAfterModelCalls.removeDefault(),

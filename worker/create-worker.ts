@@ -80,6 +80,10 @@ export async function createWorker(opts: CreateWorkerOptions): Promise<AgioWorke
     ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: require.resolve('../workflows'), bundlerOptions: workflowBundlerOptions }),
     activities: { ...createActivities(deps), ...opts.extraActivities },
     shutdownGraceTime: opts.shutdownGraceTime ?? DEFAULT_SHUTDOWN_GRACE_TIME,
+    // A cancellation reaches an activity only in the answer to a heartbeat, and the SDK sends heartbeats at most every
+    // 0.8 × heartbeatTimeout (16 s for a model call): a cancelled run's stream would run on that long. One heartbeat a
+    // second per running call is cheap, and a cancelled call stops within about a second.
+    maxHeartbeatThrottleInterval: '1s',
     ...opts.workerOptions,
   });
   return { worker, agents, tools, taskQueue, stores };

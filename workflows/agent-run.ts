@@ -130,6 +130,7 @@ export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
         eventBase: events.base,
         streamDeltas: context.stream === 'full',
         maxOutputBytes: context.limits.maxModelOutputBytes,
+        streamIdleMs: context.limits.modelStreamIdleMs,
         ...(handOff?.persist ? { persist: handOff.persist } : {}),
       })).catch((err) => failRun(agent.name, err));
       handOff?.accepted();

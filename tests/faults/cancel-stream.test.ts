@@ -1,0 +1,34 @@
+// Cancelling a run stops its streaming model call promptly: the model server stops being read within a couple of
+// seconds. Before, the cancellation waited for the activity's next heartbeat to be sent, which the SDK throttled to
+// 0.8 × its heartbeat timeout (16 s), so a cancelled run's stream ran on for up to that long.
+import { isRunFailure } from '../../client/agio-client';
+import { defineAgent } from '../../common';
+import { text } from '../../worker/dev-server/scripted-model-server';
+import { useTestBed } from '../helpers/test-bed';
+
+describe('cancelling a run mid model stream', () => {
+  const bed = useTestBed();
+
+  it('stops the stream within about a second', async () => {
+    const chunksAt: number[] = [];
+    let first: () => void;
+    const streaming = new Promise<void>((resolve) => (first = resolve));
+    bed.server.onChunk = ({ writtenAt }) => {
+      chunksAt.push(writtenAt);
+      first();
+    };
+    // 150 chunks, one every 200 ms: 30 s of streaming if nothing stops it.
+    bed.server.script(text('x'.repeat(300), { chunkSize: 2, delayMs: 200 }));
+    const run = await bed.agio.start(defineAgent({ name: 'cancelled-mid-stream' }), 'talk for a long time');
+    await streaming;
+    await new Promise((r) => setTimeout(r, 1000)); // the call has sent a heartbeat or two
+    const cancelledAt = Date.now();
+    await run.cancel();
+    expect(isRunFailure(await run.result().catch((e: unknown) => e))).toBe(true);
+    await new Promise((r) => setTimeout(r, 4000));
+
+    const after = chunksAt.filter((t) => t > cancelledAt + 2500);
+    expect(after).toEqual([]);
+    expect(chunksAt.length).toBeLessThan(40);
+  }, 60_000);
+});
