@@ -56,8 +56,8 @@ export class RunRecorder {
    * turn's write then costs no workflow task of its own. A step whose message is in the call's conversation (the
    * run's `messages`, which the call gets inline or reads by reference) names it instead of carrying its content
    * again (`messageOf` gives a step's message). Call `accepted()` once the call has returned; until then the steps
-   * count as unwritten, so a run that ends on a failed call writes them at its end. (A root's events do not ride along: an activity's input is recorded in history, and they go with
-   * the local writes instead.)
+   * count as unwritten, so a run that ends on a failed call writes them at its end. (A root's events do not ride
+   * along: an activity's input is recorded in history, and they go with the local writes instead.)
    */
   handOff(steps: Step[], conversation: ChatMessage[], messageOf: (step: Step) => ChatMessage | undefined): { persist?: HandOffInput; accepted(): void } {
     if (steps.length <= this.persisted) return { accepted: () => undefined };

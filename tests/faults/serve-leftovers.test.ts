@@ -1,24 +1,14 @@
 // `agio serve` owns its data directory: a second serve on it stops at once with an error naming the holder's pid
 // (before, it retried the busy dev server with warnings and hung), and a serve started after one was killed with -9
 // starts on the same data, where the runs of the killed one still are.
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '../../worker/dev-server/free-port';
-import { startServe, type ServeProcess } from '../helpers/serve-process';
+import { isProcessAlive } from '../../worker/dev-server/data-dir-lock';
+import { DEV_TOKEN_HEADER, curl, startServe, type ServeProcess } from '../helpers/serve-process';
 
-const curl = (...args: string[]) => execFileSync('curl', ['-s', '--max-time', '60', ...args], { encoding: 'utf8' });
-const H = 'Authorization: Bearer dev-token';
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+const H = DEV_TOKEN_HEADER;
 
 describe('agio serve and its data directory', () => {
   jest.setTimeout(240_000);
@@ -56,7 +46,7 @@ describe('agio serve and its data directory', () => {
     const next = await startServe(dataDir, port);
     serves.push(next);
     // Whatever the killed serve left (its dev server's guard may still be stopping it) is gone before the new one starts.
-    for (const child of lock.children) expect(isAlive(child.pid)).toBe(false);
+    for (const child of lock.children) expect(isProcessAlive(child.pid)).toBe(false);
     // The run goes on on the new serve's worker (a model call lost with the killed worker runs again).
     const t0 = Date.now();
     let status: { status: string; output?: { response: string } } = { status: 'RUNNING' };

@@ -1,9 +1,14 @@
 // `agio serve` as a user runs it (`node --import tsx cli/main.ts serve`, what scripts/serve runs) in its own process, with a data directory and port of its
 // own and none of the developer's Temporal, model or Mongo settings.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 
 const REPO_ROOT = path.resolve(__dirname, '../..');
+
+/** The real curl binary, as the README uses it (silent, 60 s at most); returns what it printed. */
+export const curl = (...args: string[]): string => execFileSync('curl', ['-s', '--max-time', '60', ...args], { encoding: 'utf8' });
+/** The header of serve's default bearer token. */
+export const DEV_TOKEN_HEADER = 'Authorization: Bearer dev-token';
 const START_TIMEOUT_MS = 180_000;
 
 /** A started serve; `output()` is everything it printed so far. */

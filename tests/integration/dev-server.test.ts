@@ -2,16 +2,8 @@
 import { Connection } from '@temporalio/client';
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
+import { isProcessAlive } from '../../worker/dev-server/data-dir-lock';
 import { startTemporalDevServer } from '../../worker/dev-server/temporal-server';
-
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 describe('Temporal dev server launcher', () => {
   it('starts two servers in parallel on different ports and SQLite files and stops both without leftovers', async () => {
@@ -29,8 +21,8 @@ describe('Temporal dev server launcher', () => {
     } finally {
       await Promise.all([a.stop(), b.stop()]);
     }
-    expect(processAlive(a.pid)).toBe(false);
-    expect(processAlive(b.pid)).toBe(false);
+    expect(isProcessAlive(a.pid)).toBe(false);
+    expect(isProcessAlive(b.pid)).toBe(false);
     const ps = execFileSync('ps', ['-eo', 'args']).toString();
     for (const server of [a, b]) expect(ps).not.toContain(`--port ${server.address.split(':')[1]} `);
   });

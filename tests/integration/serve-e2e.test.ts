@@ -5,17 +5,16 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '../../worker/dev-server/free-port';
-import { startServe, type ServeProcess } from '../helpers/serve-process';
+import { DEV_TOKEN_HEADER, curl, startServe, type ServeProcess } from '../helpers/serve-process';
 
 const root = path.resolve(__dirname, '../..');
-const curl = (...args: string[]) => execFileSync('curl', ['-s', '--max-time', '60', ...args], { encoding: 'utf8' });
 
 describe('agio serve, driven with curl as the README shows', () => {
   jest.setTimeout(240_000);
   let serve: ServeProcess;
   let dataDir: string;
   let url: string;
-  const H = 'Authorization: Bearer dev-token';
+  const H = DEV_TOKEN_HEADER;
 
   beforeAll(async () => {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'agio-serve-'));

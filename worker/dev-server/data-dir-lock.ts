@@ -45,7 +45,7 @@ export async function lockDataDir(dataDir: string, log: (msg: string) => void = 
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== 'EEXIST' || attempt > 0) throw err;
       const held = readLock(file);
-      if (held && held.pid !== process.pid && isAlive(held.pid)) throw new DataDirLockedError(dataDir, held.pid);
+      if (held && held.pid !== process.pid && isProcessAlive(held.pid)) throw new DataDirLockedError(dataDir, held.pid);
       if (held) await stopLeftovers(held, log);
       await fs.promises.rm(file, { force: true });
     }
@@ -72,16 +72,17 @@ function readLock(file: string): LockContent | undefined {
 
 /** Stops the processes a dead serve started, if they still run (and are still what it started). */
 async function stopLeftovers(held: LockContent, log: (msg: string) => void): Promise<void> {
-  const left = held.children.filter((c) => isAlive(c.pid) && commandOf(c.pid)?.includes(c.command) !== false);
+  const left = held.children.filter((c) => isProcessAlive(c.pid) && commandOf(c.pid)?.includes(c.command) !== false);
   if (!left.length) return;
   log(`agio: a previous serve (pid ${held.pid}, started ${held.startedAt}) was killed and left ${left.map((c) => `its ${c.name} (pid ${c.pid})`).join(', ')} running; stopping ${left.length > 1 ? 'them' : 'it'}`);
   for (const child of left) process.kill(child.pid, 'SIGTERM');
   const deadline = Date.now() + STOP_WAIT_MS;
-  while (left.some((c) => isAlive(c.pid)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-  for (const child of left) if (isAlive(child.pid)) process.kill(child.pid, 'SIGKILL');
+  while (left.some((c) => isProcessAlive(c.pid)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  for (const child of left) if (isProcessAlive(child.pid)) process.kill(child.pid, 'SIGKILL');
 }
 
-function isAlive(pid: number): boolean {
+/** Whether a process with this pid exists (one of another user answers EPERM: it exists too). */
+export function isProcessAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
