@@ -33,6 +33,13 @@ export interface LogEventsInput {
   events: AgioEvent[];
 }
 
+/** Input of storeCompacted: contents compacted out of a run's conversation, each under its own key. */
+export interface StoreCompactedInput {
+  tenant: string;
+  runId: string;
+  items: { key: string; content: string }[];
+}
+
 /** The span id of a tool call (a nested run's span hangs under it). */
 export function toolSpanId(runId: string, toolCallId: string): string {
   return `${runId}:tool:${toolCallId}`;
@@ -149,5 +156,15 @@ export function createPersistenceActivities(stores: Stores) {
     return stores.sessions.loadConversation(input.tenant, input.sessionId);
   }
 
-  return { recordRun, persistSteps, logEvents, loadConversation };
+  /**
+   * Stores contents compacted out of a run's conversation with the tool results, so get_tool_result reads them
+   * back; returns their refs, in order. A ref depends only on the run and the key, so a retry stores nothing twice.
+   */
+  async function storeCompacted(input: StoreCompactedInput): Promise<string[]> {
+    const refs: string[] = [];
+    for (const item of input.items) refs.push(await stores.toolResults.put(input.tenant, { runId: input.runId, toolCallId: item.key, content: item.content }));
+    return refs;
+  }
+
+  return { recordRun, persistSteps, logEvents, loadConversation, storeCompacted };
 }

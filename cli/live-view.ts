@@ -57,6 +57,17 @@ export class LiveView {
       case 'RUN_CANCELLED':
         this.line(`${pad}■ ${event.agent} cancelled`);
         break;
+      case 'MODEL_UNAVAILABLE': {
+        const data = event.data as { reason?: string; nextAttemptAt?: number } | undefined;
+        const wait = data?.nextAttemptAt ? `; next try in ${Math.max(0, Math.round((data.nextAttemptAt - event.timestamp) / 1000))} s` : '';
+        this.line(`${pad}  ⚠ model unavailable (attempt ${event.attempt}): ${clip(data?.reason ?? 'unknown error', 120)}${wait}`);
+        break;
+      }
+      case 'CONTEXT_COMPACTED': {
+        const data = event.data as { items?: unknown[]; bytesBefore?: number; bytesAfter?: number } | undefined;
+        this.line(`${pad}  ⇣ conversation compacted: ${data?.items?.length ?? 0} older parts replaced by references (${data?.bytesBefore} → ${data?.bytesAfter} bytes)`);
+        break;
+      }
       case 'TOOL_AUTH_REQUIRED':
         this.line(`${pad}  ? approval needed for ${JSON.stringify(event.data)}`);
         break;

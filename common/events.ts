@@ -18,6 +18,7 @@ export const EventType = z.enum([
   'TOOL_AUTH_DENIED',
   'STEP_RETRY',
   'MODEL_UNAVAILABLE',
+  'CONTEXT_COMPACTED',
   'ERROR',
 ]);
 /** Every event type a stream can carry. */

@@ -16,6 +16,14 @@ export const RunLimits = z.object({
    */
   maxModelInputBytes: z.number().int().positive().default(1024 * 1024),
   /**
+   * When the conversation passes this size (UTF-8 bytes of its JSON), it is compacted before the next model call:
+   * older tool outputs and tool-call arguments (written file contents) are stored and replaced with references the
+   * model can read back with get_tool_result, oldest first, until it is down to two thirds of this size. Absent: three
+   * quarters of maxModelInputBytes. What cannot be compacted (the input, the newest turn) still ends the run with
+   * ModelInputTooLarge when it passes maxModelInputBytes.
+   */
+  compactModelInputBytes: z.number().int().positive().optional(),
+  /**
    * Largest model answer (text, reasoning and tool calls) one step may hold. An answer that grows past it is cut off
    * and fails the run with ModelOutputTooLarge, never retried: a step over Temporal's 2 MiB payload cap could never
    * be recorded, and every retry would pay for the whole answer again.
@@ -60,6 +68,7 @@ export const RunLimitOverrides = z.object({
   maxDepth: RunLimits.shape.maxDepth.removeDefault(),
   maxToolOutputBytes: RunLimits.shape.maxToolOutputBytes.removeDefault(),
   maxModelInputBytes: RunLimits.shape.maxModelInputBytes.removeDefault(),
+  compactModelInputBytes: RunLimits.shape.compactModelInputBytes,
   inlineModelInputBytes: RunLimits.shape.inlineModelInputBytes.removeDefault(),
   maxModelOutputBytes: RunLimits.shape.maxModelOutputBytes.removeDefault(),
   maxTotalTokens: RunLimits.shape.maxTotalTokens,

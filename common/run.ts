@@ -144,8 +144,13 @@ export const RunOutput = z.object({
   metrics: RunMetrics,
   terminationReason: TerminationReason,
   error: z.object({ type: z.string(), message: z.string() }).optional(),
-  /** The run's steps (its own conversation, not nested runs'). */
+  /** The run's steps (its own conversation, not nested runs'); empty when they are too large to return, see `stepsOmitted`. */
   steps: z.array(Step),
+  /**
+   * Set (to the number of steps) when the steps would have taken the output past what one Temporal payload can
+   * carry: they are in the run's stored steps (GET /sessions/:id, the stores) instead.
+   */
+  stepsOmitted: z.number().int().positive().optional(),
   /** Set when the run asked enclosing workflow agents to stop (exit_loop, or `escalate: true` in its output). */
   escalation: Escalation.optional(),
   /** Workflow agents: the shared state after the run. */

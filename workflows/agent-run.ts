@@ -1,12 +1,13 @@
 // The agentRun workflow: the LLM loop of DESIGN.md section 4. Every model and tool call is an activity;
 // this code only decides and records, so a run replays to the same state after any crash.
 import { CancellationScope, continueAsNew, isCancellation, patched, workflowInfo, setHandler } from '@temporalio/workflow';
-import { AgentRunInput, EXIT_LOOP_TOOL, ZERO_USAGE, addUsage, splitTools, stepToMessage, type AgentToolSpec, type ChatMessage, type Escalation, type RunOutput, type Step, type TerminationReason, type ToolSpec } from '../common';
+import { AgentRunInput, EXIT_LOOP_TOOL, ZERO_USAGE, addUsage, jsonBytes, splitTools, stepToMessage, type AgentToolSpec, type ChatMessage, type Escalation, type RunOutput, type Step, type TerminationReason, type ToolSpec } from '../common';
 import { Approvals } from './approvals';
 import { RunControl } from './control';
 import { escalationFromOutput, exitLoopStep } from './escalation';
 import { withSpentUsage } from './agent-tool';
 import { CARRY_OVER_PATCH, compactSteps, fittingInput } from './carry-over';
+import { COMPACTION_PATCH, compactConversation, compactionThreshold, type CompactionTarget } from './compaction';
 import { decideNext, spentBudget } from './decisions';
 import { createEmitter, eventBase } from './emitter';
 import { conversationQuery, stateQuery, type RunState } from './messages';
@@ -18,6 +19,9 @@ import { EVENT_LOG_TAIL_PATCH } from './event-log';
 import { RunRecorder } from './run-record';
 import { runToolCalls } from './tool-calls';
 import { hostWire, type WireState } from './wire';
+
+/** Largest output returned with its steps (UTF-8 bytes of JSON); Temporal refuses a result over 2 MiB. */
+export const MAX_RUN_OUTPUT_BYTES = 1_500_000;
 
 /** Runs one LLM agent to its final answer (or a limit) and returns its output. */
 export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
@@ -75,6 +79,19 @@ export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
     await events.emit(terminal);
     if (logsTail) await recorder.eventLog.logTail();
   };
+  // Compaction replaces a stored step of an earlier turn with its compacted copy, in the steps and the conversation.
+  const compaction: CompactionTarget = {
+    steps,
+    bytes: () => jsonBytes(messages),
+    compactable: () => Math.min(recorder.written, steps.map((s) => s.role).lastIndexOf('assistant')),
+    replace(index, step) {
+      const message = stepToMessage(step);
+      messages[messages.indexOf(messageOf.get(steps[index])!)] = message;
+      messageOf.set(step, message);
+      steps[index] = step;
+    },
+  };
+  const threshold = compactionThreshold(context.limits);
   const commit = async (step: Step) => {
     remember(step);
     await events.emit({ type: 'STEP_COMPLETED', stepId: step.id, snapshot: step, ...(step.usage ? { usage: step.usage } : {}) });
@@ -114,7 +131,10 @@ export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
     ];
     const askModel = async (tools: string[]): Promise<Step> => {
       await control.safePoint();
-      const conversation = modelInput(agent.name, messages, context);
+      let bytes = jsonBytes(messages);
+      // Near the model-input limit, older tool outputs and arguments make way (runs started before it: see the patch).
+      if (threshold !== undefined && bytes > threshold && patched(COMPACTION_PATCH)) bytes = await compactConversation(context, events, compaction, bytes, specs.has('get_tool_result'));
+      const conversation = modelInput(agent.name, messages, context, bytes);
       const index = steps.length;
       const handOff = leanSteps ? recorder.handOff(steps, messages, (step) => messageOf.get(step)) : undefined;
       const out = await control.track(callModel({
@@ -213,6 +233,8 @@ export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
       steps,
       ...(escalation ? { escalation } : {}),
     };
+    // A result over Temporal's payload cap could never be recorded: the run would retry its last task for ever.
+    if (jsonBytes(output) > MAX_RUN_OUTPUT_BYTES) Object.assign(output, { steps: [], stepsOmitted: steps.length });
     state.status = 'completed';
     control.finish();
     await finish('completed', { type: 'RUN_COMPLETED', usage: run.usage, data: { response, terminationReason, metrics: output.metrics, ownUsage: run.ownUsage } });

@@ -61,14 +61,13 @@ export function failRun(agent: string, err: unknown): never {
 
 /**
  * The conversation part of a callModel input. Fails the run, before the call is scheduled, when the
- * conversation is over maxModelInputBytes (the model would refuse it, and a payload over Temporal's cap would
+ * conversation (`bytes` long, as JSON) is over maxModelInputBytes (the model would refuse it, and a payload over Temporal's cap would
  * fail every workflow task that tries to schedule it, for ever). Up to inlineModelInputBytes it travels in the
  * input; above, the input names it (this run, its first `count` messages) and the activity reads it with the
  * conversation Query, so the history does not record the whole conversation again at every step.
  */
-export function modelInput(agent: string, messages: ChatMessage[], context: RunContext): Pick<CallModelInput, 'messages' | 'conversation'> {
+export function modelInput(agent: string, messages: ChatMessage[], context: RunContext, bytes = jsonBytes(messages)): Pick<CallModelInput, 'messages' | 'conversation'> {
   const { maxModelInputBytes: limit, inlineModelInputBytes: inline } = context.limits;
-  const bytes = jsonBytes(messages);
   // Limits carried over from runs started before a limit existed have no value for it.
   if (limit !== undefined && bytes > limit) {
     throw ApplicationFailure.create({ type: ErrorType.ModelInputTooLarge, message: modelInputTooLargeMessage(`the conversation of agent "${agent}"`, bytes, limit), nonRetryable: true });

@@ -34,6 +34,11 @@ export class RunRecorder {
     this.eventLog = new EventLogWriter(context, wire, logged);
   }
 
+  /** How many of the run's steps are stored (or handed to a call that has returned). */
+  get written(): number {
+    return this.persisted;
+  }
+
   private get ref() {
     const { runId, rootRunId, parentRunId, sessionId, tenant, toolCallId } = this.context;
     return { runId, rootRunId, tenant, ...(parentRunId ? { parentRunId } : {}), ...(sessionId ? { sessionId } : {}), ...(toolCallId ? { toolCallId } : {}) };

@@ -1,0 +1,23 @@
+// The terminal view says why a run waits (a model outage) and when its conversation was compacted.
+import { LiveView } from '../../cli/live-view';
+import type { AgioEvent } from '../../common';
+
+const base = { runId: 'r', rootRunId: 'r', agent: 'coder', depth: 0, offset: 0, timestamp: 1_000 } as const;
+
+function render(event: Partial<AgioEvent>): string {
+  let out = '';
+  const view = new LiveView((text) => (out += text));
+  view.handle({ ...base, ...event } as AgioEvent);
+  view.close();
+  return out;
+}
+
+describe('LiveView', () => {
+  it('shows a model outage with its attempt, reason and next try', () => {
+    expect(render({ type: 'MODEL_UNAVAILABLE', attempt: 4, data: { reason: 'HTTP 503 from the model', nextAttemptAt: 9_000 } })).toBe('  ⚠ model unavailable (attempt 4): HTTP 503 from the model; next try in 8 s\n');
+  });
+
+  it('shows a compaction with what it saved', () => {
+    expect(render({ type: 'CONTEXT_COMPACTED', data: { items: [{}, {}], bytesBefore: 800_000, bytesAfter: 500_000 } })).toBe('  ⇣ conversation compacted: 2 older parts replaced by references (800000 → 500000 bytes)\n');
+  });
+});
