@@ -4,13 +4,13 @@
 // watches the run sees why it waits, and can still pause or cancel it.
 import { Context, type Info } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { ErrorType, MODEL_RETRY_MAX_INTERVAL_MS, type EventBase } from '../common';
+import { ErrorType, MODEL_OUTAGE_ANNOUNCED_FROM_ATTEMPT, MODEL_RETRY_MAX_INTERVAL_MS, type EventBase } from '../common';
 import { activityPublisher } from './publish';
 
 /** Attempts of a call whose provider answers malformed streams. */
 export const MALFORMED_MAX_ATTEMPTS = 6;
 /** From this attempt on, a retried failure is announced (about 3 s into an outage with the default backoff). */
-export const ANNOUNCE_FROM_ATTEMPT = 3;
+export const ANNOUNCE_FROM_ATTEMPT = MODEL_OUTAGE_ANNOUNCED_FROM_ATTEMPT;
 
 /** When the retry policy tries again after `attempt` failed: the provider's Retry-After, else the backoff. */
 export function nextAttemptDelayMs(failure: ApplicationFailure, attempt: number): number {

@@ -3,6 +3,7 @@
 import { WorkflowNotFoundError, type Client, type WorkflowExecutionDescription } from '@temporalio/client';
 import type { RunOutput } from '../common';
 import type { RunMemo } from '../client/agio-client';
+import { modelOutageOf } from '../client/model-outage';
 import { runNotFound } from './errors';
 
 /** Describes a run if it exists and belongs to the tenant; otherwise 404. */
@@ -29,7 +30,10 @@ export async function runStatus(client: Client, tenant: string, runId: string) {
   const status = description.status.name;
   const rootRunId = rootRunIdOf(description, runId);
   const base = { runId, agent: (description.memo as Partial<RunMemo>).agent, status, startTime: description.startTime, closeTime: description.closeTime, ...(rootRunId !== runId ? { rootRunId } : {}) };
-  if (status === 'RUNNING') return base;
+  if (status === 'RUNNING') {
+    const outage = modelOutageOf(description);
+    return outage ? { ...base, modelUnavailable: outage } : base;
+  }
   const handle = client.workflow.getHandle(runId);
   return handle.result().then(
     (output: RunOutput) => ({ ...base, output }),

@@ -2,7 +2,8 @@
 // every run route is scoped to the caller's tenant, and run events stream as SSE through one shared reader.
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { z } from 'zod';
-import type { AgioClient } from '../client/agio-client';
+import { withModelOutage, type AgioClient } from '../client/agio-client';
+import { stateQuery } from '../workflows/messages';
 import { BadPageTokenError, RUN_STATUSES } from '../client/run-list';
 import type { Stores } from '../stores';
 import { tenantOf } from './auth';
@@ -157,8 +158,8 @@ export function createBridge(opts: BridgeOptions): FastifyInstance & { hub: Stre
   app.get('/runs/:id/state', async (req) => {
     const tenant = tenantOf(req, opts.tokens);
     const { id } = RunParams.parse(req.params);
-    await describeRun(agio.temporal, tenant, id);
-    return agio.getHandle(id).state();
+    const description = await describeRun(agio.temporal, tenant, id);
+    return withModelOutage(await agio.getHandle(id).workflow.query(stateQuery), description);
   });
 
   for (const action of ['pause', 'resume'] as const) {

@@ -1,12 +1,22 @@
 // AgioClient: start agent runs (by spec or registered name), follow their streams, read results and state,
 // and cancel them — over a Temporal Client, so it works wherever Temporal is reachable.
-import { Client, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
+import { Client, WorkflowFailedError, type WorkflowExecutionDescription, type WorkflowHandle } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
 import { AgentRegistry, DEFAULT_TASK_QUEUE, RunLimits, RunSearchAttributes, jsonBytes, modelInputTooLargeMessage, workflowTypeFor, type AgioEvent, type AnyAgentSpec, type ChatMessage, type LoopPosition, type PermissionRule, type RunContext, type RunOutput, type ToolCallDecision } from '../common';
 import { decideToolCallUpdate, eventsQuery, pauseSignal, pauseUpdate, resumeSignal, resumeUpdate, stateQuery, type ControlRequest, type ControlState, type RunState } from '../workflows/messages';
 import type { ReadEventsOptions } from './event-reader';
+import { modelOutageOf, type ModelOutage } from './model-outage';
 import { followRun, RunLogs } from './run-log';
 import { listRuns, type ListRunsOptions, type RunPage } from './run-list';
+
+/** A run's state as clients see it: what the workflow says, and whether its model call is failing. */
+export type RunStateView = RunState & { modelUnavailable?: ModelOutage };
+
+/** The state with the run's model outage (see {@link modelOutageOf}) added while there is one. */
+export function withModelOutage(state: RunState, description: WorkflowExecutionDescription): RunStateView {
+  const outage = modelOutageOf(description);
+  return outage ? { ...state, modelUnavailable: outage } : state;
+}
 
 /** Memo stored on every run (tenant scoping); nested runs also name their root, whose log holds their events. */
 export type RunMemo = { tenant: string; agent: string; rootRunId?: string };
@@ -44,9 +54,10 @@ export class RunHandle {
     return this.handle.result() as Promise<RunOutput>;
   }
 
-  /** What the run is doing now. */
-  state(): Promise<RunState> {
-    return this.handle.query(stateQuery);
+  /** What the run is doing now, and the model outage it is waiting out, if any (read from Temporal's record). */
+  async state(): Promise<RunStateView> {
+    const [state, description] = await Promise.all([this.handle.query(stateQuery), this.handle.describe()]);
+    return withModelOutage(state, description);
   }
 
   /** Pauses at the next safe point; resolves once the run is parked there (`wait: false`: just asks). */

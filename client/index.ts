@@ -2,3 +2,4 @@
 export * from './agio-client';
 export * from './event-reader';
 export * from './run-list';
+export * from './model-outage';

@@ -32,6 +32,8 @@ export type ErrorType = (typeof ErrorType)[keyof typeof ErrorType];
 
 /** The longest wait between two attempts of a failing model call (its retry policy's maximum interval). */
 export const MODEL_RETRY_MAX_INTERVAL_MS = 60_000;
+/** From this attempt on, a failing model call counts as an outage: announced on the stream and shown in run state. */
+export const MODEL_OUTAGE_ANNOUNCED_FROM_ATTEMPT = 3;
 
 /** Error types that retrying cannot fix. */
 export const NON_RETRYABLE_MODEL_ERRORS: ErrorType[] = [ErrorType.ModelBadRequest, ErrorType.ModelAuthError, ErrorType.InvalidAgentSpec, ErrorType.ModelOutputTooLarge];
