@@ -1,6 +1,7 @@
 // AgentTool: a nested agent run as a child workflow with id `${parent}/tool/${toolCallId}`. Guards run first;
-// any failure, timeout or cancellation of the child folds into an `unavailable` tool result for the parent.
-import { ApplicationFailure, CancellationScope, ChildWorkflowFailure, TerminatedFailure, TimeoutFailure, isCancellation, startChild } from '@temporalio/workflow';
+// any failure, timeout or cancellation of the child folds into an `unavailable` tool result for the parent. The
+// parent keeps the child's timeoutMs with a timer, and cancels a child that passes it, so the child ends cleanly.
+import { ApplicationFailure, CancellationScope, ChildWorkflowFailure, TerminatedFailure, TimeoutFailure, isCancellation, patched, sleep, startChild } from '@temporalio/workflow';
 import { Usage, type AgentToolSpec, type ChatMessage, type RunContext, type RunOutput, type Step, type ToolCall } from '../common';
 import { AgentToolArgs, childAgentSpec, childContext, delegationMessages, guardNesting, nestedRunMemo } from './delegation';
 import type { RunControl } from './control';
@@ -36,21 +37,27 @@ export async function runAgentTool(
   const childRunId = `${context.runId}/tool/${call.id}`;
   const child = childContext(context, tool, call.id, childRunId, spentTokens, shares);
   const startedAt = Date.now();
-  try {
+  // The parent keeps the deadline (runs started before the patch left it to the server, which ends a child silently).
+  const deadline = tool.timeoutMs !== undefined && patched(AGENT_TOOL_DEADLINE_PATCH) ? tool.timeoutMs : undefined;
+  let timedOut = false;
+  const runChild = async (): Promise<RunOutput> => {
     const handle = await startChild('agentRun', {
       workflowId: childRunId,
       memo: nestedRunMemo(child, tool.agent.name),
       args: [{ agent: childAgentSpec(tool), input: delegationMessages(args.data, parentMessages), context: child }],
-      ...(tool.timeoutMs ? { workflowExecutionTimeout: tool.timeoutMs } : {}),
+      ...(tool.timeoutMs ? { workflowExecutionTimeout: deadline !== undefined ? deadline + CANCEL_GRACE_MS : tool.timeoutMs } : {}),
     });
     // Through the run's control, pause and resume reach the child while it runs.
-    const output: RunOutput = control ? await control.child<RunOutput>(handle as never) : await handle.result();
+    return control ? await control.child<RunOutput>(handle as never) : await handle.result();
+  };
+  try {
+    const output = deadline !== undefined ? await withDeadline(deadline, runChild, () => (timedOut = true)) : await runChild();
     return { ...base, content: output.response, usage: output.usage, metrics: { startedAt, durationMs: Date.now() - startedAt }, metadata: { childRunId, terminationReason: output.terminationReason } };
   } catch (err) {
     // Our own cancellation (the parent is being cancelled) propagates; a child's own failure folds.
     if (isCancellation(err) && CancellationScope.current().consideredCancelled) throw err;
     const silent = silentEnd(err);
-    const reason = silent === 'TimeoutFailure' && tool.timeoutMs ? `timed out: it did not finish within its timeoutMs of ${tool.timeoutMs} ms` : failureMessage(err);
+    const reason = (timedOut || silent === 'TimeoutFailure') && tool.timeoutMs ? `timed out: it did not finish within its timeoutMs of ${tool.timeoutMs} ms` : failureMessage(err);
     const unavailable = { unavailable: true, agent: tool.agent.name, error: reason };
     if (silent) {
       // The server ended the child without running its code: report its end for it, so no reader waits forever.
@@ -58,6 +65,35 @@ export async function runAgentTool(
     }
     const spent = spentUsage(err);
     return { ...base, content: JSON.stringify(unavailable), isError: true, ...(spent ? { usage: spent } : {}), metrics: { startedAt, durationMs: Date.now() - startedAt }, metadata: { childRunId } };
+  }
+}
+
+/**
+ * The patch under which a parent enforces an agent tool's timeoutMs itself: when its timer fires it cancels the child,
+ * which then publishes its own terminal event, records itself and cancels its own children, and the parent waits for
+ * that. The child's execution timeout stays as a backstop, {@link CANCEL_GRACE_MS} later, for a child that cannot end.
+ */
+export const AGENT_TOOL_DEADLINE_PATCH = 'agio-agent-tool-deadline';
+/** How long a timed-out child has to end cleanly before the server ends it. */
+export const CANCEL_GRACE_MS = 60_000;
+
+/** Runs `work` in its own scope and cancels that scope after `ms` (calling `onTimeout` first). */
+async function withDeadline<T>(ms: number, work: () => Promise<T>, onTimeout: () => void): Promise<T> {
+  const scope = new CancellationScope();
+  const timer = new CancellationScope();
+  void timer
+    .run(() => sleep(ms))
+    .then(
+      () => {
+        onTimeout();
+        scope.cancel();
+      },
+      () => undefined, // the work ended first
+    );
+  try {
+    return await scope.run(work);
+  } finally {
+    timer.cancel();
   }
 }
 

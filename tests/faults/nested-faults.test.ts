@@ -1,5 +1,6 @@
 // Faults of nested agents on a real dev server: a child whose model refuses (401) or that outlives its timeout
-// folds into an `unavailable` tool result and the parent answers anyway; cancelling the root cancels the whole
+// folds into an `unavailable` tool result and the parent answers anyway (a timed-out child is cancelled by its
+// parent's timer, so it ends itself and its own children cleanly); cancelling the root cancels the whole
 // tree; a worker SIGKILLed while a child streams is replaced and the child resumes where it was.
 import { WorkflowFailedError } from '@temporalio/client';
 import { CancelledFailure } from '@temporalio/common';
@@ -55,7 +56,7 @@ describe('nested agent faults', () => {
       expect(events.slice(failed + 1).some((e) => e.type === 'STEP_DELTA')).toBe(true);
     });
 
-    it('folds a child that outlives its timeoutMs into an unavailable tool result and ends its run in the stream', async () => {
+    it('cancels a child that outlives its timeoutMs, which ends itself cleanly, and folds it into an unavailable tool result', async () => {
       bed.server.scriptFor('You are the parent.', toolCalls([toolCall('helper', { task: 'take your time' }, { id: 'call_slow' })]), text('went on without it'));
       // Whatever the child asks its model hangs; under load its timeout may even come before it asks.
       bed.server.setDefault(text('far too late', { hangMs: 30_000 }));
@@ -68,19 +69,43 @@ describe('nested agent faults', () => {
       const result: unknown = JSON.parse(sentToolResult(requestsOf(bed.server, 'You are the parent.')[1], 'call_slow'));
       expect(result).toEqual({ unavailable: true, agent: 'helper', error: 'timed out: it did not finish within its timeoutMs of 1500 ms' });
       const childRunId = `${rootRunId}/tool/call_slow`;
-      expect((await bed.client.workflow.getHandle(childRunId).describe()).status.name).toBe('TIMED_OUT');
+      // The parent's timer cancelled the child: the child ran its own ending (before, the server timed it out silently).
+      expect((await bed.client.workflow.getHandle(childRunId).describe()).status.name).toBe('CANCELLED');
       expectWholeStream(events, rootRunId, 'RUN_COMPLETED');
-      // The child cannot report its own end (the bed.server timed it out); its parent reports it in its name.
       const lifecycle = eventsOf(events, childRunId).filter((e) => e.type.startsWith('RUN_'));
-      expect(lifecycle.map((e) => e.type)).toEqual(['RUN_STARTED', 'RUN_FAILED']);
-      expect(lifecycle[1]).toMatchObject({
-        depth: 1,
-        parentRunId: rootRunId,
-        toolCallId: 'call_slow',
-        agent: 'helper',
-        nestingType: 'agent_tool',
-        data: { error: { type: 'TimeoutFailure', message: expect.stringMatching(/timed out/) }, reportedBy: rootRunId },
+      expect(lifecycle.map((e) => e.type)).toEqual(['RUN_STARTED', 'RUN_CANCELLED']);
+      expect(lifecycle[1]).toMatchObject({ depth: 1, parentRunId: rootRunId, toolCallId: 'call_slow', agent: 'helper', nestingType: 'agent_tool' });
+      expect(lifecycle[1].data?.reportedBy).toBeUndefined();
+      // It recorded its own end: its run span is closed.
+      const trace = await bed.worker.stores.traces.getTrace('default', rootRunId);
+      expect(trace?.spans.find((s) => s.spanId === childRunId)?.status).toBe('error');
+    });
+
+    it('ends the grandchildren of a timed-out child too: none is left running', async () => {
+      const slow = (name: string) => defineAgent({ name, instructions: `You are the slow ${name}.` });
+      const middle = defineAgent({
+        name: 'middle',
+        instructions: 'You are the middle.',
+        tools: [asTool(slow('left'), { description: 'Left.' }), asTool(slow('right'), { description: 'Right.' })],
       });
+      bed.server.scriptFor('You are the parent.', toolCalls([toolCall('middle', { task: 'delegate' }, { id: 'call_middle' })]), text('top answer'));
+      bed.server.scriptFor('You are the middle.', toolCalls([toolCall('left', { task: 'l' }, { id: 'call_left' }), toolCall('right', { task: 'r' }, { id: 'call_right' })]));
+      bed.server.setDefault(text('never', { hangMs: 30_000 }));
+
+      const { rootRunId, events, output } = await run(parentOf(middle, { timeoutMs: 2500 }));
+
+      expect(output.response).toBe('top answer');
+      const middleId = `${rootRunId}/tool/call_middle`;
+      expect(JSON.parse(sentToolResult(requestsOf(bed.server, 'You are the parent.')[1], 'call_middle'))).toMatchObject({ unavailable: true, agent: 'middle', error: expect.stringMatching(/^timed out/) });
+      for (const id of [middleId, `${middleId}/tool/call_left`, `${middleId}/tool/call_right`]) {
+        expect((await bed.client.workflow.getHandle(id).describe()).status.name).toBe('CANCELLED');
+        expect(eventsOf(events, id).filter((e) => e.type.startsWith('RUN_')).map((e) => e.type)).toEqual(['RUN_STARTED', 'RUN_CANCELLED']);
+      }
+      // Each grandchild ended before the middle did, and the middle before the root went on.
+      const at = (id: string) => events.findIndex((e) => e.runId === id && e.type === 'RUN_CANCELLED');
+      expect(at(`${middleId}/tool/call_left`)).toBeLessThan(at(middleId));
+      expect(at(`${middleId}/tool/call_right`)).toBeLessThan(at(middleId));
+      expectWholeStream(events, rootRunId, 'RUN_COMPLETED');
     });
 
     it('reports the ends of two grandchildren that time out together under a nested parent, in one ordered stream', async () => {
@@ -103,7 +128,7 @@ describe('nested agent faults', () => {
         const lifecycle = eventsOf(events, `${middleId}/tool/call_${side}`).filter((e) => e.type.startsWith('RUN_'));
         expect(lifecycle.map((e) => [e.type, e.depth, e.parentRunId])).toEqual([
           ['RUN_STARTED', 2, middleId],
-          ['RUN_FAILED', 2, middleId],
+          ['RUN_CANCELLED', 2, middleId],
         ]);
       }
       expectWholeStream(events, rootRunId, 'RUN_COMPLETED');
