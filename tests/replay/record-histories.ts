@@ -70,6 +70,47 @@ const scenarios: Scenario[] = [
     args: [{ agent: defineAgent({ name: 'lead', instructions: 'You are the lead.', tools: [asTool(member('helper'), { description: 'Looks around.' })] }), input: 'what is there?' }],
   },
   {
+    // A conversation compacted near its (lowered) threshold: older file contents stored and replaced by references.
+    file: 'agent-run-compaction.json',
+    workflowId: 'replay-agent-run-compaction',
+    script: (model) =>
+      model.script(
+        ...[0, 1, 2].map((i) => toolCalls([toolCall('file_write', { path: `f${i}.txt`, content: String(i).repeat(3000) }, { id: `call_write_${i}` })])),
+        text('Wrote three files.'),
+      ),
+    args: [{ agent: defineAgent({ name: 'writer', instructions: 'Write files.', tools: ['file_write', 'get_tool_result'] }), input: 'write three files', context: { limits: { compactModelInputBytes: 5000 } } }],
+  },
+  {
+    // A model call retried through an outage (the retry window, MODEL_UNAVAILABLE from the third attempt).
+    file: 'agent-run-outage.json',
+    workflowId: 'replay-agent-run-outage',
+    script: (model) => {
+      const unavailable = { error: { status: 503, body: { error: { message: 'overloaded' } }, headers: { 'retry-after-ms': '100' } } };
+      model.script(unavailable, unavailable, unavailable, text('back'));
+    },
+    args: [{ agent: defineAgent({ name: 'patient', instructions: 'Wait.' }), input: 'hello' }],
+  },
+  {
+    // Agent tools with deadlines kept by the parent: one child finishes in time, the other is cancelled at its timeout.
+    file: 'agent-run-agent-tool-deadline.json',
+    workflowId: 'replay-agent-run-agent-tool-deadline',
+    script: (model) => {
+      model.scriptFor('You are the lead.', toolCalls([toolCall('quick', { task: 'q' }, { id: 'call_quick' }), toolCall('slow', { task: 's' }, { id: 'call_slow' })]), text('One answered.'));
+      model.scriptFor('You are quick.', text('done'));
+      model.scriptFor('You are slow.', text('too late', { hangMs: 4000 }));
+    },
+    args: [
+      {
+        agent: defineAgent({
+          name: 'lead',
+          instructions: 'You are the lead.',
+          tools: [asTool(member('quick'), { description: 'Quick.', timeoutMs: 60_000 }), asTool(member('slow'), { description: 'Slow.', timeoutMs: 1500 })],
+        }),
+        input: 'ask both',
+      },
+    ],
+  },
+  {
     file: 'loop-agent.json',
     workflowId: 'replay-loop-agent',
     script: (model) => {

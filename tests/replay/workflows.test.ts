@@ -17,6 +17,20 @@ interface RecordedHistory {
 const history = (file: string): RecordedHistory => JSON.parse(fs.readFileSync(path.join(__dirname, 'histories', file), 'utf8'));
 const workflowType = (h: RecordedHistory) => h.events[0].workflowExecutionStartedEventAttributes?.workflowType?.name;
 const childIds = (h: RecordedHistory) => h.events.flatMap((e) => e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId ?? []);
+/** The patches a history recorded, in order. */
+const patchIds = (h: RecordedHistory): string[] =>
+  h.events.flatMap((e) => {
+    const attrs = e.markerRecordedEventAttributes;
+    if (attrs?.markerName !== 'core_patch') return [];
+    const data = attrs.details?.['patch-data']?.payloads?.[0]?.data;
+    return [(JSON.parse(Buffer.from(data as string, 'base64').toString('utf8')) as { id: string }).id];
+  });
+/** The types of the local activities a history recorded, in order. */
+const localActivityTypes = (h: RecordedHistory): string[] =>
+  h.events.flatMap((e) => {
+    const data = e.markerRecordedEventAttributes?.details?.data?.payloads?.[0]?.data;
+    return data ? [(JSON.parse(Buffer.from(data as unknown as string, 'base64').toString('utf8')) as { activity_type: string }).activity_type] : [];
+  });
 const replay = (file: string, workflowId: string) => Worker.runReplayHistory({ workflowsPath: require.resolve('../../workflows') }, history(file), workflowId);
 
 describe('workflow replay', () => {
@@ -47,11 +61,7 @@ describe('workflow replay', () => {
   });
 
   it('replays a run on the lean step path: tools resolved locally, turns riding on model calls, one local write at its end', async () => {
-    const recorded = history('agent-run-lean-steps.json');
-    const localTypes = recorded.events.flatMap((e) => {
-      const data = e.markerRecordedEventAttributes?.details?.data?.payloads?.[0]?.data;
-      return data ? [(JSON.parse(Buffer.from(data as unknown as string, 'base64').toString('utf8')) as { activity_type: string }).activity_type] : [];
-    });
+    const localTypes = localActivityTypes(history('agent-run-lean-steps.json'));
     expect(localTypes).toEqual(['recordRun', 'resolveTools', 'runTool', 'runTool', 'persistSteps', 'recordRun']);
     await expect(replay('agent-run-lean-steps.json', 'replay-agent-run-lean-steps')).resolves.toBeUndefined();
   });
@@ -67,6 +77,21 @@ describe('workflow replay', () => {
   ])('replays %s (workflow %s, type %s, with its child workflows) without a determinism error', async (file, workflowId, type, children) => {
     const recorded = history(file);
     expect(workflowType(recorded)).toBe(type);
+    expect(childIds(recorded)).toEqual(children.map((c) => `${workflowId}/${c}`));
+    await expect(replay(file, workflowId)).resolves.toBeUndefined();
+  });
+
+  it.each([
+    // Compaction: a local write of the compacted contents, then CONTEXT_COMPACTED, before the next model call.
+    ['agent-run-compaction.json', 'replay-agent-run-compaction', 'agio-compaction', []],
+    // A model call retried through an outage within the run's retry window.
+    ['agent-run-outage.json', 'replay-agent-run-outage', 'agio-model-retry-window', []],
+    // Agent tools whose deadlines the parent keeps: one in time, one cancelled by the parent's timer.
+    ['agent-run-agent-tool-deadline.json', 'replay-agent-run-agent-tool-deadline', 'agio-agent-tool-deadline', ['tool/call_quick', 'tool/call_slow']],
+  ])('replays %s (workflow %s), recorded under its patch %s, without a determinism error', async (file, workflowId, patch, children) => {
+    const recorded = history(file);
+    expect(patchIds(recorded)).toContain(patch);
+    if (patch === 'agio-compaction') expect(localActivityTypes(recorded)).toContain('storeCompacted');
     expect(childIds(recorded)).toEqual(children.map((c) => `${workflowId}/${c}`));
     await expect(replay(file, workflowId)).resolves.toBeUndefined();
   });
