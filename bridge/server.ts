@@ -2,6 +2,7 @@
 // every run route is scoped to the caller's tenant, and run events stream as SSE through one shared reader.
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { z } from 'zod';
+import { RunLimitOverrides } from '../common';
 import { withModelOutage, type AgioClient } from '../client/agio-client';
 import { stateQuery } from '../workflows/messages';
 import { BadPageTokenError, RUN_STATUSES } from '../client/run-list';
@@ -31,6 +32,8 @@ const StartRunBody = z.object({
   // Its size is checked by AgioClient.start against the run's maxModelInputBytes (413 input_too_large).
   input: z.string().min(1),
   sessionId: z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/, 'sessionId: 1-128 letters, digits, . _ : -').optional(),
+  /** This run's limits over the agent's (maxSteps, maxTotalTokens, modelRetryWindowMs…); unknown names are refused. */
+  limits: RunLimitOverrides.strict().optional(),
 });
 const DecisionBody = z.object({ message: z.string().max(4000).optional(), remember: z.boolean().optional(), by: z.string().max(200).optional() });
 const ToolCallParams = z.object({ id: z.string().regex(/^[A-Za-z0-9._:/-]{1,512}$/, 'malformed run id'), callId: z.string().regex(/^[A-Za-z0-9._:-]{1,256}$/, 'malformed tool call id') });
@@ -96,7 +99,7 @@ export function createBridge(opts: BridgeOptions): FastifyInstance & { hub: Stre
     const tenant = tenantOf(req, opts.tokens);
     const body = StartRunBody.parse(req.body ?? {});
     if (!agio.agents.find(body.agent)) throw new HttpError(404, 'unknown_agent', `unknown agent "${body.agent}"; GET /agents lists them`);
-    const run = await agio.start(body.agent, body.input, { tenant, sessionId: body.sessionId });
+    const run = await agio.start(body.agent, body.input, { tenant, sessionId: body.sessionId, ...(body.limits ? { limits: body.limits } : {}) });
     return reply.status(201).send({ runId: run.runId, links: { self: `/runs/${run.runId}`, events: `/runs/${run.runId}/events` } });
   });
 

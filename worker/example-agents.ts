@@ -16,7 +16,8 @@ export const coder = defineAgent({
   tools: ['ls', 'glob', 'grep', 'file_read', 'file_write', 'file_edit', 'bash', 'get_tool_result'],
   // Reading is free; writing files and running commands waits for a human decision (approve / deny).
   permissions: [{ tool: 'bash', pattern: 'rm -rf*', action: 'deny' }, ...ASK_FOR_RISKY_TOOLS],
-  maxSteps: 20,
+  // Real coding work takes many turns (a file per turn, builds, fixes); a long conversation is compacted, not ended.
+  maxSteps: 100,
 });
 
 /** A research agent with the web tools. */

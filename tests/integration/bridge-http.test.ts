@@ -16,7 +16,7 @@ const jsonError = (code: string) => ({ error: { code, message: expect.any(String
 describe('bridge HTTP API', () => {
   const helper = defineAgent({ name: 'helper', instructions: 'You are the helper.' });
   const lead = defineAgent({ name: 'lead', instructions: 'You are the lead.', tools: [asTool(helper, { description: 'Helps.' })] });
-  const bed = useTestBed({ agents: [defineAgent({ name: 'echoer' }), lead], bridge: { tokens: `${A}:tenant-a,${B}:tenant-b` } });
+  const bed = useTestBed({ agents: [defineAgent({ name: 'echoer' }), defineAgent({ name: 'lister', tools: ['ls'], maxSteps: 10 }), lead], bridge: { tokens: `${A}:tenant-a,${B}:tenant-b` } });
   let finishedRunOfA: string;
 
   beforeAll(async () => {
@@ -72,11 +72,21 @@ describe('bridge HTTP API', () => {
     expect(await post({ agent: 'echoer', input: 42 })).toEqual({ status: 400, body: jsonError('invalid_request') });
     expect(await post({ agent: 'nobody', input: 'hi' })).toEqual({ status: 404, body: jsonError('unknown_agent') });
     expect((await post({ agent: 'nobody', input: 'hi' })).body.error.message).toContain('nobody');
+    expect(await post({ agent: 'echoer', input: 'hi', limits: { maxStepz: 3 } })).toEqual({ status: 400, body: jsonError('invalid_request') });
+    expect((await post({ agent: 'echoer', input: 'hi', limits: { maxSteps: -1 } })).body.error.message).toMatch(/maxSteps/);
     expect(await request(`${bed.bridge.url}/runs/bad%20id!`, { token: A })).toEqual({ status: 400, body: jsonError('invalid_request') });
     expect(await request(`${bed.bridge.url}/runs/bad%20id!/events`, { token: A })).toEqual({ status: 400, body: jsonError('invalid_request') });
     expect(await request(`${bed.bridge.url}/nowhere`, { token: A })).toEqual({ status: 404, body: jsonError('not_found') });
     expect(await request(`${bed.bridge.url}/runs/${finishedRunOfA}/explode`, { method: 'POST', token: A })).toEqual({ status: 404, body: jsonError('not_found') });
     expect(await request(`${bed.bridge.url}/runs/${finishedRunOfA}/cancel`, { method: 'POST', token: A })).toEqual({ status: 409, body: jsonError('run_not_running') });
+  });
+
+  it("starts a run with its own limits over the agent's", async () => {
+    bed.server.script(toolCalls([toolCall('ls', {})]), text('summary at the step limit'));
+    const started = await request(`${bed.bridge.url}/runs`, { token: A, body: { agent: 'lister', input: 'look', limits: { maxSteps: 1, modelRetryWindowMs: 60_000 } } });
+    expect(started.status).toBe(201);
+    const output = await bed.bridge.agio.getHandle(started.body.runId).result();
+    expect(output).toMatchObject({ terminationReason: 'max_steps', response: 'summary at the step limit' });
   });
 
   it('cancels a running run (202), ending its SSE stream with RUN_CANCELLED, and answers 409 to a second cancel', async () => {
