@@ -2,8 +2,12 @@
 // they are committed, idempotently by step id), its trace spans, its root's event log, and full outputs of
 // large tool results.
 import { ApplicationFailure } from '@temporalio/common';
-import { ErrorType, type AgioEvent, type ChatMessage, type RunContext, type Step, type Usage } from '../common';
+import { ErrorType, resolveLimits, type AgioEvent, type ChatMessage, type RunContext, type Step, type Usage } from '../common';
 import type { SpanInput, Stores } from '../stores';
+import { fitConversation } from '../stores/conversation';
+
+/** How much of a session's earlier conversation a run starts with, when its call names no size. */
+const DEFAULT_HISTORY_BYTES = Math.floor(resolveLimits().maxModelInputBytes / 2);
 
 /** Input of recordRun: a run starting or ending. */
 export interface RecordRunInput {
@@ -151,9 +155,12 @@ export function createPersistenceActivities(stores: Stores) {
     await stores.events.append(input.tenant, input.rootRunId, input.events);
   }
 
-  /** The session's earlier conversation, to continue it. */
-  async function loadConversation(input: { tenant: string; sessionId: string }): Promise<ChatMessage[]> {
-    return stores.sessions.loadConversation(input.tenant, input.sessionId);
+  /**
+   * The session's earlier conversation, to continue it, fitted into `maxBytes` (runs that name none: half the default
+   * maxModelInputBytes), so a session whose earlier runs grew large still starts its next run.
+   */
+  async function loadConversation(input: { tenant: string; sessionId: string; maxBytes?: number }): Promise<ChatMessage[]> {
+    return fitConversation(await stores.sessions.loadConversation(input.tenant, input.sessionId), input.maxBytes ?? DEFAULT_HISTORY_BYTES);
   }
 
   /**

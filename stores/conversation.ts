@@ -31,3 +31,55 @@ export function conversationFromSteps(runs: Step[][]): ChatMessage[] {
     return messages;
   });
 }
+
+/** Parts of an earlier run shorter than this stay whole when a session's conversation is fitted. */
+const MIN_SHORTENED_BYTES = 2048;
+/** Characters of a shortened text kept ahead of its note. */
+const HEAD_CHARS = 200;
+
+const omitted = (bytes: number) => `[${bytes} bytes of an earlier run of this session left out to keep the conversation within the model's input limit]`;
+
+/** Tool-call arguments with their long string values replaced by a note (still valid JSON, short values kept). */
+function shortenArguments(args: string): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(args);
+  } catch {
+    return JSON.stringify({ omitted: omitted(Buffer.byteLength(args)) });
+  }
+  const shorten = (value: unknown): unknown => {
+    if (typeof value === 'string') return Buffer.byteLength(value) > 512 ? omitted(Buffer.byteLength(value)) : value;
+    if (Array.isArray(value)) return value.map(shorten);
+    if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, shorten(v)]));
+    return value;
+  };
+  const shortened = JSON.stringify(shorten(parsed));
+  return Buffer.byteLength(shortened) < Buffer.byteLength(args) / 2 ? shortened : JSON.stringify({ omitted: omitted(Buffer.byteLength(args)) });
+}
+
+/** A message with its large text and tool-call arguments shortened. */
+function shortenMessage(m: ChatMessage): ChatMessage {
+  const content = m.content && Buffer.byteLength(m.content) > MIN_SHORTENED_BYTES ? `${m.content.slice(0, HEAD_CHARS)}…\n${omitted(Buffer.byteLength(m.content))}` : m.content;
+  const toolCalls = m.toolCalls?.map((c) => (Buffer.byteLength(c.arguments) > MIN_SHORTENED_BYTES ? { ...c, arguments: shortenArguments(c.arguments) } : c));
+  return { ...m, content, ...(toolCalls ? { toolCalls } : {}) };
+}
+
+/**
+ * A session's earlier conversation fitted into `maxBytes` (UTF-8 bytes of its JSON), so the next run can start with
+ * it: large texts and tool-call arguments are shortened oldest first; if that is not enough, the oldest messages are
+ * dropped, up to a user message, so no tool result is left without its call.
+ */
+export function fitConversation(messages: ChatMessage[], maxBytes: number): ChatMessage[] {
+  const size = (ms: ChatMessage[]) => Buffer.byteLength(JSON.stringify(ms));
+  let total = size(messages);
+  if (total <= maxBytes) return messages;
+  const out = [...messages];
+  for (let i = 0; i < out.length && total > maxBytes; i++) {
+    const shortened = shortenMessage(out[i]);
+    total -= size([out[i]]) - size([shortened]);
+    out[i] = shortened;
+  }
+  while (out.length && total > maxBytes) total -= size([out.shift()!]) + 1;
+  while (out.length && out[0].role !== 'user') out.shift();
+  return out;
+}

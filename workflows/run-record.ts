@@ -49,11 +49,12 @@ export class RunRecorder {
     return this.eventLog.withEvents((events) => store.recordRun({ context: this.ref, agent: this.agent, status: 'running', startedAt: this.startedAt, ...events }));
   }
 
-  /** The session's earlier conversation (root runs in a session only). */
+  /** The session's earlier conversation, fitted into half the run's model-input limit (root runs in a session only). */
   async history(): Promise<ChatMessage[]> {
-    const { sessionId, tenant, depth } = this.context;
+    const { sessionId, tenant, depth, limits } = this.context;
     if (!sessionId || depth > 0) return [];
-    return store.loadConversation({ tenant, sessionId });
+    // At most half the run's model-input limit: the run's own conversation needs the rest.
+    return store.loadConversation({ tenant, sessionId, ...(limits.maxModelInputBytes ? { maxBytes: Math.floor(limits.maxModelInputBytes / 2) } : {}) });
   }
 
   /**

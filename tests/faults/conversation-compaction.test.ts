@@ -119,3 +119,32 @@ describe('a conversation that outgrows the model-input limit', () => {
     expect(output.metrics.steps).toBe(6);
   }, 60_000);
 });
+
+describe("a session whose earlier runs outgrew the model-input limit", () => {
+  const bed = useTestBed();
+
+  it('continues: the next run gets the earlier conversation shortened to half the limit, oldest parts first', async () => {
+    const FILE = 300 * 1024;
+    bed.server.script(
+      ...[0, 1, 2, 3].map((i) => toolCalls([toolCall('file_write', { path: `big-${i}.txt`, content: String(i).repeat(FILE) }, { id: `call_big_${i}` })])),
+      text('wrote four big files'),
+      text('I remember writing them'),
+    );
+    const writer = defineAgent({ name: 'writer', tools: ['file_write'] });
+    const first = await bed.agio.start(writer, 'write four big files', { sessionId: 'big-session' });
+    expect((await first.result()).response).toBe('wrote four big files');
+
+    const second = await bed.agio.start(writer, 'what did you do?', { sessionId: 'big-session' });
+    expect((await second.result()).response).toBe('I remember writing them');
+    const sent = bed.server.requests.at(-1)!;
+    expect(requestBytes(sent)).toBeLessThanOrEqual(MAX_MODEL_INPUT / 2 + 2_000);
+    const messages = sent.body.messages as { role: string; content: string | null; tool_calls?: { function: { arguments: string } }[] }[];
+    // The earlier run is still there, in order: its input, its calls (their paths kept), its answer, then the new input.
+    expect(messages[0]).toEqual({ role: 'user', content: 'write four big files' });
+    expect(messages.at(-2)).toMatchObject({ role: 'assistant', content: 'wrote four big files' });
+    expect(messages.at(-1)).toEqual({ role: 'user', content: 'what did you do?' });
+    const args = messages.flatMap((m) => m.tool_calls ?? []).map((c) => JSON.parse(c.function.arguments) as { path: string; content: string });
+    expect(args.map((a) => a.path)).toEqual(['big-0.txt', 'big-1.txt', 'big-2.txt', 'big-3.txt']);
+    expect(args[0].content).toMatch(/^\[\d+ bytes of an earlier run of this session left out/);
+  }, 60_000);
+});
