@@ -18,6 +18,7 @@ COPY common ./common
 COPY workflows ./workflows
 COPY activities ./activities
 COPY stores ./stores
+COPY live ./live
 COPY worker ./worker
 COPY client ./client
 COPY bridge ./bridge

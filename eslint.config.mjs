@@ -31,7 +31,7 @@ export default tseslint.config(
             name,
             message: 'workflow-side code must stay deterministic: no Node built-ins or I/O modules (do I/O in activities/).',
           })),
-          patterns: [{ group: ['node:*', '../activities/*', '../stores/*', '../worker/*', '../bridge/*'], message: 'workflow-side code may only import common/ and workflows/ (activities by `import type`).', allowTypeImports: true }],
+          patterns: [{ group: ['node:*', '../activities/*', '../stores/*', '../live/*', '../worker/*', '../bridge/*'], message: 'workflow-side code may only import common/ and workflows/ (activities by `import type`).', allowTypeImports: true }],
         },
       ],
     },

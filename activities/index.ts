@@ -5,6 +5,8 @@ import { createPersistenceActivities, persistingFirst } from './persistence';
 import { createCallModel, noSink, readConversation, type ModelConfig, type StepStreamSinkFactory } from './model';
 import { createToolActivities } from './run-tool';
 import { wireStepSink } from './step-stream';
+import { liveStepSink } from './live-step-sink';
+import type { LiveLane } from '../live/lane';
 import type { ToolRegistry } from './tools/registry';
 
 /** What the activities need from the worker. */
@@ -19,20 +21,27 @@ export interface ActivityDeps {
   health?: AgentHealth;
   /** Sessions, traces, citations and full tool outputs. */
   stores: Stores;
+  /** Where model deltas go when no `streamSink` is given: this live lane, else the root run's Wire. */
+  liveLane?: LiveLane;
 }
 
 /** All of Agio's activities, bound to their dependencies. */
 export function createActivities(deps: ActivityDeps) {
   const persistence = createPersistenceActivities(deps.stores);
   return {
-    callModel: persistingFirst(createCallModel(deps.model, deps.tools, deps.streamSink ?? defaultStreamSink), persistence.persistSteps, readConversation),
+    callModel: persistingFirst(createCallModel(deps.model, deps.tools, deps.streamSink ?? defaultStreamSink(deps.liveLane)), persistence.persistSteps, readConversation),
     ...createToolActivities(deps.tools, deps.workspaceRoot, deps.health ?? new AgentHealth(deps.tools, deps.model), deps.stores),
     ...persistence,
   };
 }
 
-const defaultStreamSink: StepStreamSinkFactory = (input) =>
-  input.eventBase && input.streamDeltas ? wireStepSink(input.eventBase, input.stepId) : noSink;
+/** Deltas of calls that stream: into the live lane when the worker has one, else batched into the root's Wire. */
+const defaultStreamSink =
+  (lane?: LiveLane): StepStreamSinkFactory =>
+  (input) => {
+    if (!input.eventBase || !input.streamDeltas) return noSink;
+    return lane ? liveStepSink(lane, input.eventBase, input.stepId) : wireStepSink(input.eventBase, input.stepId);
+  };
 
 /** The activity functions as workflows see them (imported with `import type`). */
 export type AgioActivities = ReturnType<typeof createActivities>;

@@ -6,6 +6,7 @@ import { RunLimitOverrides } from '../common';
 import { withModelOutage, type AgioClient } from '../client/agio-client';
 import { stateQuery } from '../workflows/messages';
 import { BadPageTokenError, RUN_STATUSES } from '../client/run-list';
+import type { LiveLane } from '../live/lane';
 import type { Stores } from '../stores';
 import { tenantOf } from './auth';
 import { HttpError, errorHandler } from './errors';
@@ -22,6 +23,8 @@ export interface BridgeOptions {
   heartbeatMs?: number;
   /** Sessions, traces and citations (the worker's stores: shared memory in one process, or MongoDB). */
   stores?: Stores;
+  /** The live lane the worker's model deltas go to (`agio serve`: in process): merged into every SSE stream. */
+  liveLane?: LiveLane;
   /** How long pause/resume wait for the run to park before answering 202 (default 10 s). */
   controlWaitMs?: number;
   logger?: boolean;
@@ -124,7 +127,7 @@ export function createBridge(opts: BridgeOptions): FastifyInstance & { hub: Stre
     const tenant = tenantOf(req, opts.tokens);
     const { id } = RunParams.parse(req.params);
     const description = await describeRun(agio.temporal, tenant, id);
-    streamRunEvents(req, reply, hub, { tenant, rootRunId: rootRunIdOf(description, id), runId: id }, opts.heartbeatMs ?? 15_000);
+    streamRunEvents(req, reply, hub, { tenant, rootRunId: rootRunIdOf(description, id), runId: id }, opts.heartbeatMs ?? 15_000, opts.liveLane);
   });
 
   const stores = () => {

@@ -3,18 +3,32 @@
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { TERMINAL_EVENT_TYPES, type AgioEvent } from '../common';
 import { HttpError } from './errors';
-import { resumeOffset, sseComment, sseFrame } from './sse';
+import type { LaneDelta, LiveLane } from '../live/lane';
+import { resumePosition, sseComment, sseFrame } from './sse';
 import type { StreamHub } from './stream-hub';
+
+/** How long live deltas wait for a new stream's first durable event, so they do not come before the run's start. */
+const CATCH_UP_MS = 250;
 
 /** Whether an event belongs to run `runId` or to a run nested in it. */
 const inRun = (event: AgioEvent, runId: string) => event.runId === runId || event.runId.startsWith(`${runId}/`);
 
-/** Takes over the response and streams the run's events until its terminal event (or its root's) or the client leaves. */
-export function streamRunEvents(req: FastifyRequest, reply: FastifyReply, hub: StreamHub, run: { tenant: string; rootRunId: string; runId: string }, heartbeatMs: number): void {
+/**
+ * Takes over the response and streams the run's events until its terminal event (or its root's) or the client leaves:
+ * the durable events of the root's log, and (with a live lane) the deltas of steps in flight merged in as they come.
+ */
+export function streamRunEvents(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  hub: StreamHub,
+  run: { tenant: string; rootRunId: string; runId: string },
+  heartbeatMs: number,
+  lane?: LiveLane,
+): void {
   const { tenant, rootRunId, runId } = run;
   const nested = runId !== rootRunId;
-  const after = resumeOffset(req.headers['last-event-id'], (req.query as Record<string, unknown>)?.after);
-  if (after === undefined) throw new HttpError(400, 'invalid_offset', 'Last-Event-ID / after must be an integer ≥ -1');
+  const position = resumePosition(req.headers['last-event-id'], (req.query as Record<string, unknown>)?.after);
+  if (position === undefined) throw new HttpError(400, 'invalid_offset', 'Last-Event-ID / after must be an event id: an offset ≥ -1, optionally with a lane position (17 or 17.1764…)');
   reply.hijack();
   const res = reply.raw;
   res.writeHead(200, {
@@ -23,22 +37,51 @@ export function streamRunEvents(req: FastifyRequest, reply: FastifyReply, hub: S
     connection: 'keep-alive',
     'x-accel-buffering': 'no',
   });
-  res.write(sseComment(`run ${runId}, after ${after}`));
+  res.write(sseComment(`run ${runId}, after ${position.after}`));
   let done = false;
+  // What this client has: the last durable offset, the last lane position (once it has had a delta), the steps
+  // whose STEP_COMPLETED it has (their late deltas are dropped) and each step's newest attempt (older ones are dropped).
+  let offset = position.after;
+  let laneSeq = position.lane;
+  const completed = new Set<string>();
+  const attempts = new Map<string, number>();
+  const idOf = (durable: number) => (laneSeq === undefined ? String(durable) : `${durable}.${laneSeq}`);
   // subscribe() may end the stream synchronously (a finished run), before it has returned its unsubscribe.
-  const subscription = { unsubscribe: () => undefined as void };
+  const subscription = { unsubscribe: () => undefined as void, leaveLane: () => undefined as void };
   const heartbeat = setInterval(() => res.write(sseComment('ping')), heartbeatMs);
+  let waiting: [LaneDelta, boolean][] | undefined = lane ? [] : undefined;
+  const catchUp = setTimeout(() => flushWaiting(), CATCH_UP_MS);
   const finish = () => {
     if (done) return;
     done = true;
     clearInterval(heartbeat);
+    clearTimeout(catchUp);
     subscription.unsubscribe();
+    subscription.leaveLane();
     res.end();
   };
-  subscription.unsubscribe = hub.subscribe(tenant, rootRunId, after, {
+  const writeDelta = ({ seq, event }: LaneDelta, stepEnded: boolean) => {
+    if (done || stepEnded || (nested && !inRun(event as AgioEvent, runId))) return;
+    const step = event.stepId ?? '';
+    const attempt = event.attempt ?? 1;
+    if (completed.has(step) || (attempts.get(step) ?? 0) > attempt) return;
+    attempts.set(step, attempt);
+    laneSeq = seq;
+    res.write(sseFrame({ ...event, offset, seq }, idOf(offset)));
+  };
+  function flushWaiting(): void {
+    const held = waiting;
+    waiting = undefined;
+    for (const [delta, ended] of held ?? []) writeDelta(delta, ended);
+  }
+  subscription.unsubscribe = hub.subscribe(tenant, rootRunId, position.after, {
     onEvent: (event) => {
       if (done || (nested && !inRun(event, runId))) return;
-      res.write(sseFrame(event));
+      if (event.type === 'STEP_COMPLETED' && event.stepId) completed.add(event.stepId);
+      if (event.type === 'STEP_RETRY' && event.stepId) attempts.set(event.stepId, Math.max(attempts.get(event.stepId) ?? 0, event.attempt ?? 1));
+      offset = event.offset;
+      res.write(sseFrame(event, idOf(event.offset)));
+      if (waiting) flushWaiting();
       if (nested && event.runId === runId && TERMINAL_EVENT_TYPES.includes(event.type)) finish();
     },
     onEnd: (error) => {
@@ -46,6 +89,15 @@ export function streamRunEvents(req: FastifyRequest, reply: FastifyReply, hub: S
       finish();
     },
   });
-  if (done) subscription.unsubscribe();
+  if (lane && !done) {
+    subscription.leaveLane = lane.subscribe(rootRunId, position.lane ?? -1, (delta, ended) => {
+      if (waiting) waiting.push([delta, ended]);
+      else writeDelta(delta, ended);
+    });
+  }
+  if (done) {
+    subscription.unsubscribe();
+    subscription.leaveLane();
+  }
   req.raw.on('close', finish);
 }

@@ -1,9 +1,10 @@
-// Server-Sent-Events framing: `id:` = offset, `event:` = type, one JSON `data:` line; comments for heartbeats.
+// Server-Sent-Events framing: `id:` = offset (with the lane position once live deltas flow), `event:` = type, one
+// JSON `data:` line; comments for heartbeats.
 import type { AgioEvent } from '../common';
 
-/** One event as an SSE frame. */
-export function sseFrame(event: AgioEvent): string {
-  return `id: ${event.offset}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+/** One event as an SSE frame (its id: the event's offset unless given). */
+export function sseFrame(event: AgioEvent, id: string = String(event.offset)): string {
+  return `id: ${id}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
 }
 
 /** A comment frame (ignored by clients; keeps proxies from closing an idle stream). */
@@ -11,17 +12,31 @@ export function sseComment(text: string): string {
   return `: ${text.replace(/[\r\n]+/g, ' ')}\n\n`;
 }
 
+/** Where a client resumes: after this durable offset and, once it has had live deltas, after this lane position. */
+export interface ResumePosition {
+  after: number;
+  lane?: number;
+}
+
 /**
- * The offset to resume after: `Last-Event-ID` wins over `?after=`; -1 means from the start.
+ * Where to resume: `Last-Event-ID` wins over `?after=`; `-1` (or nothing) means from the start. An id is a durable
+ * event's offset (`17`) or, for a client that has had live deltas, the offset and the lane position (`17.1764…`).
  * Returns undefined for a malformed value (the route answers 400).
  */
-export function resumeOffset(lastEventId: string | string[] | undefined, after: unknown): number | undefined {
+export function resumePosition(lastEventId: string | string[] | undefined, after: unknown): ResumePosition | undefined {
   const header = Array.isArray(lastEventId) ? lastEventId[0] : lastEventId;
   // A repeated `?after=` arrives as an array: malformed, not "from the start".
   if (header === undefined && after !== undefined && typeof after !== 'string') return undefined;
   const raw = header ?? (after as string | undefined);
-  if (raw === undefined || raw === '') return -1;
-  if (!/^-?\d{1,15}$/.test(raw.trim())) return undefined;
-  const n = Number(raw);
-  return n >= -1 ? n : undefined;
+  if (raw === undefined || raw === '') return { after: -1 };
+  const m = /^(-?\d{1,15})(?:\.(\d{1,17}))?$/.exec(raw.trim());
+  if (!m) return undefined;
+  const n = Number(m[1]);
+  if (n < -1) return undefined;
+  return m[2] !== undefined ? { after: n, lane: Number(m[2]) } : { after: n };
+}
+
+/** The durable offset to resume after (see {@link resumePosition}). */
+export function resumeOffset(lastEventId: string | string[] | undefined, after: unknown): number | undefined {
+  return resumePosition(lastEventId, after)?.after;
 }

@@ -13,6 +13,8 @@ export interface StreamSubscriber {
 }
 
 interface Reader {
+  /** The reader reads the events after this offset (those of the client that started it). */
+  startAfter: number;
   events: AgioEvent[];
   subscribers: Map<StreamSubscriber, number>;
   abort: AbortController;
@@ -34,7 +36,8 @@ export interface HubStats {
 
 /** Shares one upstream reader per run among all SSE clients of this process. */
 export class StreamHub {
-  private readonly readers = new Map<string, Reader>();
+  /** Readers per run: usually one; a client resuming earlier than every reader's start gets one of its own. */
+  private readonly readers = new Map<string, Reader[]>();
   private started = 0;
   private queries = 0;
   private readonly logs: RunLogs;
@@ -46,10 +49,12 @@ export class StreamHub {
 
   /** Subscribes to a root run's events after `after` (the run is `tenant`'s); returns the unsubscribe function. */
   subscribe(tenant: string, runId: string, after: number, sub: StreamSubscriber): () => void {
-    let reader = this.readers.get(runId);
+    const readers = this.readers.get(runId) ?? [];
+    let reader = readers.find((r) => r.startAfter <= after);
     if (!reader) {
-      reader = { events: [], subscribers: new Map(), abort: new AbortController(), wake: new EventTarget(), ended: false };
-      this.readers.set(runId, reader);
+      // A new reader starts where its client resumes: a client at offset 5,000 does not wait for 5,000 events.
+      reader = { startAfter: after, events: [], subscribers: new Map(), abort: new AbortController(), wake: new EventTarget(), ended: false };
+      this.readers.set(runId, [...readers, reader]);
       this.started++;
       void this.pump(tenant, runId, reader);
     }
@@ -74,34 +79,44 @@ export class StreamHub {
    */
   wake(runId: string): void {
     // A nested run's events are read through its root's reader (ids nest: `<root>/tool/<callId>`, `<root>/branch/…`).
-    for (const [id, reader] of this.readers) if (runId === id || runId.startsWith(`${id}/`)) reader.wake.dispatchEvent(new Event('wake'));
+    for (const [id, readers] of this.readers) if (runId === id || runId.startsWith(`${id}/`)) for (const reader of readers) reader.wake.dispatchEvent(new Event('wake'));
   }
 
   /** Live counters. */
   stats(): HubStats {
     let subscribers = 0;
-    for (const r of this.readers.values()) subscribers += r.subscribers.size;
-    return { readersStarted: this.started, activeReaders: this.readers.size, subscribers, queries: this.queries, closedRuns: { ...this.logs.stats } };
+    let active = 0;
+    for (const readers of this.readers.values()) {
+      active += readers.length;
+      for (const r of readers) subscribers += r.subscribers.size;
+    }
+    return { readersStarted: this.started, activeReaders: active, subscribers, queries: this.queries, closedRuns: { ...this.logs.stats } };
   }
 
   /** Stops every reader (bridge shutdown). */
   close(): void {
-    for (const reader of this.readers.values()) reader.abort.abort();
+    for (const readers of this.readers.values()) for (const reader of readers) reader.abort.abort();
     this.readers.clear();
   }
 
   private leave(runId: string, reader: Reader, sub: StreamSubscriber): void {
     reader.subscribers.delete(sub);
-    if (reader.subscribers.size === 0 && this.readers.get(runId) === reader) {
+    if (reader.subscribers.size === 0) {
       reader.abort.abort();
-      this.readers.delete(runId);
+      this.forget(runId, reader);
     }
+  }
+
+  private forget(runId: string, reader: Reader): void {
+    const rest = (this.readers.get(runId) ?? []).filter((r) => r !== reader);
+    if (rest.length) this.readers.set(runId, rest);
+    else this.readers.delete(runId);
   }
 
   private async pump(tenant: string, runId: string, reader: Reader): Promise<void> {
     let error: Error | undefined;
     try {
-      for await (const event of followRun(this.logs, runId, { tenant, signal: reader.abort.signal, wake: reader.wake, onPoll: () => this.queries++ })) {
+      for await (const event of followRun(this.logs, runId, { tenant, after: reader.startAfter, signal: reader.abort.signal, wake: reader.wake, onPoll: () => this.queries++ })) {
         reader.events.push(event);
         for (const [sub, last] of reader.subscribers) {
           if (event.offset > last) {
@@ -117,6 +132,6 @@ export class StreamHub {
     reader.ended = true;
     for (const sub of reader.subscribers.keys()) sub.onEnd(error);
     reader.subscribers.clear();
-    if (this.readers.get(runId) === reader) this.readers.delete(runId);
+    this.forget(runId, reader);
   }
 }

@@ -8,6 +8,7 @@ import path from 'node:path';
 import { AgioClient } from '../client/agio-client';
 import { parseTokens } from '../bridge/auth';
 import { createBridge } from '../bridge/server';
+import { InProcessLane } from '../live/in-process-lane';
 import type { ModelConfig } from '../activities/model';
 import { loadEnv } from '../worker/config';
 import { createWorker } from '../worker/create-worker';
@@ -61,6 +62,7 @@ export async function serve(opts: { port?: number } = {}): Promise<void> {
     const workerConnection = await NativeConnection.connect({ address });
     cleanups.push(() => workerConnection.close());
     const { stores, close: closeStores } = await storesFromEnv(env);
+    const liveLane = new InProcessLane();
     cleanups.push(closeStores);
     const { worker, agents, taskQueue } = await createWorker({
       connection: workerConnection,
@@ -71,6 +73,8 @@ export async function serve(opts: { port?: number } = {}): Promise<void> {
       workspaceRoot: path.join(dataDir, 'workspaces'),
       stores,
       shutdownGraceTime: env.AGIO_SHUTDOWN_GRACE_TIME,
+      // Worker and bridge share this process: model deltas go straight to the bridge, never through workflow history.
+      liveLane,
     });
     const running = worker.run();
     cleanups.push(async () => {
@@ -81,7 +85,7 @@ export async function serve(opts: { port?: number } = {}): Promise<void> {
     cleanups.push(() => clientConnection.close());
     const tokens = parseTokens(process.env.AGIO_TOKENS ?? 'dev-token:default');
     const agio = new AgioClient(new Client({ connection: clientConnection, namespace: env.TEMPORAL_NAMESPACE }), { taskQueue, agents });
-    const bridge = createBridge({ agio, tokens, stores });
+    const bridge = createBridge({ agio, tokens, stores, liveLane });
     const url = await bridge.listen({ host: process.env.HOST ?? '127.0.0.1', port: opts.port ?? (await portOr(Number(process.env.PORT ?? 8080))) });
     cleanups.push(() => bridge.close());
     const [token] = tokens.keys();

@@ -52,7 +52,10 @@ export class RunLogs {
     const pages: EventPages = async (input) => {
       if (!closed) {
         try {
-          return await open(input);
+          const page = await open(input);
+          // After continue-as-new an open run holds only its newest events; older ones are in its event log.
+          if (page.firstOffset <= input.after + 1 || !this.log || tenant === undefined) return page;
+          return (await olderPage(this.log, tenant, rootRunId, input, page)) ?? page;
         } catch (err) {
           if (!(err instanceof QueryRejectedError)) throw err;
           closed = true;
@@ -98,6 +101,16 @@ async function storedPage(log: EventLogStore, tenant: string, rootRunId: string,
   const ended = events.some(endsStream);
   if (!ended && events.length < limit) return undefined;
   return { events, firstOffset: after + 1, lastOffset: events[events.length - 1].offset, ended };
+}
+
+/**
+ * A page of the events an open run no longer holds (it continued as new), read from its event log: those after
+ * `after` and before the run's oldest held event, when the log has them without a gap.
+ */
+async function olderPage(log: EventLogStore, tenant: string, rootRunId: string, { after, limit }: { after: number; limit: number }, held: EventsPage): Promise<EventsPage | undefined> {
+  const events = await log.read(tenant, rootRunId, after, Math.min(limit, held.firstOffset - 1 - after));
+  if (!events.length || events.some((e, i) => e.offset !== after + 1 + i)) return undefined;
+  return { events, firstOffset: after + 1, lastOffset: held.lastOffset, ended: false };
 }
 
 /**

@@ -66,8 +66,13 @@ export type EventBase = Pick<EventDraft, 'runId' | 'rootRunId' | 'parentRunId' |
 
 /** An event in a root run's log. */
 export const AgioEvent = EventDraft.extend({
-  /** Position in the root run's log, from 0; the SSE `id:`. */
-  offset: z.number().int().nonnegative(),
+  /**
+   * Position in the root run's log, from 0; the SSE `id:`. A live delta (read from the live lane, not the log) has
+   * the offset of the durable event before it, and its own `seq`.
+   */
+  offset: z.number().int().min(-1),
+  /** Live deltas only: position in the root run's live lane. */
+  seq: z.number().int().nonnegative().optional(),
 });
 /** An event in a root run's log. */
 export type AgioEvent = z.infer<typeof AgioEvent>;

@@ -9,6 +9,7 @@ import { AgentHealth, healthcheckedSubAgents } from '../activities/healthcheck';
 import type { ModelConfig, StepStreamSinkFactory } from '../activities/model';
 import type { ToolDefinition } from '../activities/tools/define-tool';
 import { builtinTools } from '../activities/tools/builtin';
+import type { LiveLane } from '../live/lane';
 import { ToolRegistry } from '../activities/tools/registry';
 import { createGetToolResultTool } from '../activities/tools/get-tool-result';
 import { workflowBundlerOptions } from './workflow-bundle-options';
@@ -28,6 +29,8 @@ export interface CreateWorkerOptions {
   /** Directory under which runs get their workspaces (default `.agio/workspaces`). */
   workspaceRoot?: string;
   streamSink?: StepStreamSinkFactory;
+  /** The live lane model deltas go to (`agio serve`: in process, shared with its bridge); without one they are batched into the root's Wire. */
+  liveLane?: LiveLane;
   /** A prebuilt workflow bundle (tests build one for the whole run); otherwise workflows/ is bundled. */
   workflowBundle?: WorkerOptions['workflowBundle'];
   /** Where sessions, steps, traces, citations and full tool outputs go (default: in memory). */
@@ -71,7 +74,7 @@ export async function createWorker(opts: CreateWorkerOptions): Promise<AgioWorke
   // Sub-agents with `healthcheck: true` are checked now; failures are logged and they are not offered later.
   const health = new AgentHealth(tools, opts.model);
   await Promise.all(healthcheckedSubAgents(agents.list()).map((agent) => health.check(agent)));
-  const deps: ActivityDeps = { model: opts.model, tools, workspaceRoot, streamSink: opts.streamSink, health, stores };
+  const deps: ActivityDeps = { model: opts.model, tools, workspaceRoot, streamSink: opts.streamSink, liveLane: opts.liveLane, health, stores };
   const taskQueue = opts.taskQueue ?? DEFAULT_TASK_QUEUE;
   const worker = await Worker.create({
     connection: opts.connection,

@@ -6,7 +6,7 @@ import { Approvals } from './approvals';
 import { RunControl } from './control';
 import { escalationFromOutput, exitLoopStep } from './escalation';
 import { withSpentUsage } from './agent-tool';
-import { CARRY_OVER_PATCH, compactSteps, fittingInput } from './carry-over';
+import { CARRY_OVER_PATCH, carriedInput, compactSteps, fittingInput } from './carry-over';
 import { COMPACTION_PATCH, compactConversation, compactionThreshold, type CompactionTarget } from './compaction';
 import { decideNext, spentBudget } from './decisions';
 import { createEmitter, eventBase } from './emitter';
@@ -22,6 +22,8 @@ import { hostWire, type WireState } from './wire';
 
 /** Largest output returned with its steps (UTF-8 bytes of JSON); Temporal refuses a result over 2 MiB. */
 export const MAX_RUN_OUTPUT_BYTES = 1_500_000;
+/** Characters of a run's input its RUN_STARTED event carries (the whole input is in the run's first user step). */
+const INPUT_PREVIEW_CHARS = 2000;
 
 /** Runs one LLM agent to its final answer (or a limit) and returns its output. */
 export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
@@ -103,7 +105,9 @@ export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
     } else {
       // Not cancellable: a run cancelled at once still records that it started and what it was asked.
       await CancellationScope.nonCancellable(async () => {
-        await events.emit({ type: 'RUN_STARTED', data: { input: typeof input.input === 'string' ? input.input : input.input.length + ' messages', ...(context.sessionId ? { sessionId: context.sessionId } : {}) } });
+        // The input itself is in the first user step; a long one is only previewed here, so no event is copied twice that big.
+        const preview = typeof input.input !== 'string' ? input.input.length + ' messages' : input.input.length > INPUT_PREVIEW_CHARS ? `${input.input.slice(0, INPUT_PREVIEW_CHARS)}…` : input.input;
+        await events.emit({ type: 'RUN_STARTED', data: { input: preview, ...(preview !== input.input && typeof input.input === 'string' ? { inputChars: input.input.length } : {}), ...(context.sessionId ? { sessionId: context.sessionId } : {}) } });
         await recorder.start();
         history = await recorder.history();
         for (const m of initialMessages(renderInstructions(agent.instructions, input.state), input.input)) {
@@ -218,7 +222,7 @@ export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
         if (carry) await recorder.flush(steps);
         await control.beforeContinueAsNew();
         if (!carry) await recorder.flush(steps);
-        const next = (carried: Step[]): AgentRunInput => ({ ...input, context, resume: { steps: carried, ...run, startedAt, history, wire: wire?.snapshot(), ...(wire ? { loggedOffset: recorder.eventLog.loggedOffset } : {}), ...(carry ? { approvals: approvals.carried() } : {}) } });
+        const next = (carried: Step[]): AgentRunInput => ({ ...input, ...(carry ? { input: carriedInput(input.input) as AgentRunInput['input'] } : {}), context, resume: { steps: carried, ...run, startedAt, history, wire: wire?.snapshot(), ...(wire ? { loggedOffset: recorder.eventLog.loggedOffset } : {}), ...(carry ? { approvals: approvals.carried() } : {}) } });
         await continueAsNew<typeof agentRun>(carry ? fittingInput(steps, next) : next(compactSteps(steps)));
       }
     }

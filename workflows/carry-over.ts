@@ -4,8 +4,22 @@
 import { ApplicationFailure } from '@temporalio/workflow';
 import { jsonBytes, type Step } from '../common';
 
-/** Budget for the whole continue-as-new input, in UTF-8 bytes of JSON (runs patched with CARRY_OVER_PATCH). */
-export const CARRY_OVER_BUDGET_BYTES = 1_200_000;
+/**
+ * Budget for the whole continue-as-new input, in UTF-8 bytes of JSON (runs patched with CARRY_OVER_PATCH): under
+ * Temporal's 2 MiB payload cap with room to spare. A run's input itself is not carried twice (see carriedInput).
+ */
+export const CARRY_OVER_BUDGET_BYTES = 1_600_000;
+/** Longest run input carried as it is into continue-as-new; a longer one is in the carried steps already. */
+const CARRIED_INPUT_CHARS = 4096;
+
+/**
+ * The `input` a run continues as new with: the original when short; else a note. A resumed run never reads its input
+ * again (its first user step, carried with the steps, holds it), so a long input is not carried twice.
+ */
+export function carriedInput(input: string | unknown[]): string | unknown[] {
+  return jsonLength(input) <= CARRIED_INPUT_CHARS ? input : '(the run input: carried in the resumed steps)';
+}
+const jsonLength = (v: unknown) => JSON.stringify(v).length;
 /** Budget for the carried steps, in JSON characters (runs started before CARRY_OVER_PATCH). */
 export const CARRY_OVER_BUDGET = 600_000;
 const KEEP_CHARS = 1000;

@@ -1,7 +1,7 @@
 // The Wire: the root run's offset-addressed, append-only event log. The root appends its own events;
 // activities and nested runs publish batches by signal, deduplicated by publisher and sequence.
 import { log, setHandler } from '@temporalio/workflow';
-import { PublishBatch, endsStream, type AgioEvent, type EventDraft, type EventsPage, type EventsQueryInput } from '../common';
+import { PublishBatch, endsStream, jsonBytes, type AgioEvent, type EventDraft, type EventsPage, type EventsQueryInput } from '../common';
 import { eventsQuery, publishSignal } from './messages';
 
 /** What a Wire carries across continue-as-new. */
@@ -15,6 +15,8 @@ export interface WireState {
 }
 
 const MAX_PAGE = 1000;
+/** About the most JSON one events page carries (a Query answer over 2 MB never reaches its reader). */
+export const MAX_PAGE_BYTES = 1024 * 1024;
 const MAX_PUBLISHERS = 2000;
 
 /** The log. Pure bookkeeping; `hostWire` wires it to the signal and query. */
@@ -55,12 +57,21 @@ export class Wire {
     return this.events.slice(Math.max(0, after + 1 - first));
   }
 
-  /** Events with offset > after, at most `limit`. */
+  /**
+   * Events with offset > after: at most `limit`, and no more than about MAX_PAGE_BYTES of JSON (always at least one
+   * event), so a page of large events (a long input, 64 KiB tool outputs) stays far below what a Query may answer.
+   */
   page({ after = -1, limit = MAX_PAGE }: EventsQueryInput = {}): EventsPage {
     const first = this.events[0]?.offset ?? this.nextOffset;
     const start = Math.max(0, after + 1 - first);
+    const end = Math.min(this.events.length, start + Math.min(Math.max(1, limit), MAX_PAGE));
+    let stop = start;
+    for (let bytes = 0; stop < end; stop++) {
+      bytes += jsonBytes(this.events[stop]);
+      if (bytes > MAX_PAGE_BYTES && stop > start) break;
+    }
     return {
-      events: this.events.slice(start, start + Math.min(Math.max(1, limit), MAX_PAGE)),
+      events: this.events.slice(start, stop),
       lastOffset: this.nextOffset - 1,
       firstOffset: first,
       ended: this.ended,

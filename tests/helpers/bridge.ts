@@ -3,6 +3,7 @@
 import type { Client } from '@temporalio/client';
 import { parseTokens } from '../../bridge/auth';
 import { createBridge } from '../../bridge/server';
+import type { LiveLane } from '../../live/lane';
 import type { HubStats } from '../../bridge/stream-hub';
 import { AgioClient } from '../../client/agio-client';
 import type { AgentSpec } from '../../common';
@@ -18,6 +19,8 @@ export interface TestBridgeOptions {
   heartbeatMs?: number;
   /** Stores behind /sessions, /runs/:id/trace and /runs/:id/citations (usually the worker's). */
   stores?: Stores;
+  /** The live lane the worker's deltas go to (as in `agio serve`). */
+  liveLane?: LiveLane;
 }
 
 /** A listening bridge. */
@@ -33,7 +36,7 @@ export interface TestBridge {
 /** Starts a bridge on 127.0.0.1 and a free port. */
 export async function startBridge(opts: TestBridgeOptions): Promise<TestBridge> {
   const agio = new AgioClient(opts.client, { taskQueue: opts.taskQueue, agents: opts.agents ?? [] });
-  const app = createBridge({ agio, tokens: parseTokens(opts.tokens ?? 'test-token:default'), heartbeatMs: opts.heartbeatMs, ...(opts.stores ? { stores: opts.stores } : {}) });
+  const app = createBridge({ agio, tokens: parseTokens(opts.tokens ?? 'test-token:default'), heartbeatMs: opts.heartbeatMs, ...(opts.stores ? { stores: opts.stores } : {}), ...(opts.liveLane ? { liveLane: opts.liveLane } : {}) });
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   return { url, app, agio, close: () => app.close() };
 }

@@ -79,7 +79,8 @@ export function readSse(url: string, opts: ReadSseOptions = {}): Promise<SseResu
 export function agioEvents(frames: SseEvent[]): AgioEvent[] {
   return frames.map((frame) => {
     const event = JSON.parse(frame.data) as AgioEvent;
-    if (frame.id !== String(event.offset) || frame.event !== event.type) {
+    // A durable event's id is its offset; once live deltas flow, ids also carry the lane position (`offset.seq`).
+    if ((frame.id !== String(event.offset) && !frame.id.startsWith(`${event.offset}.`)) || frame.event !== event.type) {
       throw new Error(`SSE frame id/event (${frame.id}/${frame.event}) disagree with its data (${event.offset}/${event.type})`);
     }
     return event;

@@ -120,7 +120,7 @@ describe('run events over SSE', () => {
     const pastEnd = await readSse(`${eventsUrl(bed.bridge, runId)}?after=${all.length - 1}`, { token: TOKEN });
     expect(pastEnd).toEqual({ events: [], closedBy: 'server' });
 
-    for (const bad of [{ headers: { 'last-event-id': 'abc' } }, { headers: { 'last-event-id': '-2' } }, { query: '?after=1.5' }]) {
+    for (const bad of [{ headers: { 'last-event-id': 'abc' } }, { headers: { 'last-event-id': '-2' } }, { query: '?after=1.5.5' }]) {
       const res = await request(`${eventsUrl(bed.bridge, runId)}${bad.query ?? ''}`, { token: TOKEN, headers: bad.headers });
       expect(res).toEqual({ status: 400, body: { error: { code: 'invalid_offset', message: expect.any(String) } } });
     }

@@ -1,7 +1,7 @@
 // SSE framing of the bridge: one frame per event (id = offset, event = type, one JSON data line), comment
 // frames for heartbeats, and the resume offset from Last-Event-ID or ?after=.
 import type { AgioEvent } from '../../common';
-import { resumeOffset, sseComment, sseFrame } from '../../bridge/sse';
+import { resumeOffset, resumePosition, sseComment, sseFrame } from '../../bridge/sse';
 
 function event(extra: Partial<AgioEvent> = {}): AgioEvent {
   return { type: 'STEP_DELTA', runId: 'r', rootRunId: 'r', agent: 'a', depth: 0, timestamp: 1, offset: 7, ...extra };
@@ -90,7 +90,14 @@ describe('resumeOffset', () => {
     expect(resumeOffset(' 8 ', undefined)).toBe(8);
   });
 
-  it.each(['abc', '1.5', '1e3', '0x10', '12abc', '--1', '9999999999999999'])('is undefined for the malformed value %j', (raw) => {
+  it('reads an id with a lane position as the offset and the position', () => {
+    expect(resumePosition('17.1764000000000123', undefined)).toEqual({ after: 17, lane: 1764000000000123 });
+    expect(resumePosition(undefined, '-1.5')).toEqual({ after: -1, lane: 5 });
+    expect(resumePosition('17', undefined)).toEqual({ after: 17 });
+    expect(resumePosition('1.', undefined)).toBeUndefined();
+  });
+
+  it.each(['abc', '1.5.5', '1e3', '0x10', '12abc', '--1', '9999999999999999'])('is undefined for the malformed value %j', (raw) => {
     expect(resumeOffset(raw, undefined)).toBeUndefined();
     expect(resumeOffset(undefined, raw)).toBeUndefined();
   });

@@ -1,7 +1,7 @@
 // The Wire (a root run's event log) as pure bookkeeping: continuous offsets, deduplicated publish batches,
 // paging, the end of the stream, and snapshots for continue-as-new. Plus endsStream and PublishBatch.
 import { PublishBatch, endsStream, type EventDraft, type EventType } from '../../common';
-import { Wire } from '../../workflows/wire';
+import { MAX_PAGE_BYTES, Wire } from '../../workflows/wire';
 
 let clock = 1_000;
 
@@ -23,6 +23,17 @@ describe('Wire', () => {
     wire.accept(batch('p', 0, 3));
     expect(wire.append(draft()).offset).toBe(5);
     expect(offsets(wire)).toEqual([0, 1, 2, 3, 4, 5]);
+  });
+
+  it('caps a page at about MAX_PAGE_BYTES of JSON, with at least one event however large', () => {
+    const wire = new Wire();
+    const big = (kb: number) => draft('STEP_COMPLETED', 0, { data: { text: 'é'.repeat(kb * 512) } }); // 2 bytes a character
+    for (const kb of [1500, 400, 400, 400, 10]) wire.append(big(kb));
+    expect(MAX_PAGE_BYTES).toBe(1024 * 1024);
+    expect(offsets(wire)).toEqual([0]); // 1.5 MB alone: one event
+    expect(wire.page({ after: 0 }).events.map((e) => e.offset)).toEqual([1, 2]);
+    expect(wire.page({ after: 2 }).events.map((e) => e.offset)).toEqual([3, 4]);
+    expect(wire.page({ after: 2 }).lastOffset).toBe(4);
   });
 
   it('keeps the fields of a draft and adds only the offset', () => {

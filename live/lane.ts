@@ -1,0 +1,25 @@
+// The live lane: token deltas (STEP_DELTA) travel beside a root run's Wire, never through any workflow's history
+// (DESIGN.md section 8). The worker's model calls publish into it; bridges read it and merge it with the Wire's
+// durable events into one SSE stream per root run. A delta's place in the lane (`seq`) only grows, across restarts
+// too, so a client's Last-Event-ID resumes exactly mid-step.
+import type { EventDraft } from '../common';
+
+/** A STEP_DELTA event on the lane, with its position there. */
+export interface LaneDelta {
+  /** Position in the root run's lane; grows with every delta (never reused, even after a restart). */
+  seq: number;
+  event: EventDraft;
+}
+
+/** Where deltas go and come from. */
+export interface LiveLane {
+  /** Publishes a step's deltas (fire and forget: the committed step is the record, deltas are a live view). */
+  publish(rootRunId: string, events: EventDraft[]): void;
+  /** Tells the lane a model call is over (its step's deltas are no longer live; readers resuming later skip them). */
+  endStep(rootRunId: string, stepId: string, attempt: number): void;
+  /**
+   * Follows the root run's deltas after `after` (-1: every delta the lane still holds), retained ones first; each
+   * comes with whether its step had already ended when it was handed over. Returns the unsubscribe function.
+   */
+  subscribe(rootRunId: string, after: number, onDelta: (delta: LaneDelta, stepEnded: boolean) => void): () => void;
+}
