@@ -1,10 +1,12 @@
 // B2 — stream latency: from the scripted model writing a token chunk (its `onChunk` writtenAt) to an SSE client
-// of the bridge receiving the STEP_DELTA that carries it (matched by content: every token is unique, and a delta
-// carries the tokens of one ≤ 100 ms batch, merged), both
-// clocks in this process. The path: model → worker's callModel activity → batched publish signal → root
-// workflow's Wire → bridge's events Query poll → SSE. With 1 and with 50 concurrent streaming runs; plus
-// history events per 1,000 streamed tokens (a token = one chunk).
+// of the bridge receiving the STEP_DELTA that carries it (matched by content: every token is unique; a delta may
+// carry several), both clocks in this process. Two lanes, with 1, 10 and 50 concurrent streaming runs each:
+// - live lane: a worker and a bridge in one process (as `agio serve`): model → callModel → in-process lane → SSE;
+// - signal lane: a separate worker and bridge: model → callModel → batched publish signal → the root workflow's
+//   Wire → the bridge's events Query poll → SSE.
+// Plus history events and publish signals per 1,000 streamed tokens (a token = one chunk).
 import { readSse } from '../tests/helpers/sse-client';
+import type { AgioClient } from '../client/agio-client';
 import type { Benchmark, Row } from './report';
 import { BENCH_TOKEN, bridgeQueries, countByType, cpuSeconds, eventTime, sleep, type BenchEnv, type History } from './setup';
 import { summarize, type Summary } from './stats';
@@ -72,13 +74,21 @@ function signalTimes(history: History): Map<string, { signalAt: number; appliedA
   return out;
 }
 
-async function streamOne(env: BenchEnv, url: string, tag: string, chunks: number, intervalMs: number, written: Map<string, number>): Promise<RunSample> {
+/** Where a phase's runs go: the bench worker and bridge (deltas by signal), or one serve process (the live lane). */
+interface Target {
+  url: string;
+  pids: Record<string, number>;
+  agio?: AgioClient;
+}
+
+async function streamOne(env: BenchEnv, target: Target, tag: string, chunks: number, intervalMs: number, written: Map<string, number>): Promise<RunSample> {
+  const url = target.url;
   let open!: () => void;
   const gate = new Promise<void>((resolve) => (open = resolve));
   env.gates.set(tag, gate);
   const opener = setTimeout(() => open(), 15_000); // never hold the model forever
   try {
-    const run = await env.start({ steps: 1, tag, stream: { chunks, intervalMs } });
+    const run = await env.start({ steps: 1, tag, stream: { chunks, intervalMs } }, {}, target.agio);
     const latencies: number[] = [];
     const received: { content: string; writtenAt: number; receivedAt: number }[] = [];
     let unmatched = 0;
@@ -118,28 +128,27 @@ async function streamOne(env: BenchEnv, url: string, tag: string, chunks: number
   }
 }
 
-async function phase(env: BenchEnv, url: string, name: string, concurrency: number, repeats: number, chunks: number, intervalMs: number): Promise<Phase> {
+async function phase(env: BenchEnv, target: Target, name: string, concurrency: number, repeats: number, chunks: number, intervalMs: number): Promise<Phase> {
   const written = new Map<string, number>();
   env.model.onChunk = ({ text, writtenAt }) => {
     if (text) written.set(text, writtenAt);
   };
   const runs: RunSample[] = [];
-  const bridge = await env.bridgeService();
-  const pids = { worker: env.worker.pid, temporal: env.temporal.pid, bridge: bridge.pid };
-  const queries0 = await bridgeQueries(bridge.url);
+  const pids: Record<string, number> = { ...target.pids, temporal: env.temporal.pid };
+  const queries0 = await bridgeQueries(target.url);
   const cpu0 = Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, cpuSeconds(pid)]));
   const self0 = process.cpuUsage();
   const t0 = Date.now();
   try {
     for (let r = 0; r < repeats; r++) {
-      runs.push(...(await Promise.all(Array.from({ length: concurrency }, (_, i) => streamOne(env, url, `${name}${r}-${String(i).padStart(3, '0')}`, chunks, intervalMs, written)))));
+      runs.push(...(await Promise.all(Array.from({ length: concurrency }, (_, i) => streamOne(env, target, `${name}${r}-${String(i).padStart(3, '0')}`, chunks, intervalMs, written)))));
       await sleep(200);
     }
   } finally {
     env.model.onChunk = undefined;
   }
   const secs = (Date.now() - t0) / 1000;
-  const queriesPerSec = ((await bridgeQueries(bridge.url)) - queries0) / secs;
+  const queriesPerSec = ((await bridgeQueries(target.url)) - queries0) / secs;
   const selfCpu = process.cpuUsage(self0);
   const cpu = { ...Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, (cpuSeconds(pid) - cpu0[k]) / secs])), bench: (selfCpu.user + selfCpu.system) / 1e6 / secs };
   const all = runs.flatMap((r) => r.latencies);
@@ -163,8 +172,29 @@ async function phase(env: BenchEnv, url: string, name: string, concurrency: numb
     },
     latencyByQuarter: [0, 1, 2, 3].map((q) => summarize(quarter(q)).median),
   };
-  env.log(`B2: ${concurrency} concurrent × ${repeats}: ${all.length}/${tokens} chunks matched, p50 ${result.latency.median} ms, p99 ${result.latency.p99} ms, ${result.eventsPer1000Tokens.toFixed(0)} history events / 1000 tokens`);
+  env.log(`B2${target.agio ? ' live lane' : ''}: ${concurrency} concurrent × ${repeats}: ${all.length}/${tokens} chunks matched, p50 ${result.latency.median} ms, p99 ${result.latency.p99} ms, ${result.eventsPer1000Tokens.toFixed(0)} history events / 1000 tokens`);
   return result;
+}
+
+/** The rows of one lane's phases. */
+function phaseRows(lane: string, phases: Phase[], chunks: number, plainEvents: number): Row[] {
+  const rows: Row[] = [];
+  for (const p of phases) {
+    rows.push({ metric: `${lane}: chunk → SSE latency, ${p.concurrency} concurrent run${p.concurrency > 1 ? 's' : ''}`, value: p.latency.median, p99: p.latency.p99, unit: `ms (n=${p.latency.n} chunks, max ${p.latency.max}; medians by quarter of the stream ${p.latencyByQuarter.map((q) => q.toFixed(0)).join('/')})` });
+    if (p.runs.some((r) => r.splits.length)) rows.push({ metric: '  split: publish / workflow task / read (medians)', value: p.split.publishMs, unit: `ms: ${p.split.publishMs.toFixed(0)} / ${p.split.applyMs.toFixed(0)} / ${p.split.readMs.toFixed(0)} (chunk → signal accepted → WFT completed → SSE)` });
+    rows.push({ metric: `  CPU meanwhile: worker / Temporal / bridge / bench`, value: p.cpu.worker, unit: `cores: ${[p.cpu.worker, p.cpu.temporal, p.cpu.bridge, p.cpu.bench].map((c) => c.toFixed(2)).join(' / ')}${p.cpu.worker === p.cpu.bridge ? ' (worker and bridge: one process)' : ''}` });
+    rows.push({ metric: '  worker CPU per 1000 tokens', value: p.workerCpuPer1000Tokens, unit: `CPU-seconds (model activity, publishing, workflow tasks, events Queries${p.cpu.worker === p.cpu.bridge ? ', and the bridge' : ''})` });
+    rows.push({ metric: '  events Queries of the bridge', value: p.queriesPerSec, unit: `Queries / s (${(p.queriesPerSec / p.concurrency).toFixed(1)} per stream)` });
+  }
+  for (const p of phases) {
+    rows.push(
+      { metric: `${lane}: history events / 1000 tokens, ${p.concurrency} concurrent`, value: p.eventsPer1000Tokens, unit: `events (whole 1-step run, ${chunks} tokens)` },
+      { metric: `  of which added by streaming`, value: p.addedEventsPer1000Tokens!, unit: `events (run minus a ${plainEvents}-event unstreamed run)` },
+      { metric: `  publish signals / 1000 tokens`, value: p.signalsPer1000Tokens, unit: 'WorkflowExecutionSignaled' },
+      { metric: `  STEP_DELTA events / 1000 tokens`, value: p.deltasPer1000Tokens, unit: 'SSE frames' },
+    );
+  }
+  return rows;
 }
 
 export const b2: Benchmark = {
@@ -174,42 +204,39 @@ export const b2: Benchmark = {
     const chunks = env.quick ? 30 : 200;
     const intervalMs = 10;
     const bridge = await env.bridgeService();
+    const signalLane: Target = { url: bridge.url, pids: { worker: env.worker.pid, bridge: bridge.pid } };
     // Warm-up: the bridge's first reader, the first streamed step.
-    await phase(env, bridge.url, 'w', 1, 1, 20, intervalMs);
+    await phase(env, signalLane, 'w', 1, 1, 20, intervalMs);
     // The same 1-step run without streamed tokens: what a run costs in history anyway.
     const plain = await env.run({ steps: 1, tag: 'b2-plain' });
     const plainEvents = (await plain.handle.workflow.fetchHistory()).events?.length ?? 0;
-    const phases = [
-      await phase(env, bridge.url, 'a', 1, env.quick ? 1 : 3, chunks, intervalMs),
-      await phase(env, bridge.url, 'b', env.quick ? 3 : 10, 1, chunks, intervalMs),
-      await phase(env, bridge.url, 'c', env.quick ? 5 : 50, 1, chunks, intervalMs),
-    ];
-    for (const p of phases) p.addedEventsPer1000Tokens = ((p.runs.reduce((n, r) => n + r.events, 0) / p.runs.length - plainEvents) / chunks) * 1000;
-    const rows: Row[] = [];
-    for (const p of phases) {
-      rows.push({ metric: `chunk → SSE latency, ${p.concurrency} concurrent run${p.concurrency > 1 ? 's' : ''}`, value: p.latency.median, p99: p.latency.p99, unit: `ms (n=${p.latency.n} chunks, max ${p.latency.max}; medians by quarter of the stream ${p.latencyByQuarter.map((q) => q.toFixed(0)).join('/')})` });
-      rows.push({ metric: '  split: publish / workflow task / read (medians)', value: p.split.publishMs, unit: `ms: ${p.split.publishMs.toFixed(0)} / ${p.split.applyMs.toFixed(0)} / ${p.split.readMs.toFixed(0)} (chunk → signal accepted → WFT completed → SSE)` });
-      rows.push({ metric: `  CPU meanwhile: worker / Temporal / bridge / bench`, value: p.cpu.worker, unit: `cores: ${[p.cpu.worker, p.cpu.temporal, p.cpu.bridge, p.cpu.bench].map((c) => c.toFixed(2)).join(' / ')}` });
-      rows.push({ metric: '  worker CPU per 1000 tokens', value: p.workerCpuPer1000Tokens, unit: 'CPU-seconds (model activity, publish signals, workflow tasks, events Queries)' });
-      rows.push({ metric: '  events Queries of the bridge', value: p.queriesPerSec, unit: `Queries / s (${(p.queriesPerSec / p.concurrency).toFixed(1)} per stream)` });
-    }
-    for (const p of phases) {
-      rows.push(
-        { metric: `history events / 1000 tokens, ${p.concurrency} concurrent`, value: p.eventsPer1000Tokens, unit: `events (whole 1-step run, ${chunks} tokens)` },
-        { metric: `  of which added by streaming`, value: p.addedEventsPer1000Tokens!, unit: `events (run minus a ${plainEvents}-event unstreamed run)` },
-        { metric: `publish signals / 1000 tokens, ${p.concurrency} concurrent`, value: p.signalsPer1000Tokens, unit: 'WorkflowExecutionSignaled' },
-        { metric: `STEP_DELTA events / 1000 tokens, ${p.concurrency} concurrent`, value: p.deltasPer1000Tokens, unit: 'SSE frames (the tokens of one batch travel merged in one delta)' },
-      );
-    }
+    const levels = [
+      [1, env.quick ? 1 : 3],
+      [env.quick ? 3 : 10, 1],
+      [env.quick ? 5 : 50, 1],
+    ] as const;
+    const phases: Phase[] = [];
+    for (const [i, [concurrency, repeats]] of levels.entries()) phases.push(await phase(env, signalLane, 'abc'[i], concurrency, repeats, chunks, intervalMs));
+    // The live lane: worker and bridge in one process (as `agio serve`), deltas never in a workflow's history.
+    const serve = await env.serveService();
+    const liveLane: Target = { url: serve.url, pids: { worker: serve.pid, bridge: serve.pid }, agio: serve.agio };
+    await phase(env, liveLane, 'lw', 1, 1, 20, intervalMs);
+    const livePhases: Phase[] = [];
+    for (const [i, [concurrency, repeats]] of levels.entries()) livePhases.push(await phase(env, liveLane, `l${'abc'[i]}`, concurrency, repeats, chunks, intervalMs));
+    for (const p of [...phases, ...livePhases]) p.addedEventsPer1000Tokens = ((p.runs.reduce((n, r) => n + r.events, 0) / p.runs.length - plainEvents) / chunks) * 1000;
+    const rows = [...phaseRows('live lane (serve)', livePhases, chunks, plainEvents), ...phaseRows('signal lane (separate worker and bridge)', phases, chunks, plainEvents)];
     const notes = [
-      `${chunks} chunks per run, ${intervalMs} ms apart (≈${(1000 / intervalMs).toFixed(0)} tokens/s per run); the worker batches deltas into one signal per ≤ 100 ms (the first at once), the bridge polls the events Query (20–250 ms back-off while the run is quiet, up to 1 s after 10 s without events)`,
-      ...phases.filter((p) => p.unmatched).map((p) => `${p.unmatched} deltas could not be matched to a written chunk at concurrency ${p.concurrency}`),
+      `${chunks} chunks per run, ${intervalMs} ms apart (≈${(1000 / intervalMs).toFixed(0)} tokens/s per run)`,
+      'live lane: a worker and a bridge in one process sharing an in-process lane (what `agio serve` runs); each chunk is handed to the bridge as it comes',
+      'signal lane: the worker batches deltas into one publish signal per ≤ 100 ms (the first at once); the bridge polls the events Query (20–250 ms back-off while the run is quiet, up to 1 s after 10 s without events)',
+      ...[...phases, ...livePhases].filter((p) => p.unmatched).map((p) => `${p.unmatched} deltas could not be matched to a written chunk at concurrency ${p.concurrency}`),
     ];
+    const dataOf = (ps: Phase[]) => ps.map((p) => ({ ...p, runs: p.runs.map((r) => ({ ...r, latencies: undefined, splits: undefined, latency: summarize(r.latencies) })), allLatencies: p.runs.flatMap((r) => r.latencies) }));
     return {
       status: 'ok',
       rows,
       notes,
-      data: { chunks, intervalMs, plainRunEvents: plainEvents, phases: phases.map((p) => ({ ...p, runs: p.runs.map((r) => ({ ...r, latencies: undefined, splits: undefined, latency: summarize(r.latencies) })), allLatencies: p.runs.flatMap((r) => r.latencies) })) },
+      data: { chunks, intervalMs, plainRunEvents: plainEvents, phases: dataOf(phases), livePhases: dataOf(livePhases) },
     };
   },
 };

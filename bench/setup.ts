@@ -22,7 +22,8 @@ export const BENCH_TOKEN = 'bench-token';
 
 /** What a child process (bench/child.ts) reads from BENCH_CHILD_CONFIG. */
 export interface ChildConfig {
-  role: 'worker' | 'bridge';
+  /** `serve`: a worker and a bridge in one process sharing an in-process live lane, as `agio serve` runs them. */
+  role: 'worker' | 'bridge' | 'serve';
   address: string;
   taskQueue: string;
   /** worker: the scripted model server. */
@@ -227,6 +228,7 @@ export class BenchEnv {
   /** Per run tag: the model holds that run's answers until the promise settles (B2 waits for its SSE client). */
   readonly gates = new Map<string, Promise<void>>();
   private bridge: ChildService | undefined;
+  private serve: (ChildService & { url: string; agio: AgioClient }) | undefined;
 
   private constructor(
     readonly opts: BenchEnvOptions,
@@ -290,9 +292,30 @@ export class BenchEnv {
     return Object.assign(this.bridge, { url: this.bridge.info.url! });
   }
 
-  /** Starts one run of the bench agent following `plan` (run limits may be overridden). */
-  start(plan: RunPlan, limits: StartOptions['limits'] = {}): Promise<RunHandle> {
-    return this.agio.start(benchAgent, planInput(plan), { limits: { maxSteps: plan.steps + 5, ...limits } });
+  /**
+   * A worker and a bridge in one process with an in-process live lane, as `agio serve` runs them (started on first
+   * use), on a task queue of their own; `agio` starts runs there.
+   */
+  async serveService(): Promise<ChildService & { url: string; agio: AgioClient }> {
+    if (!this.serve) {
+      const taskQueue = `${this.taskQueue}-live`;
+      const child = await startChild({
+        role: 'serve',
+        address: this.temporal.address,
+        taskQueue,
+        modelBaseURL: this.model.baseURL,
+        workflowBundle: this.bundlePath,
+        workspaceRoot: path.join(this.dir, 'workspaces'),
+        tokens: `${BENCH_TOKEN}:default`,
+      });
+      this.serve = Object.assign(child, { url: child.info.url!, agio: new AgioClient(this.client, { taskQueue }) });
+    }
+    return this.serve;
+  }
+
+  /** Starts one run of the bench agent following `plan` (run limits may be overridden), by default on the bench worker. */
+  start(plan: RunPlan, limits: StartOptions['limits'] = {}, agio: AgioClient = this.agio): Promise<RunHandle> {
+    return agio.start(benchAgent, planInput(plan), { limits: { maxSteps: plan.steps + 5, ...limits } });
   }
 
   /** Starts a run and waits for its output. */
@@ -309,6 +332,7 @@ export class BenchEnv {
   /** Stops everything this environment started. */
   async close(): Promise<void> {
     await this.bridge?.stop().catch(() => undefined);
+    await this.serve?.stop().catch(() => undefined);
     await this.worker?.stop().catch(() => undefined);
     await this.connection.close().catch(() => undefined);
     await this.model.close();
