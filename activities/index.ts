@@ -4,7 +4,7 @@ import { AgentHealth } from './healthcheck';
 import { createPersistenceActivities, persistingFirst } from './persistence';
 import { createCallModel, noSink, readConversation, type ModelConfig, type StepStreamSinkFactory } from './model';
 import { createToolActivities } from './run-tool';
-import { wireStepSink } from './step-stream';
+import { DEFAULT_DELTA_BUDGET, wireStepSink, type DeltaBudget } from './step-stream';
 import { liveStepSink } from './live-step-sink';
 import type { LiveLane } from '../live/lane';
 import type { ToolRegistry } from './tools/registry';
@@ -23,13 +23,15 @@ export interface ActivityDeps {
   stores: Stores;
   /** Where model deltas go when no `streamSink` is given: this live lane, else the root run's Wire. */
   liveLane?: LiveLane;
+  /** Without a live lane: how deltas into the root's Wire are paced and when they stop (default DEFAULT_DELTA_BUDGET). */
+  deltaBudget?: DeltaBudget;
 }
 
 /** All of Agio's activities, bound to their dependencies. */
 export function createActivities(deps: ActivityDeps) {
   const persistence = createPersistenceActivities(deps.stores);
   return {
-    callModel: persistingFirst(createCallModel(deps.model, deps.tools, deps.streamSink ?? defaultStreamSink(deps.liveLane)), persistence.persistSteps, readConversation),
+    callModel: persistingFirst(createCallModel(deps.model, deps.tools, deps.streamSink ?? defaultStreamSink(deps.liveLane, deps.deltaBudget)), persistence.persistSteps, readConversation),
     ...createToolActivities(deps.tools, deps.workspaceRoot, deps.health ?? new AgentHealth(deps.tools, deps.model), deps.stores),
     ...persistence,
   };
@@ -37,10 +39,10 @@ export function createActivities(deps: ActivityDeps) {
 
 /** Deltas of calls that stream: into the live lane when the worker has one, else batched into the root's Wire. */
 const defaultStreamSink =
-  (lane?: LiveLane): StepStreamSinkFactory =>
+  (lane?: LiveLane, budget = DEFAULT_DELTA_BUDGET): StepStreamSinkFactory =>
   (input) => {
     if (!input.eventBase || !input.streamDeltas) return noSink;
-    return lane ? liveStepSink(lane, input.eventBase, input.stepId) : wireStepSink(input.eventBase, input.stepId);
+    return lane ? liveStepSink(lane, input.eventBase, input.stepId) : wireStepSink(input.eventBase, input.stepId, undefined, undefined, budget);
   };
 
 /** The activity functions as workflows see them (imported with `import type`). */

@@ -20,7 +20,8 @@ export class WirePublisher {
   constructor(
     private readonly send: BatchSender,
     readonly publisherId: string,
-    private readonly flushIntervalMs = 100,
+    /** Longest an event waits in the buffer; a step's sink lengthens it as the root's history fills (see deltaPacing). */
+    public flushIntervalMs = 100,
   ) {}
 
   /** Queues an event; `immediate` flushes now (first delta of a step, STEP_RETRY). `mergeInto` may fold the event

@@ -34,10 +34,77 @@ function deltaKind(d: ChunkDelta): 'text' | 'reasoning' | 'tool' | undefined {
  */
 export const FIRST_DELTA_HOLD_MS = 20;
 
-/** A sink publishing STEP_DELTA / STEP_RETRY events for one model call. */
-export function wireStepSink(base: EventBase, stepId: string, publisher: WirePublisher = activityPublisher(base.rootRunId), holdMs = FIRST_DELTA_HOLD_MS): StepStreamSink {
+/**
+ * How deltas into a root's Wire are paced by the root's history: every batch is a signal, and Temporal refuses
+ * signals past 10,000 per execution and ends a run at 51,200 events. Up to an eighth of the budget, batches go every
+ * 100 ms; from there the interval grows to 2 s at the budget, where deltas stop (never the run: the committed step
+ * carries the whole text). A root that continues as new starts a fresh history, and deltas flow again.
+ */
+export interface DeltaBudget {
+  /** The root's history length past which no more deltas are sent (default 8,000 events). */
+  maxHistoryEvents: number;
+  /** How often a streaming call reads the root's history length (default every 2 s). */
+  checkEveryMs: number;
+}
+
+/** The default {@link DeltaBudget}. */
+export const DEFAULT_DELTA_BUDGET: DeltaBudget = { maxHistoryEvents: 8000, checkEveryMs: 2000 };
+
+/** The flush interval for a root with `historyLength` events, or `stop` once the budget is spent. */
+export function deltaPacing(historyLength: number, budget: Pick<DeltaBudget, 'maxHistoryEvents'>): { intervalMs: number; stop: boolean } {
+  const max = budget.maxHistoryEvents;
+  if (historyLength >= max) return { intervalMs: 2000, stop: true };
+  const free = max / 8;
+  const filled = Math.max(0, historyLength - free) / (max - free);
+  return { intervalMs: Math.round(100 + 1900 * filled), stop: false };
+}
+
+/** What a sink needs to pace itself: the root's history length, read now (undefined when it cannot be read). */
+export type HistoryLength = () => Promise<number | undefined>;
+
+/** The root's history length, through the activity's client. */
+export const rootHistoryLength =
+  (rootRunId: string): HistoryLength =>
+  async () => {
+    try {
+      return (await Context.current().client.workflow.getHandle(rootRunId).describe()).historyLength;
+    } catch {
+      return undefined; // not read this time (outside an activity, a server blip): the pacing stays as it is
+    }
+  };
+
+/** Logs through the activity's logger (outside an activity, e.g. in unit tests: nowhere). */
+function logWarn(message: string, attrs: Record<string, unknown>): void {
+  try {
+    Context.current().log.warn(message, attrs);
+  } catch {
+    // no activity context
+  }
+}
+
+/** A sink publishing STEP_DELTA / STEP_RETRY events for one model call, paced by the root's history (see DeltaBudget). */
+export function wireStepSink(
+  base: EventBase,
+  stepId: string,
+  publisher: WirePublisher = activityPublisher(base.rootRunId),
+  holdMs = FIRST_DELTA_HOLD_MS,
+  budget: DeltaBudget = DEFAULT_DELTA_BUDGET,
+  historyLength: HistoryLength = rootHistoryLength(base.rootRunId),
+): StepStreamSink {
   let attempt = 1;
   let first = true;
+  let stopped = false;
+  let pacer: NodeJS.Timeout | undefined;
+  const pace = async () => {
+    const length = await historyLength();
+    if (length === undefined || stopped) return;
+    const { intervalMs, stop } = deltaPacing(length, budget);
+    publisher.flushIntervalMs = intervalMs;
+    if (!stop) return;
+    stopped = true;
+    publisher.discard();
+    logWarn('stopped streaming deltas: the root run has used its history budget for them; the committed step carries the whole text', { rootRunId: base.rootRunId, historyLength: length, budget: budget.maxHistoryEvents });
+  };
   // Only a STEP_DELTA of this step and attempt still waiting in the buffer takes more text; it keeps its timestamp.
   const mergeWith = (delta: ChunkDelta) => (last: EventDraft) => {
     if (last.type !== 'STEP_DELTA' || last.stepId !== stepId || last.attempt !== attempt || !last.delta) return undefined;
@@ -52,11 +119,17 @@ export function wireStepSink(base: EventBase, stepId: string, publisher: WirePub
       }
     },
     delta(delta: ChunkDelta) {
+      if (stopped) return;
+      if (first) {
+        void pace();
+        pacer = setInterval(() => void pace(), budget.checkEveryMs);
+      }
       publisher.publish({ ...base, type: 'STEP_DELTA', stepId, attempt, delta, timestamp: Date.now() }, false, mergeWith(delta));
       if (first) publisher.flushWithin(holdMs);
       first = false;
     },
     async end() {
+      clearInterval(pacer);
       // Nothing sent yet (no STEP_RETRY, first delta not due): the committed step will carry all of it.
       if (!publisher.started) return publisher.discard();
       try {

@@ -10,6 +10,7 @@ import type { ModelConfig, StepStreamSinkFactory } from '../activities/model';
 import type { ToolDefinition } from '../activities/tools/define-tool';
 import { builtinTools } from '../activities/tools/builtin';
 import type { LiveLane } from '../live/lane';
+import { DEFAULT_DELTA_BUDGET, type DeltaBudget } from '../activities/step-stream';
 import { ToolRegistry } from '../activities/tools/registry';
 import { createGetToolResultTool } from '../activities/tools/get-tool-result';
 import { workflowBundlerOptions } from './workflow-bundle-options';
@@ -31,6 +32,12 @@ export interface CreateWorkerOptions {
   streamSink?: StepStreamSinkFactory;
   /** The live lane model deltas go to (`agio serve`: in process, shared with its bridge); without one they are batched into the root's Wire. */
   liveLane?: LiveLane;
+  /**
+   * Without a live lane, deltas are signals into the root run's Wire: batched more coarsely as the root's history
+   * fills, and stopped (never the run) once it reaches `maxHistoryEvents` (default 8,000), well before Temporal's
+   * 10,000 signals per execution.
+   */
+  deltaBudget?: Partial<DeltaBudget>;
   /** A prebuilt workflow bundle (tests build one for the whole run); otherwise workflows/ is bundled. */
   workflowBundle?: WorkerOptions['workflowBundle'];
   /** Where sessions, steps, traces, citations and full tool outputs go (default: in memory). */
@@ -74,7 +81,7 @@ export async function createWorker(opts: CreateWorkerOptions): Promise<AgioWorke
   // Sub-agents with `healthcheck: true` are checked now; failures are logged and they are not offered later.
   const health = new AgentHealth(tools, opts.model);
   await Promise.all(healthcheckedSubAgents(agents.list()).map((agent) => health.check(agent)));
-  const deps: ActivityDeps = { model: opts.model, tools, workspaceRoot, streamSink: opts.streamSink, liveLane: opts.liveLane, health, stores };
+  const deps: ActivityDeps = { model: opts.model, tools, workspaceRoot, streamSink: opts.streamSink, liveLane: opts.liveLane, deltaBudget: { ...DEFAULT_DELTA_BUDGET, ...opts.deltaBudget }, health, stores };
   const taskQueue = opts.taskQueue ?? DEFAULT_TASK_QUEUE;
   const worker = await Worker.create({
     connection: opts.connection,

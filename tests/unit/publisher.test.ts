@@ -5,7 +5,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger, type LogEntry } from '@temporalio/worker';
 import type { EventBase, EventDraft, PublishBatch } from '../../common';
 import { WirePublisher } from '../../activities/publish';
-import { mergeDeltas, wireStepSink } from '../../activities/step-stream';
+import { deltaPacing, mergeDeltas, wireStepSink } from '../../activities/step-stream';
 
 const INTERVAL = 30;
 const HOLD = 5;
@@ -256,8 +256,44 @@ describe('mergeDeltas', () => {
   });
 });
 
+describe('deltaPacing', () => {
+  it('batches every 100 ms up to an eighth of the budget, slows to 2 s toward it, and stops at it', () => {
+    const budget = { maxHistoryEvents: 8000 };
+    expect(deltaPacing(0, budget)).toEqual({ intervalMs: 100, stop: false });
+    expect(deltaPacing(1000, budget)).toEqual({ intervalMs: 100, stop: false });
+    expect(deltaPacing(4500, budget)).toEqual({ intervalMs: 1050, stop: false });
+    expect(deltaPacing(7999, budget).stop).toBe(false);
+    expect(deltaPacing(8000, budget)).toEqual({ intervalMs: 2000, stop: true });
+  });
+});
+
 describe('wireStepSink', () => {
   const base: EventBase = { runId: 'child', rootRunId: 'root', agent: 'writer', depth: 1, parentRunId: 'root', toolCallId: 'tc1' };
+
+  it("slows its batches as the root's history fills and stops its deltas (not the call) once the budget is spent", async () => {
+    const s = fakeSender();
+    const publisher = new WirePublisher(s.send, 'p', INTERVAL);
+    let history = 10;
+    const budget = { maxHistoryEvents: 800, checkEveryMs: 1000 };
+    const sink = wireStepSink(base, 'child:1', publisher, HOLD, budget, async () => history);
+    await sink.begin({ attempt: 1 });
+    sink.delta({ content: 'a' });
+    await jest.advanceTimersByTimeAsync(HOLD);
+    expect(publisher.flushIntervalMs).toBe(100);
+    history = 450; // halfway from an eighth to the budget
+    await jest.advanceTimersByTimeAsync(1000);
+    expect(publisher.flushIntervalMs).toBe(1050);
+    sink.delta({ content: 'b' });
+    await jest.advanceTimersByTimeAsync(1050);
+    const sentBefore = s.attempts.length;
+    history = 800;
+    await jest.advanceTimersByTimeAsync(1000);
+    for (const piece of ['c', 'd', 'e']) sink.delta({ content: piece });
+    await jest.advanceTimersByTimeAsync(5000);
+    await sink.end();
+    expect(s.attempts.length).toBe(sentBefore);
+    expect(s.attempts.flatMap((a) => a.batch.events.map((e) => e.delta?.content))).toEqual(['a', 'b']);
+  });
 
   it('on attempt 1 sends the first STEP_DELTA after the hold and batches the later ones, merged into one event', async () => {
     const s = fakeSender();
