@@ -8,6 +8,7 @@ import { exampleAgents } from '../worker/example-agents';
 import { parseTokens } from './auth';
 import { createBridge } from './server';
 import { storesFromEnv } from '../worker/stores-from-env';
+import { liveLaneFromEnv } from '../live/lane-from-env';
 
 async function main(): Promise<void> {
   const env = loadEnv();
@@ -20,8 +21,10 @@ async function main(): Promise<void> {
   });
   if (added.length) console.log(`agio bridge: registered search attributes ${added.join(', ')}`);
   const { stores, close: closeStores } = await storesFromEnv(env);
+  const { lane: liveLane, close: closeLane } = await liveLaneFromEnv(env);
   const app = createBridge({
     stores,
+    ...(liveLane ? { liveLane } : {}),
     agio: new AgioClient(client, { taskQueue: env.AGIO_TASK_QUEUE, agents: exampleAgents }),
     tokens: parseTokens(process.env.AGIO_TOKENS ?? 'dev-token:default'),
     logger: true,
@@ -31,6 +34,7 @@ async function main(): Promise<void> {
   const stop = async () => {
     await app.close();
     await connection.close();
+    await closeLane();
     await closeStores();
   };
   process.once('SIGINT', () => void stop());

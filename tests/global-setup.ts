@@ -1,9 +1,10 @@
-// Jest global setup (integration project): one real Temporal dev server, one FerretDB and one workflow
+// Jest global setup (integration project): one real Temporal dev server, one FerretDB, one NATS and one workflow
 // bundle for the whole run; their addresses reach test files through environment variables.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { startFerretDb } from '../worker/dev-server/ferretdb-server';
+import { startNatsServer } from '../worker/dev-server/nats-server';
 import { startTemporalDevServer } from '../worker/dev-server/temporal-server';
 import { writeWorkflowBundle } from '../worker/dev-server/workflow-bundle';
 import { TEST_ENV, type TestServers } from './helpers/test-env';
@@ -11,18 +12,20 @@ import { TEST_ENV, type TestServers } from './helpers/test-env';
 export default async function globalSetup(): Promise<void> {
   const started = Date.now();
   const dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'agio-test-'));
-  const [temporal, ferret, bundlePath] = await Promise.all([
+  const [temporal, ferret, nats, bundlePath] = await Promise.all([
     startTemporalDevServer({ dbFilename: path.join(dir, 'temporal.db'), dynamicConfig: TEST_DYNAMIC_CONFIG }),
     startFerretDb(),
+    startNatsServer(),
     writeWorkflowBundle(require.resolve('./fixtures/test-workflows'), dir),
   ]);
   process.env[TEST_ENV.temporalAddress] = temporal.address;
   process.env[TEST_ENV.temporalDbFile] = temporal.dbFilename;
   process.env[TEST_ENV.mongoUri] = ferret.uri;
   process.env[TEST_ENV.workflowBundle] = bundlePath;
-  const servers: TestServers = { temporal, ferret, dir };
+  process.env[TEST_ENV.natsUrl] = nats.url;
+  const servers: TestServers = { temporal, ferret, nats, dir };
   (globalThis as { __agioServers?: TestServers }).__agioServers = servers;
-  if (!process.env.CI) console.log(`\nagio tests: Temporal ${temporal.address}, FerretDB ${ferret.uri}, ready in ${Date.now() - started} ms`);
+  if (!process.env.CI) console.log(`\nagio tests: Temporal ${temporal.address}, FerretDB ${ferret.uri}, NATS ${nats.url}, ready in ${Date.now() - started} ms`);
 }
 
 /** Server settings that keep tests fast: no need to wait for real-world intervals. */

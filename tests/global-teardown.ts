@@ -5,6 +5,6 @@ import type { TestServers } from './helpers/test-env';
 export default async function globalTeardown(): Promise<void> {
   const servers = (globalThis as { __agioServers?: TestServers }).__agioServers;
   if (!servers) return;
-  await Promise.all([servers.temporal.stop(), servers.ferret.stop()]);
+  await Promise.all([servers.temporal.stop(), servers.ferret.stop(), servers.nats.stop()]);
   await fs.promises.rm(servers.dir, { recursive: true, force: true });
 }

@@ -18,6 +18,8 @@ export const AgioEnv = z.object({
   OPENAI_BASE_URL: optionalString,
   AGIO_MODEL: z.preprocess(emptyToUndefined, z.string().default('gpt-4o-mini')),
   MONGODB_URI: optionalString,
+  /** NATS (JetStream) for the live lane between separate workers and bridges, e.g. nats://nats:4222; unset: deltas go by signal. */
+  AGIO_NATS_URL: optionalString,
   /** How long a stopping worker lets in-flight model calls and tools finish (`30s`, `2m`, `500ms`). */
   AGIO_SHUTDOWN_GRACE_TIME: z.preprocess(emptyToUndefined, z.string().regex(/^\d+(ms|s|m|h)$/, 'a duration such as 30s, 2m or 500ms').default('30s').transform((v) => v as Duration)),
 });

@@ -5,12 +5,14 @@ import { connectWorker } from './connect';
 import { createWorker } from './create-worker';
 import { modelConfigFromEnv } from './model-config';
 import { storesFromEnv } from './stores-from-env';
+import { liveLaneFromEnv } from '../live/lane-from-env';
 
 async function main(): Promise<void> {
   const env = loadEnv();
   const address = env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233';
   const connection = await connectWorker(env, address);
   const { stores, close: closeStores } = await storesFromEnv(env);
+  const { lane: liveLane, close: closeLane } = await liveLaneFromEnv(env);
   const { worker, taskQueue } = await createWorker({
     connection,
     namespace: env.TEMPORAL_NAMESPACE,
@@ -20,10 +22,12 @@ async function main(): Promise<void> {
     workspaceRoot: `${env.AGIO_DATA_DIR}/workspaces`,
     stores,
     shutdownGraceTime: env.AGIO_SHUTDOWN_GRACE_TIME,
+    ...(liveLane ? { liveLane } : {}),
   });
-  console.log(`agio worker: polling task queue "${taskQueue}" on ${address}`);
+  console.log(`agio worker: polling task queue "${taskQueue}" on ${address}${liveLane ? `, deltas on NATS ${env.AGIO_NATS_URL}` : ''}`);
   await worker.run();
   await connection.close();
+  await closeLane();
   await closeStores();
 }
 

@@ -1,5 +1,6 @@
 // What the global setup hands to test files: server addresses and the prebuilt workflow bundle.
 import type { FerretDbServer } from '../../worker/dev-server/ferretdb-server';
+import type { NatsServer } from '../../worker/dev-server/nats-server';
 import type { TemporalDevServer } from '../../worker/dev-server/temporal-server';
 
 /** Environment variable names set by the global setup. */
@@ -8,12 +9,14 @@ export const TEST_ENV = {
   temporalDbFile: 'AGIO_TEST_TEMPORAL_DB',
   mongoUri: 'AGIO_TEST_MONGODB_URI',
   workflowBundle: 'AGIO_TEST_WORKFLOW_BUNDLE',
+  natsUrl: 'AGIO_TEST_NATS_URL',
 } as const;
 
 /** Handles kept by the global setup for teardown. */
 export interface TestServers {
   temporal: TemporalDevServer;
   ferret: FerretDbServer;
+  nats: NatsServer;
   dir: string;
 }
 

@@ -27,6 +27,8 @@ export interface WorkerProcessConfig {
   stickyQueueScheduleToStartTimeoutMs?: number;
   /** MongoDB stores (as MONGODB_URI, through storesFromEnv; a database in the URI is used) instead of memory stores. */
   mongoUri?: string;
+  /** NATS for the live lane (as AGIO_NATS_URL): the worker's deltas go there instead of into the root's Wire. */
+  natsUrl?: string;
   /**
    * SIGKILLs the worker itself right after it has stored the step with this index (of any run), before the
    * persisting local activity returns: the step is in the stores, the workflow task never completes. The ids

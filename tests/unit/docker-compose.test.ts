@@ -117,10 +117,18 @@ const copies = dockerfile.filter((i) => i.keyword === 'COPY' || i.keyword === 'A
 const contextCopies = copies.filter((i) => !copyArgs(i).flags.some((f) => f.startsWith('--from')));
 
 describe('docker-compose.yml', () => {
-  it('defines the Temporal, PostgreSQL, UI, MongoDB, worker and bridge services', () => {
+  it('defines the Temporal, PostgreSQL, UI, MongoDB, NATS, worker and bridge services', () => {
     expect(Object.keys(services).sort()).toEqual(
-      expect.arrayContaining(['bridge', 'mongodb', 'postgresql', 'temporal', 'temporal-ui', 'worker']),
+      expect.arrayContaining(['bridge', 'mongodb', 'nats', 'postgresql', 'temporal', 'temporal-ui', 'worker']),
     );
+  });
+
+  it('gives the worker and the bridge one live lane: JetStream on the compose NATS, waited for until healthy', () => {
+    expect(commandArgs(services.nats.command)).toContain('--jetstream');
+    for (const name of ['worker', 'bridge']) {
+      expect(environment(services[name]).AGIO_NATS_URL).toBe('nats://nats:4222');
+      expect(dependsOn(services[name])).toContain('nats');
+    }
   });
 
   it('gives every service either an image or a build', () => {

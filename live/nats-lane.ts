@@ -1,0 +1,106 @@
+// The live lane across processes: NATS JetStream. Workers publish each root run's deltas, and the ends of its model
+// calls, on one subject per root run (`agio.live.<root, base64url>`) of one in-memory stream that keeps them for
+// ten minutes. Any bridge reads them back from any position: the stream's sequence is the lane position, so a
+// client's Last-Event-ID resumes on whichever bridge it reconnects to. The lane is a live view: a publish that fails
+// (NATS down) is dropped, and the committed step (STEP_COMPLETED, in the durable log) carries the whole text.
+import { connect } from '@nats-io/transport-node';
+import { DeliverPolicy, jetstream, jetstreamManager, RetentionPolicy, StorageType, type ConsumerMessages, type JetStreamClient } from '@nats-io/jetstream';
+import type { EventDraft } from '../common';
+import type { LaneDelta, LiveLane } from './lane';
+
+type NatsConnection = Awaited<ReturnType<typeof connect>>;
+
+/** The JetStream stream that holds every root run's live lane. */
+export const LIVE_STREAM = 'AGIO_LIVE';
+const SUBJECT_PREFIX = 'agio.live';
+/** How long deltas are kept for readers that resume. */
+const MAX_AGE_MS = 10 * 60_000;
+
+/** What a message on a root's subject holds: a delta, or the end of a model call. */
+type LaneMessage = { delta: EventDraft } | { end: string };
+
+const stepKey = (stepId: string | undefined, attempt: number | undefined) => `${stepId}#${attempt ?? 1}`;
+const subjectOf = (rootRunId: string) => `${SUBJECT_PREFIX}.${Buffer.from(rootRunId).toString('base64url')}`;
+
+/** A live lane on NATS JetStream. */
+export class NatsLane implements LiveLane {
+  private constructor(
+    private readonly nc: NatsConnection,
+    private readonly js: JetStreamClient,
+    private readonly log: (msg: string) => void,
+  ) {}
+
+  /** Connects to NATS (reconnecting for ever if it goes away) and makes sure the stream exists. */
+  static async connect(url: string, log: (msg: string) => void = (m) => console.warn(m)): Promise<NatsLane> {
+    const nc = await connect({ servers: url, name: 'agio', maxReconnectAttempts: -1, reconnectTimeWait: 500 });
+    const jsm = await jetstreamManager(nc);
+    const config = { name: LIVE_STREAM, subjects: [`${SUBJECT_PREFIX}.>`], storage: StorageType.Memory, retention: RetentionPolicy.Limits, max_age: MAX_AGE_MS * 1_000_000, num_replicas: 1 };
+    await jsm.streams.add(config).catch(async () => jsm.streams.update(LIVE_STREAM, config));
+    return new NatsLane(nc, jetstream(nc), log);
+  }
+
+  publish(rootRunId: string, events: EventDraft[]): void {
+    for (const delta of events) this.send(rootRunId, { delta });
+  }
+
+  endStep(rootRunId: string, stepId: string, attempt: number): void {
+    this.send(rootRunId, { end: stepKey(stepId, attempt) });
+  }
+
+  subscribe(rootRunId: string, after: number, onDelta: (delta: LaneDelta, stepEnded: boolean) => void): () => void {
+    let messages: ConsumerMessages | undefined;
+    let closed = false;
+    void this.follow(rootRunId, after, onDelta, (m) => {
+      messages = m;
+      if (closed) void m.close();
+    }).catch((err: unknown) => {
+      if (!closed) this.log(`agio: live lane of ${rootRunId} stopped: ${(err as Error).message}`);
+    });
+    return () => {
+      closed = true;
+      void messages?.close();
+    };
+  }
+
+  /** Closes the connection: pending publishes are flushed first, for at most two seconds (NATS may be gone). */
+  async close(): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, 2000)));
+    await Promise.race([this.nc.drain().catch(() => undefined), late]);
+    clearTimeout(timer);
+    if (!this.nc.isClosed()) await this.nc.close().catch(() => undefined);
+  }
+
+  private send(rootRunId: string, message: LaneMessage): void {
+    // Fire and forget: a delta that cannot be published is dropped (never the run), and a publish that waits for a
+    // reconnect does not hold the model stream.
+    this.js.publish(subjectOf(rootRunId), JSON.stringify(message)).catch(() => undefined);
+  }
+
+  /**
+   * Reads the root's messages after `after`. Those already there when the reader starts are held until it has them
+   * all, so each comes with whether its model call had ended by then; later ones are handed over as they arrive.
+   */
+  private async follow(rootRunId: string, after: number, onDelta: (delta: LaneDelta, stepEnded: boolean) => void, opened: (m: ConsumerMessages) => void): Promise<void> {
+    const consumer = await this.js.consumers.get(LIVE_STREAM, {
+      filter_subjects: subjectOf(rootRunId),
+      ...(after >= 0 ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: after + 1 } : { deliver_policy: DeliverPolicy.All }),
+    });
+    const retained = (await consumer.info()).num_pending;
+    const messages = await consumer.consume();
+    opened(messages);
+    const ended = new Set<string>();
+    let held: LaneDelta[] | undefined = retained > 0 ? [] : undefined;
+    const release = () => {
+      for (const delta of held ?? []) onDelta(delta, ended.has(stepKey(delta.event.stepId, delta.event.attempt)));
+      held = undefined;
+    };
+    for await (const m of messages) {
+      const message = m.json<LaneMessage>();
+      if ('end' in message) ended.add(message.end);
+      else if (held) held.push({ seq: m.seq, event: message.delta });
+      else onDelta({ seq: m.seq, event: message.delta }, false);
+      if (held && m.info.pending === 0) release();
+    }
+  }
+}

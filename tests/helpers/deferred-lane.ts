@@ -1,0 +1,30 @@
+// A live lane whose engine connects later: test beds take their options when a file is loaded, and a NATS lane
+// connects in a beforeAll hook registered ahead of the bed's own.
+import type { EventDraft } from '../../common';
+import type { LaneDelta, LiveLane } from '../../live/lane';
+
+/** Forwards to `target`, which must be set before the first use. */
+export class DeferredLane implements LiveLane {
+  target?: LiveLane & { close(): Promise<void> };
+
+  private get lane(): LiveLane {
+    if (!this.target) throw new Error('DeferredLane used before its target was set');
+    return this.target;
+  }
+
+  publish(rootRunId: string, events: EventDraft[]): void {
+    this.lane.publish(rootRunId, events);
+  }
+
+  endStep(rootRunId: string, stepId: string, attempt: number): void {
+    this.lane.endStep(rootRunId, stepId, attempt);
+  }
+
+  subscribe(rootRunId: string, after: number, onDelta: (delta: LaneDelta, stepEnded: boolean) => void): () => void {
+    return this.lane.subscribe(rootRunId, after, onDelta);
+  }
+
+  async close(): Promise<void> {
+    await this.target?.close();
+  }
+}
