@@ -1,7 +1,8 @@
 // B2 — stream latency: from the scripted model writing a token chunk (its `onChunk` writtenAt) to an SSE client
 // of the bridge receiving the STEP_DELTA that carries it (matched by content: every token is unique; a delta may
-// carry several), both clocks in this process. Two lanes, with 1, 10 and 50 concurrent streaming runs each:
-// - live lane: a worker and a bridge in one process (as `agio serve`): model → callModel → in-process lane → SSE;
+// carry several), both clocks in this process. Three lanes, with 1, 10 and 50 concurrent streaming runs each:
+// - live lane (serve): a worker and a bridge in one process (as `agio serve`): model → callModel → in-process lane → SSE;
+// - live lane (NATS): a worker and a bridge in processes of their own: model → callModel → JetStream → bridge → SSE;
 // - signal lane: a separate worker and bridge: model → callModel → batched publish signal → the root workflow's
 //   Wire → the bridge's events Query poll → SSE.
 // Plus history events and publish signals per 1,000 streamed tokens (a token = one chunk).
@@ -172,7 +173,7 @@ async function phase(env: BenchEnv, target: Target, name: string, concurrency: n
     },
     latencyByQuarter: [0, 1, 2, 3].map((q) => summarize(quarter(q)).median),
   };
-  env.log(`B2${target.agio ? ' live lane' : ''}: ${concurrency} concurrent × ${repeats}: ${all.length}/${tokens} chunks matched, p50 ${result.latency.median} ms, p99 ${result.latency.p99} ms, ${result.eventsPer1000Tokens.toFixed(0)} history events / 1000 tokens`);
+  env.log(`B2 ${name}: ${concurrency} concurrent × ${repeats}: ${all.length}/${tokens} chunks matched, p50 ${result.latency.median} ms, p99 ${result.latency.p99} ms, ${result.eventsPer1000Tokens.toFixed(0)} history events / 1000 tokens`);
   return result;
 }
 
@@ -223,20 +224,31 @@ export const b2: Benchmark = {
     await phase(env, liveLane, 'lw', 1, 1, 20, intervalMs);
     const livePhases: Phase[] = [];
     for (const [i, [concurrency, repeats]] of levels.entries()) livePhases.push(await phase(env, liveLane, `l${'abc'[i]}`, concurrency, repeats, chunks, intervalMs));
-    for (const p of [...phases, ...livePhases]) p.addedEventsPer1000Tokens = ((p.runs.reduce((n, r) => n + r.events, 0) / p.runs.length - plainEvents) / chunks) * 1000;
-    const rows = [...phaseRows('live lane (serve)', livePhases, chunks, plainEvents), ...phaseRows('signal lane (separate worker and bridge)', phases, chunks, plainEvents)];
+    // The live lane across processes: a worker and a bridge of their own, deltas on NATS JetStream.
+    const natsPair = await env.natsService();
+    const natsLane: Target = { url: natsPair.bridge.url, pids: { worker: natsPair.worker.pid, bridge: natsPair.bridge.pid }, agio: natsPair.agio };
+    await phase(env, natsLane, 'nw', 1, 1, 20, intervalMs);
+    const natsPhases: Phase[] = [];
+    for (const [i, [concurrency, repeats]] of levels.entries()) natsPhases.push(await phase(env, natsLane, `n${'abc'[i]}`, concurrency, repeats, chunks, intervalMs));
+    for (const p of [...phases, ...livePhases, ...natsPhases]) p.addedEventsPer1000Tokens = ((p.runs.reduce((n, r) => n + r.events, 0) / p.runs.length - plainEvents) / chunks) * 1000;
+    const rows = [
+      ...phaseRows('live lane (serve)', livePhases, chunks, plainEvents),
+      ...phaseRows('live lane (NATS, separate worker and bridge)', natsPhases, chunks, plainEvents),
+      ...phaseRows('signal lane (separate worker and bridge)', phases, chunks, plainEvents),
+    ];
     const notes = [
       `${chunks} chunks per run, ${intervalMs} ms apart (≈${(1000 / intervalMs).toFixed(0)} tokens/s per run)`,
-      'live lane: a worker and a bridge in one process sharing an in-process lane (what `agio serve` runs); each chunk is handed to the bridge as it comes',
+      'live lane (serve): a worker and a bridge in one process sharing an in-process lane (what `agio serve` runs); each chunk is handed to the bridge as it comes',
+      'live lane (NATS): a worker and a bridge in separate processes; each chunk is a JetStream publish the bridge consumes',
       'signal lane: the worker batches deltas into one publish signal per ≤ 100 ms (the first at once); the bridge polls the events Query (20–250 ms back-off while the run is quiet, up to 1 s after 10 s without events)',
-      ...[...phases, ...livePhases].filter((p) => p.unmatched).map((p) => `${p.unmatched} deltas could not be matched to a written chunk at concurrency ${p.concurrency}`),
+      ...[...phases, ...livePhases, ...natsPhases].filter((p) => p.unmatched).map((p) => `${p.unmatched} deltas could not be matched to a written chunk at concurrency ${p.concurrency}`),
     ];
     const dataOf = (ps: Phase[]) => ps.map((p) => ({ ...p, runs: p.runs.map((r) => ({ ...r, latencies: undefined, splits: undefined, latency: summarize(r.latencies) })), allLatencies: p.runs.flatMap((r) => r.latencies) }));
     return {
       status: 'ok',
       rows,
       notes,
-      data: { chunks, intervalMs, plainRunEvents: plainEvents, phases: dataOf(phases), livePhases: dataOf(livePhases) },
+      data: { chunks, intervalMs, plainRunEvents: plainEvents, phases: dataOf(phases), livePhases: dataOf(livePhases), natsPhases: dataOf(natsPhases) },
     };
   },
 };

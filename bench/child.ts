@@ -1,13 +1,14 @@
 // A benchmark service in its own OS process: `node --import tsx bench/child.ts` with its JSON config in
 // BENCH_CHILD_CONFIG. Role `worker`: an Agio worker (prebuilt bundle, the bench tool) on the bench task queue.
 // Role `bridge`: the HTTP bridge on a free port. Role `serve`: both in one process, sharing an in-process live lane
-// (as `agio serve` runs them). Prints `READY <json>` once serving; SIGTERM stops it gracefully.
+// (as `agio serve` runs them). A worker or bridge given `natsUrl` carries deltas on NATS. Prints `READY <json>` once serving; SIGTERM stops it gracefully.
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import { parseTokens } from '../bridge/auth';
 import { createBridge } from '../bridge/server';
 import { AgioClient } from '../client/agio-client';
 import { InProcessLane } from '../live/in-process-lane';
+import { liveLaneFromEnv } from '../live/lane-from-env';
 import type { LiveLane } from '../live/lane';
 import { createWorker } from '../worker/create-worker';
 import type { ChildConfig } from './setup';
@@ -36,7 +37,8 @@ async function runWorker(config: ChildConfig, liveLane?: LiveLane): Promise<{ wo
 
 /** Runs a worker until SIGTERM/SIGINT. */
 async function serveWorker(config: ChildConfig): Promise<void> {
-  const { worker, connection } = await runWorker(config);
+  const { lane, close: closeLane } = await liveLaneFromEnv({ AGIO_NATS_URL: config.natsUrl });
+  const { worker, connection } = await runWorker(config, lane);
   const stop = () => {
     if (worker.getState() === 'RUNNING') worker.shutdown();
   };
@@ -46,6 +48,7 @@ async function serveWorker(config: ChildConfig): Promise<void> {
   console.log(`READY ${JSON.stringify({ pid: process.pid })}`);
   await running;
   await connection.close();
+  await closeLane();
 }
 
 async function startBridge(config: ChildConfig, liveLane?: LiveLane): Promise<{ url: string; close(): Promise<void> }> {
@@ -58,7 +61,8 @@ async function startBridge(config: ChildConfig, liveLane?: LiveLane): Promise<{ 
 
 /** Runs a bridge until SIGTERM/SIGINT. */
 async function serveBridge(config: ChildConfig): Promise<void> {
-  const bridge = await startBridge(config);
+  const { lane } = await liveLaneFromEnv({ AGIO_NATS_URL: config.natsUrl });
+  const bridge = await startBridge(config, lane);
   const stop = () => void bridge.close().then(() => process.exit(0));
   process.once('SIGTERM', stop);
   process.once('SIGINT', stop);

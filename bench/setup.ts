@@ -13,6 +13,7 @@ import path from 'node:path';
 import { AgioClient, type RunHandle, type StartOptions } from '../client/agio-client';
 import { defineAgent, type AgentSpec, type RunOutput } from '../common';
 import { ScriptedModelServer, text } from '../worker/dev-server/scripted-model-server';
+import { startNatsServer, type NatsServer } from '../worker/dev-server/nats-server';
 import { startTemporalDevServer, type TemporalDevServer, type TemporalDevServerOptions } from '../worker/dev-server/temporal-server';
 import { writeWorkflowBundle } from '../worker/dev-server/workflow-bundle';
 import { planInput, planOf, planTurn, type RunPlan } from './model';
@@ -34,6 +35,8 @@ export interface ChildConfig {
   workspaceRoot?: string;
   /** bridge: `token:tenant,…`. */
   tokens?: string;
+  /** worker and bridge: NATS for the live lane (deltas travel there instead of into the root's history). */
+  natsUrl?: string;
 }
 
 /** The environment variable carrying a child's config (bench/child.ts reads the same name). */
@@ -229,6 +232,7 @@ export class BenchEnv {
   readonly gates = new Map<string, Promise<void>>();
   private bridge: ChildService | undefined;
   private serve: (ChildService & { url: string; agio: AgioClient }) | undefined;
+  private natsLane: { nats: NatsServer; worker: ChildService; bridge: ChildService & { url: string }; agio: AgioClient } | undefined;
 
   private constructor(
     readonly opts: BenchEnvOptions,
@@ -313,6 +317,23 @@ export class BenchEnv {
     return this.serve;
   }
 
+  /**
+   * A NATS server, and a worker and a bridge in processes of their own that carry deltas over it (started on first
+   * use), on a task queue of their own; `agio` starts runs there.
+   */
+  async natsService(): Promise<{ worker: ChildService; bridge: ChildService & { url: string }; agio: AgioClient }> {
+    if (!this.natsLane) {
+      const nats = await startNatsServer({ log: this.opts.log });
+      const taskQueue = `${this.taskQueue}-nats`;
+      const [worker, bridge] = await Promise.all([
+        startChild({ role: 'worker', address: this.temporal.address, taskQueue, modelBaseURL: this.model.baseURL, workflowBundle: this.bundlePath, workspaceRoot: path.join(this.dir, 'workspaces'), natsUrl: nats.url }),
+        startChild({ role: 'bridge', address: this.temporal.address, taskQueue, tokens: `${BENCH_TOKEN}:default`, natsUrl: nats.url }),
+      ]);
+      this.natsLane = { nats, worker, bridge: Object.assign(bridge, { url: bridge.info.url! }), agio: new AgioClient(this.client, { taskQueue }) };
+    }
+    return this.natsLane;
+  }
+
   /** Starts one run of the bench agent following `plan` (run limits may be overridden), by default on the bench worker. */
   start(plan: RunPlan, limits: StartOptions['limits'] = {}, agio: AgioClient = this.agio): Promise<RunHandle> {
     return agio.start(benchAgent, planInput(plan), { limits: { maxSteps: plan.steps + 5, ...limits } });
@@ -333,6 +354,9 @@ export class BenchEnv {
   async close(): Promise<void> {
     await this.bridge?.stop().catch(() => undefined);
     await this.serve?.stop().catch(() => undefined);
+    await this.natsLane?.bridge.stop().catch(() => undefined);
+    await this.natsLane?.worker.stop().catch(() => undefined);
+    await this.natsLane?.nats.stop().catch(() => undefined);
     await this.worker?.stop().catch(() => undefined);
     await this.connection.close().catch(() => undefined);
     await this.model.close();

@@ -72,9 +72,14 @@ export class NatsLane implements LiveLane {
   }
 
   private send(rootRunId: string, message: LaneMessage): void {
-    // Fire and forget: a delta that cannot be published is dropped (never the run), and a publish that waits for a
-    // reconnect does not hold the model stream.
-    this.js.publish(subjectOf(rootRunId), JSON.stringify(message)).catch(() => undefined);
+    // A core NATS publish, which the stream captures: no wait for JetStream's acknowledgement per delta (a lost
+    // delta costs nothing; the committed step carries the whole text). While NATS is away the client buffers a
+    // little and then drops; never the run, never the model stream.
+    try {
+      this.nc.publish(subjectOf(rootRunId), JSON.stringify(message));
+    } catch {
+      // closed connection: dropped
+    }
   }
 
   /**
