@@ -340,8 +340,8 @@ export class BenchEnv {
   }
 
   /** Starts a run and waits for its output. */
-  async run(plan: RunPlan, limits: StartOptions['limits'] = {}): Promise<{ handle: RunHandle; output: RunOutput }> {
-    const handle = await this.start(plan, limits);
+  async run(plan: RunPlan, limits: StartOptions['limits'] = {}, agio: AgioClient = this.agio): Promise<{ handle: RunHandle; output: RunOutput }> {
+    const handle = await this.start(plan, limits, agio);
     return { handle, output: await handle.result() };
   }
 
