@@ -35,7 +35,12 @@ export class NatsLane implements LiveLane {
     const nc = await connect({ servers: url, name: 'agio', maxReconnectAttempts: -1, reconnectTimeWait: 500 });
     const jsm = await jetstreamManager(nc);
     const config = { name: LIVE_STREAM, subjects: [`${SUBJECT_PREFIX}.>`], storage: StorageType.Memory, retention: RetentionPolicy.Limits, max_age: MAX_AGE_MS * 1_000_000, num_replicas: 1 };
-    await jsm.streams.add(config).catch(async () => jsm.streams.update(LIVE_STREAM, config));
+    const ensureStream = () => jsm.streams.add(config).catch(async () => jsm.streams.update(LIVE_STREAM, config));
+    await ensureStream();
+    // A NATS server that restarted has lost the in-memory stream: make it again, or deltas would go nowhere.
+    void (async () => {
+      for await (const status of nc.status()) if (status.type === 'reconnect') await ensureStream().catch(() => undefined);
+    })();
     return new NatsLane(nc, jetstream(nc), log);
   }
 

@@ -110,4 +110,20 @@ describe('when NATS goes away mid-stream', () => {
     expect(events.at(-1)?.type).toBe('RUN_COMPLETED');
     expect(streamedText(events, `${run.runId}:1`).length).toBeLessThan(content.length);
   }, 90_000);
+
+  it('streams deltas again once NATS is back (its in-memory stream made anew)', async () => {
+    const port = Number(new URL(nats.url).port);
+    nats = await startNatsServer({ port });
+    const content = words(40, 'b');
+    let streamed = '';
+    for (let attempt = 0; attempt < 20 && !streamed; attempt++) {
+      // The lanes reconnect on their own (every 500 ms); until then a run streams no deltas.
+      await new Promise((r) => setTimeout(r, 500));
+      bed.server.script(text(content, { chunkSize: 4, delayMs: 10 }));
+      const run = await bed.bridge.agio.start(defineAgent({ name: 'returning' }), 'talk');
+      const events = agioEvents((await readSse(`${bed.bridge.url}/runs/${run.runId}/events`, { token: TOKEN, timeoutMs: 30_000 })).events);
+      streamed = streamedText(events, `${run.runId}:1`);
+    }
+    expect(streamed).toBe(content);
+  }, 90_000);
 });
