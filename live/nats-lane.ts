@@ -1,10 +1,10 @@
 // The live lane across processes: NATS JetStream. Workers publish each root run's deltas, and the ends of its model
 // calls, on one subject per root run (`agio.live.<root, base64url>`) of one in-memory stream that keeps them for
-// ten minutes. Any bridge reads them back from any position: the stream's sequence is the lane position, so a
+// ten minutes (256 MiB at most). Any bridge reads them back from any position: the stream's sequence is the lane position, so a
 // client's Last-Event-ID resumes on whichever bridge it reconnects to. The lane is a live view: a publish that fails
 // (NATS down) is dropped, and the committed step (STEP_COMPLETED, in the durable log) carries the whole text.
 import { connect } from '@nats-io/transport-node';
-import { DeliverPolicy, jetstream, jetstreamManager, RetentionPolicy, StorageType, type ConsumerMessages, type JetStreamClient } from '@nats-io/jetstream';
+import { DeliverPolicy, DiscardPolicy, jetstream, jetstreamManager, RetentionPolicy, StorageType, type ConsumerMessages, type JetStreamClient } from '@nats-io/jetstream';
 import type { EventDraft } from '../common';
 import type { LaneDelta, LiveLane } from './lane';
 
@@ -13,8 +13,10 @@ type NatsConnection = Awaited<ReturnType<typeof connect>>;
 /** The JetStream stream that holds every root run's live lane. */
 export const LIVE_STREAM = 'AGIO_LIVE';
 const SUBJECT_PREFIX = 'agio.live';
-/** How long deltas are kept for readers that resume. */
+/** How long deltas are kept for readers that resume (one who comes back later gets the committed steps). */
 const MAX_AGE_MS = 10 * 60_000;
+/** The most the stream holds in NATS's memory; the oldest deltas go first (50 streams at 100 tokens/s fill it in minutes). */
+const MAX_BYTES = 256 * 1024 * 1024;
 
 /** What a message on a root's subject holds: a delta, or the end of a model call. */
 type LaneMessage = { delta: EventDraft } | { end: string };
@@ -34,7 +36,7 @@ export class NatsLane implements LiveLane {
   static async connect(url: string, log: (msg: string) => void = (m) => console.warn(m)): Promise<NatsLane> {
     const nc = await connect({ servers: url, name: 'agio', maxReconnectAttempts: -1, reconnectTimeWait: 500 });
     const jsm = await jetstreamManager(nc);
-    const config = { name: LIVE_STREAM, subjects: [`${SUBJECT_PREFIX}.>`], storage: StorageType.Memory, retention: RetentionPolicy.Limits, max_age: MAX_AGE_MS * 1_000_000, num_replicas: 1 };
+    const config = { name: LIVE_STREAM, subjects: [`${SUBJECT_PREFIX}.>`], storage: StorageType.Memory, retention: RetentionPolicy.Limits, max_age: MAX_AGE_MS * 1_000_000, max_bytes: MAX_BYTES, discard: DiscardPolicy.Old, num_replicas: 1 };
     const ensureStream = () => jsm.streams.add(config).catch(async () => jsm.streams.update(LIVE_STREAM, config));
     await ensureStream();
     // A NATS server that restarted has lost the in-memory stream: make it again, or deltas would go nowhere.
