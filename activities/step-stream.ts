@@ -121,15 +121,19 @@ export function wireStepSink(
     delta(delta: ChunkDelta) {
       if (stopped) return;
       if (first) {
-        void pace();
-        pacer = setInterval(() => void pace(), budget.checkEveryMs);
+        // The first read when the first batch is due: a call over by then (most short answers) costs no read.
+        const tick = () => {
+          void pace();
+          pacer = setTimeout(tick, budget.checkEveryMs);
+        };
+        pacer = setTimeout(tick, holdMs);
       }
       publisher.publish({ ...base, type: 'STEP_DELTA', stepId, attempt, delta, timestamp: Date.now() }, false, mergeWith(delta));
       if (first) publisher.flushWithin(holdMs);
       first = false;
     },
     async end() {
-      clearInterval(pacer);
+      clearTimeout(pacer);
       // Nothing sent yet (no STEP_RETRY, first delta not due): the committed step will carry all of it.
       if (!publisher.started) return publisher.discard();
       try {

@@ -325,7 +325,8 @@ describe('wireStepSink', () => {
 
   it('sends nothing for a stream that ends before its first delta is due: the committed step carries it all', async () => {
     const s = fakeSender();
-    const sink = wireStepSink(base, 'child:1', new WirePublisher(s.send, 'p', INTERVAL), HOLD);
+    let reads = 0;
+    const sink = wireStepSink(base, 'child:1', new WirePublisher(s.send, 'p', INTERVAL), HOLD, { maxHistoryEvents: 800, checkEveryMs: 1000 }, async () => ++reads);
     await sink.begin({ attempt: 1 });
     sink.delta({ content: 'a whole ' });
     await jest.advanceTimersByTimeAsync(HOLD - 1);
@@ -333,6 +334,7 @@ describe('wireStepSink', () => {
     await sink.end();
     await jest.advanceTimersByTimeAsync(10 * INTERVAL);
     expect(s.attempts).toHaveLength(0);
+    expect(reads).toBe(0); // nor did it read the root's history
   });
 
   it('flushes buffered deltas on end() once the step has started sending', async () => {
