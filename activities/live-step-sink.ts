@@ -6,6 +6,7 @@ import type { LiveLane } from '../live/lane';
 import type { StepStreamSink } from './model';
 import type { ChunkDelta } from './model-stream';
 import { activityPublisher } from './publish';
+import { stepRetryEvent } from './step-stream';
 
 /** A sink publishing one model call's deltas to the live lane. */
 export function liveStepSink(lane: LiveLane, base: EventBase, stepId: string, retryPublisher = () => activityPublisher(base.rootRunId, 'retry')): StepStreamSink {
@@ -15,7 +16,7 @@ export function liveStepSink(lane: LiveLane, base: EventBase, stepId: string, re
       attempt = info.attempt;
       if (attempt === 1) return;
       const publisher = retryPublisher();
-      publisher.publish({ ...base, type: 'STEP_RETRY', stepId, attempt, timestamp: Date.now(), data: { reason: 'previous attempt did not finish; discard its partial output' } }, true);
+      publisher.publish(stepRetryEvent(base, stepId, attempt), true);
       // Best effort, like the deltas it announces: a reader that misses it still gets the committed step.
       await publisher.flush().catch(() => undefined);
     },

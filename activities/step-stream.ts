@@ -82,6 +82,11 @@ function logWarn(message: string, attrs: Record<string, unknown>): void {
   }
 }
 
+/** What a model call's attempt > 1 announces first: readers drop the partial text of the step's earlier attempts. */
+export function stepRetryEvent(base: EventBase, stepId: string, attempt: number): EventDraft {
+  return { ...base, type: 'STEP_RETRY', stepId, attempt, timestamp: Date.now(), data: { reason: 'previous attempt did not finish; discard its partial output' } };
+}
+
 /** A sink publishing STEP_DELTA / STEP_RETRY events for one model call, paced by the root's history (see DeltaBudget). */
 export function wireStepSink(
   base: EventBase,
@@ -115,7 +120,7 @@ export function wireStepSink(
     async begin(info) {
       attempt = info.attempt;
       if (attempt > 1) {
-        publisher.publish({ ...base, type: 'STEP_RETRY', stepId, attempt, timestamp: Date.now(), data: { reason: 'previous attempt did not finish; discard its partial output' } }, true);
+        publisher.publish(stepRetryEvent(base, stepId, attempt), true);
       }
     },
     delta(delta: ChunkDelta) {

@@ -11,7 +11,7 @@ import type { StreamHub } from './stream-hub';
 const CATCH_UP_MS = 250;
 
 /** Whether an event belongs to run `runId` or to a run nested in it. */
-const inRun = (event: AgioEvent, runId: string) => event.runId === runId || event.runId.startsWith(`${runId}/`);
+const inRun = (event: Pick<AgioEvent, 'runId'>, runId: string) => event.runId === runId || event.runId.startsWith(`${runId}/`);
 
 /**
  * Takes over the response and streams the run's events until its terminal event (or its root's) or the client leaves:
@@ -61,7 +61,7 @@ export function streamRunEvents(
     res.end();
   };
   const writeDelta = ({ seq, event }: LaneDelta, stepEnded: boolean) => {
-    if (done || stepEnded || (nested && !inRun(event as AgioEvent, runId))) return;
+    if (done || stepEnded || (nested && !inRun(event, runId))) return;
     const step = event.stepId ?? '';
     const attempt = event.attempt ?? 1;
     if (completed.has(step) || (attempts.get(step) ?? 0) > attempt) return;

@@ -35,8 +35,3 @@ export function resumePosition(lastEventId: string | string[] | undefined, after
   if (n < -1) return undefined;
   return m[2] !== undefined ? { after: n, lane: Number(m[2]) } : { after: n };
 }
-
-/** The durable offset to resume after (see {@link resumePosition}). */
-export function resumeOffset(lastEventId: string | string[] | undefined, after: unknown): number | undefined {
-  return resumePosition(lastEventId, after)?.after;
-}

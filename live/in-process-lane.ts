@@ -2,7 +2,7 @@
 // they are published and kept a while for readers that resume: a step's deltas until a little after its model call
 // ended, and at most MAX_HELD per root run.
 import type { EventDraft } from '../common';
-import type { LaneDelta, LiveLane } from './lane';
+import { laneStepKey, type LaneDelta, type LiveLane } from './lane';
 
 /** Deltas held per root run for readers that resume. */
 const MAX_HELD = 20_000;
@@ -20,7 +20,6 @@ interface RootLane {
   activeAt: number;
 }
 
-const stepKey = (event: Pick<EventDraft, 'stepId' | 'attempt'>) => `${event.stepId}#${event.attempt ?? 1}`;
 
 /** A live lane in memory. */
 export class InProcessLane implements LiveLane {
@@ -47,18 +46,18 @@ export class InProcessLane implements LiveLane {
     const root = this.roots.get(rootRunId);
     if (!root) return;
     const now = this.now();
-    root.ended.set(stepKey({ stepId, attempt }), now);
+    root.ended.set(laneStepKey({ stepId, attempt }), now);
     // Forget steps that ended long ago, with their deltas.
     const stale = new Set([...root.ended].filter(([, at]) => now - at > HELD_AFTER_END_MS).map(([key]) => key));
     if (!stale.size) return;
-    root.held = root.held.filter((d) => !stale.has(stepKey(d.event)));
+    root.held = root.held.filter((d) => !stale.has(laneStepKey(d.event)));
     for (const key of stale) root.ended.delete(key);
     if (!root.held.length && !root.listeners.size) this.roots.delete(rootRunId);
   }
 
   subscribe(rootRunId: string, after: number, onDelta: Listener): () => void {
     const root = this.root(rootRunId);
-    for (const delta of root.held) if (delta.seq > after) onDelta(delta, root.ended.has(stepKey(delta.event)));
+    for (const delta of root.held) if (delta.seq > after) onDelta(delta, root.ended.has(laneStepKey(delta.event)));
     root.listeners.add(onDelta);
     return () => {
       root.listeners.delete(onDelta);

@@ -11,6 +11,11 @@ export interface LaneDelta {
   event: EventDraft;
 }
 
+/** The key of one model call (a step's attempt) among a root's deltas: what `endStep` ends. */
+export function laneStepKey(event: Pick<EventDraft, 'stepId' | 'attempt'>): string {
+  return `${event.stepId}#${event.attempt ?? 1}`;
+}
+
 /** Where deltas go and come from. */
 export interface LiveLane {
   /** Publishes a step's deltas (fire and forget: the committed step is the record, deltas are a live view). */

@@ -6,7 +6,7 @@
 import { connect } from '@nats-io/transport-node';
 import { DeliverPolicy, DiscardPolicy, jetstream, jetstreamManager, RetentionPolicy, StorageType, type ConsumerMessages, type JetStreamClient } from '@nats-io/jetstream';
 import type { EventDraft } from '../common';
-import type { LaneDelta, LiveLane } from './lane';
+import { laneStepKey, type LaneDelta, type LiveLane } from './lane';
 
 type NatsConnection = Awaited<ReturnType<typeof connect>>;
 
@@ -21,7 +21,6 @@ const MAX_BYTES = 256 * 1024 * 1024;
 /** What a message on a root's subject holds: a delta, or the end of a model call. */
 type LaneMessage = { delta: EventDraft } | { end: string };
 
-const stepKey = (stepId: string | undefined, attempt: number | undefined) => `${stepId}#${attempt ?? 1}`;
 const subjectOf = (rootRunId: string) => `${SUBJECT_PREFIX}.${Buffer.from(rootRunId).toString('base64url')}`;
 
 /** A live lane on NATS JetStream. */
@@ -51,7 +50,7 @@ export class NatsLane implements LiveLane {
   }
 
   endStep(rootRunId: string, stepId: string, attempt: number): void {
-    this.send(rootRunId, { end: stepKey(stepId, attempt) });
+    this.send(rootRunId, { end: laneStepKey({ stepId, attempt }) });
   }
 
   subscribe(rootRunId: string, after: number, onDelta: (delta: LaneDelta, stepEnded: boolean) => void): () => void {
@@ -104,7 +103,7 @@ export class NatsLane implements LiveLane {
     const ended = new Set<string>();
     let held: LaneDelta[] | undefined = retained > 0 ? [] : undefined;
     const release = () => {
-      for (const delta of held ?? []) onDelta(delta, ended.has(stepKey(delta.event.stepId, delta.event.attempt)));
+      for (const delta of held ?? []) onDelta(delta, ended.has(laneStepKey(delta.event)));
       held = undefined;
     };
     for await (const m of messages) {

@@ -1,5 +1,5 @@
 // Turns a session's stored steps back into the messages that start its next run.
-import { stepToMessage, type ChatMessage, type Step } from '../common';
+import { jsonBytes, shortenJsonStrings, stepToMessage, utf8Bytes, type ChatMessage, type Step } from '../common';
 import type { RunRecord } from './records';
 
 /** True for a run no other run started (its own root). */
@@ -41,26 +41,14 @@ const omitted = (bytes: number) => `[${bytes} bytes of an earlier run of this se
 
 /** Tool-call arguments with their long string values replaced by a note (still valid JSON, short values kept). */
 function shortenArguments(args: string): string {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(args);
-  } catch {
-    return JSON.stringify({ omitted: omitted(Buffer.byteLength(args)) });
-  }
-  const shorten = (value: unknown): unknown => {
-    if (typeof value === 'string') return Buffer.byteLength(value) > 512 ? omitted(Buffer.byteLength(value)) : value;
-    if (Array.isArray(value)) return value.map(shorten);
-    if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, shorten(v)]));
-    return value;
-  };
-  const shortened = JSON.stringify(shorten(parsed));
-  return Buffer.byteLength(shortened) < Buffer.byteLength(args) / 2 ? shortened : JSON.stringify({ omitted: omitted(Buffer.byteLength(args)) });
+  const shortened = shortenJsonStrings(args, 512, omitted);
+  return shortened === 'invalid' || shortened === 'not-shorter' ? JSON.stringify({ omitted: omitted(utf8Bytes(args)) }) : shortened;
 }
 
 /** A message with its large text and tool-call arguments shortened. */
 function shortenMessage(m: ChatMessage): ChatMessage {
-  const content = m.content && Buffer.byteLength(m.content) > MIN_SHORTENED_BYTES ? `${m.content.slice(0, HEAD_CHARS)}…\n${omitted(Buffer.byteLength(m.content))}` : m.content;
-  const toolCalls = m.toolCalls?.map((c) => (Buffer.byteLength(c.arguments) > MIN_SHORTENED_BYTES ? { ...c, arguments: shortenArguments(c.arguments) } : c));
+  const content = m.content && utf8Bytes(m.content) > MIN_SHORTENED_BYTES ? `${m.content.slice(0, HEAD_CHARS)}…\n${omitted(utf8Bytes(m.content))}` : m.content;
+  const toolCalls = m.toolCalls?.map((c) => (utf8Bytes(c.arguments) > MIN_SHORTENED_BYTES ? { ...c, arguments: shortenArguments(c.arguments) } : c));
   return { ...m, content, ...(toolCalls ? { toolCalls } : {}) };
 }
 
@@ -70,7 +58,7 @@ function shortenMessage(m: ChatMessage): ChatMessage {
  * dropped, up to a user message, so no tool result is left without its call.
  */
 export function fitConversation(messages: ChatMessage[], maxBytes: number): ChatMessage[] {
-  const size = (ms: ChatMessage[]) => Buffer.byteLength(JSON.stringify(ms));
+  const size = (ms: ChatMessage[]) => jsonBytes(ms);
   let total = size(messages);
   if (total <= maxBytes) return messages;
   const out = [...messages];

@@ -5,7 +5,7 @@
 // two thirds of the threshold (so the next few calls keep their prompt prefix). The newest turn and the run's input
 // are never compacted; what still does not fit ends the run with ModelInputTooLarge, as before.
 import { proxyLocalActivities } from '@temporalio/workflow';
-import { utf8Bytes, type RunContext, type Step, type ToolCall } from '../common';
+import { shortenJsonStrings, utf8Bytes, type RunContext, type Step, type ToolCall } from '../common';
 import type { AgioActivities } from '../activities';
 import type { Emitter } from './emitter';
 import { STORE_CALL } from './event-log';
@@ -99,21 +99,11 @@ function reference(part: Pick<CompactedPart, 'bytes' | 'ref'>, whole: string, re
 /** Tool-call arguments with their long string values replaced by a reference (still valid JSON, paths kept). */
 export function compactArguments(call: ToolCall, part: CompactedPart, readable: boolean): string {
   const note = reference(part, "the call's full arguments", readable);
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(call.arguments);
-  } catch {
-    return JSON.stringify({ compacted: reference(part, "the call's arguments, not valid JSON", readable) });
-  }
-  const shorten = (value: unknown): unknown => {
-    if (typeof value === 'string') return utf8Bytes(value) > ARGUMENT_VALUE_BYTES ? note : value;
-    if (Array.isArray(value)) return value.map(shorten);
-    if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, shorten(v)]));
-    return value;
-  };
-  const shortened = JSON.stringify(shorten(parsed));
+  const shortened = shortenJsonStrings(call.arguments, ARGUMENT_VALUE_BYTES, () => note);
+  if (shortened === 'invalid') return JSON.stringify({ compacted: reference(part, "the call's arguments, not valid JSON", readable) });
   // Large without long strings (a big array of numbers): the whole arguments go.
-  return utf8Bytes(shortened) < part.bytes / 2 ? shortened : JSON.stringify({ compacted: reference(part, "the call's arguments", readable) });
+  if (shortened === 'not-shorter') return JSON.stringify({ compacted: reference(part, "the call's arguments", readable) });
+  return shortened;
 }
 
 /** A step with the given parts of it replaced by references. */

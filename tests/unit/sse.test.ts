@@ -1,7 +1,10 @@
 // SSE framing of the bridge: one frame per event (id = offset, event = type, one JSON data line), comment
 // frames for heartbeats, and the resume offset from Last-Event-ID or ?after=.
 import type { AgioEvent } from '../../common';
-import { resumeOffset, resumePosition, sseComment, sseFrame } from '../../bridge/sse';
+import { resumePosition, sseComment, sseFrame } from '../../bridge/sse';
+
+/** The durable offset a position resumes after (what these cases were written against). */
+const resumeOffset = (lastEventId: string | string[] | undefined, after: unknown) => resumePosition(lastEventId, after)?.after;
 
 function event(extra: Partial<AgioEvent> = {}): AgioEvent {
   return { type: 'STEP_DELTA', runId: 'r', rootRunId: 'r', agent: 'a', depth: 0, timestamp: 1, offset: 7, ...extra };

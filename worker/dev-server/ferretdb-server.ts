@@ -1,11 +1,9 @@
 // A real MongoDB-wire-protocol server on demand: FerretDB 1.24 with its SQLite backend, on loopback, in a
 // temporary directory. Tests use it where no MongoDB runs; deployments use real MongoDB.
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { findOrInstallBinary, type BinarySpec } from './install-binary';
-import { freePort, tcpReachable, waitUntil } from './free-port';
-import { startSupervised } from './supervised-process';
+import { startLoopbackServer } from './loopback-server';
 
 /** FerretDB as DESIGN.md section 11 pins it. */
 export const FERRETDB: BinarySpec = {
@@ -29,32 +27,18 @@ export interface FerretDbServer {
 export async function startFerretDb(opts: { log?: (msg: string) => void } = {}): Promise<FerretDbServer> {
   const binary = await findOrInstallBinary(FERRETDB, opts.log);
   if (!binary) throw new Error('FerretDB is not installed and no Go toolchain was found to build it (set FERRETDB_PATH or install Go)');
-  const dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'agio-ferretdb-'));
-  const port = await freePort();
-  const proc = startSupervised(binary, [
-    '--handler=sqlite',
-    `--sqlite-url=file:${dir}/`,
-    `--listen-addr=127.0.0.1:${port}`,
-    `--state-dir=${dir}`,
-    '--debug-addr=-',
-    '--telemetry=disable',
-    '--log-level=error',
-  ]);
-  try {
-    await waitUntil(async () => {
-      if (proc.child.exitCode !== null) throw new Error(`ferretdb exited early:\n${proc.output()}`);
-      await tcpReachable(port);
-    }, `FerretDB on port ${port}`, 60_000, 100);
-  } catch (err) {
-    await proc.stop();
-    throw err;
-  }
-  return {
-    uri: `mongodb://127.0.0.1:${port}/`,
-    pid: proc.pid,
-    async stop() {
-      await proc.stop();
-      await fs.promises.rm(dir, { recursive: true, force: true });
-    },
-  };
+  const server = await startLoopbackServer({
+    name: 'FerretDB',
+    binary,
+    args: (dir, port) => [
+      '--handler=sqlite',
+      `--sqlite-url=file:${dir}/`,
+      `--listen-addr=127.0.0.1:${port}`,
+      `--state-dir=${dir}`,
+      '--debug-addr=-',
+      '--telemetry=disable',
+      '--log-level=error',
+    ],
+  });
+  return { uri: `mongodb://127.0.0.1:${server.port}/`, pid: server.pid, stop: server.stop };
 }
