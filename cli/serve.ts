@@ -16,6 +16,7 @@ import { lockDataDir } from '../worker/dev-server/data-dir-lock';
 import { startDemoModel } from '../worker/dev-server/demo-model';
 import { freePort } from '../worker/dev-server/free-port';
 import { startTemporalDevServer } from '../worker/dev-server/temporal-server';
+import { startTemporalUi, type TemporalUi } from '../worker/dev-server/temporal-ui';
 import { exampleAgents } from '../worker/example-agents';
 import { storesFromEnv } from '../worker/stores-from-env';
 import { modelConfigFromEnv } from '../worker/model-config';
@@ -41,14 +42,30 @@ export async function serve(opts: { port?: number } = {}): Promise<void> {
   };
   try {
     let address = env.TEMPORAL_ADDRESS;
-    let uiUrl: string | undefined;
     if (!address) {
       console.log('agio: starting the Temporal dev server…');
-      const temporal = await startTemporalDevServer({ dbFilename: path.join(dataDir, 'temporal.db'), port: await portOr(7233), uiPort: await portOr(8233), log: console.log });
+      const temporal = await startTemporalDevServer({ dbFilename: path.join(dataDir, 'temporal.db'), port: await portOr(7233), log: console.log });
       cleanups.push(() => temporal.stop());
-      await lock.recordChild('Temporal dev server', temporal.pid, 'temporal');
+      await lock.recordChild('Temporal dev server', temporal.pid, 'temporal-server');
       address = temporal.address;
-      uiUrl = temporal.uiUrl;
+      // The Web UI comes up beside it, without holding up the rest (its first start builds it).
+      let ui: TemporalUi | undefined;
+      let stopped = false;
+      const serverAddress = address;
+      void portOr(8233)
+        .then((port) => startTemporalUi({ address: serverAddress, port, log: console.log }))
+        .then(async (started) => {
+          if (!started) return;
+          if (stopped) return void started.stop();
+          ui = started;
+          await lock.recordChild('Temporal Web UI', started.pid, 'temporal-ui-server');
+          console.log(`agio: Temporal Web UI at ${started.url}`);
+        })
+        .catch((err: Error) => console.log(`agio: the Temporal Web UI did not start: ${err.message}`));
+      cleanups.push(async () => {
+        stopped = true;
+        await ui?.stop();
+      });
     }
     let model: ModelConfig;
     if (env.OPENAI_API_KEY) {
@@ -94,7 +111,7 @@ export async function serve(opts: { port?: number } = {}): Promise<void> {
         '',
         `agio is running`,
         `  bridge     ${url}   (Authorization: Bearer ${token})`,
-        `  temporal   ${address}${uiUrl ? `   web UI ${uiUrl}` : ''}`,
+        `  temporal   ${address}`,
         `  worker     task queue "${taskQueue}", agents: ${agents.list().map((a) => a.name).join(', ')}`,
         `  data       ${dataDir}`,
         '',

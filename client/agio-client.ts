@@ -2,7 +2,7 @@
 // and cancel them — over a Temporal Client, so it works wherever Temporal is reachable.
 import { Client, WorkflowFailedError, type WorkflowExecutionDescription, type WorkflowHandle } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
-import { AgentRegistry, DEFAULT_TASK_QUEUE, RunLimits, RunSearchAttributes, jsonBytes, modelInputTooLargeMessage, workflowTypeFor, type AgioEvent, type AnyAgentSpec, type ChatMessage, type LoopPosition, type PermissionRule, type RunContext, type RunOutput, type ToolCallDecision } from '../common';
+import { AgentRegistry, DEFAULT_TASK_QUEUE, RunSearchAttributes, runLimitsFor, jsonBytes, modelInputTooLargeMessage, workflowTypeFor, type AgioEvent, type AnyAgentSpec, type ChatMessage, type LoopPosition, type PermissionRule, type RunContext, type RunOutput, type ToolCallDecision } from '../common';
 import { decideToolCallUpdate, eventsQuery, pauseSignal, pauseUpdate, resumeSignal, resumeUpdate, stateQuery, type ControlRequest, type ControlState, type RunState } from '../workflows/messages';
 import type { ReadEventsOptions } from './event-reader';
 import { modelOutageOf, type ModelOutage } from './model-outage';
@@ -153,7 +153,9 @@ export class AgioClient {
   /** Starts a run of an agent given as a spec or a registered name. */
   async start(agent: AnyAgentSpec | string, input: string | ChatMessage[], opts: StartOptions = {}): Promise<RunHandle> {
     const spec = typeof agent === 'string' ? this.agents.get(agent) : agent;
-    const maxInput = opts.limits?.maxModelInputBytes ?? spec.limits?.maxModelInputBytes ?? RunLimits.shape.maxModelInputBytes.parse(undefined);
+    // Resolved here, once, and sent whole: the run decides with these defaults whatever release later runs it.
+    const limits = runLimitsFor(spec, opts.limits);
+    const maxInput = limits.maxModelInputBytes;
     const inputBytes = jsonBytes(input);
     if (inputBytes > maxInput) throw new InputTooLargeError(modelInputTooLargeMessage('the run input', inputBytes, maxInput), inputBytes, maxInput);
     const runId = opts.runId ?? `run-${randomUUID()}`;
@@ -161,7 +163,7 @@ export class AgioClient {
     const args = {
       agent: spec,
       input,
-      context: { tenant, ...(opts.sessionId ? { sessionId: opts.sessionId } : {}), ...(opts.userId ? { userId: opts.userId } : {}), ...(opts.limits ? { limits: opts.limits } : {}), ...(opts.permissions ? { permissions: opts.permissions } : {}) },
+      context: { tenant, ...(opts.sessionId ? { sessionId: opts.sessionId } : {}), ...(opts.userId ? { userId: opts.userId } : {}), limits, ...(opts.permissions ? { permissions: opts.permissions } : {}) },
       ...(opts.state ? { state: opts.state } : {}),
       ...(opts.resumeFrom ? { resumeFrom: opts.resumeFrom } : {}),
     };

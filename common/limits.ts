@@ -86,3 +86,13 @@ export type RunLimitOverrides = z.infer<typeof RunLimitOverrides>;
 export function resolveLimits(partial: Partial<RunLimits> = {}): RunLimits {
   return RunLimits.parse(partial);
 }
+
+/**
+ * A run's limits, resolved once when it starts: the defaults, then the agent's `limits`, then its `maxSteps`, then the
+ * run's own overrides. Clients resolve them before starting a run and send them whole, so a run keeps the defaults of
+ * the code that started it even when a later release changes them; the run carries them across continue-as-new and
+ * into the runs it starts.
+ */
+export function runLimitsFor(agent: { limits?: RunLimitOverrides; maxSteps?: number }, overrides: Partial<RunLimits> = {}): RunLimits {
+  return resolveLimits({ ...agent.limits, ...(agent.maxSteps ? { maxSteps: agent.maxSteps } : {}), ...overrides });
+}

@@ -5,7 +5,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { startFerretDb } from '../worker/dev-server/ferretdb-server';
 import { startNatsServer } from '../worker/dev-server/nats-server';
-import { startTemporalDevServer } from '../worker/dev-server/temporal-server';
+import { findOrInstallBinary } from '../worker/dev-server/install-binary';
+import { TEMPORAL_CLI, startTemporalDevServer } from '../worker/dev-server/temporal-server';
 import { writeWorkflowBundle } from '../worker/dev-server/workflow-bundle';
 import { TEST_ENV, type TestServers } from './helpers/test-env';
 
@@ -13,7 +14,8 @@ export default async function globalSetup(): Promise<void> {
   const started = Date.now();
   const dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'agio-test-'));
   const [temporal, ferret, nats, bundlePath] = await Promise.all([
-    startTemporalDevServer({ dbFilename: path.join(dir, 'temporal.db'), dynamicConfig: TEST_DYNAMIC_CONFIG }),
+    // The Temporal CLI is a foreign client in some tests; built (first run only) beside the servers.
+    findOrInstallBinary(TEMPORAL_CLI).then(() => startTemporalDevServer({ dbFilename: path.join(dir, 'temporal.db'), dynamicConfig: TEST_DYNAMIC_CONFIG })),
     startFerretDb(),
     startNatsServer(),
     writeWorkflowBundle(require.resolve('./fixtures/test-workflows'), dir),
@@ -30,6 +32,7 @@ export default async function globalSetup(): Promise<void> {
 
 /** Server settings that keep tests fast: no need to wait for real-world intervals. */
 const TEST_DYNAMIC_CONFIG = {
-  'frontend.enableUpdateWorkflowExecution': true,
-  'frontend.enableUpdateWorkflowExecutionAsyncAccepted': true,
+  // A worker version's drainage (no open run pinned to it) is seen within a second, not three minutes.
+  'matching.wv.VersionDrainageStatusRefreshInterval': '1s',
+  'matching.wv.VersionDrainageStatusVisibilityGracePeriod': '1s',
 };

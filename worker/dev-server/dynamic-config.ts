@@ -21,8 +21,26 @@ export const TUNED_DYNAMIC_CONFIG: Readonly<Record<string, string | number | boo
   'system.enableActivityEagerExecution': true,
 };
 
+/**
+ * Settings every dev server gets whatever the tuning: search attributes registered at start are usable at once (the
+ * server's cache would otherwise hide them for a while).
+ */
+export const DEV_DYNAMIC_CONFIG: Readonly<Record<string, string | number | boolean>> = {
+  'system.forceSearchAttributesCacheRefreshOnRead': true,
+};
+
+/** The settings a dev server runs with: `overrides` on top of the tuned settings (or of Temporal's defaults). */
+export function dynamicConfigValues(overrides: Record<string, string | number | boolean> = {}, tuned = true): Record<string, string | number | boolean> {
+  return { ...DEV_DYNAMIC_CONFIG, ...(tuned ? TUNED_DYNAMIC_CONFIG : {}), ...overrides };
+}
+
+/** The settings as a dynamic config file (YAML: each key holds a list of constrained values; one, unconstrained, here). */
+export function dynamicConfigYaml(values: Record<string, string | number | boolean>): string {
+  return Object.entries(values).map(([k, v]) => `${k}:\n  - value: ${JSON.stringify(v)}\n`).join('');
+}
+
 /** `overrides` on top of the tuned settings (or of Temporal's defaults when `tuned` is false), as
  * `--dynamic-config-value KEY=JSON` arguments of `temporal server start-dev`. */
 export function dynamicConfigArgs(overrides: Record<string, string | number | boolean> = {}, tuned = true): string[] {
-  return Object.entries({ ...(tuned ? TUNED_DYNAMIC_CONFIG : {}), ...overrides }).flatMap(([k, v]) => ['--dynamic-config-value', `${k}=${JSON.stringify(v)}`]);
+  return Object.entries(dynamicConfigValues(overrides, tuned)).flatMap(([k, v]) => ['--dynamic-config-value', `${k}=${JSON.stringify(v)}`]);
 }

@@ -1,16 +1,35 @@
-// A real Temporal dev server on demand (`temporal server start-dev`), on free loopback ports with a SQLite
-// file; used by the embedded `agio serve`, the tests and the benchmarks.
+// A real Temporal server on demand, on free loopback ports with a SQLite file: the server binary itself
+// (`go.temporal.io/server/cmd/server`), started with a config written here; used by the embedded `agio serve`, the
+// tests and the benchmarks.
 import { Connection } from '@temporalio/client';
+import { msToTs } from '@temporalio/common/lib/time';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { findOrInstallBinary, type BinarySpec } from './install-binary';
-import { dynamicConfigArgs } from './dynamic-config';
+import { dynamicConfigArgs, dynamicConfigValues, dynamicConfigYaml } from './dynamic-config';
 import { freePort, waitUntil } from './free-port';
 import { startSupervised, type SupervisedProcess } from './supervised-process';
 import { RunSearchAttributes } from '../../common/search-attributes';
 
-/** The Temporal CLI as DESIGN.md section 11 pins it. */
+/**
+ * The Temporal server as DESIGN.md section 11 pins it. 1.32 is the first release Agio can use: pinned runs move to a
+ * new worker version when they continue as new (upgrade on continue-as-new) from server 1.30 on, and the Temporal
+ * CLI releases that embed such a server (1.6 and later) cannot be built from the Go module proxy (their `cliext`
+ * module is missing there), so Agio builds the server's own command.
+ */
+export const TEMPORAL_SERVER: BinarySpec = {
+  name: 'temporal-server',
+  envVar: 'TEMPORAL_SERVER_PATH',
+  goModule: 'go.temporal.io/server',
+  goPackage: 'go.temporal.io/server/cmd/server',
+  version: 'v1.32.0',
+};
+
+/**
+ * The Temporal CLI, as a client only: tests drive runs with it as a foreign client would, and operators use it for
+ * what `agio` does not wrap. (Its own embedded server, 1.29, predates upgrade on continue-as-new.)
+ */
 export const TEMPORAL_CLI: BinarySpec = {
   name: 'temporal',
   envVar: 'TEMPORAL_CLI_PATH',
@@ -19,8 +38,14 @@ export const TEMPORAL_CLI: BinarySpec = {
   version: 'v1.5.1',
 };
 
+/** gRPC status codes the namespace setup expects. */
+const NOT_FOUND = 5;
+const ALREADY_EXISTS = 6;
+
 /** Agio's search attributes (registered on start), all keywords. */
 const SEARCH_ATTRIBUTE_NAMES = Object.values(RunSearchAttributes).map((key) => key.name);
+/** How long a dev server keeps closed runs. */
+const RETENTION_MS = 7 * 24 * 3600 * 1000;
 
 /** Options for {@link startTemporalDevServer}. */
 export interface TemporalDevServerOptions {
@@ -28,10 +53,8 @@ export interface TemporalDevServerOptions {
   dbFilename?: string;
   /** gRPC port; default: a free port. */
   port?: number;
-  /** Serve the Web UI on this port (default: headless). */
-  uiPort?: number;
   namespace?: string;
-  /** Extra `--dynamic-config-value KEY=VALUE` entries, on top of the tuned settings of dynamic-config.ts. */
+  /** Extra dynamic config values, on top of the tuned settings of dynamic-config.ts. */
   dynamicConfig?: Record<string, string | number | boolean>;
   /** Start from Temporal's own defaults instead of the tuned settings (to measure the settings). */
   untuned?: boolean;
@@ -44,40 +67,31 @@ export interface TemporalDevServer {
   namespace: string;
   dbFilename: string;
   pid: number;
-  uiUrl?: string;
   stop(): Promise<void>;
 }
 
-/** Finds (or builds) the Temporal CLI and starts a dev server; resolves once it answers gRPC. */
+/** Finds (or builds) the Temporal server and starts it; resolves once its namespace and search attributes are ready. */
 export async function startTemporalDevServer(opts: TemporalDevServerOptions = {}): Promise<TemporalDevServer> {
-  const binary = await findOrInstallBinary(TEMPORAL_CLI, opts.log);
+  const binary = await findOrInstallBinary(TEMPORAL_SERVER, opts.log);
   if (!binary) return startWithSdkDownload(opts);
-  const tmpDir = opts.dbFilename ? undefined : await fs.promises.mkdtemp(path.join(os.tmpdir(), 'agio-temporal-'));
-  const dbFilename = opts.dbFilename ?? path.join(tmpDir!, 'temporal.db');
+  const configDir = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'agio-temporal-'));
+  const dbFilename = path.resolve(opts.dbFilename ?? path.join(configDir, 'temporal.db'));
   await fs.promises.mkdir(path.dirname(dbFilename), { recursive: true });
   const namespace = opts.namespace ?? 'default';
   const port = opts.port ?? (await freePort());
-  const args = [
-    'server', 'start-dev',
-    '--ip', '127.0.0.1',
-    '--port', String(port),
-    '--http-port', String(await freePort()),
-    '--metrics-port', String(await freePort()),
-    '--db-filename', dbFilename,
-    '--sqlite-pragma', 'journal_mode=wal',
-    '--sqlite-pragma', 'synchronous=normal',
-    '--namespace', namespace,
-    '--log-level', 'error',
-    ...SEARCH_ATTRIBUTE_NAMES.flatMap((name) => ['--search-attribute', `${name}=Keyword`]),
-    ...dynamicConfigArgs(opts.dynamicConfig, !opts.untuned),
-    ...(opts.uiPort ? ['--ui-port', String(opts.uiPort)] : ['--headless']),
-  ];
-  const proc = startSupervised(binary, args);
+  const ports = { frontend: port, http: await freePort(), matching: await freePort(), history: await freePort(), worker: await freePort() };
+  const membership = { frontend: await freePort(), matching: await freePort(), history: await freePort(), worker: await freePort() };
+  const dynamicConfigFile = path.join(configDir, 'dynamic-config.yaml');
+  await fs.promises.writeFile(dynamicConfigFile, dynamicConfigYaml(dynamicConfigValues(opts.dynamicConfig, !opts.untuned)));
+  const configFile = path.join(configDir, 'config.yaml');
+  await fs.promises.writeFile(configFile, serverConfig({ dbFilename, ports, membership, dynamicConfigFile }));
+  const proc = startSupervised(binary, ['--config-file', configFile, '--allow-no-auth', 'start']);
   const address = `127.0.0.1:${port}`;
   try {
     await waitForTemporal(address, namespace, proc);
   } catch (err) {
     await proc.stop();
+    await fs.promises.rm(configDir, { recursive: true, force: true });
     throw err;
   }
   return {
@@ -85,24 +99,82 @@ export async function startTemporalDevServer(opts: TemporalDevServerOptions = {}
     namespace,
     dbFilename,
     pid: proc.pid,
-    uiUrl: opts.uiPort ? `http://127.0.0.1:${opts.uiPort}` : undefined,
     async stop() {
       await proc.stop();
-      if (tmpDir) await fs.promises.rm(tmpDir, { recursive: true, force: true });
+      await fs.promises.rm(configDir, { recursive: true, force: true });
     },
   };
 }
 
+type Ports = { frontend: number; http: number; matching: number; history: number; worker: number };
+
+/** The server's config: one process with all four services on loopback, one history shard, SQLite (schema set up on first start). */
+function serverConfig(o: { dbFilename: string; ports: Ports; membership: Omit<Ports, 'http'>; dynamicConfigFile: string }): string {
+  const store = `
+      sql:
+        pluginName: sqlite
+        databaseName: ${JSON.stringify(o.dbFilename)}
+        connectAddr: localhost
+        connectProtocol: tcp
+        connectAttributes: { cache: private, setup: "true", journal_mode: wal, synchronous: "1" }
+        maxConns: 1
+        maxIdleConns: 1`;
+  const service = (name: keyof Omit<Ports, 'http'>) => `
+  ${name}:
+    rpc: { grpcPort: ${o.ports[name]}, membershipPort: ${o.membership[name]}, bindOnIP: 127.0.0.1${name === 'frontend' ? `, httpPort: ${o.ports.http}` : ''} }`;
+  return `log:
+  stdout: true
+  level: error
+persistence:
+  defaultStore: sqlite
+  visibilityStore: sqlite
+  numHistoryShards: 1
+  datastores:
+    sqlite:${store}
+global:
+  membership: { maxJoinDuration: 30s, broadcastAddress: 127.0.0.1 }
+services:${service('frontend')}${service('matching')}${service('history')}${service('worker')}
+clusterMetadata:
+  enableGlobalNamespace: false
+  failoverVersionIncrement: 10
+  masterClusterName: active
+  currentClusterName: active
+  clusterInformation:
+    active: { enabled: true, initialFailoverVersion: 1, rpcName: frontend, rpcAddress: "127.0.0.1:${o.ports.frontend}", httpAddress: "127.0.0.1:${o.ports.http}" }
+dcRedirectionPolicy: { policy: noop }
+dynamicConfigClient: { filepath: ${JSON.stringify(o.dynamicConfigFile)}, pollInterval: 10s }
+`;
+}
+
+/** Waits for the frontend, then registers the namespace and Agio's search attributes (both only once per database). */
 async function waitForTemporal(address: string, namespace: string, proc: SupervisedProcess): Promise<void> {
   await waitUntil(async () => {
-    if (proc.child.exitCode !== null) throw new Error(`temporal exited early:\n${proc.output()}`);
+    if (proc.child.exitCode !== null) throw new Error(`temporal-server exited early:\n${proc.output()}`);
     const connection = await Connection.connect({ address, connectTimeout: 1000 });
     try {
-      await connection.workflowService.describeNamespace({ namespace });
+      await ensureNamespace(connection, namespace);
+      await connection.operatorService.addSearchAttributes({
+        namespace,
+        searchAttributes: Object.fromEntries(SEARCH_ATTRIBUTE_NAMES.map((name) => [name, 2 /* KEYWORD */])),
+      }).catch((err: { code?: number }) => {
+        if (err.code !== ALREADY_EXISTS) throw err;
+      });
     } finally {
       await connection.close();
     }
-  }, `Temporal dev server at ${address}`, 120_000, 200);
+  }, `Temporal server at ${address}`, 120_000, 200);
+}
+
+async function ensureNamespace(connection: Connection, namespace: string): Promise<void> {
+  try {
+    await connection.workflowService.describeNamespace({ namespace });
+  } catch (err) {
+    if ((err as { code?: number }).code !== NOT_FOUND) throw err;
+    await connection.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs(RETENTION_MS) }).catch((e: { code?: number }) => {
+      if (e.code !== ALREADY_EXISTS) throw e;
+    });
+    await connection.workflowService.describeNamespace({ namespace });
+  }
 }
 
 /** Last resort when neither the CLI nor Go is available: the SDK downloads the dev server itself. */
