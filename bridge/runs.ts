@@ -4,6 +4,7 @@ import { WorkflowNotFoundError, type Client, type WorkflowExecutionDescription }
 import type { RunOutput } from '../common';
 import type { RunMemo } from '../client/agio-client';
 import { modelOutageOf } from '../client/model-outage';
+import { runVersionOf } from '../client/run-version';
 import { runNotFound } from './errors';
 
 /** Describes a run if it exists and belongs to the tenant; otherwise 404. */
@@ -29,7 +30,8 @@ export async function runStatus(client: Client, tenant: string, runId: string) {
   const description = await describeRun(client, tenant, runId);
   const status = description.status.name;
   const rootRunId = rootRunIdOf(description, runId);
-  const base = { runId, agent: (description.memo as Partial<RunMemo>).agent, status, startTime: description.startTime, closeTime: description.closeTime, ...(rootRunId !== runId ? { rootRunId } : {}) };
+  const version = runVersionOf(description);
+  const base = { runId, agent: (description.memo as Partial<RunMemo>).agent, status, startTime: description.startTime, closeTime: description.closeTime, ...(rootRunId !== runId ? { rootRunId } : {}), ...(version ? { version } : {}) };
   if (status === 'RUNNING') {
     const outage = modelOutageOf(description);
     return outage ? { ...base, modelUnavailable: outage } : base;

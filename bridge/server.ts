@@ -3,7 +3,7 @@
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { RunLimitOverrides } from '../common';
-import { withModelOutage, type AgioClient } from '../client/agio-client';
+import { stateView, type AgioClient } from '../client/agio-client';
 import { stateQuery } from '../workflows/messages';
 import { BadPageTokenError, RUN_STATUSES } from '../client/run-list';
 import type { LiveLane } from '../live/lane';
@@ -165,7 +165,7 @@ export function createBridge(opts: BridgeOptions): FastifyInstance & { hub: Stre
     const tenant = tenantOf(req, opts.tokens);
     const { id } = RunParams.parse(req.params);
     const description = await describeRun(agio.temporal, tenant, id);
-    return withModelOutage(await agio.getHandle(id).workflow.query(stateQuery), description);
+    return stateView(await agio.getHandle(id).workflow.query(stateQuery), description);
   });
 
   for (const action of ['pause', 'resume'] as const) {

@@ -6,16 +6,18 @@ import { AgentRegistry, DEFAULT_TASK_QUEUE, RunSearchAttributes, runLimitsFor, j
 import { decideToolCallUpdate, eventsQuery, pauseSignal, pauseUpdate, resumeSignal, resumeUpdate, stateQuery, type ControlRequest, type ControlState, type RunState } from '../workflows/messages';
 import type { ReadEventsOptions } from './event-reader';
 import { modelOutageOf, type ModelOutage } from './model-outage';
+import { runVersionOf, type RunVersion } from './run-version';
 import { followRun, RunLogs } from './run-log';
 import { listRuns, type ListRunsOptions, type RunPage } from './run-list';
 
-/** A run's state as clients see it: what the workflow says, and whether its model call is failing. */
-export type RunStateView = RunState & { modelUnavailable?: ModelOutage };
+/** A run's state as clients see it: what the workflow says, whether its model call is failing, and its worker version. */
+export type RunStateView = RunState & { modelUnavailable?: ModelOutage; version?: RunVersion };
 
-/** The state with the run's model outage (see {@link modelOutageOf}) added while there is one. */
-export function withModelOutage(state: RunState, description: WorkflowExecutionDescription): RunStateView {
+/** The state with what Temporal's record adds: the model outage (see {@link modelOutageOf}) while there is one, and the run's version. */
+export function stateView(state: RunState, description: WorkflowExecutionDescription): RunStateView {
   const outage = modelOutageOf(description);
-  return outage ? { ...state, modelUnavailable: outage } : state;
+  const version = runVersionOf(description);
+  return { ...state, ...(outage ? { modelUnavailable: outage } : {}), ...(version ? { version } : {}) };
 }
 
 /** Memo stored on every run (tenant scoping); nested runs also name their root, whose log holds their events. */
@@ -54,10 +56,10 @@ export class RunHandle {
     return this.handle.result() as Promise<RunOutput>;
   }
 
-  /** What the run is doing now, and the model outage it is waiting out, if any (read from Temporal's record). */
+  /** What the run is doing now, the model outage it is waiting out, if any, and its worker version (read from Temporal's record). */
   async state(): Promise<RunStateView> {
     const [state, description] = await Promise.all([this.handle.query(stateQuery), this.handle.describe()]);
-    return withModelOutage(state, description);
+    return stateView(state, description);
   }
 
   /** Pauses at the next safe point; resolves once the run is parked there (`wait: false`: just asks). */

@@ -73,6 +73,8 @@ export const AgentRunResume = z.object({
   loggedOffset: z.number().int().optional(),
   /** Approvals that outlive a turn: rules an operator asked to remember, and the latest calls already decided. */
   approvals: ApprovalsCarried.optional(),
+  /** Set when the run continued as new while paused (to move to a new worker version): the new run starts parked. */
+  paused: z.object({ reason: z.string().optional(), by: z.string().optional() }).optional(),
 });
 /** What an agent run carries across continue-as-new. */
 export type AgentRunResume = z.infer<typeof AgentRunResume>;

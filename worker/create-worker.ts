@@ -1,6 +1,7 @@
 // createWorker(): one Temporal worker that runs Agio's workflows and activities on a task queue.
 import type { Duration } from '@temporalio/common';
-import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import type { WorkerDeploymentVersion } from '@temporalio/common';
+import { NativeConnection, Worker, bundleWorkflowCode, type WorkerOptions } from '@temporalio/worker';
 import fs from 'node:fs';
 import path from 'node:path';
 import { AgentRegistry, DEFAULT_TASK_QUEUE, type AnyAgentSpec } from '../common';
@@ -13,7 +14,8 @@ import type { LiveLane } from '../live/lane';
 import { DEFAULT_DELTA_BUDGET, type DeltaBudget } from '../activities/step-stream';
 import { ToolRegistry } from '../activities/tools/registry';
 import { createGetToolResultTool } from '../activities/tools/get-tool-result';
-import { workflowBundlerOptions } from './workflow-bundle-options';
+import { quietBundlerLogger, workflowBundlerOptions } from './workflow-bundle-options';
+import { buildIdOf, makeVersionCurrent, versionName, type VersioningOptions } from './versioning';
 import { createMemoryStores, type Stores } from '../stores';
 
 /** Options of {@link createWorker}. */
@@ -50,6 +52,12 @@ export interface CreateWorkerOptions {
    * model stream and tool, and their retries would pay again.
    */
   shutdownGraceTime?: Duration;
+  /**
+   * Worker Deployment Versioning (default: on). The worker polls as one version of its deployment; runs are pinned to
+   * the version they start on and move to the current version when they next continue as new (DESIGN.md section 12).
+   * `false`: an unversioned worker, for a Temporal server without worker deployments (before 1.28).
+   */
+  versioning?: VersioningOptions | false;
   /** Passed through to Worker.create (concurrency, …); wins over the options above. */
   workerOptions?: Partial<WorkerOptions>;
 }
@@ -64,6 +72,10 @@ export interface AgioWorker {
   tools: ToolRegistry;
   taskQueue: string;
   stores: Stores;
+  /** The version this worker polls as (absent when unversioned). */
+  version?: WorkerDeploymentVersion;
+  /** Settles once this version is the deployment's current one (when the worker makes itself current). */
+  current?: Promise<void>;
 }
 
 /** Creates (but does not run) a worker; call `worker.run()` to start polling. */
@@ -83,11 +95,17 @@ export async function createWorker(opts: CreateWorkerOptions): Promise<AgioWorke
   await Promise.all(healthcheckedSubAgents(agents.list()).map((agent) => health.check(agent)));
   const deps: ActivityDeps = { model: opts.model, tools, workspaceRoot, streamSink: opts.streamSink, liveLane: opts.liveLane, deltaBudget: { ...DEFAULT_DELTA_BUDGET, ...opts.deltaBudget }, health, stores };
   const taskQueue = opts.taskQueue ?? DEFAULT_TASK_QUEUE;
+  const namespace = opts.namespace ?? 'default';
+  // Bundled here (not by Worker.create) so the build id can be derived from the very code the worker runs.
+  const code = await workflowCode(opts.workflowBundle);
+  const version = opts.versioning === false ? undefined : { deploymentName: opts.versioning?.deploymentName ?? taskQueue, buildId: opts.versioning?.buildId ?? buildIdOf(code) };
   const worker = await Worker.create({
     connection: opts.connection,
-    namespace: opts.namespace ?? 'default',
+    namespace,
     taskQueue,
-    ...(opts.workflowBundle ? { workflowBundle: opts.workflowBundle } : { workflowsPath: require.resolve('../workflows'), bundlerOptions: workflowBundlerOptions }),
+    workflowBundle: { code },
+    // Pinned: a run finishes on the code it started on; it moves to a newer version only at continue-as-new.
+    ...(version ? { workerDeploymentOptions: { useWorkerVersioning: true, version, defaultVersioningBehavior: 'PINNED' as const } } : {}),
     activities: { ...createActivities(deps), ...opts.extraActivities },
     shutdownGraceTime: opts.shutdownGraceTime ?? DEFAULT_SHUTDOWN_GRACE_TIME,
     // A cancellation reaches an activity only in the answer to a heartbeat, and the SDK sends heartbeats at most every
@@ -96,5 +114,20 @@ export async function createWorker(opts: CreateWorkerOptions): Promise<AgioWorke
     maxHeartbeatThrottleInterval: '1s',
     ...opts.workerOptions,
   });
-  return { worker, agents, tools, taskQueue, stores };
+  let current: Promise<void> | undefined;
+  if (version && opts.versioning !== false && opts.versioning?.makeCurrent !== false) {
+    const polling = () => ['INITIALIZED', 'RUNNING'].includes(worker.getState());
+    current = makeVersionCurrent(opts.connection, namespace, version, { stillWanted: polling });
+    current.catch((err: Error) => {
+      if (polling()) console.error(`agio worker: ${err.message}; make ${versionName(version)} current with \`agio versions set-current\``);
+    });
+  }
+  return { worker, agents, tools, taskQueue, stores, ...(version ? { version } : {}), ...(current ? { current } : {}) };
 }
+
+/** The workflow bundle's code: the prebuilt one given, or workflows/ bundled now. */
+async function workflowCode(bundle: WorkerOptions['workflowBundle']): Promise<string> {
+  if (!bundle) return (await bundleWorkflowCode({ workflowsPath: require.resolve('../workflows'), ...workflowBundlerOptions, logger: quietBundlerLogger })).code;
+  return 'code' in bundle ? bundle.code : fs.promises.readFile(bundle.codePath, 'utf8');
+}
+

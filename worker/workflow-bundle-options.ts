@@ -17,3 +17,13 @@ export const WORKFLOW_PRELOAD_MODULES: string[] = [path.resolve(__dirname, '../w
 export const workflowBundlerOptions: Pick<BundleOptions, 'preloadModules'> = {
   preloadModules: WORKFLOW_PRELOAD_MODULES,
 };
+
+/** The bundler's progress stays quiet; its warnings and errors still show. */
+export const quietBundlerLogger = {
+  log: () => undefined,
+  trace: () => undefined,
+  debug: () => undefined,
+  info: () => undefined,
+  warn: (msg: string) => console.warn(msg),
+  error: (msg: string) => console.error(msg),
+};

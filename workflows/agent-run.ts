@@ -1,9 +1,10 @@
 // The agentRun workflow: the LLM loop of DESIGN.md section 4. Every model and tool call is an activity;
 // this code only decides and records, so a run replays to the same state after any crash.
-import { CancellationScope, continueAsNew, isCancellation, patched, workflowInfo, setHandler } from '@temporalio/workflow';
+import { CancellationScope, continueAsNew, isCancellation, makeContinueAsNewFunc, patched, workflowInfo, setHandler } from '@temporalio/workflow';
 import { AgentRunInput, EXIT_LOOP_TOOL, ZERO_USAGE, addUsage, jsonBytes, splitTools, stepToMessage, type AgentToolSpec, type ChatMessage, type Escalation, type RunOutput, type Step, type TerminationReason, type ToolSpec } from '../common';
 import { Approvals } from './approvals';
 import { RunControl } from './control';
+import { UPGRADE_PATCH, targetVersionChanged } from './upgrade';
 import { escalationFromOutput, exitLoopStep } from './escalation';
 import { withSpentUsage } from './agent-tool';
 import { CARRY_OVER_PATCH, carriedInput, compactSteps, fittingInput } from './carry-over';
@@ -36,7 +37,7 @@ export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
   const wire = isRoot ? hostWire(resume?.wire as WireState | undefined) : undefined;
   const events = createEmitter(eventBase(context, agent.name, context.nestingType), wire, context.stream);
   const callModel = callModelActivity(context);
-  const control = new RunControl(events, context.parentRunId);
+  const control = new RunControl(events, context.parentRunId, resume?.paused);
   const approvals = new Approvals(events, context, agent.permissions, agent.approvalTimeoutMs, control, resume?.approvals);
 
   const steps: Step[] = [];
@@ -75,6 +76,10 @@ export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
   const logsTail = isRoot && patched(EVENT_LOG_TAIL_PATCH);
   // Tools resolved locally, and a turn's steps riding on the next model call (see LEAN_STEPS_PATCH).
   const leanSteps = patched(LEAN_STEPS_PATCH);
+  // Moving to a newer worker version at continue-as-new. A documented patched() example: runs started before this
+  // release replay without it (the branch adds commands: a continue-as-new when a newer version becomes current, and a
+  // safe point before each model call), while runs started with it take the new path from their first task on.
+  const upgrades = patched(UPGRADE_PATCH);
   const finish = async (status: 'completed' | 'failed' | 'cancelled', terminal: Parameters<typeof events.emit>[0]) => {
     const ending = recorder.end(steps, status, run.usage);
     await (status === 'completed' ? ending : ending.catch(() => undefined));
@@ -168,7 +173,22 @@ export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
     let response = '';
     let terminationReason: TerminationReason = 'completed';
     let escalation: Escalation | undefined;
+    // Continues as new with what the run carries: steps stored first (see CARRY_OVER_PATCH), then the run waits for a
+    // safe point (nothing may await between that wait and the continue-as-new). With upgrades, the new run starts on
+    // the current worker version (a paused run moves there still paused).
+    const continueAsNewNow = async (): Promise<never> => {
+      const carry = patched(CARRY_OVER_PATCH);
+      if (carry) await recorder.flush(steps);
+      await control.beforeContinueAsNew(upgrades ? targetVersionChanged : undefined);
+      if (!carry) await recorder.flush(steps);
+      const paused = upgrades ? control.carriedPause() : undefined;
+      const next = (carried: Step[]): AgentRunInput => ({ ...input, ...(carry ? { input: carriedInput(input.input) as AgentRunInput['input'] } : {}), context, resume: { steps: carried, ...run, startedAt, history, wire: wire?.snapshot(), ...(wire ? { loggedOffset: recorder.eventLog.loggedOffset } : {}), ...(carry ? { approvals: approvals.carried() } : {}), ...(paused ? { paused } : {}) } });
+      const args = carry ? fittingInput(steps, next) : next(compactSteps(steps));
+      return upgrades ? makeContinueAsNewFunc<typeof agentRun>({ initialVersioningBehavior: 'AUTO_UPGRADE' })(args) : continueAsNew<typeof agentRun>(args);
+    };
     for (;;) {
+      // A paused run parks here; a newer worker version becoming current moves it there, still paused.
+      if (upgrades && (await control.safePoint(targetVersionChanged)) === 'upgrade') await continueAsNewNow();
       const step = await askModel([...specs.keys(), ...inlineTools.map((t) => t.name)]);
       const next = decideNext(step, run.modelCalls, run.usage, context.limits);
       if (next.kind === 'final_output') {
@@ -215,15 +235,9 @@ export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
         terminationReason = 'max_steps';
         break;
       }
-      if (workflowInfo().continueAsNewSuggested || run.modelCalls - modelCallsAtStart >= context.limits.continueAsNewAfterModelCalls) {
-        // Between steps nothing is in flight; park here if paused, and let handlers finish so no published batch is lost.
-        // Steps are stored first (see CARRY_OVER_PATCH): nothing may await between the wait and continue-as-new.
-        const carry = patched(CARRY_OVER_PATCH);
-        if (carry) await recorder.flush(steps);
-        await control.beforeContinueAsNew();
-        if (!carry) await recorder.flush(steps);
-        const next = (carried: Step[]): AgentRunInput => ({ ...input, ...(carry ? { input: carriedInput(input.input) as AgentRunInput['input'] } : {}), context, resume: { steps: carried, ...run, startedAt, history, wire: wire?.snapshot(), ...(wire ? { loggedOffset: recorder.eventLog.loggedOffset } : {}), ...(carry ? { approvals: approvals.carried() } : {}) } });
-        await continueAsNew<typeof agentRun>(carry ? fittingInput(steps, next) : next(compactSteps(steps)));
+      // Between steps nothing is in flight; park here if paused, and let handlers finish so no published batch is lost.
+      if (workflowInfo().continueAsNewSuggested || run.modelCalls - modelCallsAtStart >= context.limits.continueAsNewAfterModelCalls || (upgrades && targetVersionChanged())) {
+        await continueAsNewNow();
       }
     }
 

@@ -18,11 +18,20 @@ export class RunControl {
   private reportedParked = false;
   private finished = false;
 
-  /** `parentRunId`: the workflow to tell when this run is (no longer) parked. */
+  /** A run that continued as new while paused starts parked, without announcing the pause a second time. */
+  private carriedPark = false;
+
+  /** `parentRunId`: the workflow to tell when this run is (no longer) parked; `paused`: a pause carried from the previous run. */
   constructor(
     private readonly events: Emitter,
     private readonly parentRunId?: string,
+    paused?: ControlRequest,
   ) {
+    if (paused) {
+      this.paused = true;
+      this.request = paused;
+      this.carriedPark = true;
+    }
     setHandler(childParkedSignal, ({ childId, parked }) => {
       if (parked) this.parkedChildren.add(childId);
       else this.parkedChildren.delete(childId);
@@ -50,19 +59,28 @@ export class RunControl {
     );
   }
 
-  /** Where a run may stop: returns at once unless paused, else waits (publishing RUN_PAUSED / RUN_RESUMED). */
-  async safePoint(): Promise<void> {
-    if (!this.paused) return;
-    const { reason, by } = this.request;
-    // RUN_PAUSED first: whoever learns that the run (or its tree) is parked finds the event in the stream.
-    await this.events.emit({ type: 'RUN_PAUSED', data: { ...(reason ? { reason } : {}), ...(by ? { by } : {}) } });
-    this.parked = true;
-    this.report();
-    await condition(() => !this.paused);
+  /**
+   * Where a run may stop: returns at once unless paused, else waits (publishing RUN_PAUSED / RUN_RESUMED). With
+   * `orUpgrade`, a paused run also stops waiting when it says so (a newer worker version is current) and returns
+   * 'upgrade', still paused and parked, so the run can continue as new onto that version and park there.
+   */
+  async safePoint(orUpgrade?: () => boolean): Promise<'continue' | 'upgrade'> {
+    if (!this.paused) return 'continue';
+    if (!this.parked) {
+      const { reason, by } = this.request;
+      // RUN_PAUSED first: whoever learns that the run (or its tree) is parked finds the event in the stream.
+      if (!this.carriedPark) await this.events.emit({ type: 'RUN_PAUSED', data: { ...(reason ? { reason } : {}), ...(by ? { by } : {}) } });
+      this.carriedPark = false;
+      this.parked = true;
+      this.report();
+    }
+    await condition(() => !this.paused || orUpgrade?.() === true);
+    if (this.paused) return 'upgrade';
     this.parked = false;
     this.report();
     const resumed = this.request;
     await this.events.emit({ type: 'RUN_RESUMED', data: { ...(resumed.reason ? { reason: resumed.reason } : {}), ...(resumed.by ? { by: resumed.by } : {}) } });
+    return 'continue';
   }
 
   /** Waits while paused without parking the run (e.g. an approved tool call holds until resume). */
@@ -71,15 +89,21 @@ export class RunControl {
   }
 
   /**
-   * Waits until the run may continue as new: parks here while paused (the pause would not survive the new run, and
-   * a pause update waiting for the park would keep the handlers from finishing), and no handler is still running.
+   * Waits until the run may continue as new: parks here while paused (a pause update waits for the park, and would
+   * keep the handlers from finishing), and no handler is still running. With `orUpgrade` (see {@link safePoint}), a
+   * paused run continues as new still paused once it says so: carry {@link carriedPause} into the new run.
    */
-  async beforeContinueAsNew(): Promise<void> {
+  async beforeContinueAsNew(orUpgrade?: () => boolean): Promise<void> {
     for (;;) {
-      await this.safePoint();
+      if ((await this.safePoint(orUpgrade)) === 'upgrade') return condition(allHandlersFinished);
       await condition(() => this.paused || allHandlersFinished());
       if (!this.paused) return;
     }
+  }
+
+  /** The pause to carry into a new run (a run continuing as new while paused), if paused. */
+  carriedPause(): ControlRequest | undefined {
+    return this.paused ? { ...this.request } : undefined;
   }
 
   /** Marks the run as ending: a pause still waiting for a safe point answers now (the run will never park). */

@@ -1,16 +1,19 @@
 // The loop agent (seed 001, ADK's LoopAgent): each iteration runs every sub-agent in order as a child
 // workflow; state { timesLooped, currentSubAgent } lives in workflow variables, so a crash, deploy or pause
 // never loses it. Stops at maxIterations or when a sub-agent escalates; continues as new between iterations.
-import { continueAsNew, workflowInfo } from '@temporalio/workflow';
+import { continueAsNew, makeContinueAsNewFunc, patched, workflowInfo } from '@temporalio/workflow';
 import type { Escalation, LoopPosition, RunOutput, WorkflowAgentRunInput } from '../common';
 import { applyOutput, runSubAgent } from './sub-agents';
 import { spentBudget } from './decisions';
 import { addRunUsage, runWorkflowAgent } from './workflow-agent';
+import { UPGRADE_PATCH, targetVersionChanged } from './upgrade';
 
 /** Runs a loop agent. */
 export async function loopAgentRun(raw: WorkflowAgentRunInput): Promise<RunOutput> {
   return runWorkflowAgent(raw, async (run) => {
     const { spec, context, control, events, input } = run;
+    // Loops started with it move to the current worker version between iterations (see UPGRADE_PATCH).
+    const upgrades = patched(UPGRADE_PATCH);
     const max = spec.maxIterations ?? 0;
     const position: LoopPosition = { ...(input.resume?.position ?? input.resumeFrom ?? { timesLooped: 0, currentSubAgent: 0 }) };
     const startedAt = position.timesLooped;
@@ -38,12 +41,13 @@ export async function loopAgentRun(raw: WorkflowAgentRunInput): Promise<RunOutpu
       position.currentSubAgent = 0;
       run.progress = { timesLooped: position.timesLooped };
       const every = spec.continueAsNewEvery;
-      if (workflowInfo().continueAsNewSuggested || (every && position.timesLooped - startedAt >= every && (max === 0 || position.timesLooped < max))) {
+      const more = max === 0 || position.timesLooped < max;
+      if (workflowInfo().continueAsNewSuggested || (every && position.timesLooped - startedAt >= every && more) || (upgrades && more && targetVersionChanged())) {
         // Between iterations no child or activity is in flight: park here if paused (a pause does not carry over to
         // the new run), and let handlers finish so no event batch is lost.
         await control.beforeContinueAsNew();
         await run.eventLog?.writeLocally();
-        await continueAsNew<typeof loopAgentRun>({
+        await (upgrades ? makeContinueAsNewFunc<typeof loopAgentRun>({ initialVersioningBehavior: 'AUTO_UPGRADE' }) : continueAsNew<typeof loopAgentRun>)({
           ...input,
           state: run.state,
           resumeFrom: undefined,

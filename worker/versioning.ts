@@ -1,0 +1,53 @@
+// Worker Deployment Versioning: every worker polls as one version of a deployment (a build id), runs are pinned to the
+// version they started on, and a new version becomes the one new runs start on when it is made current.
+import type { WorkerDeploymentVersion } from '@temporalio/common';
+import type { NativeConnection } from '@temporalio/worker';
+import { createHash } from 'node:crypto';
+
+/** How a worker takes part in versioning (see {@link CreateWorkerOptions.versioning}). */
+export interface VersioningOptions {
+  /** The deployment: the service the worker belongs to (default: its task queue). */
+  deploymentName?: string;
+  /** This release's build id (default: derived from the workflow bundle, so the same code is the same version). */
+  buildId?: string;
+  /**
+   * Make this version current once the worker polls (default true): new runs start on it, and runs pinned to an older
+   * version move to it when they next continue as new. False: an operator does it (`agio versions set-current`)
+   * after checking it, e.g. with `agio replay-check`.
+   */
+  makeCurrent?: boolean;
+}
+
+/** A build id from the workflow code: the first 12 hex digits of its SHA-256, so only a change of workflow code makes a new version. */
+export function buildIdOf(workflowCode: string): string {
+  return `wf-${createHash('sha256').update(workflowCode).digest('hex').slice(0, 12)}`;
+}
+
+/** The version's name as Temporal writes it (`deployment.buildId`). */
+export function versionName(version: WorkerDeploymentVersion): string {
+  return `${version.deploymentName}.${version.buildId}`;
+}
+
+/**
+ * Makes `version` the deployment's current version. A version exists once a worker of it polls, so this retries until
+ * the server knows it (or `timeoutMs` passes, or `stillWanted` says the worker stopped). Already current: returns at once.
+ */
+export async function makeVersionCurrent(
+  connection: NativeConnection,
+  namespace: string,
+  version: WorkerDeploymentVersion,
+  opts: { timeoutMs?: number; stillWanted?: () => boolean; identity?: string } = {},
+): Promise<void> {
+  const deadline = Date.now() + (opts.timeoutMs ?? 60_000);
+  for (let delay = 50; ; delay = Math.min(delay * 2, 1000)) {
+    try {
+      const { workerDeploymentInfo } = await connection.workflowService.describeWorkerDeployment({ namespace, deploymentName: version.deploymentName });
+      if (workerDeploymentInfo?.routingConfig?.currentDeploymentVersion?.buildId === version.buildId) return;
+      await connection.workflowService.setWorkerDeploymentCurrentVersion({ namespace, deploymentName: version.deploymentName, buildId: version.buildId, identity: opts.identity ?? 'agio' });
+      return;
+    } catch (err) {
+      if (Date.now() > deadline || opts.stillWanted?.() === false) throw new Error(`could not make ${versionName(version)} current: ${(err as Error).message}`);
+    }
+    await new Promise((r) => setTimeout(r, delay));
+  }
+}
