@@ -92,6 +92,9 @@ export async function serve(opts: { port?: number } = {}): Promise<void> {
       shutdownGraceTime: env.AGIO_SHUTDOWN_GRACE_TIME,
       // Worker and bridge share this process: model deltas go straight to the bridge, never through workflow history.
       liveLane,
+      // One process cannot keep the previous release's worker running for the runs pinned to it: runs follow the
+      // current version instead (patched workflow changes keep them replaying; `agio replay-check` tells before).
+      versioning: { behavior: 'auto_upgrade' },
     });
     const running = worker.run();
     cleanups.push(async () => {

@@ -20,6 +20,11 @@ export const AgioEnv = z.object({
   MONGODB_URI: optionalString,
   /** NATS (JetStream) for the live lane between separate workers and bridges, e.g. nats://nats:4222; unset: deltas go by signal. */
   AGIO_NATS_URL: optionalString,
+  /** Worker Deployment Versioning: the deployment (default: the task queue) and this release's build id (default: from the workflow code). */
+  AGIO_DEPLOYMENT_NAME: optionalString,
+  AGIO_BUILD_ID: optionalString,
+  /** Whether a starting worker makes its version current (default true); false: `agio versions set-current` does, after checks. */
+  AGIO_MAKE_CURRENT: z.preprocess(emptyToUndefined, z.enum(['true', 'false']).default('true')),
   /** How long a stopping worker lets in-flight model calls and tools finish (`30s`, `2m`, `500ms`). */
   AGIO_SHUTDOWN_GRACE_TIME: z.preprocess(emptyToUndefined, z.string().regex(/^\d+(ms|s|m|h)$/, 'a duration such as 30s, 2m or 500ms').default('30s').transform((v) => v as Duration)),
 });

@@ -104,8 +104,8 @@ export async function createWorker(opts: CreateWorkerOptions): Promise<AgioWorke
     namespace,
     taskQueue,
     workflowBundle: { code },
-    // Pinned: a run finishes on the code it started on; it moves to a newer version only at continue-as-new.
-    ...(version ? { workerDeploymentOptions: { useWorkerVersioning: true, version, defaultVersioningBehavior: 'PINNED' as const } } : {}),
+    // Pinned (by default): a run finishes on the code it started on; it moves to a newer version only at continue-as-new.
+    ...(version ? { workerDeploymentOptions: { useWorkerVersioning: true, version, defaultVersioningBehavior: opts.versioning && opts.versioning.behavior === 'auto_upgrade' ? ('AUTO_UPGRADE' as const) : ('PINNED' as const) } } : {}),
     activities: { ...createActivities(deps), ...opts.extraActivities },
     shutdownGraceTime: opts.shutdownGraceTime ?? DEFAULT_SHUTDOWN_GRACE_TIME,
     // A cancellation reaches an activity only in the answer to a heartbeat, and the SDK sends heartbeats at most every

@@ -13,7 +13,7 @@ async function main(): Promise<void> {
   const connection = await connectWorker(env, address);
   const { stores, close: closeStores } = await storesFromEnv(env);
   const { lane: liveLane, close: closeLane } = await liveLaneFromEnv(env);
-  const { worker, taskQueue } = await createWorker({
+  const { worker, taskQueue, version } = await createWorker({
     connection,
     namespace: env.TEMPORAL_NAMESPACE,
     taskQueue: env.AGIO_TASK_QUEUE,
@@ -23,8 +23,9 @@ async function main(): Promise<void> {
     stores,
     shutdownGraceTime: env.AGIO_SHUTDOWN_GRACE_TIME,
     ...(liveLane ? { liveLane } : {}),
+    versioning: { deploymentName: env.AGIO_DEPLOYMENT_NAME, buildId: env.AGIO_BUILD_ID, makeCurrent: env.AGIO_MAKE_CURRENT === 'true' },
   });
-  console.log(`agio worker: polling task queue "${taskQueue}" on ${address}${liveLane ? `, deltas on NATS ${env.AGIO_NATS_URL}` : ''}`);
+  console.log(`agio worker: polling task queue "${taskQueue}" on ${address} as version ${version?.deploymentName}.${version?.buildId}${env.AGIO_MAKE_CURRENT === 'true' ? ' (made current)' : ' (not made current)'}${liveLane ? `, deltas on NATS ${env.AGIO_NATS_URL}` : ''}`);
   await worker.run();
   await connection.close();
   await closeLane();

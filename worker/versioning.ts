@@ -16,6 +16,13 @@ export interface VersioningOptions {
    * after checking it, e.g. with `agio replay-check`.
    */
   makeCurrent?: boolean;
+  /**
+   * pinned (default): a run finishes on the version it started on, moving only at continue-as-new, so the previous
+   * version's workers must run until it drains. auto_upgrade: runs follow the current version at their next workflow
+   * task (their histories must replay on the new code: patch changes, check with `agio replay-check`), for a single
+   * process that cannot keep the previous release running (`agio serve`).
+   */
+  behavior?: 'pinned' | 'auto_upgrade';
 }
 
 /** A build id from the workflow code: the first 12 hex digits of its SHA-256, so only a change of workflow code makes a new version. */

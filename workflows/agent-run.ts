@@ -4,7 +4,7 @@ import { CancellationScope, continueAsNew, isCancellation, makeContinueAsNewFunc
 import { AgentRunInput, EXIT_LOOP_TOOL, ZERO_USAGE, addUsage, jsonBytes, splitTools, stepToMessage, type AgentToolSpec, type ChatMessage, type Escalation, type RunOutput, type Step, type TerminationReason, type ToolSpec } from '../common';
 import { Approvals } from './approvals';
 import { RunControl } from './control';
-import { UPGRADE_PATCH, targetVersionChanged } from './upgrade';
+import { UPGRADE_PATCH } from './upgrade';
 import { escalationFromOutput, exitLoopStep } from './escalation';
 import { withSpentUsage } from './agent-tool';
 import { CARRY_OVER_PATCH, carriedInput, compactSteps, fittingInput } from './carry-over';
@@ -179,7 +179,7 @@ export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
     const continueAsNewNow = async (): Promise<never> => {
       const carry = patched(CARRY_OVER_PATCH);
       if (carry) await recorder.flush(steps);
-      await control.beforeContinueAsNew(upgrades ? targetVersionChanged : undefined);
+      await control.beforeContinueAsNew(upgrades ? control.upgradeWanted : undefined);
       if (!carry) await recorder.flush(steps);
       const paused = upgrades ? control.carriedPause() : undefined;
       const next = (carried: Step[]): AgentRunInput => ({ ...input, ...(carry ? { input: carriedInput(input.input) as AgentRunInput['input'] } : {}), context, resume: { steps: carried, ...run, startedAt, history, wire: wire?.snapshot(), ...(wire ? { loggedOffset: recorder.eventLog.loggedOffset } : {}), ...(carry ? { approvals: approvals.carried() } : {}), ...(paused ? { paused } : {}) } });
@@ -188,7 +188,7 @@ export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
     };
     for (;;) {
       // A paused run parks here; a newer worker version becoming current moves it there, still paused.
-      if (upgrades && (await control.safePoint(targetVersionChanged)) === 'upgrade') await continueAsNewNow();
+      if (upgrades && (await control.safePoint(control.upgradeWanted)) === 'upgrade') await continueAsNewNow();
       const step = await askModel([...specs.keys(), ...inlineTools.map((t) => t.name)]);
       const next = decideNext(step, run.modelCalls, run.usage, context.limits);
       if (next.kind === 'final_output') {
@@ -236,7 +236,7 @@ export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
         break;
       }
       // Between steps nothing is in flight; park here if paused, and let handlers finish so no published batch is lost.
-      if (workflowInfo().continueAsNewSuggested || run.modelCalls - modelCallsAtStart >= context.limits.continueAsNewAfterModelCalls || (upgrades && targetVersionChanged())) {
+      if (workflowInfo().continueAsNewSuggested || run.modelCalls - modelCallsAtStart >= context.limits.continueAsNewAfterModelCalls || (upgrades && control.upgradeWanted())) {
         await continueAsNewNow();
       }
     }

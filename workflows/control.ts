@@ -3,7 +3,8 @@
 // condition: no timer, no polling, no worker CPU.
 import { allHandlersFinished, condition, getExternalWorkflowHandle, log, setHandler, workflowInfo, type ChildWorkflowHandle } from '@temporalio/workflow';
 import type { Emitter } from './emitter';
-import { childParkedSignal, pauseSignal, pauseUpdate, resumeSignal, resumeUpdate, type ControlRequest, type ControlState } from './messages';
+import { childParkedSignal, pauseSignal, pauseUpdate, resumeSignal, resumeUpdate, upgradeSignal, type ControlRequest, type ControlState } from './messages';
+import { targetVersionChanged } from './upgrade';
 
 /** Pause state, safe points and the children to forward control to. */
 export class RunControl {
@@ -20,6 +21,8 @@ export class RunControl {
 
   /** A run that continued as new while paused starts parked, without announcing the pause a second time. */
   private carriedPark = false;
+  /** An operator asked the run to move to the current worker version (see upgradeSignal). */
+  private upgradeRequested = false;
 
   /** `parentRunId`: the workflow to tell when this run is (no longer) parked; `paused`: a pause carried from the previous run. */
   constructor(
@@ -38,6 +41,9 @@ export class RunControl {
       this.report();
     });
     setHandler(pauseSignal, (req) => this.pause(req));
+    setHandler(upgradeSignal, () => {
+      this.upgradeRequested = true;
+    });
     setHandler(resumeSignal, (req) => this.resume(req));
     setHandler(
       pauseUpdate,
@@ -100,6 +106,9 @@ export class RunControl {
       if (!this.paused) return;
     }
   }
+
+  /** Whether the run should move to the current worker version: a newer one is current, or an operator asked. */
+  readonly upgradeWanted = (): boolean => this.upgradeRequested || targetVersionChanged();
 
   /** The pause to carry into a new run (a run continuing as new while paused), if paused. */
   carriedPause(): ControlRequest | undefined {

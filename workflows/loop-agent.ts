@@ -6,7 +6,7 @@ import type { Escalation, LoopPosition, RunOutput, WorkflowAgentRunInput } from 
 import { applyOutput, runSubAgent } from './sub-agents';
 import { spentBudget } from './decisions';
 import { addRunUsage, runWorkflowAgent } from './workflow-agent';
-import { UPGRADE_PATCH, targetVersionChanged } from './upgrade';
+import { UPGRADE_PATCH } from './upgrade';
 
 /** Runs a loop agent. */
 export async function loopAgentRun(raw: WorkflowAgentRunInput): Promise<RunOutput> {
@@ -42,7 +42,7 @@ export async function loopAgentRun(raw: WorkflowAgentRunInput): Promise<RunOutpu
       run.progress = { timesLooped: position.timesLooped };
       const every = spec.continueAsNewEvery;
       const more = max === 0 || position.timesLooped < max;
-      if (workflowInfo().continueAsNewSuggested || (every && position.timesLooped - startedAt >= every && more) || (upgrades && more && targetVersionChanged())) {
+      if (workflowInfo().continueAsNewSuggested || (every && position.timesLooped - startedAt >= every && more) || (upgrades && more && control.upgradeWanted())) {
         // Between iterations no child or activity is in flight: park here if paused (a pause does not carry over to
         // the new run), and let handlers finish so no event batch is lost.
         await control.beforeContinueAsNew();

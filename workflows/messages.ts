@@ -54,6 +54,12 @@ export const pauseUpdate = defineUpdate<ControlState, [ControlRequest]>('pause')
 /** Resume and return the new control state (update). */
 export const resumeUpdate = defineUpdate<ControlState, [ControlRequest]>('resume');
 
+/**
+ * Move to the deployment's current worker version at the next safe point (sent by `agio versions set-current` to runs
+ * pinned to an older version): a paused run moves at once, still paused; others at the end of their turn or iteration.
+ */
+export const upgradeSignal = defineSignal('agio.upgrade');
+
 /** A child tells its parent whether it is parked, so the parent's pause update knows when the tree is. */
 export const childParkedSignal = defineSignal<[{ childId: string; parked: boolean }]>('childParked');
 

@@ -33,7 +33,7 @@ export interface TestWorker extends AgioWorker {
   stop(): Promise<void>;
 }
 
-/** Starts an Agio worker on a fresh task queue (unless one is given) with the test bundle. */
+/** Starts an Agio worker on a fresh task queue (unless one is given) with the test bundle (unless another is given). */
 export async function startTestWorker(opts: Omit<CreateWorkerOptions, 'connection'> & { connection?: NativeConnection }): Promise<TestWorker> {
   quietRuntime();
   const connection = opts.connection ?? (await NativeConnection.connect({ address: testEnv('temporalAddress') }));
@@ -43,7 +43,7 @@ export async function startTestWorker(opts: Omit<CreateWorkerOptions, 'connectio
     connection,
     taskQueue: opts.taskQueue ?? `test-${randomUUID()}`,
     workspaceRoot,
-    workflowBundle: { codePath: testEnv('workflowBundle') },
+    workflowBundle: opts.workflowBundle ?? { codePath: testEnv('workflowBundle') },
     workerOptions: { shutdownGraceTime: '1s', ...opts.workerOptions },
   });
   const running = created.worker.run();
