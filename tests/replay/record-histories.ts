@@ -1,179 +1,50 @@
-// Records the histories the replay tests use: `npm run record-histories` runs each scenario whose file does not
-// exist yet on a fresh dev server with the scripted model and writes its history as JSON (`-- --all` records every
-// one again). Histories recorded by older code are the point of replay tests: re-record only for deliberate changes.
-import { Client, Connection } from '@temporalio/client';
+// Records the histories the replay tests use: `npm run record-histories` runs, on a fresh dev server with the scripted
+// model, each scenario with a history missing from the current release's directory (histories/<package.json version>)
+// and writes its histories as JSON (`-- --all` records all of them again). Earlier releases' directories are never
+// written: histories recorded by older code are the point of replay tests.
+import { Client, Connection, type WorkflowHandle, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { NativeConnection } from '@temporalio/worker';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { asTool, defineAgent, loopAgent, parallelAgent, sequentialAgent, workflowTypeFor, type AnyAgentSpec } from '../../common';
+import { AgioClient } from '../../client/agio-client';
+import { workflowTypeFor } from '../../common';
 import { createWorker } from '../../worker/create-worker';
 import { startTemporalDevServer } from '../../worker/dev-server/temporal-server';
-import { ScriptedModelServer, text, toolCall, toolCalls } from '../../worker/dev-server/scripted-model-server';
+import { ScriptedModelServer } from '../../worker/dev-server/scripted-model-server';
+import { currentRelease, releaseDir } from './fixtures';
+import { longLivedScenarios } from './long-lived-scenarios';
+import { recordingsOf, workflowIdOf, type Execution, type Scenario } from './scenario';
+import { shortLivedScenarios } from './short-lived-scenarios';
 
-/** One recorded scenario: a workflow run and the model turns it needs. */
-interface Scenario {
-  file: string;
-  workflowId: string;
-  script: (model: ScriptedModelServer) => void;
-  args: [{ agent: AnyAgentSpec; input: string; context?: unknown }];
-}
-
-/** An LLM sub-agent whose requests the scripted model recognises by its instructions. */
-const member = (name: string) => defineAgent({ name, instructions: `You are ${name}.`, tools: ['ls'] });
-
-const scenarios: Scenario[] = [
-  {
-    file: 'agent-run-parallel-tools.json',
-    workflowId: 'replay-agent-run-parallel-tools',
-    script: (model) =>
-      model.script(
-        toolCalls([toolCall('file_write', { path: 'a.txt', content: 'alpha' }), toolCall('file_write', { path: 'b.txt', content: 'beta' })]),
-        toolCalls([toolCall('file_read', { path: 'a.txt' }), toolCall('ls', {})]),
-        text('Wrote a.txt and b.txt.'),
-      ),
-    args: [{ agent: defineAgent({ name: 'writer', instructions: 'Write files.', tools: ['file_write', 'file_read', 'ls'] }), input: 'write two files' }],
-  },
-  {
-    // Quick tools as local activities, and the root's event log with its tail written after the terminal event.
-    file: 'agent-run-event-log.json',
-    workflowId: 'replay-agent-run-event-log',
-    script: (model) => model.script(toolCalls([toolCall('ls', {}), toolCall('file_write', { path: 'c.txt', content: 'gamma' })]), toolCalls([toolCall('file_read', { path: 'c.txt' })]), text('c.txt says gamma.')),
-    args: [{ agent: defineAgent({ name: 'reader', instructions: 'Read files.', tools: ['ls', 'file_write', 'file_read'] }), input: 'write and read c.txt' }],
-  },
-  {
-    // The same run on the lean step path: tools resolved locally, a turn's steps riding on the next model call.
-    file: 'agent-run-lean-steps.json',
-    workflowId: 'replay-agent-run-lean-steps',
-    script: (model) => model.script(toolCalls([toolCall('ls', {}), toolCall('file_write', { path: 'c.txt', content: 'gamma' })]), toolCalls([toolCall('file_read', { path: 'c.txt' })]), text('c.txt says gamma.')),
-    args: [{ agent: defineAgent({ name: 'reader', instructions: 'Read files.', tools: ['ls', 'file_write', 'file_read'] }), input: 'write and read c.txt' }],
-  },
-  {
-    // An agent used as a tool (a child workflow), and a conversation passed to callModel by reference.
-    file: 'agent-run-agent-tool.json',
-    workflowId: 'replay-agent-run-agent-tool',
-    script: (model) => {
-      model.scriptFor('You are the lead.', toolCalls([toolCall('helper', { task: 'look around' }, { id: 'call_helper' })]), text('The helper looked around.'));
-      model.scriptFor('You are helper.', toolCalls([toolCall('ls', {})]), text('Nothing much here.'));
-    },
-    args: [{ agent: defineAgent({ name: 'lead', instructions: 'You are the lead.', tools: [asTool(member('helper'), { description: 'Looks around.' })] }), input: 'what is there?', context: { limits: { inlineModelInputBytes: 0 } } }],
-  },
-  {
-    // An agent used as a tool on the lean step path: the child's patch markers come first in its history too.
-    file: 'agent-run-agent-tool-lean-steps.json',
-    workflowId: 'replay-agent-run-agent-tool-lean-steps',
-    script: (model) => {
-      model.scriptFor('You are the lead.', toolCalls([toolCall('helper', { task: 'look around' }, { id: 'call_helper' })]), text('The helper looked around.'));
-      model.scriptFor('You are helper.', toolCalls([toolCall('ls', {})]), text('Nothing much here.'));
-    },
-    args: [{ agent: defineAgent({ name: 'lead', instructions: 'You are the lead.', tools: [asTool(member('helper'), { description: 'Looks around.' })] }), input: 'what is there?' }],
-  },
-  {
-    // A conversation compacted near its (lowered) threshold: older file contents stored and replaced by references.
-    file: 'agent-run-compaction.json',
-    workflowId: 'replay-agent-run-compaction',
-    script: (model) =>
-      model.script(
-        ...[0, 1, 2].map((i) => toolCalls([toolCall('file_write', { path: `f${i}.txt`, content: String(i).repeat(3000) }, { id: `call_write_${i}` })])),
-        text('Wrote three files.'),
-      ),
-    args: [{ agent: defineAgent({ name: 'writer', instructions: 'Write files.', tools: ['file_write', 'get_tool_result'] }), input: 'write three files', context: { limits: { compactModelInputBytes: 5000 } } }],
-  },
-  {
-    // A model call retried through an outage (the retry window, MODEL_UNAVAILABLE from the third attempt).
-    file: 'agent-run-outage.json',
-    workflowId: 'replay-agent-run-outage',
-    script: (model) => {
-      const unavailable = { error: { status: 503, body: { error: { message: 'overloaded' } }, headers: { 'retry-after-ms': '100' } } };
-      model.script(unavailable, unavailable, unavailable, text('back'));
-    },
-    args: [{ agent: defineAgent({ name: 'patient', instructions: 'Wait.' }), input: 'hello' }],
-  },
-  {
-    // Agent tools with deadlines kept by the parent: one child finishes in time, the other is cancelled at its timeout.
-    file: 'agent-run-agent-tool-deadline.json',
-    workflowId: 'replay-agent-run-agent-tool-deadline',
-    script: (model) => {
-      model.scriptFor('You are the lead.', toolCalls([toolCall('quick', { task: 'q' }, { id: 'call_quick' }), toolCall('slow', { task: 's' }, { id: 'call_slow' })]), text('One answered.'));
-      model.scriptFor('You are quick.', text('done'));
-      model.scriptFor('You are slow.', text('too late', { hangMs: 4000 }));
-    },
-    args: [
-      {
-        agent: defineAgent({
-          name: 'lead',
-          instructions: 'You are the lead.',
-          tools: [asTool(member('quick'), { description: 'Quick.', timeoutMs: 60_000 }), asTool(member('slow'), { description: 'Slow.', timeoutMs: 1500 })],
-        }),
-        input: 'ask both',
-      },
-    ],
-  },
-  {
-    file: 'loop-agent.json',
-    workflowId: 'replay-loop-agent',
-    script: (model) => {
-      model.scriptFor('You are drafter.', text('draft 1'), text('draft 2'));
-      model.scriptFor('You are critic.', toolCalls([toolCall('ls', {})]), text('better'), text('good'));
-    },
-    args: [{ agent: loopAgent({ name: 'refine', maxIterations: 2, subAgents: [member('drafter'), member('critic')] }), input: 'write a line' }],
-  },
-  {
-    // A loop that continues as new as the root: its event log written before it continues and when it ends.
-    file: 'loop-agent-event-log.json',
-    workflowId: 'replay-loop-agent-event-log',
-    script: (model) => {
-      model.scriptFor('You are drafter.', text('draft 1'), text('draft 2'));
-      model.scriptFor('You are critic.', text('better'), text('good'));
-    },
-    args: [{ agent: loopAgent({ name: 'refine', maxIterations: 2, continueAsNewEvery: 1, subAgents: [member('drafter'), member('critic')] }), input: 'write a line' }],
-  },
-  {
-    file: 'sequential-agent.json',
-    workflowId: 'replay-sequential-agent',
-    script: (model) => {
-      model.scriptFor('You are researcher.', toolCalls([toolCall('ls', {})]), text('facts'));
-      model.scriptFor('You are writer.', text('an article'));
-    },
-    args: [{ agent: sequentialAgent({ name: 'pipeline', subAgents: [member('researcher'), member('writer')] }), input: 'otters' }],
-  },
-  {
-    file: 'parallel-agent.json',
-    workflowId: 'replay-parallel-agent',
-    script: (model) => {
-      model.scriptFor('You are north.', toolCalls([toolCall('ls', {})]), text('clear'));
-      model.scriptFor('You are south.', text('rain'));
-    },
-    args: [{ agent: parallelAgent({ name: 'forecast', subAgents: [member('north'), member('south')] }), input: 'weather?' }],
-  },
-];
+const TASK_QUEUE = 'record';
+const scenarios: Scenario[] = [...shortLivedScenarios, ...longLivedScenarios];
 
 async function main(): Promise<void> {
+  const dir = releaseDir(currentRelease());
+  const recorded = (s: Scenario) => recordingsOf(s).every((r) => fs.existsSync(path.join(dir, `${r.name}.json`)));
+  const missing = scenarios.filter((s) => process.argv.includes('--all') || !recorded(s));
+  if (!missing.length) return console.log(`every scenario is recorded in ${path.relative(process.cwd(), dir)}`);
+  fs.mkdirSync(dir, { recursive: true });
+
   const temporal = await startTemporalDevServer();
   const model = await ScriptedModelServer.start();
   const nativeConnection = await NativeConnection.connect({ address: temporal.address });
   const connection = await Connection.connect({ address: temporal.address });
   const client = new Client({ connection });
-  const { worker } = await createWorker({
+  const agio = new AgioClient(client, { taskQueue: TASK_QUEUE });
+  const { worker, current } = await createWorker({
     connection: nativeConnection,
-    taskQueue: 'record',
+    taskQueue: TASK_QUEUE,
     model: { baseURL: model.baseURL, apiKey: 'test', defaultModel: 'scripted' },
     workspaceRoot: fs.mkdtempSync(path.join(os.tmpdir(), 'agio-record-')),
   });
   try {
     await worker.runUntil(async () => {
-      for (const scenario of scenarios) {
-        const file = path.join(__dirname, 'histories', scenario.file);
-        if (fs.existsSync(file) && !process.argv.includes('--all')) continue;
-        scenario.script(model);
-        const type = workflowTypeFor(scenario.args[0].agent.kind);
-        const handle = await client.workflow.start(type, { taskQueue: 'record', workflowId: scenario.workflowId, args: scenario.args });
-        await handle.result();
-        const history = await handle.fetchHistory();
-        fs.writeFileSync(file, JSON.stringify(JSON.parse(historyToJSON(history)), null, 1) + '\n');
-        console.log(`recorded ${scenario.file} (${history.events?.length} events)`);
-      }
+      // Runs start on the worker's version once it is current (as they would in production).
+      await current;
+      for (const scenario of missing) await record(scenario, dir, client, agio, model);
     });
   } finally {
     await connection.close();
@@ -181,6 +52,36 @@ async function main(): Promise<void> {
     await model.close();
     await temporal.stop();
   }
+}
+
+/** Runs one scenario to its end and writes its histories; fails if it ends otherwise or leaves model turns unused. */
+async function record(scenario: Scenario, dir: string, client: Client, agio: AgioClient, model: ScriptedModelServer): Promise<void> {
+  model.reset();
+  scenario.script(model);
+  const workflowId = workflowIdOf(scenario);
+  const type = workflowTypeFor(scenario.args[0].agent.kind);
+  const handle = await client.workflow.start(type, { taskQueue: TASK_QUEUE, workflowId, args: scenario.args });
+  const ended = handle.result().catch(() => undefined); // how it ended is read below
+  await Promise.all([scenario.drive?.(agio.getHandle(workflowId), model), ended]);
+  const status = (await handle.describe()).status.name.toLowerCase();
+  const expected = scenario.ends ?? 'completed';
+  if (status !== expected) throw new Error(`${scenario.name}: the run ended ${status}, not ${expected}`);
+  if (model.pending() || model.unexpected.length) {
+    throw new Error(`${scenario.name}: ${model.pending()} scripted model turns unused, ${model.unexpected.length} requests unexpected`);
+  }
+
+  for (const recording of recordingsOf(scenario)) {
+    const history = await executionHandle(client, handle, recording.of).fetchHistory();
+    fs.writeFileSync(path.join(dir, `${recording.name}.json`), JSON.stringify(JSON.parse(historyToJSON(history)), null, 1) + '\n');
+    console.log(`recorded ${recording.name}.json (${history.events?.length} events)`);
+  }
+}
+
+/** The handle of one execution of a scenario's run. */
+function executionHandle(client: Client, root: WorkflowHandleWithFirstExecutionRunId, of: Execution): WorkflowHandle {
+  if (of === 'first run') return client.workflow.getHandle(root.workflowId, root.firstExecutionRunId);
+  if (of === 'last run') return client.workflow.getHandle(root.workflowId);
+  return client.workflow.getHandle(`${root.workflowId}/${of.child}`);
 }
 
 main().catch((err) => {

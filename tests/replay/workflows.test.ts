@@ -1,103 +1,129 @@
-// Replays recorded histories of every workflow type (agentRun, loop, sequential and parallel agents) against
-// today's workflow code: a change that breaks determinism fails here. `npm run record-histories` records them.
+// Replays every recorded history of every release (histories/<version>/, see README.md) against today's workflow code:
+// a change that breaks the runs an earlier release started fails here. `npm run record-histories` records them.
 import { DeterminismViolationError } from '@temporalio/workflow';
-import { Worker, DefaultLogger, Runtime } from '@temporalio/worker';
-import fs from 'node:fs';
-import path from 'node:path';
+import { Worker, DefaultLogger, Runtime, bundleWorkflowCode } from '@temporalio/worker';
+import { quietBundlerLogger, workflowBundlerOptions } from '../../worker/workflow-bundle-options';
+import { allFixtures, workflowIdOf, type Fixture } from './fixtures';
+import { activityTypes, childIds, closingEvent, eventTypes, localActivityTypes, patchIds, signalsSent, workflowType } from './recorded-history';
 
-interface RecordedHistory {
-  events: {
-    markerRecordedEventAttributes?: { markerName?: string; details?: Record<string, { payloads?: { data?: unknown }[] }> };
-    workflowExecutionStartedEventAttributes?: { workflowType?: { name?: string } };
-    activityTaskScheduledEventAttributes?: { activityType?: { name?: string } };
-    startChildWorkflowExecutionInitiatedEventAttributes?: { workflowId?: string };
-  }[];
-}
-
-const history = (file: string): RecordedHistory => JSON.parse(fs.readFileSync(path.join(__dirname, 'histories', file), 'utf8'));
-const workflowType = (h: RecordedHistory) => h.events[0].workflowExecutionStartedEventAttributes?.workflowType?.name;
-const childIds = (h: RecordedHistory) => h.events.flatMap((e) => e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId ?? []);
-/** The patches a history recorded, in order. */
-const patchIds = (h: RecordedHistory): string[] =>
-  h.events.flatMap((e) => {
-    const attrs = e.markerRecordedEventAttributes;
-    if (attrs?.markerName !== 'core_patch') return [];
-    const data = attrs.details?.['patch-data']?.payloads?.[0]?.data;
-    return [(JSON.parse(Buffer.from(data as string, 'base64').toString('utf8')) as { id: string }).id];
-  });
-/** The types of the local activities a history recorded, in order. */
-const localActivityTypes = (h: RecordedHistory): string[] =>
-  h.events.flatMap((e) => {
-    const data = e.markerRecordedEventAttributes?.details?.data?.payloads?.[0]?.data;
-    return data ? [(JSON.parse(Buffer.from(data as unknown as string, 'base64').toString('utf8')) as { activity_type: string }).activity_type] : [];
-  });
-const replay = (file: string, workflowId: string) => Worker.runReplayHistory({ workflowsPath: require.resolve('../../workflows') }, history(file), workflowId);
+const fixtures = allFixtures();
+const fixture = (id: string): Fixture => {
+  const found = fixtures.find((f) => `${f.release}/${f.name}` === id);
+  if (!found) throw new Error(`no recorded history ${id}`);
+  return found;
+};
+const history = (id: string) => fixture(id).history;
+/** The patch under which 0.2.0's runs move to a newer worker version at continue-as-new (a patch id never changes). */
+const UPGRADE_PATCH = 'agio-upgrade-on-continue-as-new';
+const childrenOf = (id: string) => childIds(history(id)).map((c) => c.slice(workflowIdOf(fixture(id), fixtures).length + 1));
 
 describe('workflow replay', () => {
   jest.setTimeout(120_000);
-  beforeAll(() => {
+  let code: string;
+  beforeAll(async () => {
     try {
       Runtime.install({ logger: new DefaultLogger('ERROR') });
     } catch {
       // installed by another test file in this process
     }
+    // Bundled once, as a worker bundles it, rather than once per history.
+    const workflowsPath = require.resolve('../../workflows');
+    code = (await bundleWorkflowCode({ workflowsPath, ...workflowBundlerOptions, logger: quietBundlerLogger })).code;
   });
 
-  it('replays a recorded run with parallel tool calls without a determinism error', async () => {
-    const recorded = history('agent-run-parallel-tools.json');
-    const scheduled = recorded.events.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'runTool');
-    expect(scheduled).toHaveLength(4);
-    await expect(replay('agent-run-parallel-tools.json', 'replay-agent-run-parallel-tools')).resolves.toBeUndefined();
+  it('finds the histories of every release', () => {
+    expect(new Set(fixtures.map((f) => f.release)).size).toBeGreaterThanOrEqual(2);
+    expect(fixtures.length).toBeGreaterThanOrEqual(22);
   });
 
-  it('replays a run with quick tools as local activities and its event log tail written after the terminal event', async () => {
-    const recorded = history('agent-run-event-log.json');
+  it.each(fixtures.map((f) => [`${f.release}/${f.name}`, f] as const))('replays %s without a determinism error', async (_id, f) => {
+    await expect(Worker.runReplayHistory({ workflowBundle: { code } }, f.history, workflowIdOf(f, fixtures))).resolves.toBeUndefined();
+  });
+
+  it('fails replay when the workflow code changes the commands it issues', async () => {
+    const f = fixture('0.1.0/agent-run-parallel-tools');
+    const replay = Worker.runReplayHistory({ workflowsPath: require.resolve('../fixtures/changed-workflows') }, f.history, workflowIdOf(f, fixtures));
+    await expect(replay).rejects.toThrow(DeterminismViolationError);
+  });
+});
+
+// What the histories hold: a re-recording that no longer takes the path a history is kept for fails here by name.
+describe('the 0.1.0 histories', () => {
+  it('parallel tool calls: four runTool activities', () => {
+    expect(activityTypes(history('0.1.0/agent-run-parallel-tools')).filter((t) => t === 'runTool')).toHaveLength(4);
+  });
+
+  it('quick tools as local activities, the event log tail written after the terminal event', () => {
+    const recorded = history('0.1.0/agent-run-event-log');
     const markers = recorded.events.flatMap((e) => e.markerRecordedEventAttributes?.markerName ?? []);
-    const activities = recorded.events.flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
     expect(markers[0]).toBe('core_patch');
     expect(markers.filter((m) => m === 'core_local_activity').length).toBeGreaterThanOrEqual(4);
-    expect(activities).toEqual(['resolveTools', 'callModel', 'runTool', 'callModel', 'callModel', 'logEvents']);
-    await expect(replay('agent-run-event-log.json', 'replay-agent-run-event-log')).resolves.toBeUndefined();
+    expect(activityTypes(recorded)).toEqual(['resolveTools', 'callModel', 'runTool', 'callModel', 'callModel', 'logEvents']);
   });
 
-  it('replays a run on the lean step path: tools resolved locally, turns riding on model calls, one local write at its end', async () => {
-    const localTypes = localActivityTypes(history('agent-run-lean-steps.json'));
-    expect(localTypes).toEqual(['recordRun', 'resolveTools', 'runTool', 'runTool', 'persistSteps', 'recordRun']);
-    await expect(replay('agent-run-lean-steps.json', 'replay-agent-run-lean-steps')).resolves.toBeUndefined();
+  it('the lean step path: tools resolved locally, turns riding on model calls, one local write at its end', () => {
+    const local = localActivityTypes(history('0.1.0/agent-run-lean-steps'));
+    expect(local).toEqual(['recordRun', 'resolveTools', 'runTool', 'runTool', 'persistSteps', 'recordRun']);
   });
 
   it.each([
-    ['agent-run-agent-tool.json', 'replay-agent-run-agent-tool', 'agentRun', ['tool/call_helper']],
-    ['agent-run-agent-tool-lean-steps.json', 'replay-agent-run-agent-tool-lean-steps', 'agentRun', ['tool/call_helper']],
-    ['loop-agent.json', 'replay-loop-agent', 'loopAgentRun', ['loop-0/0-drafter', 'loop-0/1-critic', 'loop-1/0-drafter', 'loop-1/1-critic']],
+    ['agent-run-agent-tool', 'agentRun', ['tool/call_helper']],
+    ['agent-run-agent-tool-lean-steps', 'agentRun', ['tool/call_helper']],
+    ['loop-agent', 'loopAgentRun', ['loop-0/0-drafter', 'loop-0/1-critic', 'loop-1/0-drafter', 'loop-1/1-critic']],
     // The last run of a loop that continued as new after each iteration, writing its event log as a root.
-    ['loop-agent-event-log.json', 'replay-loop-agent-event-log', 'loopAgentRun', ['loop-1/0-drafter', 'loop-1/1-critic']],
-    ['sequential-agent.json', 'replay-sequential-agent', 'sequentialAgentRun', ['seq/0-researcher', 'seq/1-writer']],
-    ['parallel-agent.json', 'replay-parallel-agent', 'parallelAgentRun', ['branch/0-north', 'branch/1-south']],
-  ])('replays %s (workflow %s, type %s, with its child workflows) without a determinism error', async (file, workflowId, type, children) => {
-    const recorded = history(file);
-    expect(workflowType(recorded)).toBe(type);
-    expect(childIds(recorded)).toEqual(children.map((c) => `${workflowId}/${c}`));
-    await expect(replay(file, workflowId)).resolves.toBeUndefined();
+    ['loop-agent-event-log', 'loopAgentRun', ['loop-1/0-drafter', 'loop-1/1-critic']],
+    ['sequential-agent', 'sequentialAgentRun', ['seq/0-researcher', 'seq/1-writer']],
+    ['parallel-agent', 'parallelAgentRun', ['branch/0-north', 'branch/1-south']],
+  ])('%s: %s with its child workflows', (name, type, children) => {
+    expect(workflowType(history(`0.1.0/${name}`))).toBe(type);
+    expect(childrenOf(`0.1.0/${name}`)).toEqual(children);
   });
 
   it.each([
     // Compaction: a local write of the compacted contents, then CONTEXT_COMPACTED, before the next model call.
-    ['agent-run-compaction.json', 'replay-agent-run-compaction', 'agio-compaction', []],
+    ['agent-run-compaction', 'agio-compaction', []],
     // A model call retried through an outage within the run's retry window.
-    ['agent-run-outage.json', 'replay-agent-run-outage', 'agio-model-retry-window', []],
+    ['agent-run-outage', 'agio-model-retry-window', []],
     // Agent tools whose deadlines the parent keeps: one in time, one cancelled by the parent's timer.
-    ['agent-run-agent-tool-deadline.json', 'replay-agent-run-agent-tool-deadline', 'agio-agent-tool-deadline', ['tool/call_quick', 'tool/call_slow']],
-  ])('replays %s (workflow %s), recorded under its patch %s, without a determinism error', async (file, workflowId, patch, children) => {
-    const recorded = history(file);
+    ['agent-run-agent-tool-deadline', 'agio-agent-tool-deadline', ['tool/call_quick', 'tool/call_slow']],
+  ])('%s: recorded under its patch %s', (name, patch, children) => {
+    const recorded = history(`0.1.0/${name}`);
     expect(patchIds(recorded)).toContain(patch);
     if (patch === 'agio-compaction') expect(localActivityTypes(recorded)).toContain('storeCompacted');
-    expect(childIds(recorded)).toEqual(children.map((c) => `${workflowId}/${c}`));
-    await expect(replay(file, workflowId)).resolves.toBeUndefined();
+    expect(childrenOf(`0.1.0/${name}`)).toEqual(children);
+  });
+});
+
+describe('the 0.2.0 histories of long-lived runs', () => {
+  it.each([
+    // name, workflow type, how it closed, events it must hold (without EVENT_TYPE_), child workflows
+    ['agent-run-paused', 'agentRun', 'WORKFLOW_EXECUTION_COMPLETED', ['WORKFLOW_EXECUTION_UPDATE_ACCEPTED', 'WORKFLOW_EXECUTION_SIGNALED'], []],
+    ['agent-run-approval-wait', 'agentRun', 'WORKFLOW_EXECUTION_COMPLETED', ['WORKFLOW_EXECUTION_UPDATE_ACCEPTED', 'WORKFLOW_EXECUTION_UPDATE_COMPLETED'], []],
+    ['agent-run-approval-timeout', 'agentRun', 'WORKFLOW_EXECUTION_COMPLETED', ['TIMER_STARTED', 'TIMER_FIRED'], []],
+    ['agent-run-continue-as-new', 'agentRun', 'WORKFLOW_EXECUTION_CONTINUED_AS_NEW', [], []],
+    ['agent-run-continued', 'agentRun', 'WORKFLOW_EXECUTION_COMPLETED', [], []],
+    ['agent-run-cancelled', 'agentRun', 'WORKFLOW_EXECUTION_CANCELED', ['WORKFLOW_EXECUTION_CANCEL_REQUESTED', 'ACTIVITY_TASK_CANCEL_REQUESTED'], []],
+    ['agent-run-failed', 'agentRun', 'WORKFLOW_EXECUTION_FAILED', ['ACTIVITY_TASK_FAILED'], []],
+    ['agent-run-lead', 'agentRun', 'WORKFLOW_EXECUTION_COMPLETED', ['CHILD_WORKFLOW_EXECUTION_COMPLETED'], ['tool/call_scout']],
+    ['agent-run-child', 'agentRun', 'WORKFLOW_EXECUTION_COMPLETED', ['SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED'], []],
+    ['loop-agent-continue-as-new', 'loopAgentRun', 'WORKFLOW_EXECUTION_CONTINUED_AS_NEW', [], ['loop-0/0-drafter', 'loop-0/1-critic']],
+  ])('%s: %s recorded under the upgrade patch, closing with %s', (name, type, closing, holds, children) => {
+    const recorded = history(`0.2.0/${name}`);
+    expect(workflowType(recorded)).toBe(type);
+    expect(patchIds(recorded)).toContain(UPGRADE_PATCH);
+    expect(closingEvent(recorded)).toBe(closing);
+    expect(eventTypes(recorded)).toEqual(expect.arrayContaining(holds));
+    expect(childrenOf(`0.2.0/${name}`)).toEqual(children);
   });
 
-  it('fails replay when the workflow code changes the commands it issues', async () => {
-    const replay = Worker.runReplayHistory({ workflowsPath: require.resolve('../fixtures/changed-workflows') }, history('agent-run-parallel-tools.json'), 'replay-agent-run-parallel-tools');
-    await expect(replay).rejects.toThrow(DeterminismViolationError);
+  it('the continued run follows the first run of its chain', () => {
+    expect(workflowIdOf(fixture('0.2.0/agent-run-continued'), fixtures)).toBe('replay-agent-run-continue-as-new');
+  });
+
+  it("the child's history publishes its events to the root by signal", () => {
+    expect(workflowIdOf(fixture('0.2.0/agent-run-child'), fixtures)).toBe('replay-agent-run-lead/tool/call_scout');
+    const sent = signalsSent(history('0.2.0/agent-run-child'));
+    expect(sent.length).toBeGreaterThan(0);
+    expect(sent.every(([, target]) => target === 'replay-agent-run-lead')).toBe(true);
   });
 });

@@ -1,0 +1,51 @@
+// What a recorded scenario is: a run started on the scripted model, what an operator does while it runs, how it ends
+// and which of its executions are written as histories. record-histories.ts runs them; the scenario files list them.
+import type { RunHandle } from '../../client/agio-client';
+import { defineAgent, type AgentSpec, type AgentSpecInput, type AnyAgentSpec, type AgioEvent } from '../../common';
+import type { ScriptedModelServer } from '../../worker/dev-server/scripted-model-server';
+
+/** An execution of a scenario's run: its chain's first or last run, or a child started by that chain (its id under the root's). */
+export type Execution = 'first run' | 'last run' | { child: string };
+
+/** One history a scenario writes: `<name>.json` in the current release's directory. */
+export interface Recording {
+  name: string;
+  of: Execution;
+}
+
+/** One recorded scenario: a workflow run and the model turns it needs. */
+export interface Scenario {
+  /** Names the root's workflow id, `replay-<name>` (the replay test finds a root's id by this rule), and its history file. */
+  name: string;
+  script: (model: ScriptedModelServer) => void;
+  args: [{ agent: AnyAgentSpec; input: string; context?: unknown }];
+  /** What an operator does while the run runs (pause, approve, cancel); the run's end is awaited beside it. */
+  drive?: (run: RunHandle, model: ScriptedModelServer) => Promise<void>;
+  /** How the run ends; anything else fails the recording (default completed). */
+  ends?: 'completed' | 'failed' | 'cancelled';
+  /** The histories to write (default: the root's last run under `name`). */
+  recordings?: Recording[];
+}
+
+/** The workflow id of a scenario's root run. */
+export const workflowIdOf = (scenario: Scenario): string => `replay-${scenario.name}`;
+
+/** The histories a scenario writes. */
+export const recordingsOf = (scenario: Scenario): Recording[] => scenario.recordings ?? [{ name: scenario.name, of: 'last run' }];
+
+/** An LLM sub-agent whose requests the scripted model recognises by its instructions. */
+export const member = (name: string, extra: Partial<AgentSpecInput> = {}): AgentSpec =>
+  defineAgent({ name, instructions: `You are ${name}.`, tools: ['ls'], ...extra });
+
+/** Resolves once `check` holds, polling; rejects after `timeoutMs` naming what it waited for. */
+export async function waitUntil(what: string, check: () => boolean, timeoutMs = 60_000): Promise<void> {
+  for (const deadline = Date.now() + timeoutMs; !check(); await new Promise((r) => setTimeout(r, 50))) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
+  }
+}
+
+/** Resolves once the root's stream holds an event matching `match`. */
+export async function waitForEvent(run: RunHandle, match: (e: AgioEvent) => boolean): Promise<AgioEvent> {
+  for await (const event of run.stream({ maxPollMs: 100 })) if (match(event)) return event;
+  throw new Error(`the stream of ${run.runId} ended without the event awaited`);
+}

@@ -1,0 +1,119 @@
+// The scenarios recorded since release 0.1.0: runs of every workflow type that start, work and complete on one worker
+// (tools, agents as tools, compaction, a model outage, deadlines, loops, sequences, branches).
+import { asTool, defineAgent, loopAgent, parallelAgent, sequentialAgent } from '../../common';
+import { text, toolCall, toolCalls } from '../../worker/dev-server/scripted-model-server';
+import { member, type Scenario } from './scenario';
+
+export const shortLivedScenarios: Scenario[] = [
+  {
+    name: 'agent-run-parallel-tools',
+    script: (model) =>
+      model.script(
+        toolCalls([toolCall('file_write', { path: 'a.txt', content: 'alpha' }), toolCall('file_write', { path: 'b.txt', content: 'beta' })]),
+        toolCalls([toolCall('file_read', { path: 'a.txt' }), toolCall('ls', {})]),
+        text('Wrote a.txt and b.txt.'),
+      ),
+    args: [{ agent: defineAgent({ name: 'writer', instructions: 'Write files.', tools: ['file_write', 'file_read', 'ls'] }), input: 'write two files' }],
+  },
+  {
+    // Quick tools as local activities, and the root's event log with its tail written after the terminal event.
+    name: 'agent-run-event-log',
+    script: (model) => model.script(toolCalls([toolCall('ls', {}), toolCall('file_write', { path: 'c.txt', content: 'gamma' })]), toolCalls([toolCall('file_read', { path: 'c.txt' })]), text('c.txt says gamma.')),
+    args: [{ agent: defineAgent({ name: 'reader', instructions: 'Read files.', tools: ['ls', 'file_write', 'file_read'] }), input: 'write and read c.txt' }],
+  },
+  {
+    // The same run on the lean step path: tools resolved locally, a turn's steps riding on the next model call.
+    name: 'agent-run-lean-steps',
+    script: (model) => model.script(toolCalls([toolCall('ls', {}), toolCall('file_write', { path: 'c.txt', content: 'gamma' })]), toolCalls([toolCall('file_read', { path: 'c.txt' })]), text('c.txt says gamma.')),
+    args: [{ agent: defineAgent({ name: 'reader', instructions: 'Read files.', tools: ['ls', 'file_write', 'file_read'] }), input: 'write and read c.txt' }],
+  },
+  {
+    // An agent used as a tool (a child workflow), and a conversation passed to callModel by reference.
+    name: 'agent-run-agent-tool',
+    script: (model) => {
+      model.scriptFor('You are the lead.', toolCalls([toolCall('helper', { task: 'look around' }, { id: 'call_helper' })]), text('The helper looked around.'));
+      model.scriptFor('You are helper.', toolCalls([toolCall('ls', {})]), text('Nothing much here.'));
+    },
+    args: [{ agent: defineAgent({ name: 'lead', instructions: 'You are the lead.', tools: [asTool(member('helper'), { description: 'Looks around.' })] }), input: 'what is there?', context: { limits: { inlineModelInputBytes: 0 } } }],
+  },
+  {
+    // An agent used as a tool on the lean step path: the child's patch markers come first in its history too.
+    name: 'agent-run-agent-tool-lean-steps',
+    script: (model) => {
+      model.scriptFor('You are the lead.', toolCalls([toolCall('helper', { task: 'look around' }, { id: 'call_helper' })]), text('The helper looked around.'));
+      model.scriptFor('You are helper.', toolCalls([toolCall('ls', {})]), text('Nothing much here.'));
+    },
+    args: [{ agent: defineAgent({ name: 'lead', instructions: 'You are the lead.', tools: [asTool(member('helper'), { description: 'Looks around.' })] }), input: 'what is there?' }],
+  },
+  {
+    // A conversation compacted near its (lowered) threshold: older file contents stored and replaced by references.
+    name: 'agent-run-compaction',
+    script: (model) =>
+      model.script(
+        ...[0, 1, 2].map((i) => toolCalls([toolCall('file_write', { path: `f${i}.txt`, content: String(i).repeat(3000) }, { id: `call_write_${i}` })])),
+        text('Wrote three files.'),
+      ),
+    args: [{ agent: defineAgent({ name: 'writer', instructions: 'Write files.', tools: ['file_write', 'get_tool_result'] }), input: 'write three files', context: { limits: { compactModelInputBytes: 5000 } } }],
+  },
+  {
+    // A model call retried through an outage (the retry window, MODEL_UNAVAILABLE from the third attempt).
+    name: 'agent-run-outage',
+    script: (model) => {
+      const unavailable = { error: { status: 503, body: { error: { message: 'overloaded' } }, headers: { 'retry-after-ms': '100' } } };
+      model.script(unavailable, unavailable, unavailable, text('back'));
+    },
+    args: [{ agent: defineAgent({ name: 'patient', instructions: 'Wait.' }), input: 'hello' }],
+  },
+  {
+    // Agent tools with deadlines kept by the parent: one child finishes in time, the other is cancelled at its timeout.
+    name: 'agent-run-agent-tool-deadline',
+    script: (model) => {
+      model.scriptFor('You are the lead.', toolCalls([toolCall('quick', { task: 'q' }, { id: 'call_quick' }), toolCall('slow', { task: 's' }, { id: 'call_slow' })]), text('One answered.'));
+      model.scriptFor('You are quick.', text('done'));
+      model.scriptFor('You are slow.', text('too late', { hangMs: 4000 }));
+    },
+    args: [
+      {
+        agent: defineAgent({
+          name: 'lead',
+          instructions: 'You are the lead.',
+          tools: [asTool(member('quick'), { description: 'Quick.', timeoutMs: 60_000 }), asTool(member('slow'), { description: 'Slow.', timeoutMs: 1500 })],
+        }),
+        input: 'ask both',
+      },
+    ],
+  },
+  {
+    name: 'loop-agent',
+    script: (model) => {
+      model.scriptFor('You are drafter.', text('draft 1'), text('draft 2'));
+      model.scriptFor('You are critic.', toolCalls([toolCall('ls', {})]), text('better'), text('good'));
+    },
+    args: [{ agent: loopAgent({ name: 'refine', maxIterations: 2, subAgents: [member('drafter'), member('critic')] }), input: 'write a line' }],
+  },
+  {
+    // A loop that continues as new as the root: its event log written before it continues and when it ends.
+    name: 'loop-agent-event-log',
+    script: (model) => {
+      model.scriptFor('You are drafter.', text('draft 1'), text('draft 2'));
+      model.scriptFor('You are critic.', text('better'), text('good'));
+    },
+    args: [{ agent: loopAgent({ name: 'refine', maxIterations: 2, continueAsNewEvery: 1, subAgents: [member('drafter'), member('critic')] }), input: 'write a line' }],
+  },
+  {
+    name: 'sequential-agent',
+    script: (model) => {
+      model.scriptFor('You are researcher.', toolCalls([toolCall('ls', {})]), text('facts'));
+      model.scriptFor('You are writer.', text('an article'));
+    },
+    args: [{ agent: sequentialAgent({ name: 'pipeline', subAgents: [member('researcher'), member('writer')] }), input: 'otters' }],
+  },
+  {
+    name: 'parallel-agent',
+    script: (model) => {
+      model.scriptFor('You are north.', toolCalls([toolCall('ls', {})]), text('clear'));
+      model.scriptFor('You are south.', text('rain'));
+    },
+    args: [{ agent: parallelAgent({ name: 'forecast', subAgents: [member('north'), member('south')] }), input: 'weather?' }],
+  },
+];
