@@ -229,9 +229,19 @@ describe('docker-compose.yml', () => {
       const env = environment(services[name]);
       expect(env.TEMPORAL_ADDRESS).toBe('temporal:7233');
       expect(env.MONGODB_URI).toBe('mongodb://mongodb:27017/agio');
-      expect(dependsOn(services[name])).toEqual(expect.arrayContaining(['temporal', 'mongodb']));
+      // The namespace exists before they start: its one-shot service runs once the server is healthy.
+      expect(dependsOn(services[name])).toEqual(expect.arrayContaining(['temporal-namespace', 'mongodb']));
     }
+    expect(dependsOn(services['temporal-namespace'])).toEqual(['temporal']);
     expect(environment(services['temporal-ui']).TEMPORAL_ADDRESS).toBe('temporal:7233');
+  });
+
+  it('runs a Temporal server on which pinned runs can move at continue-as-new (1.30 or later), its schema set up by the matching admin tools', () => {
+    const version = (image: string | undefined) => /:(\d+)\.(\d+)\.\d+$/.exec(image ?? '')?.slice(1).map(Number);
+    const [major, minor] = version(services.temporal.image) ?? [0, 0];
+    expect(major * 100 + minor).toBeGreaterThanOrEqual(130);
+    expect(version(services['temporal-schema'].image)).toEqual(version(services.temporal.image));
+    expect(services.temporal.depends_on).toMatchObject({ 'temporal-schema': { condition: 'service_completed_successfully' } });
   });
 
   it('passes model settings through to the worker and gives the bridge default tokens', () => {
