@@ -8,7 +8,7 @@ import type { WorkflowExecutionDescription } from '@temporalio/client';
 import { asTool, defineAgent, WorkflowType, type AgioEvent, type AgentRunInput, type RunOutput } from '../../common';
 import { runVersionOf } from '../../client/run-version';
 import { text, toolCall, toolCalls, type ScriptedModelServer } from '../../worker/dev-server/scripted-model-server';
-import { askRunsToUpgrade } from '../../worker/deployment-versions';
+import { askRunsToUpgrade, listDeploymentVersions } from '../../worker/deployment-versions';
 import { testTools } from '../fixtures/test-tools';
 import { RELEASE_B_MAX_STEPS } from '../fixtures/release-b/run-context';
 import { heldAnswer, type History } from '../helpers/agent-runs';
@@ -82,6 +82,11 @@ describe('upgrading from release A to release B under running runs', () => {
     await workerB.current;
     const versionB = workerB.version!.buildId;
     expect(versionB).not.toBe(versionA);
+    // What `agio versions` shows now: B current, A still holding the five runs pinned to it.
+    await until(async () => {
+      const versions = await listDeploymentVersions(bed.connection, bed.client, 'default', taskQueue);
+      return versions.some((v) => v.buildId === versionB && v.current) && versions.some((v) => v.buildId === versionA && !v.current && v.openRuns === runIds.length);
+    }, 'the versions listing to show B current and five runs on A');
     const asked = await askRunsToUpgrade(bed.client, taskQueue, versionB);
     expect(asked.map((a) => a.runId).sort()).toEqual([...runIds].sort());
 
