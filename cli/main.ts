@@ -21,12 +21,22 @@ const USAGE = `usage: agio <command> [args]
                                    deny it; the reason is shown to the model
   cancel <runId>                   cancel a run and everything it started
   agents                           list the agents the bridge can start
+  versions [set-current <buildId>] [--deployment NAME]
+                                   worker versions of the deployment; make one current (runs pinned
+                                   to older versions move to it at their next safe point)
+  replay-check [--closed N] [--workflows PATH | --bundle FILE] [--query Q]
+                                   replay open runs (and recent closed ones) against the workflow code
+                                   about to be deployed; exits 1 naming any run that would not replay
 
-Commands other than serve talk to AGIO_URL (default http://127.0.0.1:8080) with AGIO_TOKEN (default dev-token).
+versions and replay-check talk to Temporal (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, as the worker does). The other
+commands but serve talk to AGIO_URL (default http://127.0.0.1:8080) with AGIO_TOKEN (default dev-token).
 `;
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
+  // These parse their own options and talk to Temporal, not to a bridge.
+  if (command === 'versions') return (await import('./versions')).versionsCommand(rest);
+  if (command === 'replay-check') return (await import('./replay-check')).replayCheckCommand(rest);
   const bridge = bridgeFromEnv();
   const { values, positionals } = parseArgs({
     args: rest,
