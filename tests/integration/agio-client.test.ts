@@ -2,7 +2,7 @@
 // result() and state() answer, and cancel()/a failing model call end the stream with RUN_CANCELLED/RUN_FAILED.
 import { CancelledFailure, WorkflowFailedError } from '@temporalio/client';
 import { getEventListeners } from 'node:events';
-import { defineAgent, ErrorType, type AgioEvent } from '../../common';
+import { defineAgent, ErrorType, resolveLimits, type AgentRunInput, type AgioEvent } from '../../common';
 import { text } from '../../worker/dev-server/scripted-model-server';
 import { heldAnswer } from '../helpers/agent-runs';
 import { useTestBed } from '../helpers/test-bed';
@@ -106,5 +106,18 @@ describe('AgioClient', () => {
 
     expectContiguous(events);
     expect(events.at(-1)).toMatchObject({ type: 'RUN_FAILED', depth: 0, data: { error: { type: ErrorType.ModelAuthError } } });
+  });
+
+  it('resolves a run\'s limits when it starts and sends them whole, so a later release\'s defaults never reach it', async () => {
+    bed.server.script(text('limited'));
+    const capped = defineAgent({ name: 'capped', limits: { maxToolOutputBytes: 1000 }, maxSteps: 4 });
+    const run = await bed.agio.start(capped, 'hi', { limits: { maxTotalTokens: 5000 } });
+    await run.result();
+
+    const history = await run.workflow.fetchHistory();
+    const payload = history.events![0].workflowExecutionStartedEventAttributes!.input!.payloads![0];
+    const input = JSON.parse(Buffer.from(payload.data!).toString()) as AgentRunInput;
+    // Every limit is in the input: the defaults of this release, then the agent's, then the run's own.
+    expect(input.context?.limits).toEqual({ ...resolveLimits(), maxToolOutputBytes: 1000, maxSteps: 4, maxTotalTokens: 5000 });
   });
 });
