@@ -6,6 +6,14 @@ import { workflowInfo } from '@temporalio/workflow';
  * The patch under which agent runs and loops move to the current worker version at continue-as-new: they continue as
  * new at their next safe point once a newer version is current (a paused agent run at once, staying paused), and
  * every continue-as-new starts the new run on the current version.
+ *
+ * How a workflow change is patched (this one is the example; see agentRun): `const upgrades = patched(UPGRADE_PATCH)`
+ * records a marker in a new run's history and returns true, so the run takes the new path; replaying a history
+ * without the marker (a run started by an earlier release, on an unversioned or auto-upgrading worker) returns false,
+ * and the run keeps the old path's commands. Call it once, where the new path first differs, and branch on the value.
+ * Once no run started before the patch can still be open (`npm run replay-check` finds none, and the fixtures of the
+ * releases without it are retired), replace it with `deprecatePatch(UPGRADE_PATCH)` and drop the old path; a release
+ * later, drop the call.
  */
 export const UPGRADE_PATCH = 'agio-upgrade-on-continue-as-new';
 
