@@ -29,7 +29,7 @@ describe('test harness', () => {
 
   it('talks to a real temporal process, visible in ps', () => {
     const ps = execFileSync('ps', ['-eo', 'args']).toString();
-    expect(ps).toMatch(/temporal server start-dev --ip 127\.0\.0\.1 --port \d+/);
+    expect(ps).toMatch(/temporal-server --config-file \S+ --allow-no-auth start/);
     expect(ps).toMatch(/ferretdb --handler=sqlite/);
   });
 });

@@ -14,6 +14,16 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** Whether `port` is free on loopback now. */
+export function isPortFree(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.unref();
+    server.once('error', () => resolve(false));
+    server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+  });
+}
+
 /** Resolves once `check` succeeds, retrying every `intervalMs`; rejects with the last error after `timeoutMs`. */
 export async function waitUntil(check: () => Promise<unknown>, what: string, timeoutMs = 60_000, intervalMs = 100): Promise<void> {
   const deadline = Date.now() + timeoutMs;

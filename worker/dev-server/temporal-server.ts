@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { findOrInstallBinary, type BinarySpec } from './install-binary';
 import { dynamicConfigArgs, dynamicConfigValues, dynamicConfigYaml } from './dynamic-config';
-import { freePort, waitUntil } from './free-port';
+import { freePort, isPortFree, waitUntil } from './free-port';
 import { startSupervised, type SupervisedProcess } from './supervised-process';
 import { RunSearchAttributes } from '../../common/search-attributes';
 
@@ -79,8 +79,7 @@ export async function startTemporalDevServer(opts: TemporalDevServerOptions = {}
   await fs.promises.mkdir(path.dirname(dbFilename), { recursive: true });
   const namespace = opts.namespace ?? 'default';
   const port = opts.port ?? (await freePort());
-  const ports = { frontend: port, http: await freePort(), matching: await freePort(), history: await freePort(), worker: await freePort() };
-  const membership = { frontend: await freePort(), matching: await freePort(), history: await freePort(), worker: await freePort() };
+  const { ports, membership } = await serverPorts(dbFilename, port);
   const dynamicConfigFile = path.join(configDir, 'dynamic-config.yaml');
   await fs.promises.writeFile(dynamicConfigFile, dynamicConfigYaml(dynamicConfigValues(opts.dynamicConfig, !opts.untuned)));
   const configFile = path.join(configDir, 'config.yaml');
@@ -107,9 +106,30 @@ export async function startTemporalDevServer(opts: TemporalDevServerOptions = {}
 }
 
 type Ports = { frontend: number; http: number; matching: number; history: number; worker: number };
+type MembershipPorts = Omit<Ports, 'http'>;
+
+/**
+ * The services' ports. A server started again on the same database gets the ports it had when they are still free: its
+ * services find each other through the membership rows the previous process left in the database, and rows pointing at
+ * dead ports made a restart wait ~45 s for those joins to time out.
+ */
+async function serverPorts(dbFilename: string, frontend: number): Promise<{ ports: Ports; membership: MembershipPorts }> {
+  const file = `${dbFilename}.ports.json`;
+  const previous = await fs.promises.readFile(file, 'utf8').then((text) => JSON.parse(text) as { ports: Ports; membership: MembershipPorts }, () => undefined);
+  if (previous && previous.ports.frontend === frontend) {
+    const others = [previous.ports.http, previous.ports.matching, previous.ports.history, previous.ports.worker, ...Object.values(previous.membership)];
+    if ((await Promise.all(others.map(isPortFree))).every(Boolean)) return previous;
+  }
+  const chosen = {
+    ports: { frontend, http: await freePort(), matching: await freePort(), history: await freePort(), worker: await freePort() },
+    membership: { frontend: await freePort(), matching: await freePort(), history: await freePort(), worker: await freePort() },
+  };
+  await fs.promises.writeFile(file, JSON.stringify(chosen));
+  return chosen;
+}
 
 /** The server's config: one process with all four services on loopback, one history shard, SQLite (schema set up on first start). */
-function serverConfig(o: { dbFilename: string; ports: Ports; membership: Omit<Ports, 'http'>; dynamicConfigFile: string }): string {
+function serverConfig(o: { dbFilename: string; ports: Ports; membership: MembershipPorts; dynamicConfigFile: string }): string {
   const store = `
       sql:
         pluginName: sqlite
@@ -119,7 +139,7 @@ function serverConfig(o: { dbFilename: string; ports: Ports; membership: Omit<Po
         connectAttributes: { cache: private, setup: "true", journal_mode: wal, synchronous: "1" }
         maxConns: 1
         maxIdleConns: 1`;
-  const service = (name: keyof Omit<Ports, 'http'>) => `
+  const service = (name: keyof MembershipPorts) => `
   ${name}:
     rpc: { grpcPort: ${o.ports[name]}, membershipPort: ${o.membership[name]}, bindOnIP: 127.0.0.1${name === 'frontend' ? `, httpPort: ${o.ports.http}` : ''} }`;
   return `log:
