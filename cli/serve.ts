@@ -48,11 +48,11 @@ export async function serve(opts: { port?: number } = {}): Promise<void> {
       cleanups.push(() => temporal.stop());
       await lock.recordChild('Temporal dev server', temporal.pid, 'temporal-server');
       address = temporal.address;
-      // The Web UI comes up beside it, without holding up the rest (its first start builds it).
+      // The Web UI comes up beside it, without holding up the rest (its first start builds it); AGIO_WEB_UI=false: none.
       let ui: TemporalUi | undefined;
       let stopped = false;
       const serverAddress = address;
-      void portOr(8233)
+      if (env.AGIO_WEB_UI === 'true') void portOr(8233)
         .then((port) => startTemporalUi({ address: serverAddress, port, log: console.log }))
         .then(async (started) => {
           if (!started) return;

@@ -25,6 +25,8 @@ export const AgioEnv = z.object({
   AGIO_BUILD_ID: optionalString,
   /** Whether a starting worker makes its version current (default true); false: `agio versions set-current` does, after checks. */
   AGIO_MAKE_CURRENT: z.preprocess(emptyToUndefined, z.enum(['true', 'false']).default('true')),
+  /** `agio serve` starts the Temporal Web UI beside its server (built with Go on first use) unless this is false. */
+  AGIO_WEB_UI: z.preprocess(emptyToUndefined, z.enum(['true', 'false']).default('true')),
   /** How long a stopping worker lets in-flight model calls and tools finish (`30s`, `2m`, `500ms`). */
   AGIO_SHUTDOWN_GRACE_TIME: z.preprocess(emptyToUndefined, z.string().regex(/^\d+(ms|s|m|h)$/, 'a duration such as 30s, 2m or 500ms').default('30s').transform((v) => v as Duration)),
 });

@@ -21,7 +21,8 @@ export interface ServeProcess {
 
 /** Spawns serve on `dataDir` and `port`; resolves once it prints `agio is running` (or `until`, when given). */
 export async function startServe(dataDir: string, port: number, until = 'agio is running'): Promise<ServeProcess> {
-  const env: NodeJS.ProcessEnv = { ...process.env, AGIO_DATA_DIR: dataDir, PORT: String(port) };
+  // No Web UI: the tests do not use it, and its first start would build it with Go beside the suite.
+  const env: NodeJS.ProcessEnv = { ...process.env, AGIO_DATA_DIR: dataDir, PORT: String(port), AGIO_WEB_UI: 'false' };
   for (const key of ['TEMPORAL_ADDRESS', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'MONGODB_URI', 'AGIO_TOKENS']) delete env[key];
   // As scripts/serve starts it: one process, so `child.pid` is serve's own.
   const child = spawn(process.execPath, ['--import', 'tsx', 'cli/main.ts', 'serve'], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -89,18 +89,23 @@ async function goInstall(go: string, spec: BinarySpec): Promise<void> {
   }
 }
 
-/** Serialises installs across processes (parallel test runs) with a lock directory. */
-async function withInstallLock<T>(fn: () => Promise<T>): Promise<T> {
+/**
+ * Serialises installs across processes (parallel test runs) with a lock directory holding its owner's pid. A lock
+ * whose owner is gone (a process killed mid-build) is taken over at once; one without a pid, after 40 minutes.
+ */
+export async function withInstallLock<T>(fn: () => Promise<T>, lock = path.join(toolsBinDir(), '..', 'install.lock')): Promise<T> {
   await fs.promises.mkdir(toolsBinDir(), { recursive: true });
-  const lock = path.join(toolsBinDir(), '..', 'install.lock');
+  const owner = path.join(lock, 'pid');
   const deadline = Date.now() + 40 * 60_000;
   for (;;) {
     try {
       await fs.promises.mkdir(lock);
+      await fs.promises.writeFile(owner, String(process.pid));
       break;
     } catch {
+      const pid = Number(await fs.promises.readFile(owner, 'utf8').catch(() => ''));
       const age = Date.now() - (await fs.promises.stat(lock).then((s) => s.mtimeMs).catch(() => Date.now()));
-      if (age > 40 * 60_000) await fs.promises.rm(lock, { recursive: true, force: true }); // left by a killed process
+      if ((pid > 0 && !isAlive(pid)) || age > 40 * 60_000) await fs.promises.rm(lock, { recursive: true, force: true }); // left by a killed process
       if (Date.now() > deadline) throw new Error(`timed out waiting for ${lock}`);
       await new Promise((r) => setTimeout(r, 1000));
     }
@@ -109,5 +114,14 @@ async function withInstallLock<T>(fn: () => Promise<T>): Promise<T> {
     return await fn();
   } finally {
     await fs.promises.rm(lock, { recursive: true, force: true });
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
