@@ -1,6 +1,5 @@
 // createWorker(): one Temporal worker that runs Agio's workflows and activities on a task queue.
-import type { Duration } from '@temporalio/common';
-import type { WorkerDeploymentVersion } from '@temporalio/common';
+import type { Duration, WorkerDeploymentVersion } from '@temporalio/common';
 import { NativeConnection, Worker, bundleWorkflowCode, type WorkerOptions } from '@temporalio/worker';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -98,14 +97,15 @@ export async function createWorker(opts: CreateWorkerOptions): Promise<AgioWorke
   const namespace = opts.namespace ?? 'default';
   // Bundled here (not by Worker.create) so the build id can be derived from the very code the worker runs.
   const code = await workflowCode(opts.workflowBundle);
-  const version = opts.versioning === false ? undefined : { deploymentName: opts.versioning?.deploymentName ?? taskQueue, buildId: opts.versioning?.buildId ?? buildIdOf(code) };
+  const versioning = opts.versioning === false ? undefined : (opts.versioning ?? {});
+  const version = versioning && { deploymentName: versioning.deploymentName ?? taskQueue, buildId: versioning.buildId ?? buildIdOf(code) };
   const worker = await Worker.create({
     connection: opts.connection,
     namespace,
     taskQueue,
     workflowBundle: { code },
     // Pinned (by default): a run finishes on the code it started on; it moves to a newer version only at continue-as-new.
-    ...(version ? { workerDeploymentOptions: { useWorkerVersioning: true, version, defaultVersioningBehavior: opts.versioning && opts.versioning.behavior === 'auto_upgrade' ? ('AUTO_UPGRADE' as const) : ('PINNED' as const) } } : {}),
+    ...(version ? { workerDeploymentOptions: { useWorkerVersioning: true, version, defaultVersioningBehavior: versioning?.behavior === 'auto_upgrade' ? ('AUTO_UPGRADE' as const) : ('PINNED' as const) } } : {}),
     activities: { ...createActivities(deps), ...opts.extraActivities },
     shutdownGraceTime: opts.shutdownGraceTime ?? DEFAULT_SHUTDOWN_GRACE_TIME,
     // A cancellation reaches an activity only in the answer to a heartbeat, and the SDK sends heartbeats at most every
@@ -115,7 +115,7 @@ export async function createWorker(opts: CreateWorkerOptions): Promise<AgioWorke
     ...opts.workerOptions,
   });
   let current: Promise<void> | undefined;
-  if (version && opts.versioning !== false && opts.versioning?.makeCurrent !== false) {
+  if (version && versioning?.makeCurrent !== false) {
     const polling = () => ['INITIALIZED', 'RUNNING'].includes(worker.getState());
     current = makeVersionCurrent(opts.connection, namespace, version, { stillWanted: polling });
     current.catch((err: Error) => {
@@ -130,4 +130,3 @@ async function workflowCode(bundle: WorkerOptions['workflowBundle']): Promise<st
   if (!bundle) return (await bundleWorkflowCode({ workflowsPath: require.resolve('../workflows'), ...workflowBundlerOptions, logger: quietBundlerLogger })).code;
   return 'code' in bundle ? bundle.code : fs.promises.readFile(bundle.codePath, 'utf8');
 }
-
