@@ -3,6 +3,7 @@
 import type { WorkerDeploymentVersion } from '@temporalio/common';
 import type { NativeConnection } from '@temporalio/worker';
 import { createHash } from 'node:crypto';
+import { projectRoot } from './dev-server/paths';
 
 /** How a worker takes part in versioning (see {@link CreateWorkerOptions.versioning}). */
 export interface VersioningOptions {
@@ -25,9 +26,15 @@ export interface VersioningOptions {
   behavior?: 'pinned' | 'auto_upgrade';
 }
 
-/** A build id from the workflow code: the first 12 hex digits of its SHA-256, so only a change of workflow code makes a new version. */
-export function buildIdOf(workflowCode: string): string {
-  return `wf-${createHash('sha256').update(workflowCode).digest('hex').slice(0, 12)}`;
+/**
+ * A build id from the workflow code: the first 12 hex digits of its SHA-256, so only a change of workflow code makes a
+ * new version. The bundle names its modules by absolute path and ends with a source map of them; the checkout's own
+ * path and the source map are left out, so the same release built in two directories (a laptop, an image) is one
+ * version, not two that would each make themselves current.
+ */
+export function buildIdOf(workflowCode: string, root = projectRoot()): string {
+  const code = workflowCode.replace(/\n\/\/# sourceMappingURL=\S*\s*$/, '').split(root).join('');
+  return `wf-${createHash('sha256').update(code).digest('hex').slice(0, 12)}`;
 }
 
 /** The version's name as Temporal writes it (`deployment.buildId`). */
