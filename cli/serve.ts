@@ -3,7 +3,6 @@
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
 import fs from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { AgioClient } from '../client/agio-client';
 import { parseTokens } from '../bridge/auth';
@@ -14,7 +13,7 @@ import { loadEnv } from '../worker/config';
 import { createWorker } from '../worker/create-worker';
 import { lockDataDir } from '../worker/dev-server/data-dir-lock';
 import { startDemoModel } from '../worker/dev-server/demo-model';
-import { freePort } from '../worker/dev-server/free-port';
+import { freePort, isPortFree } from '../worker/dev-server/free-port';
 import { startTemporalDevServer } from '../worker/dev-server/temporal-server';
 import { startTemporalUi, type TemporalUi } from '../worker/dev-server/temporal-ui';
 import { exampleAgents } from '../worker/example-agents';
@@ -22,11 +21,7 @@ import { storesFromEnv } from '../worker/stores-from-env';
 import { modelConfigFromEnv } from '../worker/model-config';
 
 async function portOr(preferred: number): Promise<number> {
-  const free = await new Promise<boolean>((resolve) => {
-    const probe = net.createServer().once('error', () => resolve(false));
-    probe.listen(preferred, '127.0.0.1', () => probe.close(() => resolve(true)));
-  });
-  return free ? preferred : freePort();
+  return (await isPortFree(preferred)) ? preferred : freePort();
 }
 
 /** Runs the embedded stack until SIGINT/SIGTERM. */

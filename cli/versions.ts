@@ -4,7 +4,8 @@ import { Client } from '@temporalio/client';
 import { parseArgs } from 'node:util';
 import { loadEnv } from '../worker/config';
 import { connectClient } from '../worker/connect';
-import { askRunsToUpgrade, listDeploymentVersions, setCurrentVersion } from '../worker/deployment-versions';
+import { askRunsToUpgrade, listDeploymentVersions } from '../worker/deployment-versions';
+import { setCurrentVersion } from '../worker/versioning';
 
 const USAGE = `usage: agio versions [--deployment NAME]
        agio versions set-current <buildId> [--deployment NAME]

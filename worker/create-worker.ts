@@ -1,6 +1,6 @@
 // createWorker(): one Temporal worker that runs Agio's workflows and activities on a task queue.
 import type { Duration, WorkerDeploymentVersion } from '@temporalio/common';
-import { NativeConnection, Worker, bundleWorkflowCode, type WorkerOptions } from '@temporalio/worker';
+import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import fs from 'node:fs';
 import path from 'node:path';
 import { AgentRegistry, DEFAULT_TASK_QUEUE, type AnyAgentSpec } from '../common';
@@ -13,7 +13,7 @@ import type { LiveLane } from '../live/lane';
 import { DEFAULT_DELTA_BUDGET, type DeltaBudget } from '../activities/step-stream';
 import { ToolRegistry } from '../activities/tools/registry';
 import { createGetToolResultTool } from '../activities/tools/get-tool-result';
-import { quietBundlerLogger, workflowBundlerOptions } from './workflow-bundle-options';
+import { bundleWorkflows } from './workflow-bundle-options';
 import { buildIdOf, makeVersionCurrent, versionName, type VersioningOptions } from './versioning';
 import { createMemoryStores, type Stores } from '../stores';
 
@@ -127,6 +127,6 @@ export async function createWorker(opts: CreateWorkerOptions): Promise<AgioWorke
 
 /** The workflow bundle's code: the prebuilt one given, or workflows/ bundled now. */
 async function workflowCode(bundle: WorkerOptions['workflowBundle']): Promise<string> {
-  if (!bundle) return (await bundleWorkflowCode({ workflowsPath: require.resolve('../workflows'), ...workflowBundlerOptions, logger: quietBundlerLogger })).code;
+  if (!bundle) return bundleWorkflows();
   return 'code' in bundle ? bundle.code : fs.promises.readFile(bundle.codePath, 'utf8');
 }

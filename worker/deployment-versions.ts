@@ -1,5 +1,5 @@
-// What an operator needs around a deploy: a deployment's versions (which is current, which still have runs pinned to
-// them), making a version current, and asking runs pinned to older versions to move at their next safe point.
+// What an operator needs around a deploy besides making a version current (versioning.ts): a deployment's versions
+// (which is current, which still have runs pinned to them), and asking runs pinned to older versions to move.
 import type { Client, Connection } from '@temporalio/client';
 import { WorkflowType } from '../common';
 import { upgradeSignal } from '../workflows/messages';
@@ -31,12 +31,6 @@ export async function listDeploymentVersions(connection: Connection, client: Cli
       return { buildId, current: buildId === current, ramping: buildId === ramping, status: STATUS_NAMES[Number(v.status ?? 0)] ?? 'unknown', openRuns: count };
     }),
   );
-}
-
-/** Makes `buildId` the deployment's current version (new runs start on it). */
-export async function setCurrentVersion(connection: Connection, namespace: string, deploymentName: string, buildId: string, identity = 'agio'): Promise<{ previous?: string }> {
-  const res = await connection.workflowService.setWorkerDeploymentCurrentVersion({ namespace, deploymentName, buildId, identity });
-  return { previous: res.previousDeploymentVersion?.buildId ?? undefined };
 }
 
 /**

@@ -1,12 +1,12 @@
 // The pre-deploy replay check: replays the histories of open (and some recently closed) runs against the workflow
 // code about to be deployed, so a change that would break running agents fails here and not in production.
 import type { Client, HistoryAndWorkflowId, WorkflowExecutionInfo } from '@temporalio/client';
-import { Worker, bundleWorkflowCode, type History } from '@temporalio/worker';
+import { Worker, type History } from '@temporalio/worker';
 import fs from 'node:fs';
 import { WorkflowType } from '../common';
 import { runVersionOf, type RunVersion } from '../client/run-version';
 import { buildIdOf } from './versioning';
-import { quietBundlerLogger, workflowBundlerOptions } from './workflow-bundle-options';
+import { AGIO_WORKFLOWS, bundleWorkflows } from './workflow-bundle-options';
 
 /** Options of {@link replayCheck}. */
 export interface ReplayCheckOptions {
@@ -81,9 +81,8 @@ async function workflowCode(workflows: ReplayCheckOptions['workflows']): Promise
   if (workflows && 'bundlePath' in workflows) {
     return { code: await fs.promises.readFile(workflows.bundlePath, 'utf8'), source: workflows.bundlePath };
   }
-  const workflowsPath = workflows?.workflowsPath ?? require.resolve('../workflows');
-  const bundle = await bundleWorkflowCode({ workflowsPath, logger: quietBundlerLogger, ...workflowBundlerOptions });
-  return { code: bundle.code, source: workflowsPath };
+  const workflowsPath = workflows?.workflowsPath ?? AGIO_WORKFLOWS;
+  return { code: await bundleWorkflows(workflowsPath), source: workflowsPath };
 }
 
 /** Open runs first (the ones a deploy can break), then the most recently closed. */

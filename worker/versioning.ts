@@ -1,7 +1,7 @@
 // Worker Deployment Versioning: every worker polls as one version of a deployment (a build id), runs are pinned to the
 // version they started on, and a new version becomes the one new runs start on when it is made current.
 import type { WorkerDeploymentVersion } from '@temporalio/common';
-import type { NativeConnection } from '@temporalio/worker';
+import type { Connection } from '@temporalio/client';
 import { createHash } from 'node:crypto';
 import { projectRoot } from './dev-server/paths';
 
@@ -42,12 +42,21 @@ export function versionName(version: WorkerDeploymentVersion): string {
   return `${version.deploymentName}.${version.buildId}`;
 }
 
+/** Anything that reaches Temporal's workflow service: a client's or a worker's connection. */
+type WorkflowServiceConnection = Pick<Connection, 'workflowService'>;
+
+/** Makes `buildId` the deployment's current version (new runs start on it); returns the version it replaced. */
+export async function setCurrentVersion(connection: WorkflowServiceConnection, namespace: string, deploymentName: string, buildId: string, identity = 'agio'): Promise<{ previous?: string }> {
+  const res = await connection.workflowService.setWorkerDeploymentCurrentVersion({ namespace, deploymentName, buildId, identity });
+  return { previous: res.previousDeploymentVersion?.buildId ?? undefined };
+}
+
 /**
- * Makes `version` the deployment's current version. A version exists once a worker of it polls, so this retries until
+ * Makes `version` the deployment's current version once a worker of it polls. A version exists once a worker of it polls, so this retries until
  * the server knows it (or `timeoutMs` passes, or `stillWanted` says the worker stopped). Already current: returns at once.
  */
 export async function makeVersionCurrent(
-  connection: NativeConnection,
+  connection: WorkflowServiceConnection,
   namespace: string,
   version: WorkerDeploymentVersion,
   opts: { timeoutMs?: number; stillWanted?: () => boolean; identity?: string } = {},
@@ -57,7 +66,7 @@ export async function makeVersionCurrent(
     try {
       const { workerDeploymentInfo } = await connection.workflowService.describeWorkerDeployment({ namespace, deploymentName: version.deploymentName });
       if (workerDeploymentInfo?.routingConfig?.currentDeploymentVersion?.buildId === version.buildId) return;
-      await connection.workflowService.setWorkerDeploymentCurrentVersion({ namespace, deploymentName: version.deploymentName, buildId: version.buildId, identity: opts.identity ?? 'agio' });
+      await setCurrentVersion(connection, namespace, version.deploymentName, version.buildId, opts.identity);
       return;
     } catch (err) {
       if (Date.now() > deadline || opts.stillWanted?.() === false) throw new Error(`could not make ${versionName(version)} current: ${(err as Error).message}`);

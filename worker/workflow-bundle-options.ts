@@ -1,6 +1,6 @@
 // How Agio's workflow code is bundled: which modules every workflow execution shares.
 import path from 'node:path';
-import type { BundleOptions } from '@temporalio/worker';
+import { bundleWorkflowCode, type BundleOptions } from '@temporalio/worker';
 
 /**
  * Modules the worker's reusable V8 context evaluates once and shares with every workflow execution, instead of once
@@ -14,12 +14,12 @@ import type { BundleOptions } from '@temporalio/worker';
 export const WORKFLOW_PRELOAD_MODULES: string[] = [path.resolve(__dirname, '../workflows/shared-schemas')];
 
 /** Bundler options for every worker and prebuilt bundle Agio makes. */
-export const workflowBundlerOptions: Pick<BundleOptions, 'preloadModules'> = {
+const workflowBundlerOptions: Pick<BundleOptions, 'preloadModules'> = {
   preloadModules: WORKFLOW_PRELOAD_MODULES,
 };
 
 /** The bundler's progress stays quiet; its warnings and errors still show. */
-export const quietBundlerLogger = {
+const quietBundlerLogger = {
   log: () => undefined,
   trace: () => undefined,
   debug: () => undefined,
@@ -27,3 +27,14 @@ export const quietBundlerLogger = {
   warn: (msg: string) => console.warn(msg),
   error: (msg: string) => console.error(msg),
 };
+
+/** Agio's own workflows: the worker's workflows module. */
+export const AGIO_WORKFLOWS = require.resolve('../workflows');
+
+/**
+ * The one way Agio bundles workflow code (workers, the replay check, the test suite's prebuilt bundle): the shared
+ * modules above, the bundler's chatter hidden; `extra` adds options (a test's webpack hook). Returns the bundle's code.
+ */
+export async function bundleWorkflows(workflowsPath: string = AGIO_WORKFLOWS, extra: Partial<BundleOptions> = {}): Promise<string> {
+  return (await bundleWorkflowCode({ workflowsPath, ...workflowBundlerOptions, logger: quietBundlerLogger, ...extra })).code;
+}

@@ -127,6 +127,12 @@ export function activities(history: History, type?: string): ActivityRecord[] {
   return [...byScheduled.values()].filter((a) => type === undefined || a.type === type);
 }
 
+/** The input a history's run started with (its WorkflowExecutionStarted event's first argument). */
+export function startInput<T>(history: History): T {
+  const payload = history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
+  return JSON.parse(Buffer.from(payload!.data!).toString('utf8')) as T;
+}
+
 /** Event ids of the WorkflowTaskCompleted events of a history. */
 export function workflowTaskCompletedIds(history: History): number[] {
   return (history.events ?? []).filter((e) => e.workflowTaskCompletedEventAttributes).map((e) => num(e.eventId));

@@ -1,10 +1,9 @@
 // Builds "release B" of the test workflows for the upgrade test: the same workflows with release-b's emitter and run
 // context swapped in for the released ones (tests/fixtures/release-b), so B's code differs from A's as a real
 // release's would.
-import { bundleWorkflowCode } from '@temporalio/worker';
 import path from 'node:path';
 import { NormalModuleReplacementPlugin } from 'webpack';
-import { quietBundlerLogger, workflowBundlerOptions } from '../../worker/workflow-bundle-options';
+import { bundleWorkflows } from '../../worker/workflow-bundle-options';
 
 const RELEASE_B = path.resolve(__dirname, '../fixtures/release-b');
 
@@ -15,10 +14,7 @@ export async function releaseBBundle(): Promise<{ code: string }> {
       // Release B's own modules import the released ones they wrap.
       if (!resource.context.startsWith(RELEASE_B)) resource.request = path.join(RELEASE_B, name);
     });
-  const { code } = await bundleWorkflowCode({
-    workflowsPath: require.resolve('../fixtures/test-workflows'),
-    ...workflowBundlerOptions,
-    logger: quietBundlerLogger,
+  const code = await bundleWorkflows(require.resolve('../fixtures/test-workflows'), {
     webpackConfigHook: (config) => ({ ...config, plugins: [...(config.plugins ?? []), swap('emitter'), swap('run-context')] }),
   });
   if (!/release-b\/emitter/.test(code) || !/release-b\/run-context/.test(code)) throw new Error("release B's modules were not swapped in");

@@ -4,7 +4,7 @@ import { CancelledFailure, WorkflowFailedError } from '@temporalio/client';
 import { getEventListeners } from 'node:events';
 import { defineAgent, ErrorType, resolveLimits, type AgentRunInput, type AgioEvent } from '../../common';
 import { text } from '../../worker/dev-server/scripted-model-server';
-import { heldAnswer } from '../helpers/agent-runs';
+import { heldAnswer, startInput } from '../helpers/agent-runs';
 import { useTestBed } from '../helpers/test-bed';
 
 async function collect(events: AsyncIterable<AgioEvent>, stopAfter = Infinity): Promise<AgioEvent[]> {
@@ -114,9 +114,7 @@ describe('AgioClient', () => {
     const run = await bed.agio.start(capped, 'hi', { limits: { maxTotalTokens: 5000 } });
     await run.result();
 
-    const history = await run.workflow.fetchHistory();
-    const payload = history.events![0].workflowExecutionStartedEventAttributes!.input!.payloads![0];
-    const input = JSON.parse(Buffer.from(payload.data!).toString()) as AgentRunInput;
+    const input = startInput<AgentRunInput>(await run.workflow.fetchHistory());
     // Every limit is in the input: the defaults of this release, then the agent's, then the run's own.
     expect(input.context?.limits).toEqual({ ...resolveLimits(), maxToolOutputBytes: 1000, maxSteps: 4, maxTotalTokens: 5000 });
   });

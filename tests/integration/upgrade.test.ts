@@ -11,15 +11,17 @@ import { text, toolCall, toolCalls, type ScriptedModelServer } from '../../worke
 import { askRunsToUpgrade, listDeploymentVersions } from '../../worker/deployment-versions';
 import { testTools } from '../fixtures/test-tools';
 import { RELEASE_B_MAX_STEPS } from '../fixtures/release-b/run-context';
-import { heldAnswer, type History } from '../helpers/agent-runs';
+import { heldAnswer, startInput, type History } from '../helpers/agent-runs';
 import { askingAgent, keyOf, waitForAsk } from '../helpers/approvals';
 import { readStream, requestsOf, waitForEvent } from '../helpers/nested-runs';
 import { releaseBBundle } from '../helpers/release-b';
 import { startTestWorker, uniqueId, type TestWorker } from '../helpers/temporal';
 import { useTestBed } from '../helpers/test-bed';
+import { waitFor } from '../helpers/workflow-agents';
 import { AgioClient } from '../../client/agio-client';
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** How long each wait of the upgrade may take on a loaded machine. */
+const TIMEOUT_MS = 60_000;
 const agent = (name: string, tools: string[] = ['record']) => defineAgent({ name, instructions: `You are ${name}.`, tools });
 
 describe('upgrading from release A to release B under running runs', () => {
@@ -83,15 +85,15 @@ describe('upgrading from release A to release B under running runs', () => {
     const versionB = workerB.version!.buildId;
     expect(versionB).not.toBe(versionA);
     // What `agio versions` shows now: B current, A still holding the five runs pinned to it.
-    await until(async () => {
+    await waitFor('the versions listing to show B current and five runs on A', async () => {
       const versions = await listDeploymentVersions(bed.connection, bed.client, 'default', taskQueue);
       return versions.some((v) => v.buildId === versionB && v.current) && versions.some((v) => v.buildId === versionA && !v.current && v.openRuns === runIds.length);
-    }, 'the versions listing to show B current and five runs on A');
+    }, TIMEOUT_MS);
     const asked = await askRunsToUpgrade(bed.client, taskQueue, versionB);
     expect(asked.map((a) => a.runId).sort()).toEqual([...runIds].sort());
 
     // The paused run moves at once, still paused and parked.
-    await until(async () => (await versionOf(pausedRun.runId))?.buildId === versionB, 'the paused run to move to B');
+    await waitFor('the paused run to move to B', async () => (await versionOf(pausedRun.runId))?.buildId === versionB, TIMEOUT_MS);
     expect(await pausedRun.state()).toMatchObject({ paused: true, parked: true, version: { buildId: versionB, behavior: 'pinned' } });
     // New runs start on B: one with no limits of its own gets B's default step budget.
     const fresh = agent('upg-fresh');
@@ -106,7 +108,7 @@ describe('upgrading from release A to release B under running runs', () => {
     expect([askerOut.response, looperOut.response, leadOut.response]).toEqual(['approval run done', 'loop done', 'lead done']);
 
     // Nothing is pinned to A any more: it drains, and its worker stops.
-    await until(async () => (await versionStatus(versionA)) === 5 /* DRAINED */, 'release A to drain');
+    await waitFor('release A to drain', async () => (await versionStatus(versionA)) === 5 /* DRAINED */, TIMEOUT_MS);
     await workerA.stop();
 
     // The paused run resumes on B alone and completes.
@@ -125,7 +127,7 @@ describe('upgrading from release A to release B under running runs', () => {
     }
     // The run started without limits keeps release A's default (10 steps) on B, where new such runs get 3.
     const looperOnB = (await executionsOf(looperId)).at(-1)!;
-    expect(startInput(looperOnB.history).context?.limits?.maxSteps).toBe(10);
+    expect(startInput<AgentRunInput>(looperOnB.history).context?.limits?.maxSteps).toBe(10);
     // Release B's new event shows in every moved run's stream, the child's included (sent to its root on A).
     const released = (events: AgioEvent[], runId: string) => events.some((e) => e.runId === runId && e.type === 'AGENT_STATE' && e.data?.release === 'B');
     expect(released(await readStream(bed.client, pausedRun.runId), pausedRun.runId)).toBe(true);
@@ -142,14 +144,12 @@ describe('upgrading from release A to release B under running runs', () => {
     return workerDeploymentInfo?.versionSummaries?.find((v) => v.deploymentVersion?.buildId === buildId)?.status ?? undefined;
   }
 
-  async function runningIds(taskQueue: string): Promise<string[]> {
-    const ids: string[] = [];
-    await until(async () => {
-      ids.length = 0;
+  function runningIds(taskQueue: string): Promise<string[]> {
+    return waitFor('five running runs in visibility', async () => {
+      const ids: string[] = [];
       for await (const e of bed.client.workflow.list({ query: `TaskQueue = "${taskQueue}" AND ExecutionStatus = "Running"` })) ids.push(e.workflowId);
-      return ids.length >= 5;
-    }, 'five running runs in visibility');
-    return ids;
+      return ids.length >= 5 && ids;
+    }, TIMEOUT_MS);
   }
 
   async function executionsOf(workflowId: string): Promise<{ description: WorkflowExecutionDescription; history: History }[]> {
@@ -163,24 +163,10 @@ describe('upgrading from release A to release B under running runs', () => {
   }
 });
 
-
 function failedWorkflowTasks(history: History): string[] {
   return (history.events ?? []).filter((e) => e.workflowTaskFailedEventAttributes).map((e) => e.workflowTaskFailedEventAttributes?.failure?.message ?? 'failed');
 }
 
-function startInput(history: History): AgentRunInput {
-  const payload = history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
-  return JSON.parse(Buffer.from(payload!.data!).toString()) as AgentRunInput;
-}
-
 async function waitForModelCall(server: ScriptedModelServer, key: string, count: number): Promise<void> {
-  await until(async () => requestsOf(server, key).length >= count, `model call ${count} of ${key}`);
-}
-
-async function until(check: () => Promise<boolean>, what: string, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(200);
-  }
+  await waitFor(`model call ${count} of ${key}`, () => requestsOf(server, key).length >= count, TIMEOUT_MS);
 }

@@ -1,8 +1,8 @@
 // Replays every recorded history of every release (histories/<version>/, see README.md) against today's workflow code:
 // a change that breaks the runs an earlier release started fails here. `npm run record-histories` records them.
 import { DeterminismViolationError } from '@temporalio/workflow';
-import { Worker, DefaultLogger, Runtime, bundleWorkflowCode } from '@temporalio/worker';
-import { quietBundlerLogger, workflowBundlerOptions } from '../../worker/workflow-bundle-options';
+import { Worker, DefaultLogger, Runtime } from '@temporalio/worker';
+import { AGIO_WORKFLOWS, bundleWorkflows } from '../../worker/workflow-bundle-options';
 import { allFixtures, workflowIdOf, type Fixture } from './fixtures';
 import { activityTypes, childIds, closingEvent, eventTypes, localActivityTypes, patchIds, signalsSent, workflowType } from './recorded-history';
 
@@ -27,8 +27,7 @@ describe('workflow replay', () => {
       // installed by another test file in this process
     }
     // Bundled once, as a worker bundles it, rather than once per history.
-    const workflowsPath = require.resolve('../../workflows');
-    code = (await bundleWorkflowCode({ workflowsPath, ...workflowBundlerOptions, logger: quietBundlerLogger })).code;
+    code = await bundleWorkflows(AGIO_WORKFLOWS);
   });
 
   it('finds the histories of every release', () => {

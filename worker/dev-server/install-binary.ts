@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { isProcessAlive } from './data-dir-lock';
 import { toolsBinDir } from './paths';
 
 const run = promisify(execFile);
@@ -105,7 +106,7 @@ export async function withInstallLock<T>(fn: () => Promise<T>, lock = path.join(
     } catch {
       const pid = Number(await fs.promises.readFile(owner, 'utf8').catch(() => ''));
       const age = Date.now() - (await fs.promises.stat(lock).then((s) => s.mtimeMs).catch(() => Date.now()));
-      if ((pid > 0 && !isAlive(pid)) || age > 40 * 60_000) await fs.promises.rm(lock, { recursive: true, force: true }); // left by a killed process
+      if ((pid > 0 && !isProcessAlive(pid)) || age > 40 * 60_000) await fs.promises.rm(lock, { recursive: true, force: true }); // left by a killed process
       if (Date.now() > deadline) throw new Error(`timed out waiting for ${lock}`);
       await new Promise((r) => setTimeout(r, 1000));
     }
@@ -114,14 +115,5 @@ export async function withInstallLock<T>(fn: () => Promise<T>, lock = path.join(
     return await fn();
   } finally {
     await fs.promises.rm(lock, { recursive: true, force: true });
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
   }
 }

@@ -1,14 +1,13 @@
 // A prebuilt workflow bundle for the test suite and the benchmarks: built once, with the bundler's chatter hidden,
 // and written to a file that every worker of the run loads instead of bundling again.
-import { bundleWorkflowCode } from '@temporalio/worker';
 import fs from 'node:fs';
 import path from 'node:path';
-import { quietBundlerLogger, workflowBundlerOptions } from '../workflow-bundle-options';
+import { bundleWorkflows } from '../workflow-bundle-options';
 
 /** Bundles the workflows of `workflowsPath` into `dir/workflow-bundle.js`; returns that path. */
 export async function writeWorkflowBundle(workflowsPath: string, dir: string): Promise<string> {
-  const bundle = await bundleWorkflowCode({ workflowsPath, logger: quietBundlerLogger, ...workflowBundlerOptions });
+  const code = await bundleWorkflows(workflowsPath);
   const bundlePath = path.join(dir, 'workflow-bundle.js');
-  await fs.promises.writeFile(bundlePath, bundle.code);
+  await fs.promises.writeFile(bundlePath, code);
   return bundlePath;
 }
