@@ -10,6 +10,7 @@ import { agioEvents, readSse, type SseEvent } from '../helpers/sse-client';
 import { testEnv } from '../helpers/test-env';
 import { useTestBed } from '../helpers/test-bed';
 import { uniqueId } from '../helpers/temporal';
+import { waitFor } from '../helpers/workflow-agents';
 import { killWorkerProcess, startTestWorkerProcess, stopWorkerProcess, type WorkerProcess } from '../helpers/worker-process';
 
 const RUNS = 50;
@@ -60,7 +61,9 @@ describe('two workers and two bridges on the live lane, one of each killed mid-s
     const runs = await Promise.all(Array.from({ length: RUNS }, (_, i) => agio.start(agent, `run-${i}`, { limits: { modelHeartbeatTimeoutMs: 2000 } })));
     // Half the clients start on each bridge; the dead one drops out of the list they reconnect to.
     const following = runs.map((run, i) => follow(run.runId, () => (i % 2 === 0 ? [bridges[0].url, bridges[1].url] : [bridges[1].url, bridges[0].url]).filter((u) => alive.has(u))));
-    await new Promise((r) => setTimeout(r, 1500));
+    // Kill once every run's model call is streaming (each takes about 4 s), not after a fixed sleep: on a loaded
+    // machine the runs may not have reached their model call yet, and then no call is lost with the worker.
+    await waitFor('every run to be calling the model', () => bed.server.requests.length >= RUNS, 60_000);
     alive.delete(bridges[0].url);
     bridges[0].kill('SIGKILL');
     await killWorkerProcess(workers[0]);
