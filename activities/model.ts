@@ -4,12 +4,13 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import OpenAI from 'openai';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
-import { AGENT_TOOL_PARAMETERS, ErrorType, resolveLimits, type ChatMessage, type EventBase, type ModelSettings, type Step, type Usage } from '../common';
+import { AGENT_TOOL_PARAMETERS, ErrorType, resolveLimits, type ChatMessage, type EventBase, type ModelSettings, type OutputCheck, type OutputFormat, type Step, type Usage } from '../common';
 import { conversationQuery } from '../workflows/messages';
 import { failedAttempt } from './model-outage';
 import { classifyModelError } from './model-errors';
 import type { HandOffInput } from './persistence';
 import { ChatStreamAssembler, type ChunkDelta } from './model-stream';
+import { outputChecker, responseFormat, withSchemaInstruction } from './output-check';
 import type { ToolRegistry } from './tools/registry';
 
 /** Where the model lives; any OpenAI-compatible server works (OpenAI, vLLM, Ollama, llama.cpp, DeepSeek…). */
@@ -18,6 +19,11 @@ export interface ModelConfig {
   apiKey: string;
   /** Used when an agent names no model. */
   defaultModel: string;
+  /**
+   * Whether the provider takes `response_format: { type: 'json_schema' }` (default true). When false, an agent's
+   * output schema is stated in the system prompt instead; either way the answer is checked and repaired.
+   */
+  responseFormat?: boolean;
 }
 
 /** Input of callModel. */
@@ -45,6 +51,8 @@ export interface CallModelInput {
   streamIdleMs?: number;
   /** Steps the run committed since its last write, stored before the model is called (see persistingFirst). */
   persist?: HandOffInput;
+  /** The agent's output schema: sent as response_format (where the provider takes it), and a final answer is checked. */
+  outputFormat?: OutputFormat;
 }
 
 /** Output of callModel: the assistant step, ready to commit. */
@@ -52,6 +60,8 @@ export interface CallModelOutput {
   step: Step;
   usage: Usage;
   finishReason: string | null;
+  /** With an `outputFormat`, for a final answer (no tool calls): how it matched the schema. */
+  outputCheck?: OutputCheck;
 }
 
 /** Receives a step's live deltas (the Wire publisher plugs in here; the default drops them). */
@@ -88,6 +98,9 @@ export function createCallModel(config: ModelConfig, tools: ToolRegistry, sinkFa
     ];
     const settings = input.modelSettings ?? {};
     const messages = input.messages ?? (await readConversation(input));
+    const format = input.outputFormat;
+    const checkOutput = format && outputChecker(format);
+    const sendsFormat = format && config.responseFormat !== false;
     const sink = sinkFactory(input);
     await sink.begin({ attempt: ctx.info.attempt });
     const assembler = new ChatStreamAssembler();
@@ -106,13 +119,14 @@ export function createCallModel(config: ModelConfig, tools: ToolRegistry, sinkFa
       const stream = await client.chat.completions.create(
         {
           model: input.model ?? config.defaultModel,
-          messages: messages.map(toOpenAiMessage),
+          messages: format && !sendsFormat ? withSchemaInstruction(messages.map(toOpenAiMessage), format) : messages.map(toOpenAiMessage),
           stream: true,
           stream_options: { include_usage: true },
           ...(offered.length ? { tools: offered, tool_choice: settings.toolChoice, parallel_tool_calls: settings.parallelToolCalls } : {}),
           temperature: settings.temperature,
           top_p: settings.topP,
           max_tokens: settings.maxTokens,
+          ...(sendsFormat ? { response_format: responseFormat(format) } : {}),
         },
         { signal: AbortSignal.any([ctx.cancellationSignal, stalled.signal]) },
       );
@@ -156,6 +170,7 @@ export function createCallModel(config: ModelConfig, tools: ToolRegistry, sinkFa
     return {
       finishReason: assembler.finishReason,
       usage,
+      ...(checkOutput && !toolCalls.length ? { outputCheck: checkOutput(assembler.content) } : {}),
       step: {
         id: input.stepId,
         runId: input.runId,

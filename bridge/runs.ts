@@ -39,6 +39,10 @@ export async function runStatus(client: Client, tenant: string, runId: string) {
   const handle = client.workflow.getHandle(runId);
   return handle.result().then(
     (output: RunOutput) => ({ ...base, output }),
-    (err: Error) => ({ ...base, error: { message: (err.cause as Error | undefined)?.message ?? err.message } }),
+    (err: Error) => {
+      // The failure's type (ApplicationFailure.type, e.g. OutputValidationError), when the run failed with one.
+      const cause = err.cause as (Error & { type?: string | null }) | undefined;
+      return { ...base, error: { ...(cause?.type ? { type: cause.type } : {}), message: cause?.message ?? err.message } };
+    },
   );
 }

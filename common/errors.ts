@@ -26,6 +26,8 @@ export const ErrorType = {
   ModelOutputTooLarge: 'ModelOutputTooLarge',
   /** The run spent its token budget. */
   TokenBudgetExceeded: 'TokenBudgetExceeded',
+  /** The agent's final answer still did not match its output schema after the repair turns; not retried. */
+  OutputValidationError: 'OutputValidationError',
 } as const;
 /** One of {@link ErrorType}. */
 export type ErrorType = (typeof ErrorType)[keyof typeof ErrorType];

@@ -2,6 +2,7 @@
 export * from './errors';
 export * from './limits';
 export * from './names';
+export * from './output-schema';
 export * from './search-attributes';
 export * from './registry';
 export * from './run';

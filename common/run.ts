@@ -75,6 +75,8 @@ export const AgentRunResume = z.object({
   approvals: ApprovalsCarried.optional(),
   /** Set when the run continued as new while paused (to move to a new worker version): the new run starts parked. */
   paused: z.object({ reason: z.string().optional(), by: z.string().optional() }).optional(),
+  /** Agents with an output schema: repair turns used so far, and how many the run allows (fixed at its start). */
+  outputRepairs: z.object({ used: z.number().int().nonnegative(), allowed: z.number().int().nonnegative() }).optional(),
 });
 /** What an agent run carries across continue-as-new. */
 export type AgentRunResume = z.infer<typeof AgentRunResume>;
@@ -138,7 +140,13 @@ export type RunMetrics = z.infer<typeof RunMetrics>;
 
 /** Result of a run. */
 export const RunOutput = z.object({
+  /** The final answer as the model wrote it (with an output schema: its JSON text). */
   response: z.string(),
+  /**
+   * Agents with an output schema: the final answer parsed, matching the schema. Absent when the run stopped without a
+   * final answer (its token budget, an `exit_loop` escalation).
+   */
+  output: z.json().optional(),
   runId: z.string(),
   sessionId: z.string().optional(),
   /** Usage of this run and every nested run. */
@@ -160,3 +168,5 @@ export const RunOutput = z.object({
 });
 /** Result of a run. */
 export type RunOutput = z.infer<typeof RunOutput>;
+/** Result of a run of an agent whose output schema has the type `T` (see `TypedAgentSpec`). */
+export type RunOutputOf<T> = Omit<RunOutput, 'output'> & { output?: T };

@@ -2,6 +2,7 @@
 // history records exactly what ran; tools are referenced by name and resolved in the worker.
 import { z } from 'zod';
 import { RunLimitOverrides } from './limits';
+import { OutputSchema } from './output-schema';
 import { PermissionRule } from './permissions';
 
 /** Sampling settings passed to the model. */
@@ -42,13 +43,32 @@ export const AgentSpec = z.object({
   permissions: z.array(PermissionRule).default([]),
   /** How long an `ask` waits for a human decision before it counts as denied (default 24 h). */
   approvalTimeoutMs: z.number().int().positive().default(24 * 60 * 60_000),
+  /**
+   * The final answer must be JSON matching this schema (JSON Schema; `defineAgent` also takes a zod schema). It is
+   * sent as `response_format` where the worker's provider supports it, checked, and repaired or failed (see docs/STRUCTURED-OUTPUT.md).
+   */
+  outputSchema: OutputSchema.optional(),
+  /** The schema's name in `response_format` (default: the agent's name). */
+  outputSchemaName: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'schema names are 1-64 letters, digits, _ or -').optional(),
+  /** Ask the provider for strict schema adherence (`json_schema.strict`; OpenAI then allows only a subset of JSON Schema). */
+  outputSchemaStrict: z.boolean().optional(),
+  /** Repair turns after an answer that does not match the schema, before the run fails (default 2, fixed when the run starts). */
+  maxOutputRepairs: z.number().int().nonnegative().max(10).optional(),
 });
 /** An LLM agent. */
 export type AgentSpec = z.infer<typeof AgentSpec>;
 /** What `defineAgent` accepts: an AgentSpec with defaults left out. */
 export type AgentSpecInput = z.input<typeof AgentSpec>;
 
-/** Builds a validated AgentSpec (throws a zod error naming the bad field). */
+/**
+ * An AgentSpec that remembers the type of its structured output (a compile-time brand only, never present at run
+ * time), so a client can type a run's `output`.
+ */
+export type TypedAgentSpec<T> = AgentSpec & { readonly __outputType?: T };
+
+/** Builds a validated AgentSpec (throws a zod error naming the bad field); a zod `outputSchema` types its output. */
+export function defineAgent<T>(spec: AgentSpecInput & { outputSchema: z.ZodType<T> }): TypedAgentSpec<T>;
+export function defineAgent(spec: AgentSpecInput): AgentSpec;
 export function defineAgent(spec: AgentSpecInput): AgentSpec {
   return AgentSpec.parse(spec);
 }

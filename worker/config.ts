@@ -14,9 +14,13 @@ export const AgioEnv = z.object({
   TEMPORAL_TLS: z.preprocess(emptyToUndefined, z.enum(['true', 'false']).default('false')),
   AGIO_TASK_QUEUE: z.preprocess(emptyToUndefined, z.string().default(DEFAULT_TASK_QUEUE)),
   AGIO_DATA_DIR: z.preprocess(emptyToUndefined, z.string().default('.agio')),
+  /** The agents (and MCP servers) the worker and bridge serve: a YAML or JSON file; unset: agents/examples.yaml. */
+  AGIO_AGENTS: optionalString,
   OPENAI_API_KEY: optionalString,
   OPENAI_BASE_URL: optionalString,
   AGIO_MODEL: z.preprocess(emptyToUndefined, z.string().default('gpt-4o-mini')),
+  /** Whether the provider takes `response_format: json_schema` for agents with an output schema (default true). */
+  AGIO_RESPONSE_FORMAT: z.preprocess(emptyToUndefined, z.enum(['true', 'false']).default('true')),
   MONGODB_URI: optionalString,
   /** NATS (JetStream) for the live lane between separate workers and bridges, e.g. nats://nats:4222; unset: deltas go by signal. */
   AGIO_NATS_URL: optionalString,

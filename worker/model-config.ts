@@ -2,7 +2,7 @@
 import type { ModelConfig } from '../activities/model';
 import type { AgioEnv } from './config';
 
-/** ModelConfig from OPENAI_API_KEY / OPENAI_BASE_URL / AGIO_MODEL. */
+/** ModelConfig from OPENAI_API_KEY / OPENAI_BASE_URL / AGIO_MODEL / AGIO_RESPONSE_FORMAT. */
 export function modelConfigFromEnv(env: AgioEnv): ModelConfig {
-  return { apiKey: env.OPENAI_API_KEY ?? 'not-set', baseURL: env.OPENAI_BASE_URL, defaultModel: env.AGIO_MODEL };
+  return { apiKey: env.OPENAI_API_KEY ?? 'not-set', baseURL: env.OPENAI_BASE_URL, defaultModel: env.AGIO_MODEL, responseFormat: env.AGIO_RESPONSE_FORMAT === 'true' };
 }

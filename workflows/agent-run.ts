@@ -19,6 +19,7 @@ import { failInvalidInput } from './run-input';
 import { EVENT_LOG_TAIL_PATCH } from './event-log';
 import { RunRecorder } from './run-record';
 import { runToolCalls } from './tool-calls';
+import { StructuredOutput } from './structured-output';
 import { hostWire, type WireState } from './wire';
 
 /** Largest output returned with its steps (UTF-8 bytes of JSON); Temporal refuses a result over 2 MiB. */
@@ -39,6 +40,8 @@ export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
   const callModel = callModelActivity(context);
   const control = new RunControl(events, context.parentRunId, resume?.paused);
   const approvals = new Approvals(events, context, agent.permissions, agent.approvalTimeoutMs, control, resume?.approvals);
+  // Agents with an output schema only (so runs of earlier releases, which never have one, replay untouched).
+  const structured = StructuredOutput.of(agent, resume?.outputRepairs);
 
   const steps: Step[] = [];
   const messages: ChatMessage[] = [];
@@ -138,7 +141,7 @@ export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
       ...[...agentTools.values()].map((t) => ({ name: t.name, description: t.description })),
       ...(offersExitLoop ? [{ name: EXIT_LOOP_TOOL.name, description: EXIT_LOOP_TOOL.description, parameters: EXIT_LOOP_TOOL.parameters }] : []),
     ];
-    const askModel = async (tools: string[]): Promise<Step> => {
+    const askModel = async (tools: string[]) => {
       await control.safePoint();
       let bytes = jsonBytes(messages);
       // Near the model-input limit, older tool outputs and arguments make way (runs started before it: see the patch).
@@ -161,16 +164,18 @@ export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
         maxOutputBytes: context.limits.maxModelOutputBytes,
         streamIdleMs: context.limits.modelStreamIdleMs,
         ...(handOff?.persist ? { persist: handOff.persist } : {}),
+        ...(structured ? { outputFormat: structured.format } : {}),
       })).catch((err) => failRun(agent.name, err));
       handOff?.accepted();
       run.modelCalls++;
       run.usage = addUsage(run.usage, out.usage);
       run.ownUsage = addUsage(run.ownUsage, out.usage);
       await commit(out.step);
-      return out.step;
+      return out;
     };
 
     let response = '';
+    let output: RunOutput['output'];
     let terminationReason: TerminationReason = 'completed';
     let escalation: Escalation | undefined;
     // Continues as new with what the run carries: steps stored first (see CARRY_OVER_PATCH), then the run waits for a
@@ -182,17 +187,26 @@ export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
       await control.beforeContinueAsNew(upgrades ? control.upgradeWanted : undefined);
       if (!carry) await recorder.flush(steps);
       const paused = upgrades ? control.carriedPause() : undefined;
-      const next = (carried: Step[]): AgentRunInput => ({ ...input, ...(carry ? { input: carriedInput(input.input) as AgentRunInput['input'] } : {}), context, resume: { steps: carried, ...run, startedAt, history, wire: wire?.snapshot(), ...(wire ? { loggedOffset: recorder.eventLog.loggedOffset } : {}), ...(carry ? { approvals: approvals.carried() } : {}), ...(paused ? { paused } : {}) } });
+      const next = (carried: Step[]): AgentRunInput => ({ ...input, ...(carry ? { input: carriedInput(input.input) as AgentRunInput['input'] } : {}), context, resume: { steps: carried, ...run, startedAt, history, wire: wire?.snapshot(), ...(wire ? { loggedOffset: recorder.eventLog.loggedOffset } : {}), ...(carry ? { approvals: approvals.carried() } : {}), ...(paused ? { paused } : {}), ...(structured ? { outputRepairs: structured.carried() } : {}) } });
       const args = carry ? fittingInput(steps, next) : next(compactSteps(steps));
       return upgrades ? makeContinueAsNewFunc<typeof agentRun>({ initialVersioningBehavior: 'AUTO_UPGRADE' })(args) : continueAsNew<typeof agentRun>(args);
     };
     for (;;) {
       // A paused run parks here; a newer worker version becoming current moves it there, still paused.
       if (upgrades && (await control.safePoint(control.upgradeWanted)) === 'upgrade') await continueAsNewNow();
-      const step = await askModel([...specs.keys(), ...inlineTools.map((t) => t.name)]);
+      const { step, outputCheck } = await askModel([...specs.keys(), ...inlineTools.map((t) => t.name)]);
       const next = decideNext(step, run.modelCalls, run.usage, context.limits);
       if (next.kind === 'final_output') {
         response = next.response;
+        if (structured) {
+          // An answer off the schema gets a repair turn (tools still offered), or fails the run when none is left.
+          const verdict = structured.verdict(step, outputCheck);
+          if (verdict.kind === 'rejected') {
+            await commit(structured.repairStep(context.runId, steps.length, verdict.violations));
+            continue;
+          }
+          ({ response, output } = verdict);
+        }
         escalation = escalationFromOutput(agent.name, response);
         break;
       }
@@ -231,7 +245,15 @@ export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
       }
       if (next.kind === 'max_steps') {
         await commit({ id: `${context.runId}:${steps.length}`, runId: context.runId, index: steps.length, role: 'user', content: MAX_STEPS_PROMPT, metadata: { synthetic: 'max_steps' } });
-        response = (await askModel([])).content ?? '';
+        const summary = await askModel([]);
+        response = summary.step.content ?? '';
+        if (structured) {
+          const repair = async (violations: string[]) => {
+            await commit(structured.repairStep(context.runId, steps.length, violations));
+            return askModel([]);
+          };
+          ({ response, output } = await structured.settle(summary, repair));
+        }
         terminationReason = 'max_steps';
         break;
       }
@@ -241,8 +263,9 @@ export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
       }
     }
 
-    const output: RunOutput = {
+    const runOutput: RunOutput = {
       response,
+      ...(output !== undefined ? { output } : {}),
       runId: context.runId,
       ...(context.sessionId ? { sessionId: context.sessionId } : {}),
       usage: run.usage,
@@ -252,11 +275,13 @@ export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
       ...(escalation ? { escalation } : {}),
     };
     // A result over Temporal's payload cap could never be recorded: the run would retry its last task for ever.
-    if (jsonBytes(output) > MAX_RUN_OUTPUT_BYTES) Object.assign(output, { steps: [], stepsOmitted: steps.length });
+    if (jsonBytes(runOutput) > MAX_RUN_OUTPUT_BYTES) Object.assign(runOutput, { steps: [], stepsOmitted: steps.length });
+    // The parsed output repeats the response; over the cap even without the steps, readers parse `response` instead.
+    if (jsonBytes(runOutput) > MAX_RUN_OUTPUT_BYTES) delete runOutput.output;
     state.status = 'completed';
     control.finish();
-    await finish('completed', { type: 'RUN_COMPLETED', usage: run.usage, data: { response, terminationReason, metrics: output.metrics, ownUsage: run.ownUsage } });
-    return output;
+    await finish('completed', { type: 'RUN_COMPLETED', usage: run.usage, data: { response, terminationReason, metrics: runOutput.metrics, ownUsage: run.ownUsage } });
+    return runOutput;
   } catch (err) {
     if (isContinueAsNew(err)) throw err;
     control.finish();

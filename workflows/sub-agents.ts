@@ -53,7 +53,11 @@ function subAgentLimits(parent: RunLimits, spec: AnyAgentSpec, spentTokens: numb
   return { ...parent, ...own, ...steps, maxDepth: parent.maxDepth, ...childTokenLimit(parent, spec.limits?.maxTotalTokens, spentTokens, shares) };
 }
 
-/** Applies a sub-agent's output to the shared state: its `outputKey`, and a nested workflow agent's state. */
+/**
+ * Applies a sub-agent's output to the shared state: its `outputKey` (the parsed `output` of an agent with an output
+ * schema, else its response text; runs of earlier releases never have an `output`), and a nested workflow agent's state.
+ */
 export function applyOutput(state: Record<string, unknown>, spec: AnyAgentSpec, output: RunOutput): Record<string, unknown> {
-  return { ...state, ...(output.state ?? {}), ...(spec.outputKey ? { [spec.outputKey]: output.response } : {}) };
+  const value = output.output !== undefined ? output.output : output.response;
+  return { ...state, ...(output.state ?? {}), ...(spec.outputKey ? { [spec.outputKey]: value } : {}) };
 }

@@ -6,6 +6,7 @@ import type { Client, Connection } from '@temporalio/client';
 import { AgioClient } from '../../client/agio-client';
 import type { AgentSpec } from '../../common';
 import type { Stores } from '../../stores';
+import type { ModelConfig } from '../../activities/model';
 import type { ToolDefinition } from '../../activities/tools/define-tool';
 import type { CreateWorkerOptions } from '../../worker/create-worker';
 import { ScriptedModelServer } from '../../worker/dev-server/scripted-model-server';
@@ -20,6 +21,8 @@ export interface TestBedOptions {
   agents?: AgentSpec[];
   /** Start an in-process worker (default true); false for files that start their own (e.g. in another process). */
   worker?: boolean;
+  /** Model settings of the in-process worker besides the scripted server's address (e.g. `responseFormat: false`). */
+  model?: Partial<Omit<ModelConfig, 'baseURL' | 'apiKey' | 'defaultModel'>>;
   /** More options of the in-process worker. */
   workerOptions?: Omit<CreateWorkerOptions, 'connection' | 'model' | 'tools' | 'taskQueue'>;
   /**
@@ -60,7 +63,7 @@ export function useTestBed(opts: TestBedOptions = {}): TestBed {
     bed.server = await ScriptedModelServer.start();
     if (opts.worker === false) return;
     stores = await opts.stores?.();
-    bed.worker = await startTestWorker({ ...opts.workerOptions, ...(stores ? { stores: stores.stores } : {}), model: bed.model(), tools: opts.tools ?? [] });
+    bed.worker = await startTestWorker({ ...opts.workerOptions, ...(stores ? { stores: stores.stores } : {}), model: { ...bed.model(), ...opts.model }, tools: opts.tools ?? [] });
     bed.agio = new AgioClient(bed.client, { taskQueue: bed.worker.taskQueue, agents: opts.agents ?? [] });
     if (opts.bridge) {
       const bridgeOptions = typeof opts.bridge === 'object' ? opts.bridge : {};
