@@ -2,7 +2,6 @@
 // every run route is scoped to the caller's tenant, and run events stream as SSE through one shared reader.
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { z } from 'zod';
-import { RunLimitOverrides } from '../common';
 import { stateView, type AgioClient } from '../client/agio-client';
 import { stateQuery } from '../workflows/messages';
 import { BadPageTokenError, RUN_STATUSES } from '../client/run-list';
@@ -11,6 +10,7 @@ import type { Stores } from '../stores';
 import { tenantOf } from './auth';
 import { HttpError, errorHandler } from './errors';
 import { describeRun, rootRunIdOf, runStatus } from './runs';
+import { StartRunBody, idempotencyKeyOf, refuseAllowRules, runIdForKey } from './start-run';
 import { streamRunEvents } from './sse-route';
 import { StreamHub } from './stream-hub';
 
@@ -27,17 +27,14 @@ export interface BridgeOptions {
   liveLane?: LiveLane;
   /** How long pause/resume wait for the run to park before answering 202 (default 10 s). */
   controlWaitMs?: number;
+  /**
+   * Accept `allow` rules in POST /runs' `permissions` (default false: only `deny` and `ask`). Per-run rules are checked
+   * before the agent's own, so an `allow` skips approvals the agent's author required: enable only for trusted callers.
+   */
+  allowPermissionOverrides?: boolean;
   logger?: boolean;
 }
 
-const StartRunBody = z.object({
-  agent: z.string().min(1),
-  // Its size is checked by AgioClient.start against the run's maxModelInputBytes (413 input_too_large).
-  input: z.string().min(1),
-  sessionId: z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/, 'sessionId: 1-128 letters, digits, . _ : -').optional(),
-  /** This run's limits over the agent's (maxSteps, maxTotalTokens, modelRetryWindowMs…); unknown names are refused. */
-  limits: RunLimitOverrides.strict().optional(),
-});
 const DecisionBody = z.object({ message: z.string().max(4000).optional(), remember: z.boolean().optional(), by: z.string().max(200).optional() });
 const ToolCallParams = z.object({ id: z.string().regex(/^[A-Za-z0-9._:/-]{1,512}$/, 'malformed run id'), callId: z.string().regex(/^[A-Za-z0-9._:-]{1,256}$/, 'malformed tool call id') });
 const SessionParams = z.object({ id: z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/, 'malformed session id') });
@@ -100,10 +97,17 @@ export function createBridge(opts: BridgeOptions): FastifyInstance & { hub: Stre
 
   app.post('/runs', async (req, reply) => {
     const tenant = tenantOf(req, opts.tokens);
-    const body = StartRunBody.parse(req.body ?? {});
-    if (!agio.agents.find(body.agent)) throw new HttpError(404, 'unknown_agent', `unknown agent "${body.agent}"; GET /agents lists them`);
-    const run = await agio.start(body.agent, body.input, { tenant, sessionId: body.sessionId, ...(body.limits ? { limits: body.limits } : {}) });
-    return reply.status(201).send({ runId: run.runId, links: { self: `/runs/${run.runId}`, events: `/runs/${run.runId}/events` } });
+    const key = idempotencyKeyOf(req);
+    const { agent, input, ...settings } = StartRunBody.parse(req.body ?? {});
+    refuseAllowRules(settings.permissions, opts.allowPermissionOverrides ?? false);
+    if (!agio.agents.find(agent)) throw new HttpError(404, 'unknown_agent', `unknown agent "${agent}"; GET /agents lists them`);
+    const run = await agio.start(agent, input, { tenant, ...settings, ...(key ? { runId: runIdForKey(tenant, key) } : {}) }).catch((err: Error) => {
+      if (err.name !== 'IdempotencyConflictError') throw err;
+      throw new HttpError(409, 'idempotency_conflict', `Idempotency-Key "${key}" was used for a different request: send that request again to get its run, or use a new key`);
+    });
+    // A repeat of an earlier request (same key, same body): its run, as the first answer gave it.
+    if (!run.created) void reply.header('idempotent-replayed', 'true');
+    return reply.status(run.created ? 201 : 200).send({ runId: run.runId, links: { self: `/runs/${run.runId}`, events: `/runs/${run.runId}/events` } });
   });
 
   app.get('/runs', async (req) => {

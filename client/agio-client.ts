@@ -2,9 +2,11 @@
 // and cancel them — over a Temporal Client, so it works wherever Temporal is reachable.
 import { Client, WorkflowFailedError, type WorkflowExecutionDescription, type WorkflowHandle } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
-import { AgentRegistry, DEFAULT_TASK_QUEUE, RunSearchAttributes, runLimitsFor, jsonBytes, modelInputTooLargeMessage, workflowTypeFor, type AgioEvent, type AnyAgentSpec, type ChatMessage, type LoopPosition, type PermissionRule, type RunContext, type RunOutput, type ToolCallDecision } from '../common';
+import { AgentRegistry, DEFAULT_TASK_QUEUE, RunSearchAttributes, runLimitsFor, jsonBytes, modelInputTooLargeMessage, workflowTypeFor, type AgioEvent, type AnyAgentSpec, type ChatMessage, type LoopPosition, type ModelSettings, type PermissionRule, type RunContext, type RunOutput, type ToolCallDecision } from '../common';
 import { decideToolCallUpdate, eventsQuery, pauseSignal, pauseUpdate, resumeSignal, resumeUpdate, stateQuery, type ControlRequest, type ControlState, type RunState } from '../workflows/messages';
 import type { ReadEventsOptions } from './event-reader';
+import { startFingerprint, startIdempotent } from './idempotent-start';
+import { withModelSettings } from './model-settings';
 import { modelOutageOf, type ModelOutage } from './model-outage';
 import { runVersionOf, type RunVersion } from './run-version';
 import { followRun, RunLogs } from './run-log';
@@ -20,11 +22,19 @@ export function stateView(state: RunState, description: WorkflowExecutionDescrip
   return { ...state, ...(outage ? { modelUnavailable: outage } : {}), ...(version ? { version } : {}) };
 }
 
-/** Memo stored on every run (tenant scoping); nested runs also name their root, whose log holds their events. */
-export type RunMemo = { tenant: string; agent: string; rootRunId?: string };
+/**
+ * Memo stored on every run (tenant scoping); nested runs also name their root, whose log holds their events. Runs
+ * started with a caller-chosen id keep the fingerprint of the request that started them (see {@link StartOptions.runId}).
+ */
+export type RunMemo = { tenant: string; agent: string; rootRunId?: string; fingerprint?: string };
 
 /** Options of {@link AgioClient.start}. */
 export interface StartOptions {
+  /**
+   * A caller-chosen run id makes the start idempotent: the same request again returns the same run, running or closed
+   * (within the namespace's retention), with `created: false`; a different request under the id throws
+   * IdempotencyConflictError. Without it every start is a new run (`run-<uuid>`). See docs/IDEMPOTENCY.md.
+   */
   runId?: string;
   sessionId?: string;
   tenant?: string;
@@ -35,6 +45,11 @@ export interface StartOptions {
   permissions?: PermissionRule[];
   /** Loop agents: start at this position (seed 001's resume, for runs that were terminated or reset). */
   resumeFrom?: LoopPosition;
+  /**
+   * Model settings for this run, merged over the agent's own (a workflow agent: over every LLM sub-agent's; agents
+   * used as tools keep theirs). They travel in the spec the run records.
+   */
+  modelSettings?: ModelSettings;
 }
 
 /** A started (or looked-up) run. */
@@ -44,6 +59,8 @@ export class RunHandle {
     private readonly handle: WorkflowHandle,
     private readonly client: Client,
     private readonly logs: RunLogs,
+    /** True when the call that made this handle started the run; false for a repeated idempotent start and getHandle(). */
+    readonly created = false,
   ) {}
 
   /** The run's events from `after` on, ending after the root's terminal event. */
@@ -154,7 +171,8 @@ export class AgioClient {
 
   /** Starts a run of an agent given as a spec or a registered name. */
   async start(agent: AnyAgentSpec | string, input: string | ChatMessage[], opts: StartOptions = {}): Promise<RunHandle> {
-    const spec = typeof agent === 'string' ? this.agents.get(agent) : agent;
+    const requested = typeof agent === 'string' ? this.agents.get(agent) : agent;
+    const spec = opts.modelSettings ? withModelSettings(requested, opts.modelSettings) : requested;
     // Resolved here, once, and sent whole: the run decides with these defaults whatever release later runs it.
     const limits = runLimitsFor(spec, opts.limits);
     const maxInput = limits.maxModelInputBytes;
@@ -169,14 +187,22 @@ export class AgioClient {
       ...(opts.state ? { state: opts.state } : {}),
       ...(opts.resumeFrom ? { resumeFrom: opts.resumeFrom } : {}),
     };
-    const memo: RunMemo = { tenant, agent: spec.name };
+    const workflowType = workflowTypeFor(spec.kind);
+    // The request as the caller made it (limits as asked, not resolved), so a repeat matches whatever defaults apply.
+    const { sessionId, userId, permissions, modelSettings, state, resumeFrom } = opts;
+    const fingerprint = opts.runId
+      ? startFingerprint({ workflowType, agent: requested, input, tenant, sessionId, userId, limits: opts.limits, permissions, modelSettings, state, resumeFrom })
+      : undefined;
+    const memo: RunMemo = { tenant, agent: spec.name, ...(fingerprint ? { fingerprint } : {}) };
     const typedSearchAttributes = [
       { key: RunSearchAttributes.tenant, value: tenant },
       { key: RunSearchAttributes.agent, value: spec.name },
       { key: RunSearchAttributes.rootRunId, value: runId },
     ];
-    const handle = await this.temporal.workflow.start(workflowTypeFor(spec.kind), { taskQueue: this.taskQueue, workflowId: runId, args: [args], memo, typedSearchAttributes });
-    return new RunHandle(runId, handle, this.temporal, this.logs);
+    const options = { taskQueue: this.taskQueue, workflowId: runId, args: [args], memo, typedSearchAttributes };
+    if (!fingerprint) return new RunHandle(runId, await this.temporal.workflow.start(workflowType, options), this.temporal, this.logs, true);
+    const { handle, created } = await startIdempotent(this.temporal, workflowType, options, fingerprint);
+    return new RunHandle(runId, handle, this.temporal, this.logs, created);
   }
 
   /** One page of a tenant's root runs, newest first (Temporal visibility; a just-started run may take a moment to show). */
@@ -203,6 +229,9 @@ export class InputTooLargeError extends Error {
     super(message);
   }
 }
+
+/** A caller-chosen run id that names a run started by a different request (see {@link StartOptions.runId}). */
+export { IdempotencyConflictError } from './idempotent-start';
 
 /** No pending tool call with that id in the run's tree. */
 export class UnknownToolCallError extends Error {

@@ -96,3 +96,57 @@ export function resolveLimits(partial: Partial<RunLimits> = {}): RunLimits {
 export function runLimitsFor(agent: { limits?: RunLimitOverrides; maxSteps?: number }, overrides: Partial<RunLimits> = {}): RunLimits {
   return resolveLimits({ ...agent.limits, ...(agent.maxSteps ? { maxSteps: agent.maxSteps } : {}), ...overrides });
 }
+
+/**
+ * The highest value a caller may ask for, per limit. They bound new input only ({@link RunLimitRequest}): RunLimits and
+ * RunLimitOverrides stay unbounded because running workflows parse the limits recorded in their history with them, and
+ * a run started before a bound existed (or by trusted code with a larger value) must still parse on replay.
+ */
+export const RUN_LIMIT_MAXIMUMS = {
+  maxSteps: 1000,
+  maxDepth: 20,
+  maxToolOutputBytes: 1024 * 1024,
+  // Temporal caps one payload at 2 MiB: a conversation, an answer or an inline input over 1.5 MiB could not be recorded.
+  maxModelInputBytes: 1536 * 1024,
+  compactModelInputBytes: 1536 * 1024,
+  inlineModelInputBytes: 1024 * 1024,
+  maxModelOutputBytes: 1536 * 1024,
+  maxTotalTokens: 100_000_000,
+  modelHeartbeatTimeoutMs: 10 * 60_000,
+  modelStreamIdleMs: 60 * 60_000,
+  modelTimeoutMs: 2 * 60 * 60_000,
+  modelMaxAttempts: 100,
+  modelRetryWindowMs: 7 * 24 * 60 * 60_000,
+  continueAsNewAfterModelCalls: 1000,
+} as const satisfies Record<keyof RunLimitOverrides, number>;
+
+const upTo = (max: number) => z.number().int().positive().max(max);
+
+/**
+ * Limits a caller asks for when starting a run (the bridge's `POST /runs`): the overrides, each bounded by
+ * {@link RUN_LIMIT_MAXIMUMS}, unknown names refused. Parsing new input only; recorded limits parse with RunLimitOverrides.
+ */
+export const RunLimitRequest = z
+  .object({
+    maxSteps: upTo(RUN_LIMIT_MAXIMUMS.maxSteps),
+    maxDepth: upTo(RUN_LIMIT_MAXIMUMS.maxDepth),
+    maxToolOutputBytes: upTo(RUN_LIMIT_MAXIMUMS.maxToolOutputBytes),
+    maxModelInputBytes: upTo(RUN_LIMIT_MAXIMUMS.maxModelInputBytes),
+    compactModelInputBytes: upTo(RUN_LIMIT_MAXIMUMS.compactModelInputBytes),
+    inlineModelInputBytes: z.number().int().nonnegative().max(RUN_LIMIT_MAXIMUMS.inlineModelInputBytes),
+    maxModelOutputBytes: upTo(RUN_LIMIT_MAXIMUMS.maxModelOutputBytes),
+    maxTotalTokens: upTo(RUN_LIMIT_MAXIMUMS.maxTotalTokens),
+    modelHeartbeatTimeoutMs: upTo(RUN_LIMIT_MAXIMUMS.modelHeartbeatTimeoutMs),
+    modelStreamIdleMs: upTo(RUN_LIMIT_MAXIMUMS.modelStreamIdleMs),
+    modelTimeoutMs: upTo(RUN_LIMIT_MAXIMUMS.modelTimeoutMs),
+    modelMaxAttempts: upTo(RUN_LIMIT_MAXIMUMS.modelMaxAttempts),
+    modelRetryWindowMs: upTo(RUN_LIMIT_MAXIMUMS.modelRetryWindowMs),
+    continueAsNewAfterModelCalls: upTo(RUN_LIMIT_MAXIMUMS.continueAsNewAfterModelCalls),
+  })
+  .partial()
+  .strict();
+/** Limits a caller asks for when starting a run. */
+export type RunLimitRequest = z.infer<typeof RunLimitRequest>;
+
+/** The largest `maxTokens` a caller may ask for in a run's model settings (an answer that long is about 1 MiB of text). */
+export const MAX_TOKENS_PER_MODEL_CALL = 256_000;

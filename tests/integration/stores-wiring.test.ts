@@ -13,7 +13,7 @@ import { MemorySessionStore, MongoSessionStore, toolResultRef, type TraceNode } 
 import { storesFromEnv } from '../../worker/stores-from-env';
 import { text, toolCall, toolCalls, type RecordedRequest } from '../../worker/dev-server/scripted-model-server';
 import { testTools } from '../fixtures/test-tools';
-import { sentMessages, sentToolResult } from '../helpers/agent-runs';
+import { sentMessages, sentToolResult, startRun } from '../helpers/agent-runs';
 import { request, startBridge, type TestBridge } from '../helpers/bridge';
 import { openMongoStores, type TestMongoStores } from '../helpers/mongo-stores';
 import { startTestWorker, uniqueId, type TestWorker } from '../helpers/temporal';
@@ -195,9 +195,10 @@ describe('stores wiring on MongoDB', () => {
       const otherRun = await bed.bridge.agio.start(agent, 'read the other run', { tenant: TENANT });
       expect((await otherRun.result()).response).toBe('nothing there');
       expect(sentToolResult(bed.server.requests[1], 'call_steal')).toBe(refused);
-      // Same run id (the first run has closed, so its id can be reused) in another tenant: the ref is the same, the tenant is not.
-      const sameIdOtherTenant = await bed.bridge.agio.start(agent, 'read it from another tenant', { tenant: OTHER_TENANT, runId });
-      expect((await sameIdOtherTenant.result()).response).toBe('nothing there either');
+      // Same run id in another tenant (the first run has closed, so a plain Temporal start may reuse its id; AgioClient.start
+      // never reuses a run id, see docs/IDEMPOTENCY.md): the ref is the same, the tenant is not.
+      const sameIdOtherTenant = await startRun(bed.client, bed.worker.taskQueue, { agent, input: 'read it from another tenant', context: { tenant: OTHER_TENANT } }, runId);
+      expect(((await sameIdOtherTenant.result()) as RunOutput).response).toBe('nothing there either');
       expect(sentToolResult(bed.server.requests[3], 'call_steal')).toBe(refused);
 
       expect(await mongo.stores.toolResults.get(OTHER_TENANT, runId, ref)).toBeUndefined();
