@@ -1,8 +1,9 @@
 # Agio image: one image for both processes.
 #   worker (default): node dist/worker/main.js  - runs agent workflows and their activities
 #   bridge:           node dist/bridge/main.js  - HTTP API and event streams (listens on $PORT)
-# The worker bundles workflow code from dist/workflows/index.js at start-up, so the image needs only the
-# compiled dist/ and production dependencies, not the TypeScript sources.
+# The build writes the workflow bundle the worker loads (dist/workflow-bundle.js), so the image needs only the
+# compiled dist/, the example agents file and production dependencies, not the TypeScript sources.
+# Your own agents: mount a file and set AGIO_AGENTS to its path (for the worker and the bridge alike).
 
 ##### Build: compile TypeScript to dist/ #####
 FROM node:20-bookworm-slim AS build
@@ -13,7 +14,7 @@ COPY package.json package-lock.json ./
 RUN npm ci
 
 # The source directories compiled by tsconfig.build.json ("include"); keep the two lists in step.
-COPY tsconfig.json tsconfig.build.json ./
+COPY tsconfig.json tsconfig.build.json index.ts ./
 COPY common ./common
 COPY workflows ./workflows
 COPY activities ./activities
@@ -47,6 +48,7 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev && npm cache clean --force
 
 COPY --from=build /app/dist ./dist
+COPY agents ./agents
 
 # Run as the image's unprivileged "node" user (uid 1000); the code stays root-owned and read-only to it,
 # and .agio/ is the one writable directory for local runtime state.

@@ -10,7 +10,7 @@ const ioModules = ['openai', 'mongodb', 'fastify', 'eventsource', '@temporalio/c
 export default tseslint.config(
   // bench/peer-openai-agents is its own package (Temporal SDK 1.23, its own node_modules and tsconfig): not linted here.
   // .agio/ is serve's data: run workspaces hold whatever agents wrote there, .ts files included.
-  { ignores: ['dist/**', 'node_modules/**', '.tools/**', '.agio/**', 'coverage/**', 'bench/results/**', 'bench/peer-openai-agents/**', '*.js', '*.mjs'] },
+  { ignores: ['dist/**', 'node_modules/**', '.tools/**', '.agio/**', 'coverage/**', 'bench/results/**', 'bench/peer-openai-agents/**', 'tests/fixtures/consumer/**', '*.js', '*.mjs'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

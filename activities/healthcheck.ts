@@ -31,7 +31,7 @@ export class AgentHealth {
   }
 
   private async run(agent: AgentSpec): Promise<string | undefined> {
-    const missing = splitTools(agent.tools).names.filter((n) => !this.tools.find(n));
+    const missing = splitTools(agent.tools).names.filter((n) => !this.tools.find(n) && !this.tools.expand(n));
     if (missing.length) return `the worker has no tool ${missing.map((n) => `"${n}"`).join(', ')}`;
     const model = agent.model ?? this.model.defaultModel;
     try {

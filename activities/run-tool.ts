@@ -35,7 +35,10 @@ export interface RunToolOutput {
   metadata?: Record<string, unknown>;
 }
 
-/** Input of resolveTools: tool names, and sub-agents whose healthcheck decides whether they are offered. */
+/**
+ * Input of resolveTools: tool names (a group name such as an MCP server's `mcp:<server>` stands for its tools), and
+ * sub-agents whose healthcheck decides whether they are offered.
+ */
 export interface ResolveToolsInput {
   names: string[];
   healthchecks?: AgentSpec[];
@@ -50,11 +53,12 @@ export interface ResolveToolsOutput {
 /** Builds the tool activities bound to the worker's registry and workspace root. */
 export function createToolActivities(registry: ToolRegistry, workspaceRoot: string, health: AgentHealth, stores?: Stores) {
   async function resolveTools({ names, healthchecks = [] }: ResolveToolsInput): Promise<ResolveToolsOutput> {
-    const known = names.filter((n) => registry.find(n));
+    // Groups expand in place; a tool named twice (itself and through its group) is offered once.
+    const known = [...new Set(names.flatMap((n) => registry.expand(n) ?? []))];
     const verdicts = await Promise.all(healthchecks.map(async (agent) => ((await health.check(agent)) ? agent.name : undefined)));
     return {
       specs: known.map((n) => registry.spec(n)),
-      unknown: names.filter((n) => !registry.find(n)),
+      unknown: names.filter((n) => !registry.expand(n)),
       unhealthyAgents: verdicts.filter((n): n is string => n !== undefined),
     };
   }

@@ -4,7 +4,8 @@ import { AgioClient } from '../client/agio-client';
 import { loadEnv } from '../worker/config';
 import { connectClient } from '../worker/connect';
 import { ensureSearchAttributes } from '../worker/search-attributes';
-import { exampleAgents } from '../worker/example-agents';
+import { AgentsFileError } from '../worker/agents-file';
+import { agentsToServe } from '../worker/example-agents';
 import { parseTokens } from './auth';
 import { createBridge } from './server';
 import { storesFromEnv } from '../worker/stores-from-env';
@@ -12,6 +13,8 @@ import { liveLaneFromEnv } from '../live/lane-from-env';
 
 async function main(): Promise<void> {
   const env = loadEnv();
+  // The same file as the workers' (AGIO_AGENTS): the bridge starts these agents by name and lists them at GET /agents.
+  const { agents, file: agentsSource } = agentsToServe(env.AGIO_AGENTS);
   const address = env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233';
   const connection = await connectClient(env, address);
   const client = new Client({ connection, namespace: env.TEMPORAL_NAMESPACE });
@@ -25,9 +28,11 @@ async function main(): Promise<void> {
   const app = createBridge({
     stores,
     ...(liveLane ? { liveLane } : {}),
-    agio: new AgioClient(client, { taskQueue: env.AGIO_TASK_QUEUE, agents: exampleAgents }),
+    agio: new AgioClient(client, { taskQueue: env.AGIO_TASK_QUEUE, agents }),
     tokens: parseTokens(process.env.AGIO_TOKENS ?? 'dev-token:default'),
+    agentsSource,
     logger: true,
+    allowPermissionOverrides: env.AGIO_ALLOW_PERMISSION_OVERRIDES === 'true',
   });
   const url = await app.listen({ host: process.env.HOST ?? '127.0.0.1', port: Number(process.env.PORT ?? 8080) });
   console.log(`agio bridge: ${url} (Temporal ${address})`);
@@ -42,6 +47,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((err) => {
-  console.error(err);
+  // A bad agents file says everything in its message (file, line, path, problem); a stack would only bury it.
+  console.error(err instanceof AgentsFileError ? err.message : err);
   process.exit(1);
 });

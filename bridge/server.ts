@@ -8,6 +8,7 @@ import { BadPageTokenError, RUN_STATUSES } from '../client/run-list';
 import type { LiveLane } from '../live/lane';
 import type { Stores } from '../stores';
 import { tenantOf } from './auth';
+import { agentView } from './agents-view';
 import { HttpError, errorHandler } from './errors';
 import { describeRun, rootRunIdOf, runStatus } from './runs';
 import { StartRunBody, idempotencyKeyOf, refuseAllowRules, runIdForKey } from './start-run';
@@ -32,6 +33,8 @@ export interface BridgeOptions {
    * before the agent's own, so an `allow` skips approvals the agent's author required: enable only for trusted callers.
    */
   allowPermissionOverrides?: boolean;
+  /** Where the agents came from (an agents file's path), shown by GET /agents. */
+  agentsSource?: string;
   logger?: boolean;
 }
 
@@ -86,13 +89,7 @@ export function createBridge(opts: BridgeOptions): FastifyInstance & { hub: Stre
 
   app.get('/agents', async (req) => {
     tenantOf(req, opts.tokens);
-    return {
-      agents: agio.agents.list().map((a) =>
-        a.kind === 'llm'
-          ? { name: a.name, kind: a.kind, description: a.description, tools: a.tools.map((t) => (typeof t === 'string' ? t : t.name)) }
-          : { name: a.name, kind: a.kind, description: a.description, subAgents: a.subAgents.map((s) => s.name) },
-      ),
-    };
+    return { ...(opts.agentsSource ? { source: opts.agentsSource } : {}), agents: agio.agents.list().map(agentView) };
   });
 
   app.post('/runs', async (req, reply) => {

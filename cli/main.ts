@@ -5,7 +5,8 @@ import { bridgeFromEnv, printJson, run, watch } from './commands';
 
 const USAGE = `usage: agio <command> [args]
 
-  serve [--port N]                 Temporal dev server + worker + HTTP bridge in one process
+  serve [--port N] [--agents FILE] Temporal dev server + worker + HTTP bridge in one process; the agents
+                                   (and MCP servers) from a YAML/JSON file, else agents/examples.yaml
   run <agent> "<input>" [--session ID]
                                    start a run and show it live (nested runs indented)
   watch <runId> [--after OFFSET]   follow a run's events live
@@ -43,6 +44,7 @@ async function main(argv: string[]): Promise<number> {
     allowPositionals: true,
     options: {
       port: { type: 'string' },
+      agents: { type: 'string' },
       session: { type: 'string' },
       after: { type: 'string' },
       reason: { type: 'string' },
@@ -59,7 +61,7 @@ async function main(argv: string[]): Promise<number> {
   switch (command) {
     case 'serve': {
       const { serve } = await import('./serve');
-      await serve({ port: values.port ? Number(values.port) : undefined });
+      await serve({ port: values.port ? Number(values.port) : undefined, agents: values.agents });
       return 0;
     }
     case 'run':

@@ -16,7 +16,7 @@ import { startDemoModel } from '../worker/dev-server/demo-model';
 import { freePort, isPortFree } from '../worker/dev-server/free-port';
 import { startTemporalDevServer } from '../worker/dev-server/temporal-server';
 import { startTemporalUi, type TemporalUi } from '../worker/dev-server/temporal-ui';
-import { exampleAgents } from '../worker/example-agents';
+import { agentsToServe } from '../worker/example-agents';
 import { storesFromEnv } from '../worker/stores-from-env';
 import { modelConfigFromEnv } from '../worker/model-config';
 
@@ -25,8 +25,10 @@ async function portOr(preferred: number): Promise<number> {
 }
 
 /** Runs the embedded stack until SIGINT/SIGTERM. */
-export async function serve(opts: { port?: number } = {}): Promise<void> {
+export async function serve(opts: { port?: number; agents?: string } = {}): Promise<void> {
   const env = loadEnv();
+  // Checked before anything starts: a mistake in the file is reported with its line, and nothing is left running.
+  const loaded = agentsToServe(opts.agents ?? env.AGIO_AGENTS);
   Runtime.install({ logger: new DefaultLogger((process.env.AGIO_LOG_LEVEL as 'WARN' | undefined) ?? 'WARN') });
   const dataDir = path.resolve(env.AGIO_DATA_DIR);
   await fs.promises.mkdir(dataDir, { recursive: true });
@@ -76,11 +78,12 @@ export async function serve(opts: { port?: number } = {}): Promise<void> {
     const { stores, close: closeStores } = await storesFromEnv(env);
     const liveLane = new InProcessLane();
     cleanups.push(closeStores);
-    const { worker, agents, taskQueue } = await createWorker({
+    const { worker, agents, taskQueue, close: closeMcp } = await createWorker({
       connection: workerConnection,
       namespace: env.TEMPORAL_NAMESPACE,
       taskQueue: env.AGIO_TASK_QUEUE,
-      agents: exampleAgents,
+      agents: loaded.agents,
+      mcpServers: loaded.mcpServers,
       model,
       workspaceRoot: path.join(dataDir, 'workspaces'),
       stores,
@@ -95,12 +98,13 @@ export async function serve(opts: { port?: number } = {}): Promise<void> {
     cleanups.push(async () => {
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await running;
+      await closeMcp();
     });
     const clientConnection = await Connection.connect({ address });
     cleanups.push(() => clientConnection.close());
     const tokens = parseTokens(process.env.AGIO_TOKENS ?? 'dev-token:default');
     const agio = new AgioClient(new Client({ connection: clientConnection, namespace: env.TEMPORAL_NAMESPACE }), { taskQueue, agents });
-    const bridge = createBridge({ agio, tokens, stores, liveLane });
+    const bridge = createBridge({ agio, tokens, stores, liveLane, agentsSource: loaded.file, allowPermissionOverrides: env.AGIO_ALLOW_PERMISSION_OVERRIDES === 'true' });
     const url = await bridge.listen({ host: process.env.HOST ?? '127.0.0.1', port: opts.port ?? (await portOr(Number(process.env.PORT ?? 8080))) });
     cleanups.push(() => bridge.close());
     const [token] = tokens.keys();
@@ -111,6 +115,7 @@ export async function serve(opts: { port?: number } = {}): Promise<void> {
         `  bridge     ${url}   (Authorization: Bearer ${token})`,
         `  temporal   ${address}`,
         `  worker     task queue "${taskQueue}", agents: ${agents.list().map((a) => a.name).join(', ')}`,
+        `  agents     ${loaded.file}`,
         `  data       ${dataDir}`,
         '',
         `try: curl -s -X POST ${url}/runs -H 'Authorization: Bearer ${token}' -H 'content-type: application/json' -d '{"agent":"assistant","input":"hello"}'`,

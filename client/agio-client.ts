@@ -2,7 +2,7 @@
 // and cancel them — over a Temporal Client, so it works wherever Temporal is reachable.
 import { Client, WorkflowFailedError, type WorkflowExecutionDescription, type WorkflowHandle } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
-import { AgentRegistry, DEFAULT_TASK_QUEUE, RunSearchAttributes, runLimitsFor, jsonBytes, modelInputTooLargeMessage, workflowTypeFor, type AgioEvent, type AnyAgentSpec, type ChatMessage, type LoopPosition, type ModelSettings, type PermissionRule, type RunContext, type RunOutput, type ToolCallDecision } from '../common';
+import { AgentRegistry, DEFAULT_TASK_QUEUE, RunSearchAttributes, runLimitsFor, jsonBytes, modelInputTooLargeMessage, workflowTypeFor, type AgioEvent, type AnyAgentSpec, type ChatMessage, type LoopPosition, type ModelSettings, type PermissionRule, type RunContext, type RunOutput, type RunOutputOf, type ToolCallDecision, type TypedAgentSpec } from '../common';
 import { decideToolCallUpdate, eventsQuery, pauseSignal, pauseUpdate, resumeSignal, resumeUpdate, stateQuery, type ControlRequest, type ControlState, type RunState } from '../workflows/messages';
 import type { ReadEventsOptions } from './event-reader';
 import { startFingerprint, startIdempotent } from './idempotent-start';
@@ -53,7 +53,8 @@ export interface StartOptions {
 }
 
 /** A started (or looked-up) run. */
-export class RunHandle {
+/** A run; `T` is the type of its parsed output when its agent's output schema was given as zod (see `defineAgent`). */
+export class RunHandle<T = RunOutput['output']> {
   constructor(
     readonly runId: string,
     private readonly handle: WorkflowHandle,
@@ -69,8 +70,8 @@ export class RunHandle {
   }
 
   /** The run's output; rejects with the run's failure. */
-  result(): Promise<RunOutput> {
-    return this.handle.result() as Promise<RunOutput>;
+  result(): Promise<RunOutputOf<T>> {
+    return this.handle.result() as Promise<RunOutputOf<T>>;
   }
 
   /** What the run is doing now, the model outage it is waiting out, if any, and its worker version (read from Temporal's record). */
@@ -170,6 +171,8 @@ export class AgioClient {
   }
 
   /** Starts a run of an agent given as a spec or a registered name. */
+  start<T>(agent: TypedAgentSpec<T>, input: string | ChatMessage[], opts?: StartOptions): Promise<RunHandle<T>>;
+  start(agent: AnyAgentSpec | string, input: string | ChatMessage[], opts?: StartOptions): Promise<RunHandle>;
   async start(agent: AnyAgentSpec | string, input: string | ChatMessage[], opts: StartOptions = {}): Promise<RunHandle> {
     const requested = typeof agent === 'string' ? this.agents.get(agent) : agent;
     const spec = opts.modelSettings ? withModelSettings(requested, opts.modelSettings) : requested;
@@ -211,7 +214,7 @@ export class AgioClient {
   }
 
   /** A handle to an existing run. */
-  getHandle(runId: string): RunHandle {
+  getHandle<T = RunOutput['output']>(runId: string): RunHandle<T> {
     return new RunHandle(runId, this.temporal.workflow.getHandle(runId), this.temporal, this.logs);
   }
 

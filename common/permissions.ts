@@ -2,7 +2,10 @@
 // `deny` or `ask`. Pure and deterministic, so workflow code evaluates them.
 import { z } from 'zod';
 
-/** One rule: for `tool` (or `*`), when the call's subject matches `pattern` (glob; absent = any), do `action`. */
+/**
+ * One rule: for `tool` — a name, or a glob over names such as `*` or `fs__*` (an MCP server's tools) — when the call's
+ * subject matches `pattern` (glob; absent = any), do `action`.
+ */
 export const PermissionRule = z.object({
   tool: z.string().min(1),
   pattern: z.string().optional(),
@@ -35,8 +38,14 @@ export function globToRegExp(glob: string): RegExp {
   return new RegExp(`^${escaped}$`, 's');
 }
 
+/** Whether a rule's `tool` names this tool: the same name, or a glob (`*`, `?`) matching it. */
+export function ruleNamesTool(ruleTool: string, tool: string): boolean {
+  if (ruleTool === tool) return true;
+  return /[*?]/.test(ruleTool) && globToRegExp(ruleTool).test(tool);
+}
+
 function matches(rule: PermissionRule, tool: string, subject: string): boolean {
-  if (rule.tool !== '*' && rule.tool !== tool) return false;
+  if (!ruleNamesTool(rule.tool, tool)) return false;
   return rule.pattern === undefined || globToRegExp(rule.pattern).test(subject);
 }
 

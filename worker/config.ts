@@ -16,6 +16,8 @@ export const AgioEnv = z.object({
   AGIO_DATA_DIR: z.preprocess(emptyToUndefined, z.string().default('.agio')),
   /** The agents (and MCP servers) the worker and bridge serve: a YAML or JSON file; unset: agents/examples.yaml. */
   AGIO_AGENTS: optionalString,
+  /** Whether POST /runs may send `allow` rules, which skip approvals the agent's author asked for (default: only deny and ask). */
+  AGIO_ALLOW_PERMISSION_OVERRIDES: z.preprocess(emptyToUndefined, z.enum(['true', 'false']).default('false')),
   OPENAI_API_KEY: optionalString,
   OPENAI_BASE_URL: optionalString,
   AGIO_MODEL: z.preprocess(emptyToUndefined, z.string().default('gpt-4o-mini')),

@@ -13,7 +13,10 @@ import type { LiveLane } from '../live/lane';
 import { DEFAULT_DELTA_BUDGET, type DeltaBudget } from '../activities/step-stream';
 import { ToolRegistry } from '../activities/tools/registry';
 import { createGetToolResultTool } from '../activities/tools/get-tool-result';
+import type { McpServerConfigInput } from '../activities/tools/mcp/config';
+import { startMcpServers, type McpTools } from '../activities/tools/mcp/servers';
 import { bundleWorkflows } from './workflow-bundle-options';
+import { prebuiltWorkflowCode } from './prebuilt-bundle';
 import { buildIdOf, makeVersionCurrent, versionName, type VersioningOptions } from './versioning';
 import { createMemoryStores, type Stores } from '../stores';
 
@@ -27,6 +30,11 @@ export interface CreateWorkerOptions {
   /** Extra tools; the built-in tools are always registered unless `builtinTools: false` (get_tool_result always is). */
   tools?: ToolDefinition[];
   builtinTools?: boolean;
+  /**
+   * MCP servers whose tools the worker offers as `<server>__<tool>` (and all of a server's as `mcp:<server>`); they are
+   * connected and listed now, and a server that cannot start fails createWorker (docs/MCP.md). Close them with `close()`.
+   */
+  mcpServers?: McpServerConfigInput[];
   model: ModelConfig;
   /** Directory under which runs get their workspaces (default `.agio/workspaces`). */
   workspaceRoot?: string;
@@ -39,7 +47,7 @@ export interface CreateWorkerOptions {
    * 10,000 signals per execution.
    */
   deltaBudget?: Partial<DeltaBudget>;
-  /** A prebuilt workflow bundle (tests build one for the whole run); otherwise workflows/ is bundled. */
+  /** A prebuilt workflow bundle (tests build one for the whole run); otherwise the package's own (dist/workflow-bundle.js), or workflows/ bundled at start. */
   workflowBundle?: WorkerOptions['workflowBundle'];
   /** Where sessions, steps, traces, citations and full tool outputs go (default: in memory). */
   stores?: Stores;
@@ -75,17 +83,31 @@ export interface AgioWorker {
   version?: WorkerDeploymentVersion;
   /** Settles once this version is the deployment's current one (when the worker makes itself current). */
   current?: Promise<void>;
+  /** Closes the worker's MCP connections and ends their processes (call it once `worker.run()` has returned); idempotent. */
+  close(): Promise<void>;
 }
 
-/** Creates (but does not run) a worker; call `worker.run()` to start polling. */
+/** Creates (but does not run) a worker; call `worker.run()` to start polling, and `close()` after it has stopped. */
 export async function createWorker(opts: CreateWorkerOptions): Promise<AgioWorker> {
+  // MCP servers first: one that cannot start fails the worker early; anything failing later closes them again.
+  const mcp = await startMcpServers(opts.mcpServers ?? []);
+  try {
+    return { ...(await createWithTools(opts, mcp)), close: mcp.close };
+  } catch (err) {
+    await mcp.close();
+    throw err;
+  }
+}
+
+async function createWithTools(opts: CreateWorkerOptions, mcp: McpTools): Promise<Omit<AgioWorker, 'close'>> {
   const stores = opts.stores ?? createMemoryStores();
   await stores.setup();
   // get_tool_result goes with the stores, not with the built-in tools: every worker truncates large outputs and
   // points the model at it (a tool of the caller's own by that name replaces it).
   const extra = opts.tools ?? [];
   const getToolResult = extra.some((t) => t.name === 'get_tool_result') ? [] : [createGetToolResultTool(stores.toolResults)];
-  const tools = new ToolRegistry([...(opts.builtinTools === false ? [] : builtinTools), ...getToolResult, ...extra]);
+  const tools = new ToolRegistry([...(opts.builtinTools === false ? [] : builtinTools), ...getToolResult, ...extra, ...mcp.tools]);
+  for (const group of mcp.groups) tools.registerGroup(group.name, group.tools);
   const agents = new AgentRegistry(opts.agents ?? []);
   const workspaceRoot = path.resolve(opts.workspaceRoot ?? '.agio/workspaces');
   await fs.promises.mkdir(workspaceRoot, { recursive: true });
@@ -125,8 +147,8 @@ export async function createWorker(opts: CreateWorkerOptions): Promise<AgioWorke
   return { worker, agents, tools, taskQueue, stores, ...(version ? { version } : {}), ...(current ? { current } : {}) };
 }
 
-/** The workflow bundle's code: the prebuilt one given, or workflows/ bundled now. */
+/** The workflow bundle's code: the one given, else the package's prebuilt one (dist/), else workflows/ bundled now. */
 async function workflowCode(bundle: WorkerOptions['workflowBundle']): Promise<string> {
-  if (!bundle) return bundleWorkflows();
+  if (!bundle) return prebuiltWorkflowCode() ?? bundleWorkflows();
   return 'code' in bundle ? bundle.code : fs.promises.readFile(bundle.codePath, 'utf8');
 }

@@ -1,5 +1,6 @@
 // Worker entry point: `node dist/worker/main.js` (or `npm run worker`) against TEMPORAL_ADDRESS.
-import { exampleAgents } from './example-agents';
+import { AgentsFileError } from './agents-file';
+import { agentsToServe } from './example-agents';
 import { loadEnv } from './config';
 import { connectWorker } from './connect';
 import { createWorker } from './create-worker';
@@ -9,15 +10,18 @@ import { liveLaneFromEnv } from '../live/lane-from-env';
 
 async function main(): Promise<void> {
   const env = loadEnv();
+  // The file is checked before anything connects: a mistake in it is reported with its line, and nothing starts.
+  const loaded = agentsToServe(env.AGIO_AGENTS);
   const address = env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233';
   const connection = await connectWorker(env, address);
   const { stores, close: closeStores } = await storesFromEnv(env);
   const { lane: liveLane, close: closeLane } = await liveLaneFromEnv(env);
-  const { worker, taskQueue, version } = await createWorker({
+  const { worker, taskQueue, version, close: closeMcp } = await createWorker({
     connection,
     namespace: env.TEMPORAL_NAMESPACE,
     taskQueue: env.AGIO_TASK_QUEUE,
-    agents: exampleAgents,
+    agents: loaded.agents,
+    mcpServers: loaded.mcpServers,
     model: modelConfigFromEnv(env),
     workspaceRoot: `${env.AGIO_DATA_DIR}/workspaces`,
     stores,
@@ -25,14 +29,17 @@ async function main(): Promise<void> {
     ...(liveLane ? { liveLane } : {}),
     versioning: { deploymentName: env.AGIO_DEPLOYMENT_NAME, buildId: env.AGIO_BUILD_ID, makeCurrent: env.AGIO_MAKE_CURRENT === 'true' },
   });
+  console.log(`agio worker: agents ${loaded.agents.map((a) => a.name).join(', ')} from ${loaded.file}`);
   console.log(`agio worker: polling task queue "${taskQueue}" on ${address} as version ${version?.deploymentName}.${version?.buildId}${env.AGIO_MAKE_CURRENT === 'true' ? ' (made current)' : ' (not made current)'}${liveLane ? `, deltas on NATS ${env.AGIO_NATS_URL}` : ''}`);
   await worker.run();
+  await closeMcp();
   await connection.close();
   await closeLane();
   await closeStores();
 }
 
 main().catch((err) => {
-  console.error(err);
+  // A bad agents file says everything in its message (file, line, path, problem); a stack would only bury it.
+  console.error(err instanceof AgentsFileError ? err.message : err);
   process.exit(1);
 });

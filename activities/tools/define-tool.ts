@@ -34,6 +34,11 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
   name: string;
   description: string;
   parameters: S;
+  /**
+   * The JSON Schema the model sees, for a tool that brings its own (an MCP server's tools); `parameters` must then
+   * accept exactly what it describes. Default: generated from `parameters`.
+   */
+  jsonSchema?: Record<string, unknown>;
   execute: (args: z.infer<S>, ctx: ToolContext) => Promise<ToolOutput | string>;
   /** Start-to-close timeout of one execution, in ms (default 60 s). */
   timeoutMs?: number;

@@ -1,10 +1,12 @@
-// Tools by name in the worker: their zod schemas become JSON Schema for the model and ToolSpecs for workflows.
+// Tools by name in the worker: their zod schemas become JSON Schema for the model and ToolSpecs for workflows. A group
+// name (an MCP server's `mcp:<server>`) stands for several tools in an agent's list.
 import { z } from 'zod';
 import type { ChatCompletionTool } from 'openai/resources/chat/completions';
 import type { ToolSpec } from '../../common';
 import type { ToolDefinition } from './define-tool';
 
-const DEFAULT_TIMEOUT_MS = 60_000;
+/** Default start-to-close timeout of one tool execution. */
+export const DEFAULT_TOOL_TIMEOUT_MS = 60_000;
 /** Default and upper bound of a quick tool's timeout: a local activity holds its workflow task while it runs. */
 export const QUICK_TOOL_TIMEOUT_MS = { default: 10_000, max: 30_000 };
 
@@ -12,6 +14,7 @@ export const QUICK_TOOL_TIMEOUT_MS = { default: 10_000, max: 30_000 };
 export class ToolRegistry {
   private readonly tools = new Map<string, ToolDefinition>();
   private readonly schemas = new Map<string, Record<string, unknown>>();
+  private readonly groups = new Map<string, string[]>();
 
   constructor(tools: ToolDefinition[] = []) {
     for (const tool of tools) this.register(tool);
@@ -24,8 +27,23 @@ export class ToolRegistry {
     if (tool.quick && tool.idempotent !== true) throw new Error(`tool "${tool.name}" is quick but not idempotent: a quick tool runs again from the start after a worker crash, so declare idempotent: true or drop quick`);
     if (tool.quick && (tool.timeoutMs ?? 0) > QUICK_TOOL_TIMEOUT_MS.max) throw new Error(`tool "${tool.name}" is quick but its timeout is ${tool.timeoutMs} ms: a quick tool may take at most ${QUICK_TOOL_TIMEOUT_MS.max} ms (drop quick for longer tools)`);
     this.tools.set(tool.name, tool as ToolDefinition);
-    this.schemas.set(tool.name, z.toJSONSchema(tool.parameters, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>);
+    this.schemas.set(tool.name, tool.jsonSchema ?? (z.toJSONSchema(tool.parameters, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>));
     return this;
+  }
+
+  /** Lets `name` stand for several registered tools in an agent's `tools` (an MCP server's `mcp:<server>`). */
+  registerGroup(name: string, tools: string[]): this {
+    if (this.tools.has(name) || this.groups.has(name)) throw new Error(`"${name}" is already registered`);
+    const missing = tools.filter((t) => !this.tools.has(t));
+    if (missing.length) throw new Error(`group "${name}" names unregistered tools: ${missing.join(', ')}`);
+    this.groups.set(name, [...tools]);
+    return this;
+  }
+
+  /** The tools a name in an agent's list stands for: itself, a group's members, or undefined when unknown. */
+  expand(name: string): string[] | undefined {
+    if (this.tools.has(name)) return [name];
+    return this.groups.get(name);
   }
 
   /** The tool with this name, or undefined. */
@@ -47,7 +65,7 @@ export class ToolRegistry {
       name,
       description: tool.description,
       parameters: this.schemas.get(name)!,
-      timeoutMs: tool.timeoutMs ?? (tool.quick ? QUICK_TOOL_TIMEOUT_MS.default : DEFAULT_TIMEOUT_MS),
+      timeoutMs: tool.timeoutMs ?? (tool.quick ? QUICK_TOOL_TIMEOUT_MS.default : DEFAULT_TOOL_TIMEOUT_MS),
       ...(tool.heartbeatTimeoutMs ? { heartbeatTimeoutMs: tool.heartbeatTimeoutMs } : {}),
       maxAttempts: tool.maxAttempts ?? (idempotent ? 3 : 1),
       idempotent,

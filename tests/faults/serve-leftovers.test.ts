@@ -28,7 +28,7 @@ describe('agio serve and its data directory', () => {
     const port = await freePort();
     serves.push(await startServe(dataDir, port));
     const lock = JSON.parse(fs.readFileSync(path.join(dataDir, 'serve.lock'), 'utf8')) as { pid: number };
-    const second = await startServe(dataDir, await freePort(), 'agio:');
+    const second = await startServe(dataDir, await freePort(), { until: 'agio:' });
     expect(await second.exited).not.toBe(0);
     expect(second.output()).toContain(`another agio serve (pid ${lock.pid}) is using ${dataDir}`);
   });

@@ -19,13 +19,22 @@ export interface ServeProcess {
   exited: Promise<number | null>;
 }
 
+/** What else a serve gets: arguments after `serve` (e.g. `--agents FILE`) and environment variables. */
+export interface ServeOptions {
+  until?: string;
+  args?: string[];
+  env?: NodeJS.ProcessEnv;
+}
+
 /** Spawns serve on `dataDir` and `port`; resolves once it prints `agio is running` (or `until`, when given). */
-export async function startServe(dataDir: string, port: number, until = 'agio is running'): Promise<ServeProcess> {
+export async function startServe(dataDir: string, port: number, opts: ServeOptions = {}): Promise<ServeProcess> {
+  const until = opts.until ?? 'agio is running';
   // No Web UI: the tests do not use it, and its first start would build it with Go beside the suite.
   const env: NodeJS.ProcessEnv = { ...process.env, AGIO_DATA_DIR: dataDir, PORT: String(port), AGIO_WEB_UI: 'false' };
-  for (const key of ['TEMPORAL_ADDRESS', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'MONGODB_URI', 'AGIO_TOKENS']) delete env[key];
+  for (const key of ['TEMPORAL_ADDRESS', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'MONGODB_URI', 'AGIO_TOKENS', 'AGIO_AGENTS']) delete env[key];
+  Object.assign(env, opts.env);
   // As scripts/serve starts it: one process, so `child.pid` is serve's own.
-  const child = spawn(process.execPath, ['--import', 'tsx', 'cli/main.ts', 'serve'], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'cli/main.ts', 'serve', ...(opts.args ?? [])], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (output += d.toString()));

@@ -53,6 +53,7 @@ export async function startTestWorker(opts: Omit<CreateWorkerOptions, 'connectio
     async stop() {
       if (created.worker.getState() === 'RUNNING') created.worker.shutdown();
       await running;
+      await created.close();
       if (!opts.connection) await connection.close();
     },
   };

@@ -1,0 +1,3 @@
+// Bridge entry point (`agio/bridge`): the HTTP API and SSE streams as a Fastify app over an AgioClient.
+export { createBridge, type BridgeOptions } from './server';
+export { parseTokens } from './auth';
