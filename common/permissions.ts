@@ -32,21 +32,43 @@ export function permissionSubject(tool: string, args: unknown): string {
   return JSON.stringify(args ?? {});
 }
 
-/** Glob → RegExp: `*` any run of characters, `?` one character; everything else literal; whole-string match. */
-export function globToRegExp(glob: string): RegExp {
-  const escaped = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
-  return new RegExp(`^${escaped}$`, 's');
+/**
+ * Whether `text` matches `glob` as a whole: `*` any run of characters (newlines too), `?` one character (one UTF-16
+ * unit), everything else literal. Iterative, going back only to the last `*`: time at most globs × text length,
+ * whatever the glob (a RegExp built from `a*a*a*…b` backtracks exponentially, and this runs in workflow code).
+ */
+export function globMatches(glob: string, text: string): boolean {
+  let g = 0;
+  let t = 0;
+  let star = -1;
+  let resume = 0;
+  while (t < text.length) {
+    if (g < glob.length && (glob[g] === '?' || (glob[g] !== '*' && glob[g] === text[t]))) {
+      g++;
+      t++;
+    } else if (g < glob.length && glob[g] === '*') {
+      star = g++;
+      resume = t;
+    } else if (star >= 0) {
+      g = star + 1;
+      t = ++resume;
+    } else {
+      return false;
+    }
+  }
+  while (g < glob.length && glob[g] === '*') g++;
+  return g === glob.length;
 }
 
 /** Whether a rule's `tool` names this tool: the same name, or a glob (`*`, `?`) matching it. */
 export function ruleNamesTool(ruleTool: string, tool: string): boolean {
   if (ruleTool === tool) return true;
-  return /[*?]/.test(ruleTool) && globToRegExp(ruleTool).test(tool);
+  return /[*?]/.test(ruleTool) && globMatches(ruleTool, tool);
 }
 
 function matches(rule: PermissionRule, tool: string, subject: string): boolean {
   if (!ruleNamesTool(rule.tool, tool)) return false;
-  return rule.pattern === undefined || globToRegExp(rule.pattern).test(subject);
+  return rule.pattern === undefined || globMatches(rule.pattern, subject);
 }
 
 /**

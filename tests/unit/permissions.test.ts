@@ -1,6 +1,6 @@
 // Permission rules (DESIGN.md section 7): a rule's `tool` is a name or a glob over names (an MCP server's `fs__*`),
 // and rules written before globs existed decide exactly as they did.
-import { decidePermission, ruleNamesTool, type PermissionRule } from '../../common';
+import { decidePermission, globMatches, ruleNamesTool, type PermissionRule } from '../../common';
 
 describe('permission rules', () => {
   it('matches a glob in `tool` against tool names', () => {
@@ -36,5 +36,33 @@ describe('permission rules', () => {
     expect(decidePermission(rules, 'fs__read_text_file', { path: 'secrets/key.pem' })).toMatchObject({ action: 'deny', rule: rules[0] });
     expect(decidePermission(rules, 'fs__move_file', { source: 'a', destination: 'b' })).toMatchObject({ action: 'deny', rule: rules[1] });
     expect(decidePermission(rules, 'fs__read_text_file', { path: 'notes/a.md' })).toMatchObject({ action: 'ask', rule: rules[2] });
+  });
+
+  it('matches globs exactly as the RegExp it replaced did, on every pair of a small alphabet', () => {
+    // The decisions of runs recorded before the linear matcher must not change (they replay through it).
+    const asRegExp = (glob: string) => new RegExp(`^${glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`, 's');
+    const words = (alphabet: string[], max: number): string[] => {
+      const out = [''];
+      for (let n = 0; n < out.length && out[out.length - 1].length < max; n++) for (const c of alphabet) if (out[n].length < max) out.push(out[n] + c);
+      return out;
+    };
+    const globs = words(['a', 'b', '*', '?', '.'], 4);
+    const texts = words(['a', 'b', '\n', '.'], 5);
+    let pairs = 0;
+    for (const glob of globs) {
+      const re = asRegExp(glob);
+      for (const text of texts) {
+        pairs++;
+        if (globMatches(glob, text) !== re.test(text)) throw new Error(`glob ${JSON.stringify(glob)} on ${JSON.stringify(text)}: ${globMatches(glob, text)}, the RegExp says ${re.test(text)}`);
+      }
+    }
+    expect(pairs).toBeGreaterThan(50_000);
+  });
+
+  it('decides a rule with many stars on a long subject without backtracking for ever', () => {
+    // The RegExp of this glob never finishes on this subject (it tries every way to split the a's between the stars).
+    const rules: PermissionRule[] = [{ tool: 'bash', pattern: `${'a*'.repeat(12)}b`, action: 'deny' }];
+    expect(decidePermission(rules, 'bash', { command: 'a'.repeat(20_000) })).toEqual({ action: 'allow' });
+    expect(decidePermission(rules, 'bash', { command: `${'a'.repeat(20_000)}b` })).toMatchObject({ action: 'deny' });
   });
 });

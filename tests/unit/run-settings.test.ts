@@ -79,10 +79,8 @@ describe('the body of POST /runs', () => {
     expect(paths({ modelSettings: { maxTokens: 1e9 } })).toEqual(['modelSettings.maxTokens']);
     expect(paths({ limits: { maxSteps: 1e9 } })).toEqual(['limits.maxSteps']);
     expect(paths({ permissions: Array.from({ length: MAX_RUN_PERMISSIONS + 1 }, () => ({ tool: 'x', action: 'deny' })) })).toEqual(['permissions']);
-    expect(paths({ permissions: [{ tool: 'x', pattern: '*a*b', action: 'deny' }] })).toEqual(['permissions.0.pattern']);
     expect(paths({ permissions: [{ tool: 'x', pattern: 'p'.repeat(513), action: 'deny' }] })).toEqual(['permissions.0.pattern']);
     expect(paths({ permissions: [{ tool: 'has space', action: 'deny' }] })).toEqual(['permissions.0.tool']);
-    expect(paths({ permissions: [{ tool: '*__*', action: 'deny' }] })).toEqual(['permissions.0.tool']);
     expect(body({ permissions: [{ tool: 'fs__*', pattern: '/etc/*', action: 'deny' }] }).success).toBe(true);
     expect(paths({ permissions: [{ tool: 'x', action: 'maybe' }] })).toEqual(['permissions.0.action']);
     expect(paths({ state: { big: 'x'.repeat(70_000) } })).toEqual(['state']);
