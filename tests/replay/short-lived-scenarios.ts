@@ -116,4 +116,26 @@ export const shortLivedScenarios: Scenario[] = [
     },
     args: [{ agent: parallelAgent({ name: 'forecast', subAgents: [member('north'), member('south')] }), input: 'weather?' }],
   },
+  {
+    // Structured output (since 0.3.0): an answer off the schema, a repair turn, then a valid answer after a tool call.
+    name: 'agent-run-structured-output',
+    script: (model) => model.script(text('{"total": "lots"}'), toolCalls([toolCall('ls', {})]), text('{"total": 42, "currency": "EUR"}')),
+    args: [{ agent: defineAgent({ name: 'invoice', instructions: 'Extract the total.', tools: ['ls'], outputSchema: { type: 'object', properties: { total: { type: 'number' }, currency: { type: 'string' } }, required: ['total', 'currency'] } }), input: 'the invoice' }],
+  },
+  {
+    // Structured output that never fits: the run fails with OutputValidationError once its one repair is used.
+    name: 'agent-run-structured-output-failed',
+    script: (model) => model.script(text('not json'), text('{"total": "still not a number"}')),
+    args: [{ agent: defineAgent({ name: 'invoice', instructions: 'Extract the total.', maxOutputRepairs: 1, outputSchema: { type: 'object', properties: { total: { type: 'number' } }, required: ['total'] } }), input: 'the invoice' }],
+    ends: 'failed',
+  },
+  {
+    // A sub-agent with an output schema stores its parsed output under its outputKey in the sequence's state.
+    name: 'sequential-agent-structured-output',
+    script: (model) => {
+      model.scriptFor('You are extractor.', text('{"city": "Oslo"}'));
+      model.scriptFor('You are writer.', text('A line about Oslo.'));
+    },
+    args: [{ agent: sequentialAgent({ name: 'pipeline', subAgents: [member('extractor', { tools: [], outputKey: 'place', outputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }), member('writer', { instructions: 'You are writer. Write about {place}.' })] }), input: 'somewhere cold' }],
+  },
 ];
