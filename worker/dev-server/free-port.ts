@@ -1,8 +1,26 @@
 // Free loopback ports and readiness polling for the servers Agio starts itself.
 import net from 'node:net';
 
-/** Asks the OS for a free TCP port on 127.0.0.1. */
+/** Ports this process handed out lately, and when: the OS may offer a just-released port again at once. */
+const handedOut = new Map<number, number>();
+const HANDED_OUT_FOR_MS = 60_000;
+
+/**
+ * Asks the OS for a free TCP port on 127.0.0.1, never one this process handed out in the last minute: a server given
+ * a port does not bind it at once, and two servers started side by side (each with nine ports) must not share one.
+ */
 export async function freePort(): Promise<number> {
+  const now = Date.now();
+  for (const [port, at] of handedOut) if (now - at > HANDED_OUT_FOR_MS) handedOut.delete(port);
+  for (;;) {
+    const port = await osFreePort();
+    if (handedOut.has(port)) continue;
+    handedOut.set(port, now);
+    return port;
+  }
+}
+
+function osFreePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.unref();

@@ -1,2 +1,0 @@
-import fs from 'node:fs';
-export const x = fs.existsSync('a');
