@@ -126,3 +126,24 @@ describe('the 0.2.0 histories of long-lived runs', () => {
     expect(sent.every(([, target]) => target === 'replay-agent-run-lead')).toBe(true);
   });
 });
+
+describe('the 0.3.0 histories of structured output', () => {
+  it('a repaired answer: three model calls (the answer off the schema, the tool turn, the fitting answer) and one tool', () => {
+    const recorded = history('0.3.0/agent-run-structured-output');
+    expect(closingEvent(recorded)).toBe('WORKFLOW_EXECUTION_COMPLETED');
+    expect([...activityTypes(recorded), ...localActivityTypes(recorded)].filter((t) => t === 'callModel')).toHaveLength(3);
+  });
+
+  it('an answer that never fits: the run fails after its one repair', () => {
+    const recorded = history('0.3.0/agent-run-structured-output-failed');
+    expect(closingEvent(recorded)).toBe('WORKFLOW_EXECUTION_FAILED');
+    expect(JSON.stringify(recorded)).toContain('OutputValidationError');
+  });
+
+  it("a sub-agent's parsed output goes into the sequence's state", () => {
+    const recorded = history('0.3.0/sequential-agent-structured-output');
+    expect(workflowType(recorded)).toBe('sequentialAgentRun');
+    expect(closingEvent(recorded)).toBe('WORKFLOW_EXECUTION_COMPLETED');
+    expect(childrenOf('0.3.0/sequential-agent-structured-output')).toHaveLength(2);
+  });
+});
