@@ -4,7 +4,6 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort } from '../../worker/dev-server/free-port';
 import { isProcessAlive } from '../../worker/dev-server/data-dir-lock';
 import { DEV_TOKEN_HEADER, curl, startServe, type ServeProcess } from '../helpers/serve-process';
 
@@ -25,18 +24,17 @@ describe('agio serve and its data directory', () => {
   });
 
   it('refuses a second serve on the same data directory, naming the holder', async () => {
-    const port = await freePort();
-    serves.push(await startServe(dataDir, port));
+    serves.push(await startServe(dataDir));
     const lock = JSON.parse(fs.readFileSync(path.join(dataDir, 'serve.lock'), 'utf8')) as { pid: number };
-    const second = await startServe(dataDir, await freePort(), { until: 'agio:' });
+    const second = await startServe(dataDir, 0, { until: 'agio:' });
     expect(await second.exited).not.toBe(0);
     expect(second.output()).toContain(`another agio serve (pid ${lock.pid}) is using ${dataDir}`);
   });
 
   it('after kill -9 of serve, a new serve starts on the same data at once and finds the runs of the killed one', async () => {
     const first = serves[0];
-    const port = Number(first.output().match(/bridge\s+http:\/\/127\.0\.0\.1:(\d+)/)![1]);
-    const url = `http://127.0.0.1:${port}`;
+    const url = first.url;
+    const port = Number(new URL(url).port);
     const started = JSON.parse(curl('-X', 'POST', `${url}/runs`, '-H', H, '-H', 'content-type: application/json', '-d', '{"agent":"assistant","input":"hello"}')) as { runId: string };
     const lock = JSON.parse(fs.readFileSync(path.join(dataDir, 'serve.lock'), 'utf8')) as { pid: number; children: { pid: number }[] };
     expect(lock.pid).toBe(first.child.pid);

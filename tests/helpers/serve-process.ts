@@ -14,6 +14,8 @@ const START_TIMEOUT_MS = 180_000;
 /** A started serve; `output()` is everything it printed so far. */
 export interface ServeProcess {
   child: ChildProcess;
+  /** The bridge's URL as serve printed it (empty when it stopped before, e.g. on a bad agents file). */
+  url: string;
   output(): string;
   /** Settles with the exit code once the process has exited. */
   exited: Promise<number | null>;
@@ -26,8 +28,12 @@ export interface ServeOptions {
   env?: NodeJS.ProcessEnv;
 }
 
-/** Spawns serve on `dataDir` and `port`; resolves once it prints `agio is running` (or `until`, when given). */
-export async function startServe(dataDir: string, port: number, opts: ServeOptions = {}): Promise<ServeProcess> {
+/**
+ * Spawns serve on `dataDir` and `port`; resolves once it prints `agio is running` (or `until`, when given). Port 0 (the
+ * default) lets the bridge take a free port when it listens: a port chosen here beforehand can be taken meanwhile by
+ * one of the servers serve starts first (a Temporal server binds nine), and the test would talk to it instead.
+ */
+export async function startServe(dataDir: string, port = 0, opts: ServeOptions = {}): Promise<ServeProcess> {
   const until = opts.until ?? 'agio is running';
   // No Web UI: the tests do not use it, and its first start would build it with Go beside the suite.
   const env: NodeJS.ProcessEnv = { ...process.env, AGIO_DATA_DIR: dataDir, PORT: String(port), AGIO_WEB_UI: 'false' };
@@ -44,5 +50,6 @@ export async function startServe(dataDir: string, port: number, opts: ServeOptio
     if (child.exitCode !== null || Date.now() > deadline) throw new Error(`serve did not print "${until}":\n${output}`);
     await new Promise((r) => setTimeout(r, 200));
   }
-  return { child, output: () => output, exited };
+  const url = /bridge\s+(http:\/\/\S+)/.exec(output)?.[1] ?? '';
+  return { child, url, output: () => output, exited };
 }

@@ -6,7 +6,6 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import type { AgioEvent } from '../../common';
-import { freePort } from '../../worker/dev-server/free-port';
 import { text, toolCall, toolCalls } from '../../worker/dev-server/scripted-model-server';
 import { startServe, type ServeProcess } from '../helpers/serve-process';
 import { agioEvents, readSse } from '../helpers/sse-client';
@@ -52,9 +51,8 @@ describe('agio serve --agents FILE', () => {
   beforeAll(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agio-serve-agents-'));
     fs.writeFileSync(path.join(dir, 'agents.yaml'), AGENTS);
-    const port = await freePort();
-    url = `http://127.0.0.1:${port}`;
-    serve = await startServe(path.join(dir, 'data'), port, { args: ['--agents', path.join(dir, 'agents.yaml')], env: { OPENAI_API_KEY: 'test', OPENAI_BASE_URL: bed.server.baseURL, AGIO_MODEL: 'scripted' } });
+    serve = await startServe(path.join(dir, 'data'), 0, { args: ['--agents', path.join(dir, 'agents.yaml')], env: { OPENAI_API_KEY: 'test', OPENAI_BASE_URL: bed.server.baseURL, AGIO_MODEL: 'scripted' } });
+    url = serve.url;
   });
 
   afterAll(async () => {
@@ -121,7 +119,7 @@ describe('agio serve --agents FILE', () => {
   it('stops before starting anything when the file is wrong, naming the file, the line and the problem', async () => {
     const bad = path.join(dir, 'bad.yaml');
     fs.writeFileSync(bad, 'agents:\n  - name: lead\n    tools:\n      - agent: ghost\n        description: Nobody.\n');
-    const broken = await startServe(path.join(dir, 'bad-data'), await freePort(), { args: ['--agents', bad], until: 'agents file' });
+    const broken = await startServe(path.join(dir, 'bad-data'), 0, { args: ['--agents', bad], until: 'agents file' });
     expect(await broken.exited).toBe(1);
     expect(broken.output()).toContain(`agents file ${bad}:`);
     expect(broken.output()).toContain('line 4: agents[0].tools[0].agent: unknown agent "ghost"; the file defines: lead');

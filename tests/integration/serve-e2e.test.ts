@@ -4,7 +4,6 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { freePort } from '../../worker/dev-server/free-port';
 import { DEV_TOKEN_HEADER, curl, startServe, type ServeProcess } from '../helpers/serve-process';
 
 const root = path.resolve(__dirname, '../..');
@@ -18,9 +17,8 @@ describe('agio serve, driven with curl as the README shows', () => {
 
   beforeAll(async () => {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'agio-serve-'));
-    const port = await freePort();
-    serve = await startServe(dataDir, port);
-    url = `http://127.0.0.1:${port}`;
+    serve = await startServe(dataDir);
+    url = serve.url;
   });
 
   afterAll(async () => {
