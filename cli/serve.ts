@@ -118,7 +118,7 @@ export async function serve(opts: { port?: number; agents?: string } = {}): Prom
         `  agents     ${loaded.file}`,
         `  data       ${dataDir}`,
         '',
-        `try: curl -s -X POST ${url}/runs -H 'Authorization: Bearer ${token}' -H 'content-type: application/json' -d '{"agent":"assistant","input":"hello"}'`,
+        `try: curl -s -X POST ${url}/runs -H 'Authorization: Bearer ${token}' -H 'content-type: application/json' -d '{"agent":"${agents.list()[0].name}","input":"hello"}'`,
         'Ctrl-C stops everything.',
       ].join('\n'),
     );

@@ -65,6 +65,8 @@ describe('agio serve --agents FILE', () => {
 
   it('serves the agents of the file and shows at GET /agents what it loaded, nested agents included', async () => {
     expect(serve.output()).toContain(`agents     ${path.join(dir, 'agents.yaml')}`);
+    // Its hint names an agent the file has (the examples' `assistant` is not there).
+    expect(serve.output()).toContain(`-d '{"agent":"director","input":"hello"}'`);
     const listed = (await get('/agents')) as { source: string; agents: { name: string; kind: string; tools?: unknown[]; subAgents?: { name: string }[]; outputSchema?: unknown }[] };
     expect(listed.source).toBe(path.join(dir, 'agents.yaml'));
     expect(listed.agents.map((a) => a.name)).toEqual(['director', 'manager', 'engineer', 'fanout', 'invoice']);
