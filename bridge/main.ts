@@ -31,6 +31,8 @@ async function main(): Promise<void> {
     agio: new AgioClient(client, { taskQueue: env.AGIO_TASK_QUEUE, agents }),
     tokens: parseTokens(process.env.AGIO_TOKENS ?? 'dev-token:default'),
     agentsSource,
+    ...(env.AGIO_CORS_ORIGINS ? { corsOrigins: env.AGIO_CORS_ORIGINS } : {}),
+    ...(env.AGIO_STREAM_TOKEN_SECRET ? { streamTokenSecret: env.AGIO_STREAM_TOKEN_SECRET } : {}),
     logger: true,
     allowPermissionOverrides: env.AGIO_ALLOW_PERMISSION_OVERRIDES === 'true',
   });

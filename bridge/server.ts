@@ -7,7 +7,9 @@ import { stateQuery } from '../workflows/messages';
 import { BadPageTokenError, RUN_STATUSES } from '../client/run-list';
 import type { LiveLane } from '../live/lane';
 import type { Stores } from '../stores';
-import { tenantOf } from './auth';
+import cors from '@fastify/cors';
+import { streamTenantOf, tenantOf } from './auth';
+import { StreamTokens } from './stream-tokens';
 import { agentView } from './agents-view';
 import { HttpError, errorHandler } from './errors';
 import { describeRun, rootRunIdOf, runStatus } from './runs';
@@ -33,6 +35,13 @@ export interface BridgeOptions {
    * before the agent's own, so an `allow` skips approvals the agent's author required: enable only for trusted callers.
    */
   allowPermissionOverrides?: boolean;
+  /**
+   * Origins whose pages may call the bridge from a browser (CORS); none by default. `*` allows any origin (bearer
+   * tokens are not cookies, so no credentials are involved).
+   */
+  corsOrigins?: string[];
+  /** Secret of stream tokens (POST /runs/:id/stream-token); bridges behind one load balancer share it. Default: random per process. */
+  streamTokenSecret?: string;
   /** Where the agents came from (an agents file's path), shown by GET /agents. */
   agentsSource?: string;
   logger?: boolean;
@@ -71,6 +80,17 @@ export function createBridge(opts: BridgeOptions): FastifyInstance & { hub: Stre
   });
   const { agio } = opts;
   const hub = new StreamHub(agio.temporal, opts.stores?.events);
+  const streamTokens = new StreamTokens(opts.streamTokenSecret);
+  if (opts.corsOrigins?.length) {
+    const origins = opts.corsOrigins;
+    void app.register(cors, {
+      origin: origins.includes('*') ? '*' : origins,
+      methods: ['GET', 'POST', 'OPTIONS'],
+      allowedHeaders: ['authorization', 'content-type', 'idempotency-key', 'last-event-id'],
+      exposedHeaders: ['idempotent-replayed'],
+      maxAge: 600,
+    });
+  }
   app.addHook('onClose', async () => hub.close());
   // After a control request (pause, resume, approve, deny, cancel) the run's stream has news soon: poll it now.
   app.addHook('onResponse', async (req) => {
@@ -124,9 +144,18 @@ export function createBridge(opts: BridgeOptions): FastifyInstance & { hub: Stre
     return runStatus(agio.temporal, tenant, id);
   });
 
-  app.get('/runs/:id/events', async (req, reply) => {
+  // A browser's EventSource cannot send a bearer token: it gets a short-lived token for one run, sent as ?access_token=.
+  app.post('/runs/:id/stream-token', async (req, reply) => {
     const tenant = tenantOf(req, opts.tokens);
     const { id } = RunParams.parse(req.params);
+    await describeRun(agio.temporal, tenant, id);
+    const minted = streamTokens.mint(tenant, id);
+    return reply.status(201).send({ ...minted, events: `/runs/${encodeURIComponent(id)}/events?access_token=${minted.token}` });
+  });
+
+  app.get('/runs/:id/events', async (req, reply) => {
+    const { id } = RunParams.parse(req.params);
+    const tenant = streamTenantOf(req, id, opts.tokens, streamTokens);
     const description = await describeRun(agio.temporal, tenant, id);
     streamRunEvents(req, reply, hub, { tenant, rootRunId: rootRunIdOf(description, id), runId: id }, opts.heartbeatMs ?? 15_000, opts.liveLane);
   });

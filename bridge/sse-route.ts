@@ -29,9 +29,12 @@ export function streamRunEvents(
   const nested = runId !== rootRunId;
   const position = resumePosition(req.headers['last-event-id'], (req.query as Record<string, unknown>)?.after);
   if (position === undefined) throw new HttpError(400, 'invalid_offset', 'Last-Event-ID / after must be an event id: an offset ≥ -1, optionally with a lane position (17 or 17.1764…)');
+  // Headers hooks set before the take-over (CORS) go out with the stream's own.
+  const set = reply.getHeaders() as Record<string, string | string[] | number>;
   reply.hijack();
   const res = reply.raw;
   res.writeHead(200, {
+    ...set,
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache, no-transform',
     connection: 'keep-alive',

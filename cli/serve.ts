@@ -104,7 +104,7 @@ export async function serve(opts: { port?: number; agents?: string } = {}): Prom
     cleanups.push(() => clientConnection.close());
     const tokens = parseTokens(process.env.AGIO_TOKENS ?? 'dev-token:default');
     const agio = new AgioClient(new Client({ connection: clientConnection, namespace: env.TEMPORAL_NAMESPACE }), { taskQueue, agents });
-    const bridge = createBridge({ agio, tokens, stores, liveLane, agentsSource: loaded.file, allowPermissionOverrides: env.AGIO_ALLOW_PERMISSION_OVERRIDES === 'true' });
+    const bridge = createBridge({ agio, tokens, stores, liveLane, agentsSource: loaded.file, allowPermissionOverrides: env.AGIO_ALLOW_PERMISSION_OVERRIDES === 'true', corsOrigins: env.AGIO_CORS_ORIGINS, streamTokenSecret: env.AGIO_STREAM_TOKEN_SECRET });
     const url = await bridge.listen({ host: process.env.HOST ?? '127.0.0.1', port: opts.port ?? (await portOr(Number(process.env.PORT ?? 8080))) });
     cleanups.push(() => bridge.close());
     const [token] = tokens.keys();

@@ -21,6 +21,9 @@ export interface TestBridgeOptions {
   stores?: Stores;
   /** The live lane the worker's deltas go to (as in `agio serve`). */
   liveLane?: LiveLane;
+  /** Browser access: CORS origins and the stream tokens' secret. */
+  corsOrigins?: string[];
+  streamTokenSecret?: string;
 }
 
 /** A listening bridge. */
@@ -36,7 +39,7 @@ export interface TestBridge {
 /** Starts a bridge on 127.0.0.1 and a free port. */
 export async function startBridge(opts: TestBridgeOptions): Promise<TestBridge> {
   const agio = new AgioClient(opts.client, { taskQueue: opts.taskQueue, agents: opts.agents ?? [] });
-  const app = createBridge({ agio, tokens: parseTokens(opts.tokens ?? 'test-token:default'), heartbeatMs: opts.heartbeatMs, ...(opts.stores ? { stores: opts.stores } : {}), ...(opts.liveLane ? { liveLane: opts.liveLane } : {}) });
+  const app = createBridge({ agio, tokens: parseTokens(opts.tokens ?? 'test-token:default'), heartbeatMs: opts.heartbeatMs, ...(opts.stores ? { stores: opts.stores } : {}), ...(opts.liveLane ? { liveLane: opts.liveLane } : {}), corsOrigins: opts.corsOrigins, streamTokenSecret: opts.streamTokenSecret });
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   return { url, app, agio, close: () => app.close() };
 }
