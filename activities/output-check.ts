@@ -8,15 +8,11 @@
 // free of ajv, and the schema is compiled once per worker rather than in every workflow context. The workflow only
 // decides what to do with the verdict (accept, repair, fail) and parses the accepted JSON text itself.
 import { ApplicationFailure } from '@temporalio/common';
-import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { Ajv2020 } from 'ajv/dist/2020';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { ChatCompletionCreateParams, ChatCompletionMessageParam } from 'openai/resources/chat/completions';
-import { ErrorType, answerJsonText, type JsonSchema, type OutputCheck, type OutputFormat } from '../common';
+import { ErrorType, answerJsonText, type OutputCheck, type OutputFormat } from '../common';
+import { compileJsonSchema } from './json-schema';
 
-const options = { allErrors: true, strict: false, logger: false } as const;
-// Draft-07 (and -06) schemas, common in hand-written files, keep their own semantics; anything else is read as 2020-12.
-const draft7 = new Ajv(options);
-const draft2020 = new Ajv2020(options);
 /** Compiled validators by schema text; bounded, as a worker serves agents it does not know in advance. */
 const compiled = new Map<string, ValidateFunction>();
 const MAX_COMPILED = 200;
@@ -70,9 +66,8 @@ function validatorFor(format: OutputFormat): ValidateFunction {
   const key = JSON.stringify(format.schema);
   let validate = compiled.get(key);
   if (validate) return validate;
-  const { $schema, ...schema } = format.schema as JsonSchema & { $schema?: unknown };
   try {
-    validate = (typeof $schema === 'string' && /draft-0[67]/.test($schema) ? draft7 : draft2020).compile(schema);
+    validate = compileJsonSchema(format.schema);
   } catch (err) {
     throw ApplicationFailure.create({ type: ErrorType.InvalidAgentSpec, nonRetryable: true, message: `output schema "${format.name}" is not a valid JSON Schema: ${(err as Error).message}` });
   }

@@ -26,10 +26,6 @@ export function errorHandler(err: FastifyError | Error, req: FastifyRequest, rep
     void reply.status(413).send({ error: { code: 'input_too_large', message: err.message } });
     return;
   }
-  if (err.name === 'IdempotencyConflictError') {
-    void reply.status(409).send({ error: { code: 'idempotency_conflict', message: err.message } });
-    return;
-  }
   if (err instanceof ZodError) {
     const message = err.issues.map((i) => `${i.path.join('.') || 'body'}: ${i.message}`).join('; ');
     void reply.status(400).send({ error: { code: 'invalid_request', message } });

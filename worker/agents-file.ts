@@ -171,7 +171,8 @@ function resolveAgents(entries: AgentEntry[], problem: (at: (string | number)[],
     return checked(AnyAgentSpec, { ...entry, subAgents } satisfies Omit<WorkflowAgentSpec, 'subAgents'> & { subAgents: unknown[] }, at, problem);
   };
 
-  return entries.map((entry, i) => (resolved.has(entry.name) ? resolved.get(entry.name) : resolveRef(entry.name, ['agents', i], []))).filter((a): a is AnyAgentSpec => a !== undefined);
+  // By name, so an agent another one used already is resolved once (resolveRef keeps what it resolved).
+  return entries.map((entry, i) => resolveRef(entry.name, ['agents', i], [])).filter((a): a is AnyAgentSpec => a !== undefined);
 }
 
 /** Parses with the code's own schema; its complaints are reported at `at`. */

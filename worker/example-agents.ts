@@ -7,10 +7,10 @@ import { projectRoot } from './dev-server/paths';
 /** The example agents file shipped with Agio. */
 export const EXAMPLE_AGENTS_FILE = path.join(projectRoot(), 'agents', 'examples.yaml');
 
-/** All example agents (assistant, coder, researcher, lead). */
-export const exampleAgents = loadAgentsFile(EXAMPLE_AGENTS_FILE).agents;
-
-/** The agents a worker, bridge or `agio serve` serves: the given file's (AGIO_AGENTS, `--agents`), else the examples. */
+/**
+ * The agents a worker, bridge or `agio serve` serves: the given file's (AGIO_AGENTS, `--agents`), else the examples
+ * (assistant, coder, researcher, lead). Read when asked for, so a process given its own file never reads the examples.
+ */
 export function agentsToServe(file?: string): LoadedAgents {
   return loadAgentsFile(file ?? EXAMPLE_AGENTS_FILE);
 }

@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { AgentSpec, asTool, defineAgent, loopAgent, parallelAgent, sequentialAgent, ASK_FOR_RISKY_TOOLS, type AnyAgentSpec } from '../../common';
 import { AgentsFileError, loadAgentsFile, parseAgentsFile } from '../../worker/agents-file';
-import { exampleAgents } from '../../worker/example-agents';
+import { agentsToServe } from '../../worker/example-agents';
 
 const load = (yaml: string) => parseAgentsFile(yaml, '/x/agents.yaml');
 const problems = (yaml: string): string[] => {
@@ -75,6 +75,7 @@ agents:
       permissions: [{ tool: 'bash', pattern: 'rm -rf*', action: 'deny' }, ...ASK_FOR_RISKY_TOOLS],
       maxSteps: 100,
     });
+    const exampleAgents = agentsToServe().agents;
     expect(exampleAgents.map((a) => a.name)).toEqual(['assistant', 'coder', 'researcher', 'lead']);
     expect(byName(exampleAgents, 'coder')).toEqual(coder);
     expect(byName(exampleAgents, 'lead')).toEqual(

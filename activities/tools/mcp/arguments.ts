@@ -1,25 +1,12 @@
 // Arguments of an MCP tool are checked against the JSON Schema its server gave, with ajv, before the call: a zod
 // schema wraps the check, so runTool reports bad arguments to the model exactly as it does for zod tools.
-import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
-import Ajv2020 from 'ajv/dist/2020';
+import type { ErrorObject } from 'ajv';
 import { z } from 'zod';
-
-// Formats are annotations (JSON Schema 2020-12); unknown keywords of a server's dialect are tolerated, not fatal.
-const options = { allErrors: true, strict: false, validateFormats: false, logger: false } as const;
-let draft07: Ajv | undefined;
-let draft2020: Ajv2020 | undefined;
-
-/** Compiles a tool's input schema: draft-07 and older with ajv's draft-07 validator, else 2020-12 (MCP's default). */
-export function compileInputSchema(schema: Record<string, unknown>): ValidateFunction {
-  const { $schema, ...rest } = schema;
-  const older = typeof $schema === 'string' && /draft-0[4-7]/.test($schema);
-  const ajv = older ? (draft07 ??= new Ajv(options)) : (draft2020 ??= new Ajv2020(options));
-  return ajv.compile(rest);
-}
+import { compileJsonSchema } from '../../json-schema';
 
 /** A zod schema that accepts what the JSON Schema accepts, unchanged, and names each problem's path. */
 export function jsonSchemaArguments(schema: Record<string, unknown>): z.ZodType<Record<string, unknown>> {
-  const validate = compileInputSchema(schema);
+  const validate = compileJsonSchema(schema);
   return z.custom<Record<string, unknown>>().superRefine((value, ctx) => {
     if (validate(value)) return;
     for (const error of validate.errors ?? []) ctx.addIssue({ code: 'custom', ...issueOf(error) });
