@@ -3,7 +3,7 @@
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { z } from 'zod';
 import { stateView, type AgioClient } from '../client/agio-client';
-import { stateQuery } from '../workflows/messages';
+import { stateQuery } from '../common/messages';
 import { BadPageTokenError, RUN_STATUSES } from '../client/run-list';
 import type { LiveLane } from '../live/lane';
 import type { Stores } from '../stores';
@@ -16,6 +16,7 @@ import { describeRun, rootRunIdOf, runStatus } from './runs';
 import { StartRunBody, idempotencyKeyOf, refuseAllowRules, runIdForKey } from './start-run';
 import { streamRunEvents } from './sse-route';
 import { StreamHub } from './stream-hub';
+import { builtViewerDir, registerViewer } from './viewer-route';
 
 /** What the bridge needs. */
 export interface BridgeOptions {
@@ -42,6 +43,10 @@ export interface BridgeOptions {
   corsOrigins?: string[];
   /** Secret of stream tokens (POST /runs/:id/stream-token); bridges behind one load balancer share it. Default: random per process. */
   streamTokenSecret?: string;
+  /** How long a stream token may open a stream (default 5 minutes; a stream it opened lasts as long as the run). */
+  streamTokenTtlMs?: number;
+  /** The built run viewer served at /ui/ (default: the package's dist/ui); false serves none. */
+  viewerDir?: string | false;
   /** Where the agents came from (an agents file's path), shown by GET /agents. */
   agentsSource?: string;
   logger?: boolean;
@@ -80,7 +85,7 @@ export function createBridge(opts: BridgeOptions): FastifyInstance & { hub: Stre
   });
   const { agio } = opts;
   const hub = new StreamHub(agio.temporal, opts.stores?.events);
-  const streamTokens = new StreamTokens(opts.streamTokenSecret);
+  const streamTokens = new StreamTokens(opts.streamTokenSecret, opts.streamTokenTtlMs);
   if (opts.corsOrigins?.length) {
     const origins = opts.corsOrigins;
     void app.register(cors, {
@@ -101,6 +106,8 @@ export function createBridge(opts: BridgeOptions): FastifyInstance & { hub: Stre
   app.setNotFoundHandler((req, reply) => {
     void reply.status(404).send({ error: { code: 'not_found', message: `no route ${req.method} ${req.url}` } });
   });
+
+  if (opts.viewerDir !== false) registerViewer(app, opts.viewerDir ?? builtViewerDir());
 
   app.get('/healthz', async () => {
     await agio.temporal.connection.workflowService.getSystemInfo({});

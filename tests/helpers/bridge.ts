@@ -24,6 +24,9 @@ export interface TestBridgeOptions {
   /** Browser access: CORS origins and the stream tokens' secret. */
   corsOrigins?: string[];
   streamTokenSecret?: string;
+  streamTokenTtlMs?: number;
+  /** The built viewer's folder (default: dist/ui), or false for none. */
+  viewerDir?: string | false;
 }
 
 /** A listening bridge. */
@@ -39,7 +42,7 @@ export interface TestBridge {
 /** Starts a bridge on 127.0.0.1 and a free port. */
 export async function startBridge(opts: TestBridgeOptions): Promise<TestBridge> {
   const agio = new AgioClient(opts.client, { taskQueue: opts.taskQueue, agents: opts.agents ?? [] });
-  const app = createBridge({ agio, tokens: parseTokens(opts.tokens ?? 'test-token:default'), heartbeatMs: opts.heartbeatMs, ...(opts.stores ? { stores: opts.stores } : {}), ...(opts.liveLane ? { liveLane: opts.liveLane } : {}), corsOrigins: opts.corsOrigins, streamTokenSecret: opts.streamTokenSecret });
+  const app = createBridge({ agio, tokens: parseTokens(opts.tokens ?? 'test-token:default'), heartbeatMs: opts.heartbeatMs, ...(opts.stores ? { stores: opts.stores } : {}), ...(opts.liveLane ? { liveLane: opts.liveLane } : {}), corsOrigins: opts.corsOrigins, streamTokenSecret: opts.streamTokenSecret, streamTokenTtlMs: opts.streamTokenTtlMs, viewerDir: opts.viewerDir });
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   return { url, app, agio, close: () => app.close() };
 }

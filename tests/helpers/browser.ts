@@ -1,0 +1,49 @@
+// Headless Chromium for the viewer's tests: Debian's chromium (scripts/ensure-browser installs it) driven by
+// playwright-core, which downloads no browser of its own. Screenshots go to test-results/viewer/ (kept by CI as
+// artifacts). Every page records its errors and the origins it asked, so a test can check it loaded nothing else.
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { mkdir } from 'node:fs/promises';
+import path from 'node:path';
+
+/** The browser binary (AGIO_CHROMIUM overrides Debian's). */
+export const CHROMIUM = process.env.AGIO_CHROMIUM ?? '/usr/bin/chromium';
+
+export const SCREENSHOTS = path.resolve(__dirname, '../../test-results/viewer');
+
+/**
+ * Starts headless Chromium. Without the background-networking flags it keeps calling Google's hosts, which this
+ * machine's closed network refuses, many at a time.
+ */
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+}
+
+/** A page with what went wrong in it and every origin it requested. */
+export interface WatchedPage {
+  page: Page;
+  /** Closes the page's context (and its streams, which would otherwise keep the bridge from closing). */
+  close(): Promise<void>;
+  errors: string[];
+  origins: Set<string>;
+}
+
+export async function openPage(browser: Browser): Promise<WatchedPage> {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  const page = await context.newPage();
+  const watched: WatchedPage = { page, close: () => context.close(), errors: [], origins: new Set() };
+  page.on('pageerror', (err) => watched.errors.push(err.message));
+  page.on('request', (req) => watched.origins.add(new URL(req.url()).origin));
+  return watched;
+}
+
+/** Saves a full-page screenshot as test-results/viewer/<name>.png. */
+export async function screenshot(page: Page, name: string): Promise<string> {
+  await mkdir(SCREENSHOTS, { recursive: true });
+  const file = path.join(SCREENSHOTS, `${name}.png`);
+  await page.screenshot({ path: file, fullPage: true });
+  return file;
+}

@@ -1,0 +1,131 @@
+// The viewer's fold of a run's stream into a tree: nesting, streaming text, retries, approvals, pause state, usage,
+// and the bookkeeping a resumed stream relies on (repeats dropped, holes counted).
+import { EventType, type AgioEvent } from '../../common';
+import { EVENT_TYPES } from '../../ui/src/event-types';
+import { applyEvent, emptyTree, pendingApprovals, treeUsage, type RunTree } from '../../ui/src/run-tree';
+
+const ROOT = 'run-1';
+const CHILD = 'run-1/tool/call_1';
+
+/** Builds the events of one stream with consecutive offsets (deltas take the last offset and their own seq). */
+function stream() {
+  let offset = -1;
+  let seq = -1;
+  const events: AgioEvent[] = [];
+  const base = (runId: string) =>
+    runId === ROOT
+      ? { runId, rootRunId: ROOT, agent: 'lead', depth: 0 }
+      : { runId, rootRunId: ROOT, parentRunId: ROOT, agent: 'coder', depth: 1, nestingType: 'agent_tool' as const, toolCallId: 'call_1' };
+  return {
+    events,
+    durable(runId: string, type: EventType, extra: Partial<AgioEvent> = {}) {
+      events.push({ ...base(runId), type, timestamp: 1000 + events.length, offset: ++offset, ...extra } as AgioEvent);
+      return this;
+    },
+    delta(runId: string, stepId: string, content: string, attempt = 1) {
+      events.push({ ...base(runId), type: 'STEP_DELTA', stepId, attempt, delta: { content }, timestamp: 1000 + events.length, offset, seq: ++seq } as AgioEvent);
+      return this;
+    },
+  };
+}
+
+const step = (runId: string, index: number, role: 'system' | 'user' | 'assistant' | 'tool', extra: Record<string, unknown> = {}) => ({
+  stepId: `${runId}:${index}`,
+  snapshot: { id: `${runId}:${index}`, runId, index, role, content: null, ...extra },
+});
+
+function nestedRun() {
+  const usage = (n: number) => ({ promptTokens: n, completionTokens: n, totalTokens: 2 * n });
+  return stream()
+    .durable(ROOT, 'RUN_STARTED', { data: { input: 'add a README' } })
+    .durable(ROOT, 'STEP_COMPLETED', step(ROOT, 0, 'user', { content: 'add a README' }))
+    .delta(ROOT, `${ROOT}:1`, 'Dele')
+    .delta(ROOT, `${ROOT}:1`, 'gating')
+    .durable(ROOT, 'STEP_COMPLETED', step(ROOT, 1, 'assistant', { content: 'Delegating', toolCalls: [{ id: 'call_1', name: 'coder', arguments: '{"task":"x"}' }], usage: usage(5) }))
+    .durable(CHILD, 'RUN_STARTED', { data: { input: '1 messages' } })
+    .durable(CHILD, 'STEP_COMPLETED', step(CHILD, 0, 'assistant', { toolCalls: [{ id: 'call_2', name: 'bash', arguments: '{"command":"ls"}' }], usage: usage(3) }))
+    .durable(CHILD, 'TOOL_AUTH_REQUIRED', { data: { toolCallId: 'call_2', tool: 'bash', args: { command: 'ls' }, reason: '"bash" requires approval' } });
+}
+
+describe('the viewer run tree', () => {
+  test('nests an agent used as a tool under its call, with live usage for the tree', () => {
+    const tree = emptyTree();
+    for (const e of nestedRun().events) applyEvent(tree, e, String(e.offset));
+    expect(tree.rootRunId).toBe(ROOT);
+    const call = tree.runs[ROOT].steps.find((s) => s.index === 1)!.toolCalls[0];
+    expect(call).toMatchObject({ name: 'coder', childRunId: CHILD, status: 'running' });
+    expect(tree.runs[ROOT].children).toEqual([CHILD]);
+    expect(tree.runs[CHILD].steps[0].toolCalls[0]).toMatchObject({ name: 'bash', status: 'waiting_approval' });
+    expect(treeUsage(tree, ROOT).totalTokens).toBe(16);
+    expect(pendingApprovals(tree)).toEqual([expect.objectContaining({ toolCallId: 'call_2', runId: CHILD, tool: 'bash', args: { command: 'ls' } })]);
+  });
+
+  test('an approval granted runs the call; its result and the child end close it; the end reports usage', () => {
+    const s = nestedRun()
+      .durable(CHILD, 'TOOL_AUTH_GRANTED', { data: { toolCallId: 'call_2', tool: 'bash', by: 'api:default', remember: true } })
+      .durable(CHILD, 'STEP_COMPLETED', step(CHILD, 1, 'tool', { content: 'README.md', toolCallId: 'call_2', name: 'bash', metrics: { durationMs: 12 } }))
+      .durable(CHILD, 'RUN_COMPLETED', { usage: { promptTokens: 3, completionTokens: 3, totalTokens: 6 }, data: { response: 'done' } })
+      .durable(ROOT, 'RUN_COMPLETED', { usage: { promptTokens: 9, completionTokens: 9, totalTokens: 18 }, data: { response: 'all done', ownUsage: { promptTokens: 6, completionTokens: 6, totalTokens: 12 } } });
+    const tree = emptyTree();
+    for (const e of s.events) applyEvent(tree, e);
+    expect(pendingApprovals(tree)).toEqual([]);
+    expect(tree.approvals[0].decision).toMatchObject({ outcome: 'granted', by: 'api:default', remember: true });
+    expect(tree.runs[CHILD].steps[0].toolCalls[0]).toMatchObject({ status: 'done', result: 'README.md', durationMs: 12 });
+    expect(tree.runs[CHILD].status).toBe('completed');
+    expect(tree.ended).toBe(true);
+    expect(treeUsage(tree, ROOT).totalTokens).toBe(18);
+    expect(tree.runs[ROOT].ownUsage.totalTokens).toBe(12);
+  });
+
+  test('a denied call shows the denial', () => {
+    const s = nestedRun().durable(CHILD, 'TOOL_AUTH_DENIED', { data: { toolCallId: 'call_2', tool: 'bash', by: 'ops', reason: 'denied', message: 'not now' } });
+    const tree = emptyTree();
+    for (const e of s.events) applyEvent(tree, e);
+    expect(tree.approvals[0].decision).toMatchObject({ outcome: 'denied', message: 'not now' });
+    expect(tree.runs[CHILD].steps[0].toolCalls[0].status).toBe('denied');
+  });
+
+  test('streamed text grows until the committed step replaces it; a retry discards the failed attempt', () => {
+    const s = stream().durable(ROOT, 'RUN_STARTED').delta(ROOT, `${ROOT}:0`, 'Hel').delta(ROOT, `${ROOT}:0`, 'lo wor');
+    const tree = emptyTree();
+    for (const e of s.events) applyEvent(tree, e);
+    expect(tree.runs[ROOT].steps[0]).toMatchObject({ live: true, content: 'Hello wor' });
+    s.durable(ROOT, 'STEP_RETRY', { stepId: `${ROOT}:0`, attempt: 2, data: { reason: 'timeout' } }).delta(ROOT, `${ROOT}:0`, 'Hi', 2).delta(ROOT, `${ROOT}:0`, 'late', 1);
+    for (const e of s.events.slice(3)) applyEvent(tree, e);
+    expect(tree.runs[ROOT].steps[0]).toMatchObject({ live: true, content: 'Hi', attempt: 2 });
+    expect(tree.runs[ROOT].retries).toBe(1);
+    s.durable(ROOT, 'STEP_COMPLETED', step(ROOT, 0, 'assistant', { content: 'Hi there' }));
+    applyEvent(tree, s.events.at(-1)!);
+    expect(tree.runs[ROOT].steps[0]).toMatchObject({ live: false, content: 'Hi there' });
+  });
+
+  test('a resumed stream that repeats events changes nothing and counts them; a hole is counted', () => {
+    const { events } = nestedRun();
+    const once = emptyTree();
+    for (const e of events) applyEvent(once, e);
+    const resumed: RunTree = emptyTree();
+    for (const e of [...events.slice(0, 5), ...events.slice(2)]) applyEvent(resumed, e);
+    expect(resumed.duplicates).toBe(3);
+    expect({ ...resumed, duplicates: 0 }).toEqual(once);
+    const holed = emptyTree();
+    for (const e of events.filter((e) => e.offset !== 3)) applyEvent(holed, e);
+    expect(holed.gaps).toBe(1);
+  });
+
+  test('pause and resume, and a workflow agent position', () => {
+    const s = stream()
+      .durable(ROOT, 'RUN_STARTED', { data: { kind: 'loop' } })
+      .durable(ROOT, 'AGENT_STATE', { data: { timesLooped: 2, currentSubAgent: 'critic', currentSubAgentIndex: 1 } })
+      .durable(ROOT, 'RUN_PAUSED', { data: { reason: 'lunch', by: 'ops' } });
+    const tree = emptyTree();
+    for (const e of s.events) applyEvent(tree, e);
+    expect(tree.runs[ROOT]).toMatchObject({ paused: true, pauseReason: 'lunch', kind: 'loop', position: { timesLooped: 2, currentSubAgent: 'critic' } });
+    s.durable(ROOT, 'RUN_RESUMED', { data: { by: 'ops' } });
+    applyEvent(tree, s.events.at(-1)!);
+    expect(tree.runs[ROOT].paused).toBe(false);
+  });
+
+  test("the viewer listens for every event type the stream has", () => {
+    expect([...EVENT_TYPES].sort()).toEqual([...EventType.options].sort());
+  });
+});

@@ -1,0 +1,39 @@
+// The viewer's two pages, at real URLs under /ui/ (the bridge answers every /ui/runs/… path with the app).
+export type Route = { page: 'runs'; agent?: string; status?: string } | { page: 'run'; runId: string };
+
+export const UI_BASE = '/ui/';
+
+export function currentRoute(): Route {
+  const match = /^\/ui\/runs\/(.+)$/.exec(location.pathname);
+  if (match) return { page: 'run', runId: decodeURIComponent(match[1]) };
+  const query = new URLSearchParams(location.search);
+  return { page: 'runs', agent: query.get('agent') ?? undefined, status: query.get('status') ?? undefined };
+}
+
+export const runUrl = (runId: string) => `${UI_BASE}runs/${encodeURIComponent(runId)}`;
+
+export function listUrl(filters: { agent?: string; status?: string }): string {
+  const query = new URLSearchParams();
+  if (filters.agent) query.set('agent', filters.agent);
+  if (filters.status) query.set('status', filters.status);
+  const text = query.toString();
+  return text ? `${UI_BASE}?${text}` : UI_BASE;
+}
+
+export function navigate(url: string, replace = false): void {
+  if (replace) history.replaceState(null, '', url);
+  else history.pushState(null, '', url);
+  dispatchEvent(new PopStateEvent('popstate'));
+}
+
+/** An <a> click that stays in the app (plain clicks only: a middle or modified click opens a tab as usual). */
+export function linkTo(url: string) {
+  return {
+    href: url,
+    onClick: (e: MouseEvent) => {
+      if (e.button !== 0 || e.metaKey || e.ctrlKey || e.shiftKey || e.altKey) return;
+      e.preventDefault();
+      navigate(url);
+    },
+  };
+}

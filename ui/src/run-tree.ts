@@ -1,0 +1,360 @@
+// The viewer's model of one run tree, folded from the root's event stream: one node per run (the root, agents used
+// as tools, a workflow agent's sub-agents), each with its steps, tool calls, approvals, usage and timings. Pure and
+// DOM-free, so it is unit-tested in jest and the page only renders what it holds.
+import type { AgioEvent, EventType, Step, Usage } from '../../common';
+
+export type RunStatus = 'running' | 'completed' | 'failed' | 'cancelled';
+
+/** A tool call of an assistant step, with its result once the tool step arrives. */
+export interface ToolCallView {
+  id: string;
+  name: string;
+  /** The model's raw JSON (still growing while the step streams). */
+  arguments: string;
+  status: 'streaming' | 'waiting_approval' | 'running' | 'done' | 'error' | 'denied';
+  result?: string;
+  /** The run this call started (an agent used as a tool). */
+  childRunId?: string;
+  /** Attempts the tool's activity needed beyond the first. */
+  retries: number;
+  durationMs?: number;
+}
+
+/** A step: committed (from its snapshot) or in flight (folded from its live deltas). */
+export interface StepView {
+  stepId: string;
+  index: number;
+  role: Step['role'];
+  content: string;
+  reasoning: string;
+  toolCalls: ToolCallView[];
+  /** Tool steps: the call this result answers, and the tool. */
+  toolCallId?: string;
+  name?: string;
+  isError?: boolean;
+  live: boolean;
+  /** The model call's attempt the deltas come from (a retry discards the earlier attempt's text). */
+  attempt: number;
+  usage?: Usage;
+  durationMs?: number;
+  firstTokenMs?: number;
+}
+
+/** An approval a tool call waits for, or how it was decided. */
+export interface ApprovalView {
+  toolCallId: string;
+  runId: string;
+  agent: string;
+  tool: string;
+  args: unknown;
+  reason: string;
+  requestedAt: number;
+  decision?: { outcome: 'granted' | 'denied'; by?: string; reason?: string; message?: string; remember?: boolean };
+}
+
+/** Something worth a line in a run's timeline that is not a step. */
+export interface NoticeView {
+  type: EventType;
+  at: number;
+  text: string;
+}
+
+export interface RunView {
+  runId: string;
+  agent: string;
+  depth: number;
+  parentRunId?: string;
+  nestingType?: 'agent_tool' | 'workflow_agent';
+  toolCallId?: string;
+  status: RunStatus;
+  paused: boolean;
+  pauseReason?: string;
+  startedAt?: number;
+  endedAt?: number;
+  input?: unknown;
+  kind?: string;
+  steps: StepView[];
+  children: string[];
+  /** Usage of this run's own model calls, and of its whole subtree (reported at its end, summed live before). */
+  ownUsage: Usage;
+  treeUsage?: Usage;
+  /** A workflow agent's position: loop iteration, current sub-agent, parallel branches. */
+  position?: { timesLooped?: number; currentSubAgent?: string; currentSubAgentIndex?: number; branches?: string[] };
+  response?: string;
+  output?: unknown;
+  error?: string;
+  terminationReason?: string;
+  retries: number;
+  notices: NoticeView[];
+}
+
+export interface RunTree {
+  rootRunId?: string;
+  runs: Record<string, RunView>;
+  approvals: ApprovalView[];
+  /** The last event's SSE id (`offset` or `offset.seq`): where a reconnect resumes. */
+  lastEventId?: string;
+  lastOffset: number;
+  lastSeq: number;
+  /** Durable events applied, and the lowest offset seen (a continued-as-new log starts at its tail). */
+  durableEvents: number;
+  firstOffset?: number;
+  deltas: number;
+  /** Events dropped because the tree already had them (a resumed stream must make this 0), and holes in the offsets. */
+  duplicates: number;
+  gaps: number;
+  ended: boolean;
+}
+
+const ZERO: Usage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
+const add = (a: Usage, b?: Usage): Usage => (b ? { promptTokens: a.promptTokens + b.promptTokens, completionTokens: a.completionTokens + b.completionTokens, totalTokens: a.totalTokens + b.totalTokens } : a);
+
+export function emptyTree(): RunTree {
+  return { runs: {}, approvals: [], lastOffset: -1, lastSeq: -1, durableEvents: 0, deltas: 0, duplicates: 0, gaps: 0, ended: false };
+}
+
+/** The index of a step id (`<runId>:<index>`). */
+function stepIndex(stepId: string): number {
+  const n = Number(stepId.slice(stepId.lastIndexOf(':') + 1));
+  return Number.isInteger(n) ? n : Number.MAX_SAFE_INTEGER;
+}
+
+function runOf(tree: RunTree, event: AgioEvent): RunView {
+  let run = tree.runs[event.runId];
+  if (!run) {
+    run = {
+      runId: event.runId,
+      agent: event.agent,
+      depth: event.depth,
+      parentRunId: event.parentRunId,
+      nestingType: event.nestingType,
+      toolCallId: event.toolCallId,
+      status: 'running',
+      paused: false,
+      steps: [],
+      children: [],
+      ownUsage: ZERO,
+      retries: 0,
+      notices: [],
+    };
+    tree.runs[event.runId] = run;
+    if (event.depth === 0) tree.rootRunId ??= event.runId;
+    const parent = event.parentRunId ? tree.runs[event.parentRunId] : undefined;
+    if (parent && !parent.children.includes(run.runId)) parent.children.push(run.runId);
+    // An agent used as a tool: its parent's call points at it.
+    if (parent && event.toolCallId) {
+      const call = findCall(parent, event.toolCallId);
+      if (call) call.childRunId = run.runId;
+    }
+  }
+  return run;
+}
+
+function findCall(run: RunView, callId: string): ToolCallView | undefined {
+  for (const step of run.steps) for (const call of step.toolCalls) if (call.id === callId) return call;
+  return undefined;
+}
+
+function stepOf(run: RunView, stepId: string, role: Step['role']): StepView {
+  let step = run.steps.find((s) => s.stepId === stepId);
+  if (!step) {
+    step = { stepId, index: stepIndex(stepId), role, content: '', reasoning: '', toolCalls: [], live: true, attempt: 1 };
+    const at = run.steps.findIndex((s) => s.index > step!.index);
+    if (at === -1) run.steps.push(step);
+    else run.steps.splice(at, 0, step);
+  }
+  return step;
+}
+
+/** Restarts a streaming step for a newer attempt: the earlier attempt's partial text is not part of the answer. */
+function restart(step: StepView, attempt: number): void {
+  step.attempt = attempt;
+  step.content = '';
+  step.reasoning = '';
+  step.toolCalls = [];
+}
+
+function applyDelta(run: RunView, event: AgioEvent): void {
+  if (!event.stepId || !event.delta) return;
+  const step = stepOf(run, event.stepId, 'assistant');
+  if (!step.live) return; // its committed snapshot is already here
+  const attempt = event.attempt ?? 1;
+  if (attempt < step.attempt) return;
+  if (attempt > step.attempt) restart(step, attempt);
+  step.content += event.delta.content ?? '';
+  step.reasoning += event.delta.reasoningContent ?? '';
+  for (const piece of event.delta.toolCalls ?? []) {
+    const call = (step.toolCalls[piece.index] ??= { id: piece.id ?? '', name: '', arguments: '', status: 'streaming', retries: 0 });
+    if (piece.id) call.id = piece.id;
+    if (piece.name) call.name += piece.name;
+    call.arguments += piece.arguments ?? '';
+  }
+}
+
+function applySnapshot(tree: RunTree, run: RunView, snapshot: Step): void {
+  const step = stepOf(run, snapshot.id, snapshot.role);
+  const earlier = new Map(step.toolCalls.map((c) => [c.id, c]));
+  Object.assign(step, {
+    index: snapshot.index,
+    role: snapshot.role,
+    content: snapshot.content ?? '',
+    reasoning: snapshot.reasoningContent ?? '',
+    toolCallId: snapshot.toolCallId,
+    name: snapshot.name,
+    isError: snapshot.isError,
+    live: false,
+    usage: snapshot.usage,
+    durationMs: snapshot.metrics?.durationMs,
+    firstTokenMs: snapshot.metrics?.firstTokenMs,
+    toolCalls: (snapshot.toolCalls ?? []).map((c): ToolCallView => {
+      const seen = earlier.get(c.id);
+      const child = Object.values(tree.runs).find((r) => r.parentRunId === run.runId && r.toolCallId === c.id);
+      const waiting = tree.approvals.some((a) => a.toolCallId === c.id && !a.decision);
+      return { id: c.id, name: c.name, arguments: c.arguments, status: seen && seen.status !== 'streaming' ? seen.status : waiting ? 'waiting_approval' : 'running', retries: seen?.retries ?? 0, ...(child ? { childRunId: child.runId } : {}) };
+    }),
+  });
+  if (snapshot.role === 'assistant') run.ownUsage = add(run.ownUsage, snapshot.usage);
+  if (snapshot.role === 'tool' && snapshot.toolCallId) {
+    const call = findCall(run, snapshot.toolCallId);
+    if (call) {
+      call.result = snapshot.content ?? '';
+      call.durationMs = snapshot.metrics?.durationMs;
+      if (call.status !== 'denied') call.status = snapshot.isError ? 'error' : 'done';
+    }
+  }
+}
+
+function approvalEvent(tree: RunTree, run: RunView, event: AgioEvent): void {
+  const data = event.data ?? {};
+  const toolCallId = String(data.toolCallId ?? event.toolCallId ?? '');
+  if (event.type === 'TOOL_AUTH_REQUIRED') {
+    if (!tree.approvals.some((a) => a.toolCallId === toolCallId && a.runId === run.runId)) {
+      tree.approvals.push({ toolCallId, runId: run.runId, agent: run.agent, tool: String(data.tool ?? ''), args: data.args, reason: String(data.reason ?? ''), requestedAt: event.timestamp });
+    }
+    const call = findCall(run, toolCallId);
+    if (call) call.status = 'waiting_approval';
+    return;
+  }
+  const granted = event.type === 'TOOL_AUTH_GRANTED';
+  const decision = { outcome: granted ? ('granted' as const) : ('denied' as const), by: str(data.by), reason: str(data.reason), message: str(data.message), remember: data.remember === true };
+  const approval = tree.approvals.find((a) => a.toolCallId === toolCallId && a.runId === run.runId);
+  if (approval) approval.decision = decision;
+  else if (!granted) tree.approvals.push({ toolCallId, runId: run.runId, agent: run.agent, tool: String(data.tool ?? ''), args: undefined, reason: String(data.reason ?? ''), requestedAt: event.timestamp, decision });
+  const call = findCall(run, toolCallId);
+  if (call) call.status = granted ? 'running' : 'denied';
+}
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
+function describeError(error: unknown): string {
+  if (!error || typeof error !== 'object') return String(error ?? 'failed');
+  const e = error as { type?: unknown; message?: unknown };
+  return [str(e.type), str(e.message)].filter(Boolean).join(': ') || JSON.stringify(error);
+}
+
+/** Folds one event into the tree (in place; returns whether it changed anything). */
+export function applyEvent(tree: RunTree, event: AgioEvent, eventId?: string): boolean {
+  // Live deltas carry the offset of the durable event before them and their own lane position.
+  if (event.seq !== undefined) {
+    if (event.seq <= tree.lastSeq) {
+      tree.duplicates++;
+      return false;
+    }
+    tree.lastSeq = event.seq;
+    tree.deltas++;
+  } else {
+    if (event.offset <= tree.lastOffset) {
+      tree.duplicates++;
+      return false;
+    }
+    if (tree.lastOffset >= 0 && event.offset !== tree.lastOffset + 1) tree.gaps++;
+    tree.firstOffset ??= event.offset;
+    tree.lastOffset = event.offset;
+    tree.durableEvents++;
+  }
+  if (eventId) tree.lastEventId = eventId;
+  const run = runOf(tree, event);
+  switch (event.type) {
+    case 'RUN_STARTED':
+      run.startedAt = event.timestamp;
+      run.input = event.data?.input;
+      run.kind = str(event.data?.kind);
+      break;
+    case 'STEP_DELTA':
+      applyDelta(run, event);
+      break;
+    case 'STEP_COMPLETED':
+      if (event.snapshot) applySnapshot(tree, run, event.snapshot);
+      break;
+    case 'STEP_RETRY': {
+      run.retries++;
+      const reason = str(event.data?.reason) ?? 'retry';
+      if (event.toolCallId) {
+        const call = findCall(run, event.toolCallId);
+        if (call) call.retries++;
+        run.notices.push({ type: event.type, at: event.timestamp, text: `tool call ${event.toolCallId}: attempt ${event.attempt ?? '?'} (${reason})` });
+      } else if (event.stepId) {
+        const step = stepOf(run, event.stepId, 'assistant');
+        if (step.live && (event.attempt ?? 1) > step.attempt) restart(step, event.attempt ?? 1);
+        run.notices.push({ type: event.type, at: event.timestamp, text: `model call attempt ${event.attempt ?? '?'} (${reason})` });
+      }
+      break;
+    }
+    case 'MODEL_UNAVAILABLE':
+      run.notices.push({ type: event.type, at: event.timestamp, text: `model unavailable (attempt ${event.attempt ?? '?'}): ${str(event.data?.reason) ?? ''}` });
+      break;
+    case 'CONTEXT_COMPACTED':
+      run.notices.push({ type: event.type, at: event.timestamp, text: `context compacted: ${String(event.data?.bytesBefore ?? '?')} → ${String(event.data?.bytesAfter ?? '?')} bytes` });
+      break;
+    case 'ERROR':
+      run.notices.push({ type: event.type, at: event.timestamp, text: `${str(event.data?.branch) ? `branch ${String(event.data?.branch)}: ` : ''}${describeError(event.data?.error)}` });
+      break;
+    case 'AGENT_STATE':
+      run.position = { ...run.position, ...(event.data as RunView['position']) };
+      break;
+    case 'RUN_PAUSED':
+      run.paused = true;
+      run.pauseReason = str(event.data?.reason);
+      run.notices.push({ type: event.type, at: event.timestamp, text: `paused${str(event.data?.by) ? ` by ${String(event.data?.by)}` : ''}${run.pauseReason ? `: ${run.pauseReason}` : ''}` });
+      break;
+    case 'RUN_RESUMED':
+      run.paused = false;
+      run.pauseReason = undefined;
+      run.notices.push({ type: event.type, at: event.timestamp, text: `resumed${str(event.data?.by) ? ` by ${String(event.data?.by)}` : ''}` });
+      break;
+    case 'TOOL_AUTH_REQUIRED':
+    case 'TOOL_AUTH_GRANTED':
+    case 'TOOL_AUTH_DENIED':
+      approvalEvent(tree, run, event);
+      break;
+    case 'RUN_COMPLETED':
+    case 'RUN_FAILED':
+    case 'RUN_CANCELLED':
+      run.status = event.type === 'RUN_COMPLETED' ? 'completed' : event.type === 'RUN_FAILED' ? 'failed' : 'cancelled';
+      run.endedAt = event.timestamp;
+      run.paused = false;
+      if (event.usage) run.treeUsage = event.usage;
+      if (event.data?.ownUsage) run.ownUsage = event.data.ownUsage as Usage;
+      run.response = str(event.data?.response);
+      run.terminationReason = str(event.data?.terminationReason);
+      if (event.data?.error) run.error = describeError(event.data.error);
+      if (event.depth === 0) tree.ended = true;
+      // Approvals of a finished run can no longer be decided.
+      for (const a of tree.approvals) if (a.runId === run.runId && !a.decision) a.decision = { outcome: 'denied', reason: 'run ended' };
+      break;
+  }
+  return true;
+}
+
+/** Usage of a run and everything nested in it: what it reported at its end, or the live sum of its steps. */
+export function treeUsage(tree: RunTree, runId: string): Usage {
+  const run = tree.runs[runId];
+  if (!run) return ZERO;
+  if (run.treeUsage) return run.treeUsage;
+  return run.children.reduce((sum, child) => add(sum, treeUsage(tree, child)), run.ownUsage);
+}
+
+/** Approvals still waiting for a person, oldest first. */
+export function pendingApprovals(tree: RunTree): ApprovalView[] {
+  return tree.approvals.filter((a) => !a.decision);
+}

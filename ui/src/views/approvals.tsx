@@ -1,0 +1,57 @@
+// Tool calls waiting for a person: approve (optionally remembered for the rest of the run) or deny with a message.
+import { useState } from 'preact/hooks';
+import { runPath, type Api } from '../api';
+import { pretty } from '../format';
+import type { ApprovalView } from '../run-tree';
+
+export function Approvals({ api, approvals }: { api: Api; approvals: ApprovalView[] }) {
+  if (approvals.length === 0) return null;
+  return (
+    <section class="card approvals" data-testid="approvals">
+      <h2>Waiting for approval ({approvals.length})</h2>
+      {approvals.map((a) => (
+        <Approval key={`${a.runId} ${a.toolCallId}`} api={api} approval={a} />
+      ))}
+    </section>
+  );
+}
+
+function Approval({ api, approval }: { api: Api; approval: ApprovalView }) {
+  const [remember, setRemember] = useState(false);
+  const [message, setMessage] = useState('');
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<string>();
+  const decide = async (decision: 'approve' | 'deny') => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      const body = decision === 'approve' ? { remember } : message ? { message } : {};
+      await api.post(`${runPath(approval.runId)}/tool-calls/${encodeURIComponent(approval.toolCallId)}/${decision}`, body);
+    } catch (err) {
+      setError((err as Error).message);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <div class="approval" data-testid="approval" data-tool-call-id={approval.toolCallId}>
+      <p>
+        <strong>{approval.agent}</strong> wants to call <code>{approval.tool}</code> — {approval.reason}
+      </p>
+      <pre class="args">{pretty(approval.args)}</pre>
+      <div class="row">
+        <label>
+          <input type="checkbox" data-testid="remember" checked={remember} onChange={(e) => setRemember(e.currentTarget.checked)} /> remember for this run
+        </label>
+        <button data-testid="approve" disabled={busy} onClick={() => void decide('approve')}>
+          Approve
+        </button>
+        <input data-testid="deny-message" placeholder="message to the agent (optional)" value={message} onInput={(e) => setMessage(e.currentTarget.value)} />
+        <button class="danger" data-testid="deny" disabled={busy} onClick={() => void decide('deny')}>
+          Deny
+        </button>
+      </div>
+      {error && <p class="error">{error}</p>}
+    </div>
+  );
+}

@@ -1,0 +1,77 @@
+// One step: a system or user message (folded), an assistant turn (reasoning, text, tool calls, each call's result
+// and nested run), or a tool result no call of this run shows (rare: its call was compacted away).
+import type { ComponentChild } from 'preact';
+import type { RunTree, StepView, ToolCallView } from '../run-tree';
+import { duration, prettyJson, tokens } from '../format';
+
+export function StepItem({ tree, step, renderRun }: { tree: RunTree; step: StepView; renderRun: (runId: string) => ComponentChild }) {
+  if (step.role === 'tool') {
+    // Shown under its call; only an orphan result gets a line of its own.
+    const shown = Object.values(tree.runs).some((r) => r.steps.some((s) => s.toolCalls.some((c) => c.id === step.toolCallId)));
+    if (shown) return null;
+    return (
+      <li class="step tool" data-step-id={step.stepId}>
+        <span class="role">tool {step.name}</span>
+        <pre class={step.isError ? 'result error' : 'result'}>{step.content}</pre>
+      </li>
+    );
+  }
+  if (step.role === 'system' || step.role === 'user') {
+    return (
+      <li class={`step ${step.role}`} data-step-id={step.stepId}>
+        <details open={step.role === 'user'}>
+          <summary class="role">{step.role}</summary>
+          <pre>{step.content}</pre>
+        </details>
+      </li>
+    );
+  }
+  return (
+    <li class={`step assistant${step.live ? ' live' : ''}`} data-testid="assistant-step" data-step-id={step.stepId} data-live={step.live}>
+      <div class="step-meta">
+        <span class="role">assistant</span>
+        {step.live && <span class="badge running">streaming{step.attempt > 1 ? ` (attempt ${step.attempt})` : ''}</span>}
+        {step.durationMs !== undefined && <span class="muted">{duration(step.durationMs)}</span>}
+        {step.firstTokenMs !== undefined && <span class="muted">first token {duration(step.firstTokenMs)}</span>}
+        {step.usage && <span class="muted">{tokens(step.usage)}</span>}
+      </div>
+      {step.reasoning && (
+        <details class="reasoning" open={step.live}>
+          <summary>reasoning</summary>
+          <pre data-testid="reasoning">{step.reasoning}</pre>
+        </details>
+      )}
+      {step.content && (
+        <pre class="content" data-testid="step-content">
+          {step.content}
+        </pre>
+      )}
+      {step.toolCalls.map((call) => (
+        <ToolCallItem key={call.id || call.name} call={call} nested={call.childRunId ? renderRun(call.childRunId) : undefined} />
+      ))}
+    </li>
+  );
+}
+
+function ToolCallItem({ call, nested }: { call: ToolCallView; nested?: ComponentChild }) {
+  return (
+    <div class={`tool-call ${call.status}`} data-testid="tool-call" data-call-id={call.id} data-status={call.status} data-tool={call.name}>
+      <div class="step-meta">
+        <code class="tool-name">{call.name || '…'}</code>
+        <span class={`badge ${call.status}`}>{call.status.replace('_', ' ')}</span>
+        {call.retries > 0 && <span class="badge retry">{call.retries} retries</span>}
+        {call.durationMs !== undefined && <span class="muted">{duration(call.durationMs)}</span>}
+      </div>
+      <pre class="args">{prettyJson(call.arguments)}</pre>
+      {nested}
+      {call.result !== undefined && (
+        <details class="result" open={call.result.length < 400}>
+          <summary>result</summary>
+          <pre data-testid="tool-result" class={call.status === 'error' ? 'error' : undefined}>
+            {call.result}
+          </pre>
+        </details>
+      )}
+    </div>
+  );
+}
