@@ -37,7 +37,8 @@ export function registerViewer(app: FastifyInstance, dir: string | undefined): v
     return;
   }
   void app.register(async (scope) => {
-    await scope.register(fastifyStatic, { root: dir, prefix: '/ui/', redirect: true, index: 'index.html', cacheControl: false, setHeaders: secure });
+    await scope.register(fastifyStatic, { root: dir, prefix: '/ui/', index: 'index.html', cacheControl: false, setHeaders: secure });
+    scope.get('/ui', async (_req, reply) => reply.redirect('/ui/'));
     scope.get('/ui/runs/*', async (_req, reply) => reply.sendFile('index.html'));
   });
 }

@@ -2,6 +2,7 @@
 // playwright-core, which downloads no browser of its own. Screenshots go to test-results/viewer/ (kept by CI as
 // artifacts). Every page records its errors and the origins it asked, so a test can check it loaded nothing else.
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { execFileSync } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
 
@@ -22,6 +23,11 @@ export function launchBrowser(): Promise<Browser> {
   });
 }
 
+/** Builds the viewer when its sources are newer than dist/ui (as the test command does first), so a test never drives a stale app. */
+export function ensureViewerBuilt(): void {
+  execFileSync(path.resolve(__dirname, '../../scripts/ensure-deps'), { stdio: 'inherit' });
+}
+
 /** A page with what went wrong in it and every origin it requested. */
 export interface WatchedPage {
   page: Page;
@@ -29,14 +35,20 @@ export interface WatchedPage {
   close(): Promise<void>;
   errors: string[];
   origins: Set<string>;
+  /** Every request as `METHOD /path?query`, in order. */
+  requests: string[];
 }
 
 export async function openPage(browser: Browser): Promise<WatchedPage> {
   const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
   const page = await context.newPage();
-  const watched: WatchedPage = { page, close: () => context.close(), errors: [], origins: new Set() };
+  const watched: WatchedPage = { page, close: () => context.close(), errors: [], origins: new Set(), requests: [] };
   page.on('pageerror', (err) => watched.errors.push(err.message));
-  page.on('request', (req) => watched.origins.add(new URL(req.url()).origin));
+  page.on('request', (req) => {
+    const url = new URL(req.url());
+    watched.origins.add(url.origin);
+    watched.requests.push(`${req.method()} ${url.pathname}${url.search}`);
+  });
   return watched;
 }
 

@@ -1,7 +1,7 @@
 // One step: a system or user message (folded), an assistant turn (reasoning, text, tool calls, each call's result
 // and nested run), or a tool result no call of this run shows (rare: its call was compacted away).
 import type { ComponentChild } from 'preact';
-import type { RunTree, StepView, ToolCallView } from '../run-tree';
+import type { ApprovalView, RunTree, StepView, ToolCallView } from '../run-tree';
 import { duration, prettyJson, tokens } from '../format';
 
 export function StepItem({ tree, step, renderRun }: { tree: RunTree; step: StepView; renderRun: (runId: string) => ComponentChild }) {
@@ -47,13 +47,13 @@ export function StepItem({ tree, step, renderRun }: { tree: RunTree; step: StepV
         </pre>
       )}
       {step.toolCalls.map((call) => (
-        <ToolCallItem key={call.id || call.name} call={call} nested={call.childRunId ? renderRun(call.childRunId) : undefined} />
+        <ToolCallItem key={call.id || call.name} call={call} approval={tree.approvals.find((a) => a.runId === step.stepId.slice(0, step.stepId.lastIndexOf(':')) && a.toolCallId === call.id)} nested={call.childRunId ? renderRun(call.childRunId) : undefined} />
       ))}
     </li>
   );
 }
 
-function ToolCallItem({ call, nested }: { call: ToolCallView; nested?: ComponentChild }) {
+function ToolCallItem({ call, approval, nested }: { call: ToolCallView; approval?: ApprovalView; nested?: ComponentChild }) {
   return (
     <div class={`tool-call ${call.status}`} data-testid="tool-call" data-call-id={call.id} data-status={call.status} data-tool={call.name}>
       <div class="step-meta">
@@ -61,6 +61,7 @@ function ToolCallItem({ call, nested }: { call: ToolCallView; nested?: Component
         <span class={`badge ${call.status}`}>{call.status.replace('_', ' ')}</span>
         {call.retries > 0 && <span class="badge retry">{call.retries} retries</span>}
         {call.durationMs !== undefined && <span class="muted">{duration(call.durationMs)}</span>}
+        {approval?.decision && <Decision approval={approval} />}
       </div>
       <pre class="args">{prettyJson(call.arguments)}</pre>
       {nested}
@@ -73,5 +74,17 @@ function ToolCallItem({ call, nested }: { call: ToolCallView; nested?: Component
         </details>
       )}
     </div>
+  );
+}
+
+function Decision({ approval }: { approval: ApprovalView }) {
+  const d = approval.decision!;
+  const how = d.outcome === 'granted' ? `approved${d.remember ? ' (remembered)' : ''}` : d.reason === 'rule' ? 'denied by a rule' : d.reason === 'timeout' ? 'not approved in time' : 'denied';
+  return (
+    <span class="muted" data-testid="decision">
+      {how}
+      {d.by ? ` by ${d.by}` : ''}
+      {d.message ? `: ${d.message}` : ''}
+    </span>
   );
 }
