@@ -20,10 +20,14 @@ COPY workflows ./workflows
 COPY activities ./activities
 COPY stores ./stores
 COPY live ./live
+COPY config ./config
 COPY worker ./worker
+COPY devkit ./devkit
 COPY client ./client
 COPY bridge ./bridge
 COPY cli ./cli
+# The run viewer's sources: `npm run build` builds it into dist/ui, which the bridge serves at /ui/.
+COPY ui ./ui
 RUN npm run build
 
 ##### Runtime: production dependencies and compiled code only #####

@@ -1,11 +1,17 @@
-// Lint rules: type-aware TypeScript checks everywhere; workflow-side code (workflows/, common/) may not
-// import Node built-ins or I/O libraries, because the workflow sandbox must stay deterministic.
+// Lint rules: type-aware TypeScript checks everywhere; workflow-side code (workflows/, common/) may not import Node
+// built-ins, I/O libraries or the folders that do I/O, because the workflow sandbox must stay deterministic.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import { builtinModules } from 'node:module';
 
 const nodeBuiltins = builtinModules.filter((m) => !m.startsWith('_'));
 const ioModules = ['openai', 'mongodb', 'fastify', 'eventsource', '@temporalio/client', '@temporalio/worker', '@temporalio/activity', '@temporalio/testing'];
+// The folders that do I/O or run outside the sandbox, matched at any depth as barrels ('../activities') and deep paths
+// ('../activities/model') alike: a glob such as '../activities/*' lets the barrel through.
+const ioFolders = ['activities', 'stores', 'live', 'config', 'worker', 'devkit', 'client', 'bridge', 'cli'];
+const ioFolderImport = `^(\\./)?(\\.\\./)+(${ioFolders.join('|')})(/.*)?$`;
+// The package's root index re-exports the worker, the client and the bridge.
+const rootIndexImport = '^(\\./)?\\.\\.(/\\.\\.)*(/index)?/?$';
 
 export default tseslint.config(
   // bench/peer-openai-agents is its own package (Temporal SDK 1.23, its own node_modules and tsconfig): not linted here.
@@ -32,7 +38,14 @@ export default tseslint.config(
             name,
             message: 'workflow-side code must stay deterministic: no Node built-ins or I/O modules (do I/O in activities/).',
           })),
-          patterns: [{ group: ['node:*', '../activities/*', '../stores/*', '../live/*', '../worker/*', '../bridge/*'], message: 'workflow-side code may only import common/ and workflows/ (activities by `import type`).', allowTypeImports: true }],
+          patterns: [
+            { group: ['node:*'], message: 'workflow-side code must stay deterministic: no Node built-ins (do I/O in activities/).', allowTypeImports: true },
+            ...[ioFolderImport, rootIndexImport].map((regex) => ({
+              regex,
+              message: 'workflow-side code may import only common/ and workflows/ as values; the other folders do I/O (their types by `import type`).',
+              allowTypeImports: true,
+            })),
+          ],
         },
       ],
     },

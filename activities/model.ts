@@ -5,7 +5,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import OpenAI from 'openai';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
 import { AGENT_TOOL_PARAMETERS, ErrorType, resolveLimits, type ChatMessage, type EventBase, type ModelSettings, type OutputCheck, type OutputFormat, type Step, type Usage } from '../common';
-import { conversationQuery } from '../workflows/messages';
+import { conversationQuery } from '../common/messages';
 import { failedAttempt } from './model-outage';
 import { classifyModelError } from './model-errors';
 import type { HandOffInput } from './persistence';

@@ -2,7 +2,7 @@
 // they are committed, idempotently by step id), its trace spans, its root's event log, and full outputs of
 // large tool results.
 import { ApplicationFailure } from '@temporalio/common';
-import { ErrorType, resolveLimits, type AgioEvent, type ChatMessage, type RunContext, type Step, type Usage } from '../common';
+import { ErrorType, resolveLimits, type AgioEvent, type ChatMessage, type ReportedRunPhase, type RunContext, type Step, type Usage } from '../common';
 import type { SpanInput, Stores } from '../stores';
 import { fitConversation } from '../stores/conversation';
 
@@ -13,7 +13,7 @@ const DEFAULT_HISTORY_BYTES = Math.floor(resolveLimits().maxModelInputBytes / 2)
 export interface RecordRunInput {
   context: Pick<RunContext, 'runId' | 'rootRunId' | 'parentRunId' | 'sessionId' | 'tenant' | 'toolCallId'>;
   agent: string;
-  status: 'running' | 'completed' | 'failed' | 'cancelled';
+  status: ReportedRunPhase;
   startedAt: number;
   endedAt?: number;
   usage?: Usage;

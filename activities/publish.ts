@@ -2,7 +2,7 @@
 // token), ordered (one send at a time) and deduplicated (publisherId + sequence, so a resent batch is ignored).
 import { Context } from '@temporalio/activity';
 import type { EventDraft, PublishBatch } from '../common';
-import { publishSignal } from '../workflows/messages';
+import { publishSignal } from '../common/messages';
 
 /** Sends one batch (a signal to the root run in production; anything in unit tests). */
 export type BatchSender = (batch: PublishBatch) => Promise<void>;

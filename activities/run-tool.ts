@@ -1,9 +1,9 @@
 // The runTool activity: looks a tool up, validates the model's arguments with zod, runs it in the run's
 // workspace and returns a result for the model. Anything the model got wrong becomes an error result.
-import { Context } from '@temporalio/activity';
+import { ApplicationFailure, Context } from '@temporalio/activity';
 import path from 'node:path';
 import { z } from 'zod';
-import type { AgentSpec, EventBase, ToolSpec } from '../common';
+import { ErrorType, type AgentSpec, type EventBase, type ToolSpec } from '../common';
 import type { Stores } from '../stores';
 import type { AgentHealth } from './healthcheck';
 import type { ToolOutput } from './tools/define-tool';
@@ -36,31 +36,31 @@ export interface RunToolOutput {
 }
 
 /**
- * Input of resolveTools: tool names (a group name such as an MCP server's `mcp:<server>` stands for its tools), and
- * sub-agents whose healthcheck decides whether they are offered.
+ * Input of resolveTools: the agent's tool names (a group name such as an MCP server's `mcp:<server>` stands for its
+ * tools), and sub-agents whose healthcheck decides whether they are offered.
  */
 export interface ResolveToolsInput {
+  /** The agent whose tools these are (absent in runs started before it was sent): an unknown tool's error names it. */
+  agent?: string;
   names: string[];
   healthchecks?: AgentSpec[];
 }
-/** Specs of the known tools, the names the worker does not know, and sub-agents that failed their healthcheck. */
+/** Specs of the tools, and sub-agents that failed their healthcheck. */
 export interface ResolveToolsOutput {
   specs: ToolSpec[];
-  unknown: string[];
   unhealthyAgents: string[];
 }
 
 /** Builds the tool activities bound to the worker's registry and workspace root. */
 export function createToolActivities(registry: ToolRegistry, workspaceRoot: string, health: AgentHealth, stores?: Stores) {
-  async function resolveTools({ names, healthchecks = [] }: ResolveToolsInput): Promise<ResolveToolsOutput> {
+  async function resolveTools({ agent, names, healthchecks = [] }: ResolveToolsInput): Promise<ResolveToolsOutput> {
+    // A misspelled tool (or an MCP server this worker does not run) would silently vanish from the agent: fail the run.
+    const unknown = registry.unknown(names);
+    if (unknown.length) throw ApplicationFailure.create({ type: ErrorType.UnknownTool, nonRetryable: true, message: registry.unknownToolsMessage(agent, unknown) });
     // Groups expand in place; a tool named twice (itself and through its group) is offered once.
     const known = [...new Set(names.flatMap((n) => registry.expand(n) ?? []))];
-    const verdicts = await Promise.all(healthchecks.map(async (agent) => ((await health.check(agent)) ? agent.name : undefined)));
-    return {
-      specs: known.map((n) => registry.spec(n)),
-      unknown: names.filter((n) => !registry.expand(n)),
-      unhealthyAgents: verdicts.filter((n): n is string => n !== undefined),
-    };
+    const verdicts = await Promise.all(healthchecks.map(async (spec) => ((await health.check(spec)) ? spec.name : undefined)));
+    return { specs: known.map((n) => registry.spec(n)), unhealthyAgents: verdicts.filter((n): n is string => n !== undefined) };
   }
 
   async function runTool(input: RunToolInput): Promise<RunToolOutput> {

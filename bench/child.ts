@@ -8,7 +8,7 @@ import { parseTokens } from '../bridge/auth';
 import { createBridge } from '../bridge/server';
 import { AgioClient } from '../client/agio-client';
 import { InProcessLane } from '../live/in-process-lane';
-import { liveLaneFromEnv } from '../live/lane-from-env';
+import { liveLaneFromEnv } from '../config/live-lane';
 import type { LiveLane } from '../live/lane';
 import { createWorker } from '../worker/create-worker';
 import type { ChildConfig } from './setup';

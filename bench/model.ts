@@ -1,7 +1,7 @@
 // The benchmark's scripted model: every run's input carries a plan (`bench:{...}`), and the responder answers
 // each chat-completions request from that plan and the conversation so far, so any number of concurrent runs
 // can share one ScriptedModelServer without a per-run script.
-import { text, toolCall, toolCalls, type RecordedRequest, type ScriptedTurn } from '../worker/dev-server/scripted-model-server';
+import { text, toolCall, toolCalls, type RecordedRequest, type ScriptedTurn } from '../devkit/scripted-model-server';
 
 /** What the model does in one run. */
 export interface RunPlan {

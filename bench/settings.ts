@@ -1,4 +1,4 @@
-// SETTINGS — the dev server's dynamic config (worker/dev-server/dynamic-config.ts), one setting at a time: from
+// SETTINGS — the dev server's dynamic config (devkit/dynamic-config.ts), one setting at a time: from
 // Temporal's own defaults, each setting is added in turn, on a new dev server and worker each time. Per variant: a
 // bare activity round trip, how late a 10 ms workflow timer fires, how long a finished run takes to show as
 // completed in visibility (what `GET /runs` lists), and an Agio step (10-step run, 0 ms model).
@@ -90,7 +90,7 @@ export const settings: Benchmark = {
     return {
       status: 'ok',
       rows,
-      notes: ['each variant adds one setting to the ones above it, on a new dev server and worker process; Agio keeps the transfer and eager settings (worker/dev-server/dynamic-config.ts)'],
+      notes: ['each variant adds one setting to the ones above it, on a new dev server and worker process; Agio keeps the transfer and eager settings (devkit/dynamic-config.ts)'],
       data: { reps, figures },
     };
   },

@@ -12,10 +12,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { AgioClient, type RunHandle, type StartOptions } from '../client/agio-client';
 import { defineAgent, type AgentSpec, type RunOutput } from '../common';
-import { ScriptedModelServer, text } from '../worker/dev-server/scripted-model-server';
-import { startNatsServer, type NatsServer } from '../worker/dev-server/nats-server';
-import { startTemporalDevServer, type TemporalDevServer, type TemporalDevServerOptions } from '../worker/dev-server/temporal-server';
-import { writeWorkflowBundle } from '../worker/dev-server/workflow-bundle';
+import { ScriptedModelServer, text } from '../devkit/scripted-model-server';
+import { startNatsServer, type NatsServer } from '../devkit/nats-server';
+import { startTemporalDevServer, type TemporalDevServer, type TemporalDevServerOptions } from '../devkit/temporal-server';
+import { writeWorkflowBundle } from '../devkit/workflow-bundle';
 import { planInput, planOf, planTurn, type RunPlan } from './model';
 
 const REPO_ROOT = path.resolve(__dirname, '..');

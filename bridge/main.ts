@@ -1,28 +1,20 @@
 // Bridge entry point: `node dist/bridge/main.js` against TEMPORAL_ADDRESS, listening on HOST:PORT.
 import { Client } from '@temporalio/client';
 import { AgioClient } from '../client/agio-client';
-import { loadEnv } from '../worker/config';
-import { connectClient } from '../worker/connect';
-import { ensureSearchAttributes } from '../worker/search-attributes';
+import { connectClient, ensureSearchAttributes, liveLaneFromEnv, loadEnv, storesFromEnv, temporalTarget } from '../config';
 import { AgentsFileError } from '../worker/agents-file';
 import { agentsToServe } from '../worker/example-agents';
 import { parseTokens } from './auth';
 import { createBridge } from './server';
-import { storesFromEnv } from '../worker/stores-from-env';
-import { liveLaneFromEnv } from '../live/lane-from-env';
 
 async function main(): Promise<void> {
   const env = loadEnv();
   // The same file as the workers' (AGIO_AGENTS): the bridge starts these agents by name and lists them at GET /agents.
   const { agents, file: agentsSource } = agentsToServe(env.AGIO_AGENTS);
-  const address = env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233';
-  const connection = await connectClient(env, address);
-  const client = new Client({ connection, namespace: env.TEMPORAL_NAMESPACE });
-  const added = await ensureSearchAttributes(connection, client.options.namespace).catch((err: Error) => {
-    console.warn(`agio bridge: could not check the namespace's search attributes (${err.message}); runs start only if AgioTenant, AgioAgent and AgioRootRunId (Keyword) are registered`);
-    return [];
-  });
-  if (added.length) console.log(`agio bridge: registered search attributes ${added.join(', ')}`);
+  const temporal = temporalTarget(env);
+  const connection = await connectClient(temporal);
+  const client = new Client({ connection, namespace: temporal.namespace });
+  await ensureSearchAttributes(connection, temporal.namespace, 'agio bridge');
   const { stores, close: closeStores } = await storesFromEnv(env);
   const { lane: liveLane, close: closeLane } = await liveLaneFromEnv(env);
   const app = createBridge({
@@ -37,7 +29,7 @@ async function main(): Promise<void> {
     allowPermissionOverrides: env.AGIO_ALLOW_PERMISSION_OVERRIDES === 'true',
   });
   const url = await app.listen({ host: process.env.HOST ?? '127.0.0.1', port: Number(process.env.PORT ?? 8080) });
-  console.log(`agio bridge: ${url} (Temporal ${address})`);
+  console.log(`agio bridge: ${url} (Temporal ${temporal.address})`);
   const stop = async () => {
     await app.close();
     await connection.close();

@@ -1,8 +1,7 @@
 // Looking up runs through Temporal, scoped to a tenant: another tenant's run answers exactly like a missing one.
 // Nested runs (agents used as tools, sub-agents of workflow agents) are runs too; their events live in their root's log.
 import { WorkflowNotFoundError, type Client, type WorkflowExecutionDescription } from '@temporalio/client';
-import type { RunOutput } from '../common';
-import type { RunMemo } from '../client/agio-client';
+import type { RunMemo, RunOutput } from '../common';
 import { modelOutageOf } from '../client/model-outage';
 import { runVersionOf } from '../client/run-version';
 import { runNotFound } from './errors';

@@ -1,10 +1,9 @@
 // The run viewer at /ui/: the Preact app built into dist/ui (npm run build:ui), served as static files. Every
 // /ui/runs/… path answers with the app, which routes in the browser. The app holds no data: it calls the same API
 // with the viewer's bearer token, so every tenant rule applies as it does for any client.
-import fastifyStatic from '@fastify/static';
+import fastifyStatic, { type SetHeadersResponse } from '@fastify/static';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { existsSync, readFileSync } from 'node:fs';
-import type { ServerResponse } from 'node:http';
 import path from 'node:path';
 
 /** Nothing but this origin: the app loads no CDN, inlines nothing and talks only to its bridge. */
@@ -19,7 +18,7 @@ export function builtViewerDir(from = __dirname): string | undefined {
   return undefined;
 }
 
-function secure(res: ServerResponse, file: string): void {
+function secure(res: SetHeadersResponse, file: string): void {
   res.setHeader('content-security-policy', CONTENT_SECURITY_POLICY);
   res.setHeader('x-content-type-options', 'nosniff');
   res.setHeader('referrer-policy', 'no-referrer');

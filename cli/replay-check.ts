@@ -5,8 +5,7 @@ import { DefaultLogger, Runtime } from '@temporalio/worker';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { loadEnv } from '../worker/config';
-import { connectClient } from '../worker/connect';
+import { connectClient, loadEnv, temporalTarget } from '../config';
 import { DEFAULT_CLOSED_SAMPLE, replayCheck } from '../worker/replay-check';
 import type { ReplayCheckOptions, ReplayCheckReport, RunReplay } from '../worker/replay-check';
 
@@ -39,12 +38,12 @@ export async function replayCheckCommand(argv: string[], io: ReplayCheckIo = {})
   let report: ReplayCheckReport;
   try {
     const env = loadEnv(io.env);
-    const address = env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233';
-    const connection = await connectClient(env, address).catch((e: Error) => {
-      throw new Error(`cannot reach Temporal at ${address}: ${messageOf(e)}`);
+    const temporal = temporalTarget(env);
+    const connection = await connectClient(temporal).catch((e: Error) => {
+      throw new Error(`cannot reach Temporal at ${temporal.address}: ${messageOf(e)}`);
     });
     try {
-      report = await replayCheck({ ...options, client: new Client({ connection, namespace: env.TEMPORAL_NAMESPACE }) });
+      report = await replayCheck({ ...options, client: new Client({ connection, namespace: temporal.namespace }) });
     } finally {
       await connection.close();
     }

@@ -1,7 +1,7 @@
 // `agio serve`: the embedded default — a Temporal dev server (SQLite under the data directory), a worker
 // and the HTTP bridge in one process; Ctrl-C shuts all of it down.
-import { Client, Connection } from '@temporalio/client';
-import { DefaultLogger, NativeConnection, Runtime } from '@temporalio/worker';
+import { Client } from '@temporalio/client';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
 import fs from 'node:fs';
 import path from 'node:path';
 import { AgioClient } from '../client/agio-client';
@@ -9,16 +9,14 @@ import { parseTokens } from '../bridge/auth';
 import { createBridge } from '../bridge/server';
 import { InProcessLane } from '../live/in-process-lane';
 import type { ModelConfig } from '../activities/model';
-import { loadEnv } from '../worker/config';
+import { connectClient, connectWorker, ensureSearchAttributes, loadEnv, localTarget, modelConfigFromEnv, storesFromEnv, temporalTarget } from '../config';
+import { lockDataDir } from '../devkit/data-dir-lock';
+import { startDemoModel } from '../devkit/demo-model';
+import { freePort, isPortFree } from '../devkit/free-port';
+import { startTemporalDevServer } from '../devkit/temporal-server';
+import { startTemporalUi, type TemporalUi } from '../devkit/temporal-ui';
 import { createWorker } from '../worker/create-worker';
-import { lockDataDir } from '../worker/dev-server/data-dir-lock';
-import { startDemoModel } from '../worker/dev-server/demo-model';
-import { freePort, isPortFree } from '../worker/dev-server/free-port';
-import { startTemporalDevServer } from '../worker/dev-server/temporal-server';
-import { startTemporalUi, type TemporalUi } from '../worker/dev-server/temporal-ui';
 import { agentsToServe } from '../worker/example-agents';
-import { storesFromEnv } from '../worker/stores-from-env';
-import { modelConfigFromEnv } from '../worker/model-config';
 
 async function portOr(preferred: number): Promise<number> {
   return (await isPortFree(preferred)) ? preferred : freePort();
@@ -38,19 +36,20 @@ export async function serve(opts: { port?: number; agents?: string } = {}): Prom
     for (const cleanup of cleanups.reverse()) await cleanup().catch((err) => console.error(err));
   };
   try {
-    let address = env.TEMPORAL_ADDRESS;
-    if (!address) {
+    // TEMPORAL_ADDRESS names a server of one's own, reached with the environment's TLS and API key, as the worker and
+    // bridge reach it; unset, serve starts a dev server on loopback and connects to it plainly.
+    let temporal = temporalTarget(env);
+    if (!env.TEMPORAL_ADDRESS) {
       console.log('agio: starting the Temporal dev server…');
-      const temporal = await startTemporalDevServer({ dbFilename: path.join(dataDir, 'temporal.db'), port: await portOr(7233), log: console.log });
-      cleanups.push(() => temporal.stop());
-      await lock.recordChild('Temporal dev server', temporal.pid, 'temporal-server');
-      address = temporal.address;
+      const server = await startTemporalDevServer({ dbFilename: path.join(dataDir, 'temporal.db'), port: await portOr(7233), log: console.log });
+      cleanups.push(() => server.stop());
+      await lock.recordChild('Temporal dev server', server.pid, 'temporal-server');
+      temporal = localTarget(server.address, env.TEMPORAL_NAMESPACE);
       // The Web UI comes up beside it, without holding up the rest (its first start builds it); AGIO_WEB_UI=false: none.
       let ui: TemporalUi | undefined;
       let stopped = false;
-      const serverAddress = address;
       if (env.AGIO_WEB_UI === 'true') void portOr(8233)
-        .then((port) => startTemporalUi({ address: serverAddress, port, log: console.log }))
+        .then((port) => startTemporalUi({ address: server.address, port, log: console.log }))
         .then(async (started) => {
           if (!started) return;
           if (stopped) return void started.stop();
@@ -73,14 +72,14 @@ export async function serve(opts: { port?: number; agents?: string } = {}): Prom
       model = { baseURL: demo.baseURL, apiKey: 'offline-demo', defaultModel: 'agio-offline-demo' };
       console.log('agio: OPENAI_API_KEY is not set — using the offline demo model (set it to use a real model)');
     }
-    const workerConnection = await NativeConnection.connect({ address });
+    const workerConnection = await connectWorker(temporal);
     cleanups.push(() => workerConnection.close());
     const { stores, close: closeStores } = await storesFromEnv(env);
     const liveLane = new InProcessLane();
     cleanups.push(closeStores);
     const { worker, agents, taskQueue, close: closeMcp } = await createWorker({
       connection: workerConnection,
-      namespace: env.TEMPORAL_NAMESPACE,
+      namespace: temporal.namespace,
       taskQueue: env.AGIO_TASK_QUEUE,
       agents: loaded.agents,
       mcpServers: loaded.mcpServers,
@@ -100,10 +99,11 @@ export async function serve(opts: { port?: number; agents?: string } = {}): Prom
       await running;
       await closeMcp();
     });
-    const clientConnection = await Connection.connect({ address });
+    const clientConnection = await connectClient(temporal);
     cleanups.push(() => clientConnection.close());
+    await ensureSearchAttributes(clientConnection, temporal.namespace, 'agio');
     const tokens = parseTokens(process.env.AGIO_TOKENS ?? 'dev-token:default');
-    const agio = new AgioClient(new Client({ connection: clientConnection, namespace: env.TEMPORAL_NAMESPACE }), { taskQueue, agents });
+    const agio = new AgioClient(new Client({ connection: clientConnection, namespace: temporal.namespace }), { taskQueue, agents });
     const bridge = createBridge({ agio, tokens, stores, liveLane, agentsSource: loaded.file, allowPermissionOverrides: env.AGIO_ALLOW_PERMISSION_OVERRIDES === 'true', corsOrigins: env.AGIO_CORS_ORIGINS, streamTokenSecret: env.AGIO_STREAM_TOKEN_SECRET });
     const url = await bridge.listen({ host: process.env.HOST ?? '127.0.0.1', port: opts.port ?? (await portOr(Number(process.env.PORT ?? 8080))) });
     cleanups.push(() => bridge.close());
@@ -113,7 +113,8 @@ export async function serve(opts: { port?: number; agents?: string } = {}): Prom
         '',
         `agio is running`,
         `  bridge     ${url}   (Authorization: Bearer ${token})`,
-        `  temporal   ${address}`,
+        `  viewer     ${url}/ui/#token=${encodeURIComponent(token)}`,
+        `  temporal   ${temporal.address}`,
         `  worker     task queue "${taskQueue}", agents: ${agents.list().map((a) => a.name).join(', ')}`,
         `  agents     ${loaded.file}`,
         `  data       ${dataDir}`,

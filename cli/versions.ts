@@ -2,8 +2,7 @@
 // to move to it at their next safe point). Talks to Temporal directly, with the worker's environment.
 import { Client } from '@temporalio/client';
 import { parseArgs } from 'node:util';
-import { loadEnv } from '../worker/config';
-import { connectClient } from '../worker/connect';
+import { connectClient, loadEnv, temporalTarget } from '../config';
 import { askRunsToUpgrade, listDeploymentVersions } from '../worker/deployment-versions';
 import { setCurrentVersion } from '../worker/versioning';
 
@@ -29,18 +28,19 @@ export async function versionsCommand(argv: string[]): Promise<number> {
   }
   const env = loadEnv();
   const deployment = parsed.values.deployment ?? env.AGIO_DEPLOYMENT_NAME ?? env.AGIO_TASK_QUEUE;
-  const connection = await connectClient(env, env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233');
-  const client = new Client({ connection, namespace: env.TEMPORAL_NAMESPACE });
+  const temporal = temporalTarget(env);
+  const connection = await connectClient(temporal);
+  const client = new Client({ connection, namespace: temporal.namespace });
   try {
     if (action === 'set-current') {
-      const { previous } = await setCurrentVersion(connection, env.TEMPORAL_NAMESPACE, deployment, buildId);
+      const { previous } = await setCurrentVersion(connection, temporal.namespace, deployment, buildId);
       console.log(`${deployment}: current version ${buildId}${previous ? ` (was ${previous})` : ''}`);
       const asked = await askRunsToUpgrade(client, deployment, buildId);
       console.log(`asked ${asked.length} open run(s) pinned to older versions to move at their next safe point${asked.length ? ':' : ''}`);
       for (const run of asked) console.log(`  ${run.runId} (on ${run.from})`);
       return 0;
     }
-    const versions = await listDeploymentVersions(connection, client, env.TEMPORAL_NAMESPACE, deployment);
+    const versions = await listDeploymentVersions(connection, client, temporal.namespace, deployment);
     if (!versions.length) console.log(`${deployment}: no versions yet (no versioned worker has polled)`);
     for (const v of versions) console.log(`${v.current ? '*' : ' '} ${v.buildId.padEnd(20)} ${v.status.padEnd(9)} ${v.openRuns} open run(s) pinned`);
     return 0;

@@ -2,8 +2,8 @@
 // and cancel them — over a Temporal Client, so it works wherever Temporal is reachable.
 import { Client, WorkflowFailedError, type WorkflowExecutionDescription, type WorkflowHandle } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
-import { AgentRegistry, DEFAULT_TASK_QUEUE, RunSearchAttributes, runLimitsFor, jsonBytes, modelInputTooLargeMessage, workflowTypeFor, type AgioEvent, type AnyAgentSpec, type ChatMessage, type LoopPosition, type ModelSettings, type PermissionRule, type RunContext, type RunOutput, type RunOutputOf, type ToolCallDecision, type TypedAgentSpec } from '../common';
-import { decideToolCallUpdate, eventsQuery, pauseSignal, pauseUpdate, resumeSignal, resumeUpdate, stateQuery, type ControlRequest, type ControlState, type RunState } from '../workflows/messages';
+import { AgentRegistry, DEFAULT_TASK_QUEUE, RunSearchAttributes, runLimitsFor, jsonBytes, modelInputTooLargeMessage, workflowTypeFor, type AgioEvent, type AnyAgentSpec, type ChatMessage, type LoopPosition, type ModelSettings, type ControlRequest, type ControlState, type PermissionRule, type RunContext, type RunMemo, type RunOutput, type RunOutputOf, type RunState, type ToolCallDecision, type TypedAgentSpec } from '../common';
+import { decideToolCallUpdate, eventsQuery, pauseSignal, pauseUpdate, resumeSignal, resumeUpdate, stateQuery } from '../common/messages';
 import type { ReadEventsOptions } from './event-reader';
 import { startFingerprint, startIdempotent } from './idempotent-start';
 import { withModelSettings } from './model-settings';
@@ -22,11 +22,8 @@ export function stateView(state: RunState, description: WorkflowExecutionDescrip
   return { ...state, ...(outage ? { modelUnavailable: outage } : {}), ...(version ? { version } : {}) };
 }
 
-/**
- * Memo stored on every run (tenant scoping); nested runs also name their root, whose log holds their events. Runs
- * started with a caller-chosen id keep the fingerprint of the request that started them (see {@link StartOptions.runId}).
- */
-export type RunMemo = { tenant: string; agent: string; rootRunId?: string; fingerprint?: string };
+/** The memo stored on every run (defined with the other contracts; re-exported here, where clients always found it). */
+export { RunMemo } from '../common';
 
 /** Options of {@link AgioClient.start}. */
 export interface StartOptions {

@@ -4,7 +4,7 @@
 // paused); a wake-up cuts any pause short.
 import type { WorkflowHandle } from '@temporalio/client';
 import { endsStream, type AgioEvent, type EventsPage } from '../common';
-import { eventsQuery } from '../workflows/messages';
+import { eventsQuery } from '../common/messages';
 
 /** Answers one page of a root run's log: its events with offset > after, at most `limit`. */
 export type EventPages = (input: { after: number; limit: number }) => Promise<EventsPage>;

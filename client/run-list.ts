@@ -4,11 +4,13 @@ import type { Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { optionalTsToMs } from '@temporalio/common/lib/time';
 import { createHash } from 'node:crypto';
+import { EXECUTION_STATUSES, type ExecutionStatus } from '../common/run-status';
 import { RunSearchAttributes } from '../common/search-attributes';
 
-/** Run statuses (Temporal's workflow execution statuses, as `GET /runs/:id` reports them). */
-export const RUN_STATUSES = ['RUNNING', 'COMPLETED', 'FAILED', 'CANCELLED', 'TERMINATED', 'CONTINUED_AS_NEW', 'TIMED_OUT'] as const;
-export type RunStatus = (typeof RUN_STATUSES)[number];
+/** The statuses a listing filters by: Temporal's execution statuses, as `GET /runs/:id` reports them. */
+export const RUN_STATUSES = EXECUTION_STATUSES;
+/** One of {@link RUN_STATUSES}. */
+export type RunStatus = ExecutionStatus;
 
 /** The visibility query's name of each status (`ExecutionStatus = '…'`). */
 const QUERY_STATUS: Record<RunStatus, string> = {

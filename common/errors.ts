@@ -14,18 +14,20 @@ export const ErrorType = {
   ModelBadRequest: 'ModelBadRequest',
   /** 401/403: credentials are wrong or missing; not retried. */
   ModelAuthError: 'ModelAuthError',
-  /** An agent spec or input that cannot run (unknown model settings, empty agent); not retried. */
+  /** An agent spec that cannot run (an output schema that is not a valid JSON Schema); not retried. */
   InvalidAgentSpec: 'InvalidAgentSpec',
   /** Workflow input that does not fit the workflow's schema (e.g. sent by the Temporal CLI or an older client); not retried. */
   InvalidRunInput: 'InvalidRunInput',
-  /** An agent name the registry does not know. */
-  UnknownAgent: 'UnknownAgent',
+  /** An agent's `tools` names a tool (or an `mcp:<server>` group) the worker does not have; not retried. */
+  UnknownTool: 'UnknownTool',
   /** The conversation to send is larger than the run's maxModelInputBytes; not retried. */
   ModelInputTooLarge: 'ModelInputTooLarge',
   /** The model's answer is larger than the run's maxModelOutputBytes (a step must fit in a Temporal payload); not retried. */
   ModelOutputTooLarge: 'ModelOutputTooLarge',
-  /** The run spent its token budget. */
-  TokenBudgetExceeded: 'TokenBudgetExceeded',
+  /** A model call failed for good with no error type of its own (it timed out, say); the run fails with it. */
+  ModelCallFailed: 'ModelCallFailed',
+  /** What an agent run carries into continue-as-new does not fit in one workflow input, even shortened; not retried. */
+  HistoryTooLarge: 'HistoryTooLarge',
   /** The agent's final answer still did not match its output schema after the repair turns; not retried. */
   OutputValidationError: 'OutputValidationError',
 } as const;

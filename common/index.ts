@@ -6,9 +6,12 @@ export * from './output-schema';
 export * from './search-attributes';
 export * from './registry';
 export * from './run';
+export * from './run-status';
 export * from './sizes';
 export * from './specs';
 export * from './steps';
 export * from './events';
 export * from './workflow-agents';
 export * from './permissions';
+// The messages' payload types only: the definitions themselves are imported from './messages' where they are used.
+export type { ControlRequest, ControlState, RunState } from './messages';

@@ -170,3 +170,17 @@ export const RunOutput = z.object({
 export type RunOutput = z.infer<typeof RunOutput>;
 /** Result of a run of an agent whose output schema has the type `T` (see `TypedAgentSpec`). */
 export type RunOutputOf<T> = Omit<RunOutput, 'output'> & { output?: T };
+
+/**
+ * The memo stored on every run: its tenant (the bridge scopes every lookup to it) and agent; a nested run also names its
+ * root, whose log holds its events. Runs started with a caller-chosen id keep the fingerprint of the request that
+ * started them (see client/idempotent-start.ts).
+ */
+export const RunMemo = z.object({
+  tenant: z.string(),
+  agent: z.string(),
+  rootRunId: z.string().optional(),
+  fingerprint: z.string().optional(),
+});
+/** The memo stored on every run. */
+export type RunMemo = z.infer<typeof RunMemo>;

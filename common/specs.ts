@@ -102,6 +102,13 @@ export function asTool(agent: AgentSpecInput, opts: AsToolOptions): AgentToolSpe
   return AgentToolSpec.parse({ ...opts, kind: 'agent_tool', name: opts.name ?? agent.name, agent });
 }
 
+/** The agent an agent tool runs: its toolkit cut down to the tool's allowlist (agent tools count by name too). */
+export function childAgentSpec(tool: AgentToolSpec): AgentSpec {
+  if (!tool.toolsAllowlist) return tool.agent;
+  const allowed = new Set(tool.toolsAllowlist);
+  return { ...tool.agent, tools: tool.agent.tools.filter((t) => allowed.has(typeof t === 'string' ? t : t.name)) };
+}
+
 /** Names of a spec's worker tools (strings) and its agent tools. */
 export function splitTools(tools: AgentSpec['tools']): { names: string[]; agentTools: AgentToolSpec[] } {
   return {

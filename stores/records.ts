@@ -1,7 +1,7 @@
 // The records the stores keep: zod schemas for what callers write (validated once, on the way in), with
 // z.infer types of the same name, and the plain shapes the stores hand back.
 import { z } from 'zod';
-import { Usage } from '../common';
+import { RunPhase, Usage } from '../common';
 
 /** An identifier: tenant, session, run, span, tool call. Non-empty, bounded, always a string. */
 export const RecordId = z.string().min(1).max(512);
@@ -32,16 +32,6 @@ export interface Session {
   updatedAt: number;
 }
 
-/** Where a run is; `completed`, `failed` and `cancelled` are final. */
-export const RunStatus = z.enum(['running', 'paused', 'completed', 'failed', 'cancelled']);
-/** Where a run is. */
-export type RunStatus = z.infer<typeof RunStatus>;
-
-/** True for a status no later write may change. */
-export function isFinalRunStatus(status: RunStatus): boolean {
-  return status === 'completed' || status === 'failed' || status === 'cancelled';
-}
-
 /** What `recordRun` writes (upserted by runId). */
 export const RunInput = z.object({
   tenant: RecordId,
@@ -50,7 +40,7 @@ export const RunInput = z.object({
   rootRunId: RecordId,
   parentRunId: RecordId.optional(),
   agent: z.string(),
-  status: RunStatus,
+  status: RunPhase,
   startedAt: z.number(),
   endedAt: z.number().optional(),
   usage: Usage.optional(),

@@ -3,11 +3,11 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { startFerretDb } from '../worker/dev-server/ferretdb-server';
-import { startNatsServer } from '../worker/dev-server/nats-server';
-import { findOrInstallBinary } from '../worker/dev-server/install-binary';
-import { TEMPORAL_CLI, startTemporalDevServer } from '../worker/dev-server/temporal-server';
-import { writeWorkflowBundle } from '../worker/dev-server/workflow-bundle';
+import { startFerretDb } from '../devkit/ferretdb-server';
+import { startNatsServer } from '../devkit/nats-server';
+import { findOrInstallBinary } from '../devkit/install-binary';
+import { TEMPORAL_CLI, startTemporalDevServer } from '../devkit/temporal-server';
+import { writeWorkflowBundle } from '../devkit/workflow-bundle';
 import { TEST_ENV, type TestServers } from './helpers/test-env';
 
 export default async function globalSetup(): Promise<void> {

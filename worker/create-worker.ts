@@ -101,7 +101,6 @@ export async function createWorker(opts: CreateWorkerOptions): Promise<AgioWorke
 
 async function createWithTools(opts: CreateWorkerOptions, mcp: McpTools): Promise<Omit<AgioWorker, 'close'>> {
   const stores = opts.stores ?? createMemoryStores();
-  await stores.setup();
   // get_tool_result goes with the stores, not with the built-in tools: every worker truncates large outputs and
   // points the model at it (a tool of the caller's own by that name replaces it).
   const extra = opts.tools ?? [];
@@ -109,6 +108,9 @@ async function createWithTools(opts: CreateWorkerOptions, mcp: McpTools): Promis
   const tools = new ToolRegistry([...(opts.builtinTools === false ? [] : builtinTools), ...getToolResult, ...extra, ...mcp.tools]);
   for (const group of mcp.groups) tools.registerGroup(group.name, group.tools);
   const agents = new AgentRegistry(opts.agents ?? []);
+  // A misspelled tool name fails here, naming the agent and what the worker has, rather than vanishing from its tools.
+  tools.checkAgents(agents.list());
+  await stores.setup();
   const workspaceRoot = path.resolve(opts.workspaceRoot ?? '.agio/workspaces');
   await fs.promises.mkdir(workspaceRoot, { recursive: true });
   // Sub-agents with `healthcheck: true` are checked now; failures are logged and they are not offered later.

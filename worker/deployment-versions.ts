@@ -2,7 +2,7 @@
 // (which is current, which still have runs pinned to them), and asking runs pinned to older versions to move.
 import type { Client, Connection } from '@temporalio/client';
 import { WorkflowType } from '../common';
-import { upgradeSignal } from '../workflows/messages';
+import { upgradeSignal } from '../common/messages';
 import { runVersionOf } from '../client/run-version';
 
 /** One version of a deployment, as `agio versions` shows it. */

@@ -2,7 +2,7 @@
 // kind of file a user writes (`agio serve --agents FILE`).
 import path from 'node:path';
 import { loadAgentsFile, type LoadedAgents } from './agents-file';
-import { projectRoot } from './dev-server/paths';
+import { projectRoot } from './project-root';
 
 /** The example agents file shipped with Agio. */
 export const EXAMPLE_AGENTS_FILE = path.join(projectRoot(), 'agents', 'examples.yaml');

@@ -1,24 +1,20 @@
 // Worker entry point: `node dist/worker/main.js` (or `npm run worker`) against TEMPORAL_ADDRESS.
+import { connectWorker, liveLaneFromEnv, loadEnv, modelConfigFromEnv, storesFromEnv, temporalTarget } from '../config';
 import { AgentsFileError } from './agents-file';
 import { agentsToServe } from './example-agents';
-import { loadEnv } from './config';
-import { connectWorker } from './connect';
 import { createWorker } from './create-worker';
-import { modelConfigFromEnv } from './model-config';
-import { storesFromEnv } from './stores-from-env';
-import { liveLaneFromEnv } from '../live/lane-from-env';
 
 async function main(): Promise<void> {
   const env = loadEnv();
   // The file is checked before anything connects: a mistake in it is reported with its line, and nothing starts.
   const loaded = agentsToServe(env.AGIO_AGENTS);
-  const address = env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233';
-  const connection = await connectWorker(env, address);
+  const temporal = temporalTarget(env);
+  const connection = await connectWorker(temporal);
   const { stores, close: closeStores } = await storesFromEnv(env);
   const { lane: liveLane, close: closeLane } = await liveLaneFromEnv(env);
   const { worker, taskQueue, version, close: closeMcp } = await createWorker({
     connection,
-    namespace: env.TEMPORAL_NAMESPACE,
+    namespace: temporal.namespace,
     taskQueue: env.AGIO_TASK_QUEUE,
     agents: loaded.agents,
     mcpServers: loaded.mcpServers,
@@ -30,7 +26,7 @@ async function main(): Promise<void> {
     versioning: { deploymentName: env.AGIO_DEPLOYMENT_NAME, buildId: env.AGIO_BUILD_ID, makeCurrent: env.AGIO_MAKE_CURRENT === 'true' },
   });
   console.log(`agio worker: agents ${loaded.agents.map((a) => a.name).join(', ')} from ${loaded.file}`);
-  console.log(`agio worker: polling task queue "${taskQueue}" on ${address} as version ${version?.deploymentName}.${version?.buildId}${env.AGIO_MAKE_CURRENT === 'true' ? ' (made current)' : ' (not made current)'}${liveLane ? `, deltas on NATS ${env.AGIO_NATS_URL}` : ''}`);
+  console.log(`agio worker: polling task queue "${taskQueue}" on ${temporal.address} as version ${version?.deploymentName}.${version?.buildId}${env.AGIO_MAKE_CURRENT === 'true' ? ' (made current)' : ' (not made current)'}${liveLane ? `, deltas on NATS ${env.AGIO_NATS_URL}` : ''}`);
   await worker.run();
   await closeMcp();
   await connection.close();

@@ -3,7 +3,7 @@
 import type { WorkerDeploymentVersion } from '@temporalio/common';
 import type { Connection } from '@temporalio/client';
 import { createHash } from 'node:crypto';
-import { projectRoot } from './dev-server/paths';
+import { projectRoot } from './project-root';
 
 /** How a worker takes part in versioning (see {@link CreateWorkerOptions.versioning}). */
 export interface VersioningOptions {

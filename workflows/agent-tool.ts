@@ -2,26 +2,35 @@
 // any failure, timeout or cancellation of the child folds into an `unavailable` tool result for the parent. The
 // parent keeps the child's timeoutMs with a timer, and cancels a child that passes it, so the child ends cleanly.
 import { ApplicationFailure, CancellationScope, ChildWorkflowFailure, TerminatedFailure, TimeoutFailure, isCancellation, patched, sleep, startChild } from '@temporalio/workflow';
-import { Usage, type AgentToolSpec, type ChatMessage, type RunContext, type RunOutput, type Step, type ToolCall } from '../common';
-import { AgentToolArgs, childAgentSpec, childContext, delegationMessages, guardNesting, nestedRunMemo } from './delegation';
+import { Usage, childAgentSpec, type AgentToolSpec, type ChatMessage, type RunContext, type RunOutput, type Step, type ToolCall } from '../common';
+import { childContext, nestedRunMemo } from './child-context';
+import { AgentToolArgs, delegationMessages, guardNesting } from './delegation';
 import type { RunControl } from './control';
 import { eventBase, type Emitter } from './emitter';
-import { failureMessage } from './tool-calls';
+import { failureMessage } from './run-errors';
+
+/** One call of an agent tool, with what the child needs from its parent. */
+export interface AgentToolCall {
+  context: RunContext;
+  /** The parent's emitter: the parent reports the end of a child the server ended without running its code. */
+  events: Emitter;
+  tool: AgentToolSpec;
+  call: ToolCall;
+  /** The tool step's fields but its content. */
+  base: Omit<Step, 'content'>;
+  /** The parent's conversation so far: the child's delegation context is built from it. */
+  parentMessages: ChatMessage[];
+  /** Forwards pause and resume to the child while it runs. */
+  control?: RunControl;
+  /** Tokens the parent's tree has spent so far (the child gets what is left of the budget). */
+  spentTokens?: number;
+  /** Agents called in parallel in the same turn, this one included: they split what is left. */
+  shares?: number;
+}
 
 /** Runs one agent-tool call and returns its tool step (usage of the child included in `step.usage`). */
-export async function runAgentTool(
-  context: RunContext,
-  events: Emitter,
-  tool: AgentToolSpec,
-  call: ToolCall,
-  base: Omit<Step, 'content'>,
-  parentMessages: ChatMessage[],
-  control?: RunControl,
-  /** Tokens the parent's tree has spent so far (the child gets what is left of the budget). */
-  spentTokens = 0,
-  /** Agents called in parallel in the same turn, this one included: they split what is left. */
-  shares = 1,
-): Promise<Step> {
+export async function runAgentTool(agentCall: AgentToolCall): Promise<Step> {
+  const { context, events, tool, call, base, parentMessages, control, spentTokens, shares } = agentCall;
   const error = (message: string): Step => ({ ...base, content: `Error: ${message}`, isError: true });
   let raw: unknown;
   try {
@@ -35,7 +44,8 @@ export async function runAgentTool(
   if (refused) return error(refused);
 
   const childRunId = `${context.runId}/tool/${call.id}`;
-  const child = childContext(context, tool, call.id, childRunId, spentTokens, shares);
+  const nesting = { type: 'agent_tool', toolCallId: call.id, stream: tool.stream } as const;
+  const child = childContext(context, { runId: childRunId, spec: tool.agent, nesting, spentTokens, shares });
   const startedAt = Date.now();
   // The parent keeps the deadline (runs started before the patch left it to the server, which ends a child silently).
   const deadline = tool.timeoutMs !== undefined && patched(AGENT_TOOL_DEADLINE_PATCH) ? tool.timeoutMs : undefined;

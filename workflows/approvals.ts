@@ -4,7 +4,7 @@ import { condition, setHandler, workflowInfo } from '@temporalio/workflow';
 import { ToolCallDecision, decidePermission, type ApprovalsCarried, type PermissionRule, type RunContext, type ToolCall } from '../common';
 import type { RunControl } from './control';
 import type { Emitter } from './emitter';
-import { decideToolCallUpdate } from './messages';
+import { decideToolCallUpdate } from '../common/messages';
 
 /** Whether a call may run; when not, the message the model sees. */
 export type PermissionVerdict = { run: true } | { run: false; message: string };

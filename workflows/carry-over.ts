@@ -2,7 +2,7 @@
 // limit. Older tool outputs are shortened first (the newest turn stays whole); if it still cannot fit, the run fails
 // with a clear error instead of failing workflow tasks forever.
 import { ApplicationFailure } from '@temporalio/workflow';
-import { jsonBytes, type Step } from '../common';
+import { ErrorType, jsonBytes, type Step } from '../common';
 
 /**
  * Budget for the whole continue-as-new input, in UTF-8 bytes of JSON (runs patched with CARRY_OVER_PATCH): under
@@ -51,7 +51,7 @@ export function compactSteps(steps: Step[], budget = CARRY_OVER_BUDGET, opts: { 
   }
   if (total > budget) {
     throw ApplicationFailure.create({
-      type: 'HistoryTooLarge',
+      type: ErrorType.HistoryTooLarge,
       nonRetryable: true,
       message: `the run's state (${total} ${unit}) does not fit into a continue-as-new input even after shortening older tool outputs; lower maxToolOutputBytes or the number of parallel tool calls`,
     });

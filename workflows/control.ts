@@ -3,7 +3,7 @@
 // condition: no timer, no polling, no worker CPU.
 import { allHandlersFinished, condition, getExternalWorkflowHandle, log, setHandler, workflowInfo, type ChildWorkflowHandle } from '@temporalio/workflow';
 import type { Emitter } from './emitter';
-import { childParkedSignal, pauseSignal, pauseUpdate, resumeSignal, resumeUpdate, upgradeSignal, type ControlRequest, type ControlState } from './messages';
+import { childParkedSignal, pauseSignal, pauseUpdate, resumeSignal, resumeUpdate, upgradeSignal, type ControlRequest, type ControlState } from '../common/messages';
 import { targetVersionChanged } from './upgrade';
 
 /** Pause state, safe points and the children to forward control to. */

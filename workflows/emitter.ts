@@ -2,7 +2,7 @@
 // publish signal and awaits delivery, so the root has a child's events before the child's result.
 import { getExternalWorkflowHandle, workflowInfo } from '@temporalio/workflow';
 import type { EventBase, EventDraft, EventType, RunContext } from '../common';
-import { publishSignal } from './messages';
+import { publishSignal } from '../common/messages';
 import type { Wire } from './wire';
 
 /** What a run with `stream: 'none'` still publishes: its start and end, and approvals (a person must see and answer them). */

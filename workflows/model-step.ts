@@ -4,7 +4,7 @@ import { ActivityFailure, ApplicationFailure, isCancellation, patched, proxyActi
 import { ErrorType, MODEL_RETRY_MAX_INTERVAL_MS, NON_RETRYABLE_MODEL_ERRORS, jsonBytes, modelInputTooLargeMessage, type ChatMessage, type RunContext } from '../common';
 import type { AgioActivities } from '../activities';
 import type { CallModelInput } from '../activities/model';
-import { failureMessage } from './tool-calls';
+import { failureMessage } from './run-errors';
 
 /**
  * The patch of the leaner step path: a run resolves its tools with a local activity (no server round trip before
@@ -54,7 +54,7 @@ export function callModelActivity(context: RunContext): AgioActivities['callMode
 export function failRun(agent: string, err: unknown): never {
   if (err instanceof ActivityFailure && !isCancellation(err)) {
     const cause = err.cause instanceof ApplicationFailure ? err.cause : undefined;
-    throw ApplicationFailure.create({ type: cause?.type ?? 'ModelCallFailed', message: `model call for agent "${agent}" failed: ${failureMessage(err)}`, nonRetryable: true, cause: err });
+    throw ApplicationFailure.create({ type: cause?.type ?? ErrorType.ModelCallFailed, message: `model call for agent "${agent}" failed: ${failureMessage(err)}`, nonRetryable: true, cause: err });
   }
   throw err;
 }

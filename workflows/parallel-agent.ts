@@ -4,7 +4,7 @@
 import { CancellationScope, isCancellation } from '@temporalio/workflow';
 import type { Escalation, RunOutput, WorkflowAgentRunInput } from '../common';
 import { applyOutput, runSubAgent } from './sub-agents';
-import { failureMessage } from './tool-calls';
+import { failureMessage } from './run-errors';
 import { addRunUsage, runWorkflowAgent } from './workflow-agent';
 
 /** Runs a parallel agent. */

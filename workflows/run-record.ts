@@ -3,7 +3,7 @@
 // run in a session, the session's earlier conversation to continue from. The writes are local activities: short,
 // never streaming, cheap in history.
 import { proxyLocalActivities } from '@temporalio/workflow';
-import type { ChatMessage, RunContext, Step, Usage } from '../common';
+import type { ChatMessage, RunContext, RunEnding, Step, Usage } from '../common';
 import type { AgioActivities } from '../activities';
 import type { HandedStep, HandOffInput } from '../activities/persistence';
 import { EventLogWriter, STORE_CALL } from './event-log';
@@ -88,7 +88,7 @@ export class RunRecorder {
   }
 
   /** Persists the last steps and records how the run ended. */
-  async end(steps: Step[], status: 'completed' | 'failed' | 'cancelled', usage: Usage): Promise<void> {
+  async end(steps: Step[], status: RunEnding, usage: Usage): Promise<void> {
     await this.flush(steps);
     await this.eventLog.withEvents((events) => store.recordRun({ context: this.ref, agent: this.agent, status, startedAt: this.startedAt, endedAt: Date.now(), usage, ...events }));
   }

@@ -1,9 +1,9 @@
 // Running one sub-agent of a workflow agent as a child workflow: the right workflow type for its kind, the
 // shared state in, its output (and, for nested workflow agents, their state) back.
 import { startChild } from '@temporalio/workflow';
-import { isWorkflowAgent, workflowTypeFor, type AnyAgentSpec, type ChatMessage, type RunContext, type RunLimits, type RunOutput } from '../common';
+import { workflowTypeFor, type AnyAgentSpec, type ChatMessage, type RunContext, type RunOutput } from '../common';
 import type { RunControl } from './control';
-import { childTokenLimit, nestedRunMemo } from './delegation';
+import { childContext, nestedRunMemo } from './child-context';
 
 /** One sub-agent run. */
 export interface SubAgentCall {
@@ -22,35 +22,15 @@ export interface SubAgentCall {
 
 /** Starts the sub-agent as a child workflow and waits for its output (pause/resume are forwarded to it). */
 export async function runSubAgent(call: SubAgentCall): Promise<RunOutput> {
-  const { parent, spec } = call;
-  const context: RunContext = {
-    ...parent,
-    runId: call.childId,
-    parentRunId: parent.runId,
-    depth: parent.depth + 1,
-    lineage: [...parent.lineage, spec.name],
-    limits: subAgentLimits(parent.limits, spec, call.spentTokens ?? 0, call.shares ?? 1),
-    nestingType: 'workflow_agent',
-    toolCallId: undefined,
-  };
+  const { spec } = call;
+  const nesting = { type: 'workflow_agent' } as const;
+  const context = childContext(call.parent, { runId: call.childId, spec, nesting, spentTokens: call.spentTokens, shares: call.shares });
   const handle = await startChild(workflowTypeFor(spec.kind), {
     workflowId: call.childId,
     memo: nestedRunMemo(context, spec.name),
     args: [{ agent: spec, input: call.input, context, state: call.state }],
   });
   return call.control.child<RunOutput>(handle as never);
-}
-
-/**
- * The parent's limits with the sub-agent's own on top (its `limits`, and an LLM agent's `maxSteps`): the child
- * applies its context's limits over its spec's, so passing the parent's alone would override the sub-agent's own
- * step budget. The depth limit stays the tree's, and so does the token budget: the sub-agent gets what is left of
- * the parent's after `spentTokens` (its share of it, when `shares` run at once), lowered further by its own limit.
- */
-function subAgentLimits(parent: RunLimits, spec: AnyAgentSpec, spentTokens: number, shares: number): RunLimits {
-  const own = Object.fromEntries(Object.entries(spec.limits ?? {}).filter(([, v]) => v !== undefined));
-  const steps = !isWorkflowAgent(spec) && spec.maxSteps ? { maxSteps: spec.maxSteps } : {};
-  return { ...parent, ...own, ...steps, maxDepth: parent.maxDepth, ...childTokenLimit(parent, spec.limits?.maxTotalTokens, spentTokens, shares) };
 }
 
 /**

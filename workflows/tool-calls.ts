@@ -1,12 +1,13 @@
 // Runs one turn's tool calls as activities (in parallel unless the agent says otherwise) and turns every
 // outcome — success, bad arguments, unknown tool, timeout — into a tool step the model sees next turn.
-import { ActivityFailure, ApplicationFailure, ChildWorkflowFailure, TimeoutFailure, isCancellation, proxyActivities, proxyLocalActivities, type RetryPolicy } from '@temporalio/workflow';
+import { isCancellation, proxyActivities, proxyLocalActivities, type RetryPolicy } from '@temporalio/workflow';
 import type { AgentToolSpec, ChatMessage, RunContext, Step, ToolCall, ToolSpec } from '../common';
 import type { AgioActivities } from '../activities';
 import { runAgentTool } from './agent-tool';
 import type { Emitter } from './emitter';
 import type { Approvals } from './approvals';
 import type { RunControl } from './control';
+import { failureMessage } from './run-errors';
 
 /** What the tool runner needs from the run. */
 export interface ToolTurn {
@@ -84,7 +85,10 @@ async function runOne(turn: ToolTurn, call: ToolCall, index: number): Promise<St
     const verdict = await turn.approvals.check(call);
     if (!verdict.run) return { ...base, content: verdict.message, isError: true, metadata: { permission: 'denied' } };
   }
-  if (agentTool) return runAgentTool(context, turn.events, agentTool, call, base, turn.messages, turn.control, turn.spentTokens, agentShares(turn));
+  if (agentTool) {
+    const { events, messages: parentMessages, control, spentTokens } = turn;
+    return runAgentTool({ context, events, tool: agentTool, call, base, parentMessages, control, spentTokens, shares: agentShares(turn) });
+  }
   const startedAt = Date.now();
   try {
     const activity = runToolFor(spec!)({
@@ -104,12 +108,4 @@ async function runOne(turn: ToolTurn, call: ToolCall, index: number): Promise<St
     if (isCancellation(err)) throw err;
     return { ...base, content: `Error: tool "${call.name}" did not finish: ${failureMessage(err)}`, isError: true, metrics: { startedAt, durationMs: Date.now() - startedAt } };
   }
-}
-
-/** The innermost useful message of an activity failure (timeouts, application errors). */
-export function failureMessage(err: unknown): string {
-  if ((err instanceof ActivityFailure || err instanceof ChildWorkflowFailure) && err.cause) return failureMessage(err.cause);
-  if (err instanceof TimeoutFailure) return `timed out (${err.timeoutType === undefined ? 'timeout' : String(err.timeoutType).toLowerCase().replace(/_/g, ' ')})`;
-  if (err instanceof ApplicationFailure) return err.message;
-  return err instanceof Error ? err.message : String(err);
 }

@@ -7,7 +7,7 @@ import { workflowInfo } from '@temporalio/workflow';
  * new at their next safe point once a newer version is current (a paused agent run at once, staying paused), and
  * every continue-as-new starts the new run on the current version.
  *
- * How a workflow change is patched (this one is the example; see agentRun): `const upgrades = patched(UPGRADE_PATCH)`
+ * How a workflow change is patched (this one is the example; see openAgentRun): `const upgrades = patched(UPGRADE_PATCH)`
  * records a marker in a new run's history and returns true, so the run takes the new path; replaying a history
  * without the marker (a run started by an earlier release, on an unversioned or auto-upgrading worker) returns false,
  * and the run keeps the old path's commands. Call it once, where the new path first differs, and branch on the value.

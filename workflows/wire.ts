@@ -2,7 +2,7 @@
 // activities and nested runs publish batches by signal, deduplicated by publisher and sequence.
 import { log, setHandler } from '@temporalio/workflow';
 import { PublishBatch, endsStream, jsonBytes, type AgioEvent, type EventDraft, type EventsPage, type EventsQueryInput } from '../common';
-import { eventsQuery, publishSignal } from './messages';
+import { eventsQuery, publishSignal } from '../common/messages';
 
 /** What a Wire carries across continue-as-new. */
 export interface WireState {

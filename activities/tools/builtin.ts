@@ -22,6 +22,3 @@ export const builtinTools: ToolDefinition[] = [
   webSearchTool,
   webReaderTool,
 ];
-
-/** The names of the built-in tools. */
-export const builtinToolNames: readonly string[] = builtinTools.map((t) => t.name);

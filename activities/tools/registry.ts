@@ -2,7 +2,7 @@
 // name (an MCP server's `mcp:<server>`) stands for several tools in an agent's list.
 import { z } from 'zod';
 import type { ChatCompletionTool } from 'openai/resources/chat/completions';
-import type { ToolSpec } from '../../common';
+import { EXIT_LOOP_TOOL, childAgentSpec, isWorkflowAgent, splitTools, type AnyAgentSpec, type ToolSpec } from '../../common';
 import type { ToolDefinition } from './define-tool';
 
 /** Default start-to-close timeout of one tool execution. */
@@ -44,6 +44,36 @@ export class ToolRegistry {
   expand(name: string): string[] | undefined {
     if (this.tools.has(name)) return [name];
     return this.groups.get(name);
+  }
+
+  /** The names in an agent's list that stand for nothing here (neither a tool nor a group). */
+  unknown(names: string[]): string[] {
+    return names.filter((n) => !this.expand(n));
+  }
+
+  /** What an agent that names unknown tools is told: which names, and what the worker has instead. */
+  unknownToolsMessage(agent: string | undefined, unknown: string[]): string {
+    const groups = [...this.groups.keys()];
+    const has = `this worker has ${this.names().join(', ') || 'no tools'}${groups.length ? ` and the groups ${groups.join(', ')}` : ''}`;
+    return `${agent ? `agent "${agent}"` : 'the agent'} names ${unknown.length > 1 ? 'tools' : 'a tool'} the worker does not have: ${unknown.map((n) => `"${n}"`).join(', ')}; ${has}`;
+  }
+
+  /**
+   * Throws when an agent (or an agent it calls as a tool, or a sub-agent of a workflow agent) names a tool this
+   * registry does not have, so a misspelled tool fails where agents are registered instead of vanishing from the
+   * agent. Agents offered as tools with `healthcheck: true` are left to their healthcheck, which does not offer them.
+   */
+  checkAgents(agents: AnyAgentSpec[]): void {
+    const problems: string[] = [];
+    const visit = (spec: AnyAgentSpec): void => {
+      if (isWorkflowAgent(spec)) return spec.subAgents.forEach(visit);
+      const { names, agentTools } = splitTools(spec.tools);
+      const unknown = this.unknown(names.filter((n) => n !== EXIT_LOOP_TOOL.name));
+      if (unknown.length) problems.push(this.unknownToolsMessage(spec.name, unknown));
+      for (const tool of agentTools) if (!tool.healthcheck) visit(childAgentSpec(tool));
+    };
+    agents.forEach(visit);
+    if (problems.length) throw new Error([...new Set(problems)].join('\n'));
   }
 
   /** The tool with this name, or undefined. */

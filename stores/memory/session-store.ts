@@ -1,11 +1,10 @@
 // SessionStore in memory: the embedded default, and the reference the MongoDB store is tested against.
-import { Step, type ChatMessage } from '../../common';
+import { Step, isFinalRunPhase, type ChatMessage } from '../../common';
 import { conversationFromSteps, isRootRun } from '../conversation';
 import {
   RecordId,
   RunInput,
   SessionInput,
-  isFinalRunStatus,
   isId,
   parseRecord,
   type RunRecord,
@@ -39,7 +38,7 @@ export class MemorySessionStore implements SessionStore {
   async recordRun(input: RunInput): Promise<void> {
     const { tenant, ...run } = parseRecord(RunInput, input);
     const stored = this.runs.get(tenant, run.runId);
-    if (stored && isFinalRunStatus(stored.status) && !isFinalRunStatus(run.status)) return;
+    if (stored && isFinalRunPhase(stored.status) && !isFinalRunPhase(run.status)) return;
     this.runs.set(tenant, run.runId, { ...stored, ...run });
     if (run.sessionId) this.touchSession(tenant, run.sessionId, {});
   }

@@ -1,13 +1,11 @@
 // SessionStore on MongoDB: sessions, runs and steps in three collections, every write an idempotent upsert.
 import type { Collection, MongoClient } from 'mongodb';
-import { Step, type ChatMessage } from '../../common';
+import { RunPhase, Step, isFinalRunPhase, type ChatMessage } from '../../common';
 import { conversationFromSteps, isRootRun } from '../conversation';
 import {
   RecordId,
   RunInput,
-  RunStatus,
   SessionInput,
-  isFinalRunStatus,
   isId,
   parseRecord,
   type RunRecord,
@@ -21,7 +19,7 @@ type SessionDoc = Session & { tenant: string };
 type RunDoc = RunRecord & { tenant: string };
 type StepDoc = Step & { tenant: string; sessionId?: string };
 
-const FINAL_STATUSES = RunStatus.options.filter(isFinalRunStatus);
+const FINAL_STATUSES = RunPhase.options.filter(isFinalRunPhase);
 
 /** Sessions, runs and steps in MongoDB (collections `sessions`, `runs`, `steps`). */
 export class MongoSessionStore implements SessionStore {
@@ -53,7 +51,7 @@ export class MongoSessionStore implements SessionStore {
     const { tenant, runId, ...fields } = parseRecord(RunInput, input);
     // A non-final write only matches a run that is not final yet; against a final one its upsert collides on
     // the unique index and is dropped, so a late "running" never reopens a finished run.
-    const filter = isFinalRunStatus(fields.status) ? { tenant, runId } : { tenant, runId, status: { $nin: FINAL_STATUSES } };
+    const filter = isFinalRunPhase(fields.status) ? { tenant, runId } : { tenant, runId, status: { $nin: FINAL_STATUSES } };
     await upsertRacing(() => this.runs.updateOne(filter, { $set: fields }, { upsert: true }));
     if (fields.sessionId) await this.touchSession(tenant, fields.sessionId, {});
   }

@@ -3,7 +3,7 @@
 // the tool run once and the run complete.
 import { AgioClient } from '../../client/agio-client';
 import type { RunOutput } from '../../common';
-import { text, toolCall, toolCalls } from '../../worker/dev-server/scripted-model-server';
+import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
 import { testTools } from '../fixtures/test-tools';
 import { activities, sentToolResult } from '../helpers/agent-runs';
 import { askingAgent, authTrail, keyOf, recordsOf, waitForAsk } from '../helpers/approvals';

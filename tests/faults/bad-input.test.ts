@@ -6,8 +6,8 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { ApplicationFailure, WorkflowFailedError } from '@temporalio/client';
 import { ErrorType, type AgioEvent } from '../../common';
-import { findBinary } from '../../worker/dev-server/install-binary';
-import { TEMPORAL_CLI } from '../../worker/dev-server/temporal-server';
+import { findBinary } from '../../devkit/install-binary';
+import { TEMPORAL_CLI } from '../../devkit/temporal-server';
 import { useTestBed } from '../helpers/test-bed';
 import { testEnv } from '../helpers/test-env';
 

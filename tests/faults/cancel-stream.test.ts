@@ -3,7 +3,7 @@
 // 0.8 × its heartbeat timeout (16 s), so a cancelled run's stream ran on for up to that long.
 import { isRunFailure } from '../../client/agio-client';
 import { defineAgent } from '../../common';
-import { text } from '../../worker/dev-server/scripted-model-server';
+import { text } from '../../devkit/scripted-model-server';
 import { useTestBed } from '../helpers/test-bed';
 
 describe('cancelling a run mid model stream', () => {

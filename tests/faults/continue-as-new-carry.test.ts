@@ -1,6 +1,6 @@
 // Continue-as-new carries what an operator decided: a tool approved with `remember` before the run continued as new
 // is not asked about again after it. Before, remembered rules lived only in the workflow's memory and were lost.
-import { text, toolCall, toolCalls } from '../../worker/dev-server/scripted-model-server';
+import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
 import { testTools } from '../fixtures/test-tools';
 import { askingAgent, authTrail, keyOf, recordsOf, waitForAsk } from '../helpers/approvals';
 import { expectWholeStream, readStream } from '../helpers/nested-runs';

@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { defineAgent, runWorkspace, type AgioEvent } from '../../common';
-import { text, toolCall, toolCalls, type RecordedRequest } from '../../worker/dev-server/scripted-model-server';
+import { text, toolCall, toolCalls, type RecordedRequest } from '../../devkit/scripted-model-server';
 import { sentToolResult, sentToolResults } from '../helpers/agent-runs';
 import { expectWholeStream, readStream } from '../helpers/nested-runs';
 import { testTools } from '../fixtures/test-tools';

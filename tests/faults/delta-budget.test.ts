@@ -4,7 +4,7 @@
 // at the worker's budget, never the run: every branch completes, and every step's whole text is in its
 // STEP_COMPLETED. (Scaled down: a budget of 150 events instead of 8,000.)
 import { asTool, defineAgent, type AgioEvent } from '../../common';
-import { text, toolCall, toolCalls } from '../../worker/dev-server/scripted-model-server';
+import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
 import { expectWholeStream, readStream } from '../helpers/nested-runs';
 import { useTestBed } from '../helpers/test-bed';
 

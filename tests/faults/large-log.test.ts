@@ -5,7 +5,7 @@
 // what a Query may answer and a new SSE client received nothing; and the run could not continue as new at all with
 // its 300 kB input carried twice ("does not fit into a continue-as-new input").
 import { defineAgent } from '../../common';
-import { text, toolCall, toolCalls } from '../../worker/dev-server/scripted-model-server';
+import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
 import { testTools } from '../fixtures/test-tools';
 import { heldAnswer } from '../helpers/agent-runs';
 import { waitForEvent } from '../helpers/nested-runs';

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { AgioClient } from '../../client/agio-client';
 import { loopAgent } from '../../common';
-import { text } from '../../worker/dev-server/scripted-model-server';
+import { text } from '../../devkit/scripted-model-server';
 import { activities, sentMessages } from '../helpers/agent-runs';
 import { childStarts, readStream } from '../helpers/nested-runs';
 import { useTestBed } from '../helpers/test-bed';

@@ -3,7 +3,7 @@
 // model sees a clear error result, or the call is retried with STEP_RETRY) or a clear RUN_FAILED after a bounded
 // number of attempts — never an endless retry.
 import { defineAgent, ErrorType, type AgioEvent } from '../../common';
-import { text, toolCall, toolCalls } from '../../worker/dev-server/scripted-model-server';
+import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
 import { testTools } from '../fixtures/test-tools';
 import { sentToolResult } from '../helpers/agent-runs';
 import { expectWholeStream } from '../helpers/nested-runs';

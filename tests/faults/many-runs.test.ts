@@ -2,7 +2,7 @@
 // from the moment it starts. Every run completes with its own answer, and every stream is whole: offsets 0..n with
 // no gap or duplicate, the deltas adding up to the committed text, and the root's RUN_COMPLETED last.
 import { defineAgent } from '../../common';
-import { text, type RecordedRequest } from '../../worker/dev-server/scripted-model-server';
+import { text, type RecordedRequest } from '../../devkit/scripted-model-server';
 import { sentMessages } from '../helpers/agent-runs';
 import { request } from '../helpers/bridge';
 import { expectWholeStream } from '../helpers/nested-runs';

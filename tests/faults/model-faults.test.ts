@@ -5,7 +5,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { defineAgent, ErrorType } from '../../common';
 import { recordedToolCalls, testTools } from '../fixtures/test-tools';
 import { activities, runToEnd, sentMessages, startRun } from '../helpers/agent-runs';
-import { text, toolCall, toolCalls } from '../../worker/dev-server/scripted-model-server';
+import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
 import { useTestBed } from '../helpers/test-bed';
 import { startTestWorker, uniqueId } from '../helpers/temporal';
 import { failoverWorkers, startTestWorkerProcess } from '../helpers/worker-process';

@@ -4,7 +4,7 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { defineAgent, ErrorType } from '../../common';
-import { text } from '../../worker/dev-server/scripted-model-server';
+import { text } from '../../devkit/scripted-model-server';
 import { expectWholeStream, readStream } from '../helpers/nested-runs';
 import { useTestBed } from '../helpers/test-bed';
 

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import { defineTool } from '../../activities/tools/define-tool';
 import { InputTooLargeError } from '../../client/agio-client';
 import { defineAgent, ErrorType, type AgioEvent } from '../../common';
-import { text, toolCall, toolCalls } from '../../worker/dev-server/scripted-model-server';
+import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
 import { testTools } from '../fixtures/test-tools';
 import { request } from '../helpers/bridge';
 import { expectWholeStream } from '../helpers/nested-runs';

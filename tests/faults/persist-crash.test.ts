@@ -8,7 +8,7 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { defineAgent, type AgentRunInput, type RunOutput } from '../../common';
-import { text, toolCall, toolCalls } from '../../worker/dev-server/scripted-model-server';
+import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
 import { testTools } from '../fixtures/test-tools';
 import { activities } from '../helpers/agent-runs';
 import { openMongoStores, type TestMongoStores } from '../helpers/mongo-stores';

@@ -4,7 +4,7 @@
 // is tested in tests/unit/model-outage.test.ts: on a real server it is a 31 s wait for the backoff.) While it lasts,
 // GET /runs/:id and GET /runs/:id/state (what `agio status` and `agio state` print) say so too.
 import { defineAgent, ErrorType, type AgioEvent } from '../../common';
-import { text } from '../../worker/dev-server/scripted-model-server';
+import { text } from '../../devkit/scripted-model-server';
 import { request } from '../helpers/bridge';
 import { expectWholeStream, readStream, waitForEvent } from '../helpers/nested-runs';
 import { useTestBed } from '../helpers/test-bed';

@@ -3,7 +3,7 @@
 // maxDepth (the deepest call is refused with an error result), a child that spends the tree's token budget (child
 // and parent stop with max_tokens, no further model call), and an endless loop agent stopped by the same budget.
 import { asTool, defineAgent, loopAgent, type AgentSpec, type AgioEvent, type AnyAgentSpec } from '../../common';
-import { text, toolCall, toolCalls } from '../../worker/dev-server/scripted-model-server';
+import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
 import { testTools } from '../fixtures/test-tools';
 import { offeredTools, sentToolResult } from '../helpers/agent-runs';
 import { expectWholeStream, requestsOf } from '../helpers/nested-runs';

@@ -4,7 +4,7 @@
 // order; every run completes (a model call lost with its worker runs again on the other, after a STEP_RETRY).
 import { AgioClient } from '../../client/agio-client';
 import { defineAgent, type AgioEvent } from '../../common';
-import { text } from '../../worker/dev-server/scripted-model-server';
+import { text } from '../../devkit/scripted-model-server';
 import { startBridgeProcess, type BridgeProcess } from '../helpers/bridge-process';
 import { agioEvents, readSse, type SseEvent } from '../helpers/sse-client';
 import { testEnv } from '../helpers/test-env';

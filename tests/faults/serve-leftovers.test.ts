@@ -4,7 +4,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { isProcessAlive } from '../../worker/dev-server/data-dir-lock';
+import { isProcessAlive } from '../../devkit/data-dir-lock';
 import { DEV_TOKEN_HEADER, curl, startServe, type ServeProcess } from '../helpers/serve-process';
 
 const H = DEV_TOKEN_HEADER;

@@ -2,7 +2,7 @@
 // worker keeps heartbeating. Before, the heartbeat (on a timer) kept the stalled call alive until its 10-minute
 // start-to-close timeout.
 import { defineAgent, type AgioEvent } from '../../common';
-import { text } from '../../worker/dev-server/scripted-model-server';
+import { text } from '../../devkit/scripted-model-server';
 import { expectWholeStream, readStream } from '../helpers/nested-runs';
 import { useTestBed } from '../helpers/test-bed';
 

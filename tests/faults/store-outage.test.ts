@@ -3,7 +3,7 @@
 // to fail the run; the run still completes, and its record and steps are all stored once the store answers.
 import { defineAgent } from '../../common';
 import { createMemoryStores, type Stores } from '../../stores';
-import { text } from '../../worker/dev-server/scripted-model-server';
+import { text } from '../../devkit/scripted-model-server';
 import { useTestBed } from '../helpers/test-bed';
 
 const OUTAGE_WRITES = 6;

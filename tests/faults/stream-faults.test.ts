@@ -1,8 +1,8 @@
 // Faults seen by a live SSE client: a worker SIGKILLed mid-stream (STEP_RETRY, then only the new attempt's
 // text), a publish batch delivered twice (applied once), and a run whose model call fails (RUN_FAILED ends it).
 import { defineAgent, ErrorType, type AgioEvent, type PublishBatch } from '../../common';
-import { eventsQuery, publishSignal } from '../../workflows/messages';
-import { text } from '../../worker/dev-server/scripted-model-server';
+import { eventsQuery, publishSignal } from '../../common/messages';
+import { text } from '../../devkit/scripted-model-server';
 import { startBridge, type TestBridge } from '../helpers/bridge';
 import { agioEvents, readSse } from '../helpers/sse-client';
 import { useTestBed } from '../helpers/test-bed';

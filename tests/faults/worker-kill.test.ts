@@ -6,7 +6,7 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { asTool, defineAgent, type AgentSpec, type AgioEvent } from '../../common';
-import { text, toolCall, toolCalls } from '../../worker/dev-server/scripted-model-server';
+import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
 import { ledgerTool, readLedger } from '../fixtures/test-tools';
 import { startBridge, type TestBridge } from '../helpers/bridge';
 import { sentMessages, slowAnswer } from '../helpers/agent-runs';

@@ -3,7 +3,7 @@
 // attempt completed).
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { AgentRunInput, RunOutput } from '../../common';
-import { text, type RecordedRequest, type ScriptedModelServer, type ScriptedResponder, type ScriptedTurn } from '../../worker/dev-server/scripted-model-server';
+import { text, type RecordedRequest, type ScriptedModelServer, type ScriptedResponder, type ScriptedTurn } from '../../devkit/scripted-model-server';
 import { uniqueId } from './temporal';
 
 /** Starts an agentRun workflow on `taskQueue` under a fresh workflow id (or the given one). */

@@ -6,14 +6,14 @@ import { createBridge } from '../../bridge/server';
 import type { LiveLane } from '../../live/lane';
 import type { HubStats } from '../../bridge/stream-hub';
 import { AgioClient } from '../../client/agio-client';
-import type { AgentSpec } from '../../common';
+import type { AnyAgentSpec } from '../../common';
 import type { Stores } from '../../stores';
 
 /** Options of {@link startBridge}. */
 export interface TestBridgeOptions {
   client: Client;
   taskQueue: string;
-  agents?: AgentSpec[];
+  agents?: AnyAgentSpec[];
   /** `token:tenant,…` as in AGIO_TOKENS (default `test-token:default`). */
   tokens?: string;
   heartbeatMs?: number;

@@ -4,8 +4,8 @@
 import type { Client } from '@temporalio/client';
 import { AgioClient } from '../../client/agio-client';
 import { endsStream, type AgentRunInput, type AgioEvent, type RunOutput } from '../../common';
-import type { RecordedRequest, ScriptedModelServer } from '../../worker/dev-server/scripted-model-server';
-import { eventsQuery } from '../../workflows/messages';
+import type { RecordedRequest, ScriptedModelServer } from '../../devkit/scripted-model-server';
+import { eventsQuery } from '../../common/messages';
 import { num, sentMessages, startRun, type History } from './agent-runs';
 
 /** Every event of a root run's stream, read live through AgioClient until the root's terminal event. */

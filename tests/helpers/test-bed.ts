@@ -4,12 +4,12 @@
 // its tests. After each test it checks that the model server got no unexpected call and has no unused answer.
 import type { Client, Connection } from '@temporalio/client';
 import { AgioClient } from '../../client/agio-client';
-import type { AgentSpec } from '../../common';
+import type { AnyAgentSpec } from '../../common';
 import type { Stores } from '../../stores';
 import type { ModelConfig } from '../../activities/model';
 import type { ToolDefinition } from '../../activities/tools/define-tool';
 import type { CreateWorkerOptions } from '../../worker/create-worker';
-import { ScriptedModelServer } from '../../worker/dev-server/scripted-model-server';
+import { ScriptedModelServer } from '../../devkit/scripted-model-server';
 import { startBridge, type TestBridge, type TestBridgeOptions } from './bridge';
 import { startTestWorker, testClient, type TestWorker } from './temporal';
 
@@ -18,7 +18,7 @@ export interface TestBedOptions {
   /** Tools registered in the worker besides the built-in ones. */
   tools?: ToolDefinition[];
   /** Named agents known to the AgioClient and the bridge. */
-  agents?: AgentSpec[];
+  agents?: AnyAgentSpec[];
   /** Start an in-process worker (default true); false for files that start their own (e.g. in another process). */
   worker?: boolean;
   /** Model settings of the in-process worker besides the scripted server's address (e.g. `responseFormat: false`). */

@@ -1,7 +1,7 @@
 // What the global setup hands to test files: server addresses and the prebuilt workflow bundle.
-import type { FerretDbServer } from '../../worker/dev-server/ferretdb-server';
-import type { NatsServer } from '../../worker/dev-server/nats-server';
-import type { TemporalDevServer } from '../../worker/dev-server/temporal-server';
+import type { FerretDbServer } from '../../devkit/ferretdb-server';
+import type { NatsServer } from '../../devkit/nats-server';
+import type { TemporalDevServer } from '../../devkit/temporal-server';
 
 /** Environment variable names set by the global setup. */
 export const TEST_ENV = {

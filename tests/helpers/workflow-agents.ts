@@ -3,7 +3,7 @@
 // condition, and the size and run chain of a workflow's history.
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { defineAgent, type AgentSpec, type AgentSpecInput, type AgioEvent } from '../../common';
-import type { RecordedRequest, ScriptedModelServer } from '../../worker/dev-server/scripted-model-server';
+import type { RecordedRequest, ScriptedModelServer } from '../../devkit/scripted-model-server';
 import { sentMessages } from './agent-runs';
 import { requestsOf } from './nested-runs';
 

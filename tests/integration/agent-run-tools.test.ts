@@ -7,7 +7,7 @@ import path from 'node:path';
 import { defineAgent, runWorkspace } from '../../common';
 import { recordedToolCalls, testTools } from '../fixtures/test-tools';
 import { runToEnd, sentToolResult, sentToolResults } from '../helpers/agent-runs';
-import { text, toolCall, toolCalls, type ScriptedToolCall } from '../../worker/dev-server/scripted-model-server';
+import { text, toolCall, toolCalls, type ScriptedToolCall } from '../../devkit/scripted-model-server';
 import { uniqueId } from '../helpers/temporal';
 import { useTestBed } from '../helpers/test-bed';
 import { startTestWorkerProcess, stopWorkerProcess, type WorkerProcess } from '../helpers/worker-process';

@@ -1,10 +1,13 @@
 // The agentRun loop on a real dev server against the scripted model: answers, usage, parallel and sequential
-// tool turns (proved from the workflow history), the max-steps summary, and which tools the model is offered.
-import { defineAgent } from '../../common';
+// tool turns (proved from the workflow history), the max-steps summary, which tools the model is offered, and an
+// agent naming a tool the worker lacks.
+import { WorkflowFailedError } from '@temporalio/client';
+import { ErrorType, defineAgent } from '../../common';
 import { MAX_STEPS_PROMPT } from '../../workflows/run-context';
 import { recordedToolCalls, testTools } from '../fixtures/test-tools';
-import { activities, offeredTools, runToEnd, sentMessages, sentToolResults, workflowTaskCompletedIds } from '../helpers/agent-runs';
-import { text, toolCall, toolCalls } from '../../worker/dev-server/scripted-model-server';
+import { activities, offeredTools, runToEnd, sentMessages, sentToolResults, startRun, workflowTaskCompletedIds } from '../helpers/agent-runs';
+import { readStream } from '../helpers/nested-runs';
+import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
 import { useTestBed } from '../helpers/test-bed';
 
 describe('agentRun workflow', () => {
@@ -133,14 +136,21 @@ describe('agentRun workflow', () => {
     expect(bed.server.requests[1].body).not.toHaveProperty('tools');
   });
 
-  it('runs an agent that names a tool the worker lacks, offering the model only the tools the worker has', async () => {
-    bed.server.script(text('fine without it'));
+  it('fails a run whose agent names a tool the worker lacks before its first model call, naming the agent, the tool and what the worker has', async () => {
     const agent = defineAgent({ name: 'partly-equipped', tools: ['record', 'not_in_this_worker', 'echo'] });
 
-    const { output } = await runToEnd(bed.client, bed.worker.taskQueue, { agent, input: 'hello' });
+    const handle = await startRun(bed.client, bed.worker.taskQueue, { agent, input: 'hello' });
+    const failure: unknown = await handle.result().catch((err: unknown) => err);
 
-    expect(output.terminationReason).toBe('completed');
-    expect(output.response).toBe('fine without it');
-    expect(offeredTools(bed.server.requests[0])).toEqual(['record', 'echo']);
+    expect(failure).toBeInstanceOf(WorkflowFailedError);
+    expect((failure as WorkflowFailedError).cause).toMatchObject({
+      type: ErrorType.UnknownTool,
+      nonRetryable: true,
+      message: expect.stringMatching(/^agent "partly-equipped" names a tool the worker does not have: "not_in_this_worker"; this worker has .*\brecord\b/),
+    });
+    expect(bed.server.requests).toHaveLength(0);
+    const events = await readStream(bed.client, handle.workflowId);
+    expect(events.map((e) => e.type)).toEqual(['RUN_STARTED', 'STEP_COMPLETED', 'RUN_FAILED']);
+    expect(events.at(-1)?.data).toMatchObject({ error: { type: ErrorType.UnknownTool } });
   });
 });

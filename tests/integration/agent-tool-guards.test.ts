@@ -2,7 +2,7 @@
 // would form a cycle become tool error results and every run completes; a sub-agent that fails its
 // healthcheck when the worker starts is logged and never offered to the model.
 import { asTool, defineAgent, type AgentSpec, type RunOutput } from '../../common';
-import { text, toolCall, toolCalls } from '../../worker/dev-server/scripted-model-server';
+import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
 import { testTools } from '../fixtures/test-tools';
 import { offeredTools, runToEnd, sentToolResult } from '../helpers/agent-runs';
 import { childStarts, readStream, requestsOf } from '../helpers/nested-runs';

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { asTool, defineAgent, runWorkspace, type AgioEvent } from '../../common';
-import { text, toolCall, toolCalls } from '../../worker/dev-server/scripted-model-server';
+import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
 import { testTools } from '../fixtures/test-tools';
 import { offeredTools, sentMessages, sentToolResult, sentToolResults } from '../helpers/agent-runs';
 import { childStarts, eventsOf, expectWholeStream, requestsOf, runAndStream, waitForEvent } from '../helpers/nested-runs';

@@ -3,7 +3,7 @@
 import { CancelledFailure, WorkflowFailedError } from '@temporalio/client';
 import { getEventListeners } from 'node:events';
 import { defineAgent, ErrorType, resolveLimits, type AgentRunInput, type AgioEvent } from '../../common';
-import { text } from '../../worker/dev-server/scripted-model-server';
+import { text } from '../../devkit/scripted-model-server';
 import { heldAnswer, startInput } from '../helpers/agent-runs';
 import { useTestBed } from '../helpers/test-bed';
 

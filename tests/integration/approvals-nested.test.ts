@@ -4,8 +4,8 @@
 // tool that streams nothing but its start and end still surfaces its approvals.
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { asTool, defineAgent, type AgentSpec } from '../../common';
-import { text, toolCall, toolCalls } from '../../worker/dev-server/scripted-model-server';
-import { decideToolCallUpdate, stateQuery } from '../../workflows/messages';
+import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
+import { decideToolCallUpdate, stateQuery } from '../../common/messages';
 import { testTools } from '../fixtures/test-tools';
 import { sentToolResult, startRun } from '../helpers/agent-runs';
 import { askingAgent, authData, authTrail, keyOf, recordsOf, waitForAsk } from '../helpers/approvals';

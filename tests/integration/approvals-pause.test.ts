@@ -2,8 +2,8 @@
 // counts as parked (the pause update answers), keeps waiting, records an approval given meanwhile, and runs the
 // approved tool only after it is resumed.
 import { asTool, defineAgent } from '../../common';
-import { text, toolCall, toolCalls } from '../../worker/dev-server/scripted-model-server';
-import { stateQuery } from '../../workflows/messages';
+import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
+import { stateQuery } from '../../common/messages';
 import { testTools } from '../fixtures/test-tools';
 import { sentToolResult } from '../helpers/agent-runs';
 import { askingAgent, authData, authTrail, keyOf, recordsOf, waitForAsk, waitForAuth } from '../helpers/approvals';

@@ -2,7 +2,7 @@
 // missing one), bearer-token auth, clear JSON errors for bad requests, cancel (202 while running, 409 after), and
 // nested runs addressed by their own ids.
 import { asTool, defineAgent } from '../../common';
-import { text, toolCall, toolCalls } from '../../worker/dev-server/scripted-model-server';
+import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
 import { heldAnswer } from '../helpers/agent-runs';
 import { waitFor } from '../helpers/workflow-agents';
 import { request } from '../helpers/bridge';

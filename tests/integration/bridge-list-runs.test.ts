@@ -2,7 +2,7 @@
 // at a time with opaque page tokens; bad query parameters get clear 400s.
 import { randomUUID } from 'node:crypto';
 import { defineAgent } from '../../common';
-import { text } from '../../worker/dev-server/scripted-model-server';
+import { text } from '../../devkit/scripted-model-server';
 import { heldAnswer } from '../helpers/agent-runs';
 import { request } from '../helpers/bridge';
 import { useTestBed } from '../helpers/test-bed';

@@ -3,7 +3,7 @@
 // read with the real `eventsource` client sending no header at all.
 import { EventSource } from 'eventsource';
 import { defineAgent, type AgioEvent } from '../../common';
-import { text } from '../../worker/dev-server/scripted-model-server';
+import { text } from '../../devkit/scripted-model-server';
 import { StreamTokens } from '../../bridge/stream-tokens';
 import { request, startBridge, type TestBridge } from '../helpers/bridge';
 import { useTestBed } from '../helpers/test-bed';

@@ -1,8 +1,8 @@
 // The on-demand Temporal dev server: two at once on different ports and files, and nothing left behind.
 import { Connection } from '@temporalio/client';
 import fs from 'node:fs';
-import { isProcessAlive } from '../../worker/dev-server/data-dir-lock';
-import { startTemporalDevServer } from '../../worker/dev-server/temporal-server';
+import { isProcessAlive } from '../../devkit/data-dir-lock';
+import { startTemporalDevServer } from '../../devkit/temporal-server';
 
 describe('Temporal dev server launcher', () => {
   it('starts two servers in parallel on different ports and SQLite files and stops both without leftovers', async () => {
@@ -28,7 +28,7 @@ describe('Temporal dev server launcher', () => {
   it('stops the server when the process that started it is killed with SIGKILL', async () => {
     const { spawn } = await import('node:child_process');
     const child = spawn(process.execPath, ['--import', 'tsx', '-e', `
-      const { startTemporalDevServer } = require('./worker/dev-server/temporal-server');
+      const { startTemporalDevServer } = require('./devkit/temporal-server');
       startTemporalDevServer().then((s) => { console.log('READY ' + s.pid); setInterval(() => {}, 1000); });
     `], { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'inherit'] });
     const pid = await new Promise<number>((resolve, reject) => {

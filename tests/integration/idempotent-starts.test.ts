@@ -4,7 +4,7 @@
 import { defineAgent, type RunOutput } from '../../common';
 import { IdempotencyConflictError } from '../../client/agio-client';
 import { testTools } from '../fixtures/test-tools';
-import { text, toolCall, toolCalls } from '../../worker/dev-server/scripted-model-server';
+import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
 import { heldAnswer } from '../helpers/agent-runs';
 import { request, type JsonResponse } from '../helpers/bridge';
 import { uniqueId } from '../helpers/temporal';

@@ -3,7 +3,7 @@
 // no gap and no duplicate, and a nested run's streaming leaves its root's history small.
 import { asTool, defineAgent, type AgioEvent } from '../../common';
 import { InProcessLane } from '../../live/in-process-lane';
-import { text, toolCall, toolCalls } from '../../worker/dev-server/scripted-model-server';
+import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
 import { agioEvents, readSse, type SseEvent } from '../helpers/sse-client';
 import { useTestBed } from '../helpers/test-bed';
 

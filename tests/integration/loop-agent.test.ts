@@ -2,7 +2,7 @@
 // order as a child workflow, publishing AGENT_STATE { timesLooped, currentSubAgent } before each; it stops at
 // maxIterations; resumeFrom starts mid-loop; sub-agents pass work to each other through the shared state.
 import { loopAgent, type RunOutput } from '../../common';
-import { text } from '../../worker/dev-server/scripted-model-server';
+import { text } from '../../devkit/scripted-model-server';
 import { childStarts, eventsOf, readStream } from '../helpers/nested-runs';
 import { uniqueId } from '../helpers/temporal';
 import { useTestBed } from '../helpers/test-bed';

@@ -2,7 +2,7 @@
 // iterations run over seven workflow runs of one workflow id, carrying the loop position, the shared state and the
 // Wire, so the stream's offsets stay continuous — read live during the run and read again afterwards.
 import { loopAgent, type AgioEvent } from '../../common';
-import { text } from '../../worker/dev-server/scripted-model-server';
+import { text } from '../../devkit/scripted-model-server';
 import { readStream, withoutTimestamps } from '../helpers/nested-runs';
 import { useTestBed } from '../helpers/test-bed';
 import { agentKey, agentOfRequest, agentStates, offsetsOf, runChain, subAgent } from '../helpers/workflow-agents';

@@ -2,7 +2,7 @@
 // tool or by a final answer `{"escalate": true}`. It is scoped: a sub-agent of an inner loop ends only that
 // loop, unless it asks for `toRoot`, which ends every enclosing one.
 import { loopAgent } from '../../common';
-import { text, toolCall, toolCalls } from '../../worker/dev-server/scripted-model-server';
+import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
 import { offeredTools } from '../helpers/agent-runs';
 import { childStarts, readStream } from '../helpers/nested-runs';
 import { useTestBed } from '../helpers/test-bed';

@@ -2,7 +2,7 @@
 // names it (this execution, its first N messages) and the activity reads it with the `conversation` Query. The
 // model must receive exactly what it would have received inline, and the history must not repeat the conversation.
 import { defineAgent } from '../../common';
-import { text, toolCall, toolCalls } from '../../worker/dev-server/scripted-model-server';
+import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
 import { testTools } from '../fixtures/test-tools';
 import { runToEnd, sentMessages, type History } from '../helpers/agent-runs';
 import { useTestBed } from '../helpers/test-bed';

@@ -4,8 +4,8 @@
 // runs complete and clients still get every committed event.
 import { defineAgent, type AgioEvent } from '../../common';
 import { NatsLane } from '../../live/nats-lane';
-import { startNatsServer, type NatsServer } from '../../worker/dev-server/nats-server';
-import { text } from '../../worker/dev-server/scripted-model-server';
+import { startNatsServer, type NatsServer } from '../../devkit/nats-server';
+import { text } from '../../devkit/scripted-model-server';
 import { startBridge, type TestBridge } from '../helpers/bridge';
 import { DeferredLane } from '../helpers/deferred-lane';
 import { agioEvents, readSse } from '../helpers/sse-client';

@@ -6,8 +6,8 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { text, toolCall, toolCalls } from '../../worker/dev-server/scripted-model-server';
-import { projectRoot } from '../../worker/dev-server/paths';
+import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
+import { projectRoot } from '../../worker/project-root';
 import { testEnv } from '../helpers/test-env';
 import { useTestBed } from '../helpers/test-bed';
 import { uniqueId } from '../helpers/temporal';
@@ -40,12 +40,16 @@ describe('the packed package in a project of its own', () => {
 
   it('ships typed entry points, the prebuilt workflow bundle, the example agents and the bin', async () => {
     const installed = path.join(project, 'node_modules', 'agio');
-    for (const file of ['dist/index.d.ts', 'dist/common/index.d.ts', 'dist/worker/index.d.ts', 'dist/client/index.d.ts', 'dist/bridge/index.d.ts', 'dist/workflow-bundle.js', 'agents/examples.yaml']) {
+    for (const file of ['dist/index.d.ts', 'dist/common/index.d.ts', 'dist/worker/index.d.ts', 'dist/client/index.d.ts', 'dist/bridge/index.d.ts', 'dist/workflow-bundle.js', 'dist/ui/index.html', 'agents/examples.yaml']) {
       expect({ file, exists: fs.existsSync(path.join(installed, file)) }).toEqual({ file, exists: true });
     }
     // The package holds no sources, tests or benchmarks, and no trace of the directory it was built in.
     expect(fs.existsSync(path.join(installed, 'dist', 'tests'))).toBe(false);
     expect(fs.existsSync(path.join(installed, 'workflows'))).toBe(false);
+    expect(fs.existsSync(path.join(installed, 'ui'))).toBe(false);
+    // The packaged bridge finds the packaged viewer.
+    const found = await run(process.execPath, ['-e', `console.log(require(${JSON.stringify(path.join(installed, 'dist', 'bridge', 'viewer-route.js'))}).builtViewerDir())`], { cwd: project });
+    expect(found.stdout.trim()).toBe(path.join(fs.realpathSync(installed), 'dist', 'ui'));
     expect(await fs.promises.readFile(path.join(installed, 'dist', 'workflow-bundle.js'), 'utf8')).not.toContain(ROOT);
     const help = await run(path.join(project, 'node_modules', '.bin', 'agio'), ['help']);
     expect(help.stdout).toContain('serve [--port N] [--agents FILE]');

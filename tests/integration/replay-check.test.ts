@@ -6,7 +6,7 @@ import { DefaultLogger, Runtime, type History } from '@temporalio/worker';
 import { replayCheckCommand } from '../../cli/replay-check';
 import type { RunHandle } from '../../client/agio-client';
 import { defineAgent } from '../../common';
-import { text, toolCall, toolCalls } from '../../worker/dev-server/scripted-model-server';
+import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
 import { replayCheck } from '../../worker/replay-check';
 import { testTools } from '../fixtures/test-tools';
 import { num } from '../helpers/agent-runs';

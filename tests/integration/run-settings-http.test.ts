@@ -6,7 +6,7 @@ import { parseTokens } from '../../bridge/auth';
 import { createBridge } from '../../bridge/server';
 import { AgioClient } from '../../client/agio-client';
 import { defineAgent, sequentialAgent, type AgentRunInput, type AnyAgentSpec } from '../../common';
-import { text, toolCall, toolCalls } from '../../worker/dev-server/scripted-model-server';
+import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
 import { testTools } from '../fixtures/test-tools';
 import { activities, startInput } from '../helpers/agent-runs';
 import { authTrail, recordsOf, waitForAsk } from '../helpers/approvals';

@@ -3,7 +3,7 @@
 // and GET /sessions/:id lists both runs with their steps; a nested run is listed but is not the conversation.
 import { asTool, defineAgent } from '../../common';
 import { createMemoryStores, type Stores } from '../../stores';
-import { text, toolCall, toolCalls } from '../../worker/dev-server/scripted-model-server';
+import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
 import { testTools } from '../fixtures/test-tools';
 import { heldAnswer, sentMessages } from '../helpers/agent-runs';
 import { request } from '../helpers/bridge';

@@ -2,7 +2,7 @@
 // offsets 0..n, one RUN_STARTED and one RUN_COMPLETED, read live and read again after it has finished.
 import { defineAgent, type AgioEvent } from '../../common';
 import { testTools } from '../fixtures/test-tools';
-import { text, toolCall, toolCalls } from '../../worker/dev-server/scripted-model-server';
+import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
 import { agioEvents, readSse } from '../helpers/sse-client';
 import { useTestBed } from '../helpers/test-bed';
 import { runChain } from '../helpers/workflow-agents';

@@ -3,7 +3,7 @@
 // process), ?after=, and one upstream reader shared by many clients.
 import type { WorkflowHandle } from '@temporalio/client';
 import { defineAgent, type AgioEvent } from '../../common';
-import { text } from '../../worker/dev-server/scripted-model-server';
+import { text } from '../../devkit/scripted-model-server';
 import { heldAnswer } from '../helpers/agent-runs';
 import { request, startBridge, streamStats, type TestBridge } from '../helpers/bridge';
 import { agioEvents, readSse } from '../helpers/sse-client';

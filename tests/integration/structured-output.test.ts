@@ -6,7 +6,7 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
 import { ErrorType, asTool, defineAgent, sequentialAgent, type RunOutputOf, type TypedAgentSpec } from '../../common';
-import { text, toolCall, toolCalls, type RecordedRequest } from '../../worker/dev-server/scripted-model-server';
+import { text, toolCall, toolCalls, type RecordedRequest } from '../../devkit/scripted-model-server';
 import { testTools } from '../fixtures/test-tools';
 import { offeredTools, sentMessages, sentToolResult } from '../helpers/agent-runs';
 import { request } from '../helpers/bridge';

@@ -7,7 +7,7 @@
 import type { WorkflowExecutionDescription } from '@temporalio/client';
 import { asTool, defineAgent, WorkflowType, type AgioEvent, type AgentRunInput, type RunOutput } from '../../common';
 import { runVersionOf } from '../../client/run-version';
-import { text, toolCall, toolCalls, type ScriptedModelServer } from '../../worker/dev-server/scripted-model-server';
+import { text, toolCall, toolCalls, type ScriptedModelServer } from '../../devkit/scripted-model-server';
 import { askRunsToUpgrade, listDeploymentVersions } from '../../worker/deployment-versions';
 import { testTools } from '../fixtures/test-tools';
 import { RELEASE_B_MAX_STEPS } from '../fixtures/release-b/run-context';

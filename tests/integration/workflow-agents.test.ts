@@ -3,7 +3,7 @@
 // workflow task, overlapping model calls), gathers results in order and reports a failing branch in its slot
 // without losing the others. Sub-agents keep their own step budgets.
 import { parallelAgent, sequentialAgent } from '../../common';
-import { text, toolCall, toolCalls } from '../../worker/dev-server/scripted-model-server';
+import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
 import { testTools } from '../fixtures/test-tools';
 import { offeredTools } from '../helpers/agent-runs';
 import { childStarts, eventsOf, readStream, withoutTimestamps } from '../helpers/nested-runs';

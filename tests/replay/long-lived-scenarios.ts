@@ -1,7 +1,7 @@
 // The scenarios recorded since release 0.2.0: the paths of long-lived runs, where a run waits (paused, for a person,
 // for a timer), continues as new, ends other than by completing, or reports to its root from a child workflow.
 import { asTool, defineAgent, loopAgent } from '../../common';
-import { text, toolCall, toolCalls } from '../../worker/dev-server/scripted-model-server';
+import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
 import { member, waitForEvent, waitUntil, type Scenario } from './scenario';
 
 /** An agent whose `ls` calls wait for a person's approval (or `approvalTimeoutMs`). */

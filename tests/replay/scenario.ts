@@ -2,7 +2,7 @@
 // and which of its executions are written as histories. record-histories.ts runs them; the scenario files list them.
 import type { RunHandle } from '../../client/agio-client';
 import { defineAgent, type AgentSpec, type AgentSpecInput, type AnyAgentSpec, type AgioEvent } from '../../common';
-import type { ScriptedModelServer } from '../../worker/dev-server/scripted-model-server';
+import type { ScriptedModelServer } from '../../devkit/scripted-model-server';
 
 /** An execution of a scenario's run: its chain's first or last run, or a child started by that chain (its id under the root's). */
 export type Execution = 'first run' | 'last run' | { child: string };

@@ -1,7 +1,7 @@
 // The scenarios recorded since release 0.1.0: runs of every workflow type that start, work and complete on one worker
 // (tools, agents as tools, compaction, a model outage, deadlines, loops, sequences, branches).
 import { asTool, defineAgent, loopAgent, parallelAgent, sequentialAgent } from '../../common';
-import { text, toolCall, toolCalls } from '../../worker/dev-server/scripted-model-server';
+import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
 import { member, type Scenario } from './scenario';
 
 export const shortLivedScenarios: Scenario[] = [

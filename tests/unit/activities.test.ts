@@ -13,8 +13,8 @@ import { createCallModel, noSink, type CallModelInput, type ModelConfig } from '
 import { createToolActivities, resolveWorkspaceDir, truncateOutput, type RunToolInput } from '../../activities/run-tool';
 import { defineTool, type ToolDefinition } from '../../activities/tools/define-tool';
 import { ToolRegistry } from '../../activities/tools/registry';
-import { ErrorType } from '../../common';
-import { ScriptedModelServer, text, toolCall, toolCalls } from '../../worker/dev-server/scripted-model-server';
+import { ErrorType, asTool, defineAgent, loopAgent, sequentialAgent } from '../../common';
+import { ScriptedModelServer, text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
 
 const quiet = () => new DefaultLogger('ERROR', () => undefined);
 const newEnv = () => new MockActivityEnvironment({}, { logger: quiet() });
@@ -140,6 +140,31 @@ describe('ToolRegistry quick tools', () => {
   it('refuses a quick tool that is not idempotent, or whose timeout is over 30 s, saying why', () => {
     expect(() => new ToolRegistry([quick({ quick: true })])).toThrow('tool "peek" is quick but not idempotent');
     expect(() => new ToolRegistry([quick({ quick: true, idempotent: true, timeoutMs: 60_000 })])).toThrow('a quick tool may take at most 30000 ms');
+  });
+});
+
+describe('ToolRegistry agent checks', () => {
+  const named = (names: string[]) => new ToolRegistry(names.map((name) => defineTool({ name, description: name, parameters: z.object({}), execute: async () => 'ok' })));
+
+  it('accepts agents, agent tools and sub-agents whose tools it has (exit_loop is the workflow’s own)', () => {
+    const helper = defineAgent({ name: 'helper', tools: ['echo'] });
+    const lead = defineAgent({ name: 'lead', tools: ['echo', 'exit_loop', asTool(helper, { description: 'Helps.' })] });
+    expect(() => named(['echo']).checkAgents([lead, loopAgent({ name: 'loop', subAgents: [lead] })])).not.toThrow();
+  });
+
+  it('refuses an unknown tool anywhere in the tree, naming the agent, the tools it lacks and what it has', () => {
+    const helper = defineAgent({ name: 'helper', tools: ['ecko', 'mcp:nowhere'] });
+    const lead = defineAgent({ name: 'lead', tools: [asTool(helper, { description: 'Helps.' })] });
+    expect(() => named(['echo']).checkAgents([sequentialAgent({ name: 'seq', subAgents: [lead] })])).toThrow(
+      'agent "helper" names tools the worker does not have: "ecko", "mcp:nowhere"; this worker has echo',
+    );
+  });
+
+  it('checks what an allowlist leaves of an agent tool, and leaves healthchecked agent tools to their healthcheck', () => {
+    const helper = defineAgent({ name: 'helper', tools: ['echo', 'ecko'] });
+    const allowlisted = defineAgent({ name: 'a', tools: [asTool(helper, { description: 'Helps.', toolsAllowlist: ['echo'] })] });
+    const healthchecked = defineAgent({ name: 'b', tools: [asTool(helper, { description: 'Helps.', healthcheck: true })] });
+    expect(() => named(['echo']).checkAgents([allowlisted, healthchecked])).not.toThrow();
   });
 });
 

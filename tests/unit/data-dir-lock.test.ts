@@ -4,7 +4,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { DataDirLockedError, lockDataDir } from '../../worker/dev-server/data-dir-lock';
+import { DataDirLockedError, lockDataDir } from '../../devkit/data-dir-lock';
 
 const exited = (child: ChildProcess) => new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve())));
 

@@ -1,8 +1,8 @@
 // The agent loop's pure decisions: what follows a model step (decideNext), and how a run's context, its
 // instructions and its first conversation are built from the input (run-context).
-import { asTool, defineAgent, resolveLimits, type RunLimits, type Step, type Usage } from '../../common';
+import { asTool, defineAgent, loopAgent, resolveLimits, sequentialAgent, type AgentToolSpec, type AnyAgentSpec, type RunContext, type RunLimits, type Step, type Usage } from '../../common';
 import { decideNext, spentBudget } from '../../workflows/decisions';
-import { childContext, tokensLeft } from '../../workflows/delegation';
+import { childContext, tokensLeft } from '../../workflows/child-context';
 import { buildRunContext, initialMessages, renderInstructions } from '../../workflows/run-context';
 
 function assistant(content: string | null, toolCalls?: Step['toolCalls']): Step {
@@ -183,10 +183,46 @@ describe('the token budget of a tree', () => {
   it("lowers what is left by the child agent's own, smaller limit only", () => {
     const parent = buildRunContext(defineAgent({ name: 'parent' }), { limits: { maxTotalTokens: 100 } }, 'root');
     const child = (own?: number) => asTool(defineAgent({ name: 'child', ...(own ? { limits: { maxTotalTokens: own } } : {}) }), { description: 'A child.' });
-    expect(childContext(parent, child(), 'call_1', 'root/tool/call_1', 40).limits.maxTotalTokens).toBe(60);
-    expect(childContext(parent, child(1000), 'call_1', 'root/tool/call_1', 40).limits.maxTotalTokens).toBe(60);
-    expect(childContext(parent, child(25), 'call_1', 'root/tool/call_1', 40).limits.maxTotalTokens).toBe(25);
-    expect(childContext(parent, child(), 'call_1', 'root/tool/call_1', 40, 3).limits.maxTotalTokens).toBe(20);
-    expect(childContext(parent, child(15), 'call_1', 'root/tool/call_1', 40, 3).limits.maxTotalTokens).toBe(15);
+    expect(agentToolContext(parent, child(), 40).limits.maxTotalTokens).toBe(60);
+    expect(agentToolContext(parent, child(1000), 40).limits.maxTotalTokens).toBe(60);
+    expect(agentToolContext(parent, child(25), 40).limits.maxTotalTokens).toBe(25);
+    expect(agentToolContext(parent, child(), 40, 3).limits.maxTotalTokens).toBe(20);
+    expect(agentToolContext(parent, child(15), 40, 3).limits.maxTotalTokens).toBe(15);
+    expect(subAgentContext(parent, defineAgent({ name: 'sub', limits: { maxTotalTokens: 15 } }), 40, 3).limits.maxTotalTokens).toBe(15);
   });
 });
+
+describe('the step budget of a child run', () => {
+  const defaultSteps = resolveLimits().maxSteps;
+  const own = defineAgent({ name: 'own', maxSteps: 7 });
+  const ownInLimits = defineAgent({ name: 'own_in_limits', limits: { maxSteps: 6 } });
+  const none = defineAgent({ name: 'none' });
+
+  it("gives an agent called as a tool its own maxSteps, else the default: never its caller's budget", () => {
+    const caller = buildRunContext(defineAgent({ name: 'caller', maxSteps: 3 }), undefined, 'root');
+    const tool = (agent: typeof own) => asTool(agent, { description: 'A child.' });
+    expect(agentToolContext(caller, tool(own)).limits.maxSteps).toBe(7);
+    expect(agentToolContext(caller, tool(ownInLimits)).limits.maxSteps).toBe(6);
+    expect(agentToolContext(caller, tool(none)).limits.maxSteps).toBe(defaultSteps);
+  });
+
+  it("gives a workflow agent's sub-agent its own maxSteps, else the step limit of the workflow agent, which takes no steps itself", () => {
+    const loop = buildRunContext(loopAgent({ name: 'loop', subAgents: [own, none], limits: { maxSteps: 3 } }), undefined, 'root');
+    expect(subAgentContext(loop, own).limits.maxSteps).toBe(7);
+    expect(subAgentContext(loop, ownInLimits).limits.maxSteps).toBe(6);
+    expect(subAgentContext(loop, none).limits.maxSteps).toBe(3);
+    const inner = subAgentContext(loop, sequentialAgent({ name: 'inner', subAgents: [none] }));
+    expect(subAgentContext(inner, none).limits.maxSteps).toBe(3);
+    const started = buildRunContext(loopAgent({ name: 'plain', subAgents: [none] }), { limits: { maxSteps: 4 } }, 'root');
+    expect(subAgentContext(started, none).limits.maxSteps).toBe(4);
+  });
+});
+
+function agentToolContext(parent: RunContext, tool: AgentToolSpec, spentTokens?: number, shares?: number): RunContext {
+  const nesting = { type: 'agent_tool', toolCallId: 'call_1', stream: tool.stream } as const;
+  return childContext(parent, { runId: `${parent.runId}/tool/call_1`, spec: tool.agent, nesting, spentTokens, shares });
+}
+
+function subAgentContext(parent: RunContext, spec: AnyAgentSpec, spentTokens?: number, shares?: number): RunContext {
+  return childContext(parent, { runId: `${parent.runId}/seq/0-${spec.name}`, spec, nesting: { type: 'workflow_agent' }, spentTokens, shares });
+}

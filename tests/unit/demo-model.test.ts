@@ -1,7 +1,7 @@
 // The offline demo model's answers for agents with an output schema: they fit the schema, so `agio serve` without a
 // key shows structured output working instead of failing after its repairs.
 import Ajv from 'ajv';
-import { demoReply, exampleOf } from '../../worker/dev-server/demo-model';
+import { demoReply, exampleOf } from '../../devkit/demo-model';
 
 const request = (body: unknown) => ({ body, headers: {}, receivedAt: 0, path: '/v1/chat/completions' });
 const invoice = {

@@ -4,7 +4,7 @@
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
-import { TUNED_DYNAMIC_CONFIG } from '../../worker/dev-server/dynamic-config';
+import { TUNED_DYNAMIC_CONFIG } from '../../devkit/dynamic-config';
 
 const repoRoot = path.resolve(__dirname, '..', '..');
 const readRepoFile = (relative: string): string => readFileSync(path.join(repoRoot, relative), 'utf8');
@@ -333,6 +333,11 @@ describe('Dockerfile', () => {
         copied: true,
       });
     }
+  });
+
+  it("copies the viewer's sources into the build stage (npm run build builds dist/ui)", () => {
+    const buildStageSources = contextCopies.filter((i) => i.stage < finalStage).flatMap((i) => copyArgs(i).sources);
+    expect(buildStageSources).toContain('ui');
   });
 });
 

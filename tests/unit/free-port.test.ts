@@ -1,6 +1,6 @@
 // Ports handed out for servers the tests and serve start: never the same one twice in a row, even though the OS
 // often offers a port it has just released again.
-import { freePort } from '../../worker/dev-server/free-port';
+import { freePort } from '../../devkit/free-port';
 
 describe('freePort', () => {
   it('never hands out a port it handed out a moment ago', async () => {

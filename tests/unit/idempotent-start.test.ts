@@ -4,7 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import { defineAgent } from '../../common';
 import { canonicalJson, startFingerprint, type StartRequest } from '../../client/idempotent-start';
 import { idempotencyKeyOf, runIdForKey } from '../../bridge/start-run';
-import { RunParams } from '../../bridge/server';
+import { RunParams } from '../../bridge/routes/context';
 
 const agent = defineAgent({ name: 'writer', instructions: 'Write.', modelSettings: { temperature: 0.2 } });
 const request = (over: Partial<StartRequest> = {}): StartRequest => ({ workflowType: 'agentRun', agent, input: 'hello', tenant: 'acme', ...over });

@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { withInstallLock } from '../../worker/dev-server/install-binary';
+import { withInstallLock } from '../../devkit/install-binary';
 
 describe('withInstallLock', () => {
   let dir: string;

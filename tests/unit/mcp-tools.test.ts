@@ -160,10 +160,18 @@ describe('mcp:<server> in resolveTools and MCP tools in runTool', () => {
   });
   afterAll(() => fs.rm(root, { recursive: true, force: true }));
 
-  it('expands a server group into its tools, once each, and reports unknown names as it does unknown tools', async () => {
-    const out = await activities.resolveTools({ names: ['mcp:everything', 'everything__echo', 'mcp:nowhere', 'nope'] });
+  it('expands a server group into its tools, once each', async () => {
+    const out = await activities.resolveTools({ names: ['mcp:everything', 'everything__echo'] });
     expect(out.specs.map((s) => s.name)).toEqual(['everything__echo', 'everything__get-sum']);
-    expect(out.unknown).toEqual(['mcp:nowhere', 'nope']);
+  });
+
+  it('fails, without retries, for an unknown server group as for an unknown tool, naming the agent and what the worker has', async () => {
+    const resolving = activities.resolveTools({ agent: 'scout', names: ['mcp:everything', 'mcp:nowhere', 'nope'] });
+    await expect(resolving).rejects.toMatchObject({
+      type: 'UnknownTool',
+      nonRetryable: true,
+      message: 'agent "scout" names tools the worker does not have: "mcp:nowhere", "nope"; this worker has everything__echo, everything__get-sum and the groups mcp:everything',
+    });
   });
 
   it('refuses a group that names unregistered tools', () => {

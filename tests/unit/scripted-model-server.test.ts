@@ -2,7 +2,7 @@
 // other test can trust that what the server sends is what OpenAI sends.
 import OpenAI from 'openai';
 import type { ChatCompletionChunk, ChatCompletionCreateParamsStreaming } from 'openai/resources/chat/completions';
-import { ScriptedModelServer, text, toolCall, toolCalls } from '../../worker/dev-server/scripted-model-server';
+import { ScriptedModelServer, text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
 
 let server: ScriptedModelServer;
 let client: OpenAI;

@@ -1,14 +1,13 @@
 // One step: a system or user message (folded), an assistant turn (reasoning, text, tool calls, each call's result
 // and nested run), or a tool result no call of this run shows (rare: its call was compacted away).
 import type { ComponentChild } from 'preact';
-import type { ApprovalView, RunTree, StepView, ToolCallView } from '../run-tree';
+import { callOf, runIdOf, type ApprovalView, type RunTree, type StepView, type ToolCallView } from '../run-tree';
 import { duration, prettyJson, tokens } from '../format';
 
 export function StepItem({ tree, step, renderRun }: { tree: RunTree; step: StepView; renderRun: (runId: string) => ComponentChild }) {
   if (step.role === 'tool') {
     // Shown under its call; only an orphan result gets a line of its own.
-    const shown = Object.values(tree.runs).some((r) => r.steps.some((s) => s.toolCalls.some((c) => c.id === step.toolCallId)));
-    if (shown) return null;
+    if (step.toolCallId && callOf(tree, runIdOf(step), step.toolCallId)) return null;
     return (
       <li class="step tool" data-step-id={step.stepId}>
         <span class="role">tool {step.name}</span>
@@ -47,7 +46,7 @@ export function StepItem({ tree, step, renderRun }: { tree: RunTree; step: StepV
         </pre>
       )}
       {step.toolCalls.map((call) => (
-        <ToolCallItem key={call.id || call.name} call={call} approval={tree.approvals.find((a) => a.runId === step.stepId.slice(0, step.stepId.lastIndexOf(':')) && a.toolCallId === call.id)} nested={call.childRunId ? renderRun(call.childRunId) : undefined} />
+        <ToolCallItem key={call.id || call.name} call={call} approval={tree.approvals.find((a) => a.runId === runIdOf(step) && a.toolCallId === call.id)} nested={call.childRunId ? renderRun(call.childRunId) : undefined} />
       ))}
     </li>
   );

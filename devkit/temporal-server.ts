@@ -10,7 +10,7 @@ import { findOrInstallBinary, type BinarySpec } from './install-binary';
 import { dynamicConfigArgs, dynamicConfigValues, dynamicConfigYaml } from './dynamic-config';
 import { freePort, isPortFree, waitUntil } from './free-port';
 import { startSupervised, type SupervisedProcess } from './supervised-process';
-import { RunSearchAttributes } from '../../common/search-attributes';
+import { RunSearchAttributes } from '../common/search-attributes';
 
 /**
  * The Temporal server as DESIGN.md section 11 pins it. 1.32 is the first release Agio can use: pinned runs move to a

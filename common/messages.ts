@@ -1,6 +1,11 @@
-// Signals, queries and updates of Agio's workflows; clients import these definitions by name.
+// Signals, queries and updates of Agio's workflows, and what they carry: the contract between a run and whoever
+// talks to it (activities, the client, the bridge, its parent). Imports nothing but the SDK's define functions, which
+// are safe in the workflow sandbox and outside it alike.
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
-import type { ChatMessage, EventsPage, EventsQueryInput, PublishBatch, ToolCallDecision } from '../common';
+import type { EventsPage, EventsQueryInput, PublishBatch } from './events';
+import type { ToolCallDecision } from './permissions';
+import type { ReportedRunPhase } from './run-status';
+import type { ChatMessage } from './steps';
 
 /** A batch of events for the root run's log, from an activity or a nested run. */
 export const publishSignal = defineSignal<[PublishBatch]>('publish');
@@ -20,7 +25,7 @@ export interface RunState extends ControlState {
   runId: string;
   agent: string;
   kind: 'llm' | 'loop' | 'sequential' | 'parallel';
-  status: 'running' | 'completed' | 'failed' | 'cancelled';
+  status: ReportedRunPhase;
   /** Agent runs: index of the step being produced or run. */
   currentStep?: number;
   modelCalls?: number;

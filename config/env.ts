@@ -1,4 +1,5 @@
-// Worker and bridge configuration from environment variables, validated with zod so a typo fails at start.
+// The environment variables every Agio process reads (worker, bridge, CLI, `agio serve`), validated with zod so a
+// typo fails at start.
 import type { Duration } from '@temporalio/common';
 import { z } from 'zod';
 import { DEFAULT_TASK_QUEUE } from '../common';
@@ -16,11 +17,11 @@ export const AgioEnv = z.object({
   AGIO_DATA_DIR: z.preprocess(emptyToUndefined, z.string().default('.agio')),
   /** The agents (and MCP servers) the worker and bridge serve: a YAML or JSON file; unset: agents/examples.yaml. */
   AGIO_AGENTS: optionalString,
-  /** Whether POST /runs may send `allow` rules, which skip approvals the agent's author asked for (default: only deny and ask). */
   /** Origins whose pages may call the bridge from a browser (CORS), comma-separated, or `*`; unset: none. */
   AGIO_CORS_ORIGINS: z.preprocess(emptyToUndefined, z.string().transform((v) => v.split(',').map((o) => o.trim()).filter(Boolean)).optional()),
   /** Secret of the bridge's stream tokens; bridges behind one load balancer share it (unset: random per process). */
   AGIO_STREAM_TOKEN_SECRET: optionalString,
+  /** Whether POST /runs may send `allow` rules, which skip approvals the agent's author asked for (default: only deny and ask). */
   AGIO_ALLOW_PERMISSION_OVERRIDES: z.preprocess(emptyToUndefined, z.enum(['true', 'false']).default('false')),
   OPENAI_API_KEY: optionalString,
   OPENAI_BASE_URL: optionalString,

@@ -1,6 +1,6 @@
 // The model provider from the environment: a real OpenAI-compatible endpoint when a key is set.
 import type { ModelConfig } from '../activities/model';
-import type { AgioEnv } from './config';
+import type { AgioEnv } from './env';
 
 /** ModelConfig from OPENAI_API_KEY / OPENAI_BASE_URL / AGIO_MODEL / AGIO_RESPONSE_FORMAT. */
 export function modelConfigFromEnv(env: AgioEnv): ModelConfig {

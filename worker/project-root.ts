@@ -1,8 +1,9 @@
-// Where Agio keeps its local tools and data: found from this file upward, so it works from sources and dist/.
+// Where Agio's own files are (the example agents, the prebuilt bundle, `.tools/`): found from this file upward, so
+// it works from the sources, from dist/ and from an installed package.
 import fs from 'node:fs';
 import path from 'node:path';
 
-/** The repository root: the nearest ancestor of this file holding Agio's package.json. */
+/** The package root: the nearest ancestor of this file holding Agio's package.json. */
 export function projectRoot(): string {
   let dir = __dirname;
   for (;;) {
@@ -12,9 +13,4 @@ export function projectRoot(): string {
     if (parent === dir) throw new Error(`cannot find Agio's package.json above ${__dirname}`);
     dir = parent;
   }
-}
-
-/** Directory for binaries Agio installs itself (`.tools/bin`). */
-export function toolsBinDir(): string {
-  return path.join(projectRoot(), '.tools', 'bin');
 }

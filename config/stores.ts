@@ -2,7 +2,7 @@
 // processes), memory otherwise (the embedded default, where worker and bridge share one process).
 import { MongoClient } from 'mongodb';
 import { createMemoryStores, createMongoStores, type Stores } from '../stores';
-import type { AgioEnv } from './config';
+import type { AgioEnv } from './env';
 
 /** The stores and a function that releases their connection. */
 export async function storesFromEnv(env: Pick<AgioEnv, 'MONGODB_URI'>): Promise<{ stores: Stores; close: () => Promise<void> }> {

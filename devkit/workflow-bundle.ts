@@ -2,7 +2,7 @@
 // and written to a file that every worker of the run loads instead of bundling again.
 import fs from 'node:fs';
 import path from 'node:path';
-import { bundleWorkflows } from '../workflow-bundle-options';
+import { bundleWorkflows } from '../worker/workflow-bundle-options';
 
 /** Bundles the workflows of `workflowsPath` into `dir/workflow-bundle.js`; returns that path. */
 export async function writeWorkflowBundle(workflowsPath: string, dir: string): Promise<string> {

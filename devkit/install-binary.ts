@@ -4,10 +4,15 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { projectRoot } from '../worker/project-root';
 import { isProcessAlive } from './data-dir-lock';
-import { toolsBinDir } from './paths';
 
 const run = promisify(execFile);
+
+/** Directory for binaries Agio installs itself (`.tools/bin`). */
+function toolsBinDir(): string {
+  return path.join(projectRoot(), '.tools', 'bin');
+}
 
 /** How to find and, failing that, build one binary. */
 export interface BinarySpec {

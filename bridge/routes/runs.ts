@@ -1,0 +1,70 @@
+// Agents and runs: GET /healthz, GET /agents, POST /runs (start, idempotent with Idempotency-Key), GET /runs (the
+// tenant's runs, filtered and paged), GET /runs/:id (status and output) and GET /runs/:id/state (the live state).
+import { z } from 'zod';
+import { stateView } from '../../client/agio-client';
+import { BadPageTokenError, RUN_STATUSES } from '../../client/run-list';
+import { stateQuery } from '../../common/messages';
+import { agentView } from '../agents-view';
+import { tenantOf } from '../auth';
+import { HttpError } from '../errors';
+import { describeRun, runStatus } from '../runs';
+import { StartRunBody, idempotencyKeyOf, refuseAllowRules, runIdForKey } from '../start-run';
+import { RunParams, type Routes } from './context';
+
+const ListRunsQuery = z.object({
+  agent: z.string().regex(/^[A-Za-z0-9._-]{1,128}$/, 'agent: 1-128 letters, digits, . _ -').optional(),
+  status: z.string().transform((s) => s.toUpperCase()).pipe(z.enum(RUN_STATUSES, { message: `status: one of ${RUN_STATUSES.join(', ').toLowerCase()}` })).optional(),
+  limit: z.coerce.number().int().min(1).max(1000).optional(),
+  pageToken: z.string().regex(/^[A-Za-z0-9_-]{1,4096}$/, 'pageToken: the nextPageToken of an earlier page').optional(),
+}).strict();
+
+export const runRoutes: Routes = (app, ctx) => {
+  app.get('/healthz', async () => {
+    await ctx.agio.temporal.connection.workflowService.getSystemInfo({});
+    return { ok: true, streams: ctx.hub.stats() };
+  });
+
+  app.get('/agents', async (req) => {
+    tenantOf(req, ctx.tokens);
+    return { ...(ctx.opts.agentsSource ? { source: ctx.opts.agentsSource } : {}), agents: ctx.agio.agents.list().map(agentView) };
+  });
+
+  app.post('/runs', async (req, reply) => {
+    const tenant = tenantOf(req, ctx.tokens);
+    const key = idempotencyKeyOf(req);
+    const { agent, input, ...settings } = StartRunBody.parse(req.body ?? {});
+    refuseAllowRules(settings.permissions, ctx.opts.allowPermissionOverrides ?? false);
+    if (!ctx.agio.agents.find(agent)) throw new HttpError(404, 'unknown_agent', `unknown agent "${agent}"; GET /agents lists them`);
+    const run = await ctx.agio.start(agent, input, { tenant, ...settings, ...(key ? { runId: runIdForKey(tenant, key) } : {}) }).catch((err: Error) => {
+      if (err.name !== 'IdempotencyConflictError') throw err;
+      throw new HttpError(409, 'idempotency_conflict', `Idempotency-Key "${key}" was used for a different request: send that request again to get its run, or use a new key`);
+    });
+    // A repeat of an earlier request (same key, same body): its run, as the first answer gave it.
+    if (!run.created) void reply.header('idempotent-replayed', 'true');
+    return reply.status(run.created ? 201 : 200).send({ runId: run.runId, links: { self: `/runs/${run.runId}`, events: `/runs/${run.runId}/events` } });
+  });
+
+  app.get('/runs', async (req) => {
+    const tenant = tenantOf(req, ctx.tokens);
+    const query = ListRunsQuery.parse(req.query ?? {});
+    try {
+      return await ctx.agio.list({ tenant, agent: query.agent, status: query.status, pageSize: query.limit, pageToken: query.pageToken });
+    } catch (err) {
+      if (err instanceof BadPageTokenError) throw new HttpError(400, 'invalid_request', err.message);
+      throw err;
+    }
+  });
+
+  app.get('/runs/:id', async (req) => {
+    const tenant = tenantOf(req, ctx.tokens);
+    const { id } = RunParams.parse(req.params);
+    return runStatus(ctx.agio.temporal, tenant, id);
+  });
+
+  app.get('/runs/:id/state', async (req) => {
+    const tenant = tenantOf(req, ctx.tokens);
+    const { id } = RunParams.parse(req.params);
+    const description = await describeRun(ctx.agio.temporal, tenant, id);
+    return stateView(await ctx.agio.getHandle(id).workflow.query(stateQuery), description);
+  });
+};

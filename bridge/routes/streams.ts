@@ -1,0 +1,24 @@
+// A run's event stream: GET /runs/:id/events (SSE, resumable) and POST /runs/:id/stream-token, the short-lived
+// run-scoped token a browser's EventSource sends as ?access_token= because it cannot send a bearer token.
+import { streamTenantOf, tenantOf } from '../auth';
+import { describeRun, rootRunIdOf } from '../runs';
+import { streamRunEvents } from '../sse-route';
+import { RunParams, type Routes } from './context';
+
+export const streamRoutes: Routes = (app, ctx) => {
+  // A browser's EventSource cannot send a bearer token: it gets a short-lived token for one run, sent as ?access_token=.
+  app.post('/runs/:id/stream-token', async (req, reply) => {
+    const tenant = tenantOf(req, ctx.tokens);
+    const { id } = RunParams.parse(req.params);
+    await describeRun(ctx.agio.temporal, tenant, id);
+    const minted = ctx.streamTokens.mint(tenant, id);
+    return reply.status(201).send({ ...minted, events: `/runs/${encodeURIComponent(id)}/events?access_token=${minted.token}` });
+  });
+
+  app.get('/runs/:id/events', async (req, reply) => {
+    const { id } = RunParams.parse(req.params);
+    const tenant = streamTenantOf(req, id, ctx.tokens, ctx.streamTokens);
+    const description = await describeRun(ctx.agio.temporal, tenant, id);
+    streamRunEvents(req, reply, ctx.hub, { tenant, rootRunId: rootRunIdOf(description, id), runId: id }, ctx.opts.heartbeatMs ?? 15_000, ctx.opts.liveLane);
+  });
+};

@@ -1,0 +1,15 @@
+// Runtime configuration: what the worker (worker/main.ts), the bridge (bridge/main.ts) and `agio serve` (cli/serve.ts)
+// compose from — the environment, the Temporal connection, the stores, the live lane and the model provider.
+export { AgioEnv, loadEnv } from './env';
+export {
+  DEFAULT_TEMPORAL_ADDRESS,
+  connectClient,
+  connectWorker,
+  ensureSearchAttributes,
+  localTarget,
+  temporalTarget,
+  type TemporalTarget,
+} from './temporal';
+export { storesFromEnv } from './stores';
+export { liveLaneFromEnv } from './live-lane';
+export { modelConfigFromEnv } from './model';

@@ -1,0 +1,86 @@
+// How every Agio process reaches Temporal (worker, bridge, CLI, `agio serve`): one target built from the environment,
+// so TLS and the API key apply wherever TEMPORAL_ADDRESS points, and one way to register the search attributes runs
+// are started with.
+import { Connection } from '@temporalio/client';
+import { NativeConnection } from '@temporalio/worker';
+import { RunSearchAttributes } from '../common/search-attributes';
+import type { AgioEnv } from './env';
+
+/** Where a process reaches Temporal, and how. */
+export interface TemporalTarget {
+  address: string;
+  namespace: string;
+  /** TLS with the system's trusted roots (a cluster behind TLS, Temporal Cloud). */
+  tls: boolean;
+  /** Temporal Cloud API key; sent only over TLS. */
+  apiKey?: string;
+}
+
+/** A Temporal server on this machine's default port: where a process looks when TEMPORAL_ADDRESS is unset. */
+export const DEFAULT_TEMPORAL_ADDRESS = '127.0.0.1:7233';
+
+/** The variables that say where Temporal is. */
+type TemporalEnv = Pick<AgioEnv, 'TEMPORAL_ADDRESS' | 'TEMPORAL_NAMESPACE' | 'TEMPORAL_TLS' | 'TEMPORAL_API_KEY'>;
+
+/** temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD */
+const KEYWORD = 2;
+/** The search attributes root runs are started with. */
+const NAMES = Object.values(RunSearchAttributes).map((key) => key.name);
+
+/** The server the environment names; an API key turns TLS on, as Temporal Cloud accepts keys over TLS only. */
+export function temporalTarget(env: TemporalEnv): TemporalTarget {
+  return {
+    address: env.TEMPORAL_ADDRESS ?? DEFAULT_TEMPORAL_ADDRESS,
+    namespace: env.TEMPORAL_NAMESPACE,
+    tls: env.TEMPORAL_TLS === 'true' || Boolean(env.TEMPORAL_API_KEY),
+    ...(env.TEMPORAL_API_KEY ? { apiKey: env.TEMPORAL_API_KEY } : {}),
+  };
+}
+
+/** A dev server this process started on loopback: plain, whatever TLS or key the environment gives for a remote one. */
+export function localTarget(address: string, namespace: string): TemporalTarget {
+  return { address, namespace, tls: false };
+}
+
+function connectionOptions({ address, tls, apiKey }: TemporalTarget) {
+  return { address, ...(tls ? { tls: true } : {}), ...(apiKey ? { apiKey } : {}) };
+}
+
+/** The worker's connection. */
+export function connectWorker(target: TemporalTarget): Promise<NativeConnection> {
+  return NativeConnection.connect(connectionOptions(target));
+}
+
+/** A client connection (bridge, CLI, `agio serve`). */
+export function connectClient(target: TemporalTarget): Promise<Connection> {
+  return Connection.connect(connectionOptions(target));
+}
+
+/**
+ * Registers the search attributes a namespace lacks, for a process that starts runs: without them starting a run
+ * fails and `GET /runs` cannot list. A dev server Agio starts has them already. Temporal Cloud refuses this call to API
+ * keys without admin rights (register them there with `tcld` or the UI), so a failure is a warning, reported with
+ * `who` as the prefix. Returns the names added.
+ */
+export async function ensureSearchAttributes(
+  connection: Pick<Connection, 'operatorService'>,
+  namespace: string,
+  who: string,
+): Promise<string[]> {
+  const { operatorService } = connection;
+  try {
+    const { customAttributes } = await operatorService.listSearchAttributes({ namespace });
+    const missing = NAMES.filter((name) => !(name in (customAttributes ?? {})));
+    if (missing.length) {
+      const searchAttributes = Object.fromEntries(missing.map((name) => [name, KEYWORD]));
+      await operatorService.addSearchAttributes({ namespace, searchAttributes });
+      console.log(`${who}: registered search attributes ${missing.join(', ')}`);
+    }
+    return missing;
+  } catch (err) {
+    const problem = (err as Error).message;
+    const needed = `${NAMES.join(', ')} (Keyword)`;
+    console.warn(`${who}: could not check the namespace's search attributes (${problem}); runs start only if ${needed} are registered`);
+    return [];
+  }
+}

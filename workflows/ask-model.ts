@@ -1,0 +1,49 @@
+// One model call of an agent run: made at a safe point, with the conversation compacted near its limit and handed over
+// inline or by reference, and the steps not yet stored riding along (the lean step path). Its answer is the next step.
+import { patched } from '@temporalio/workflow';
+import { addUsage, jsonBytes } from '../common';
+import type { CallModelOutput } from '../activities';
+import { commit, type AgentRun } from './agent-run-state';
+import { COMPACTION_PATCH, compactConversation, compactionThreshold } from './compaction';
+import { failRun, modelInput } from './model-step';
+import type { Toolkit } from './toolkit';
+
+/** Asks the model for the next step, offering `tools` (none: it must answer), and commits the step it answers with. */
+export async function askModel(run: AgentRun, toolkit: Toolkit, tools: string[]): Promise<CallModelOutput> {
+  const { agent, context, conversation, control, events, recorder, structured, counters } = run;
+  await control.safePoint();
+  let bytes = jsonBytes(conversation.messages);
+  // Near the model-input limit, older tool outputs and arguments make way (runs started before it: see the patch).
+  const threshold = compactionThreshold(context.limits);
+  if (threshold !== undefined && bytes > threshold && patched(COMPACTION_PATCH)) {
+    const target = conversation.compactionTarget(() => recorder.written);
+    bytes = await compactConversation(context, events, target, bytes, toolkit.specs.has('get_tool_result'));
+  }
+  const input = modelInput(agent.name, conversation.messages, context, bytes);
+  const index = conversation.steps.length;
+  const handOff = run.leanSteps ? recorder.handOff(conversation.steps, conversation.messages, (step) => conversation.messageFor(step)) : undefined;
+  const call = run.callModel({
+    runId: context.runId,
+    rootRunId: context.rootRunId,
+    stepId: `${context.runId}:${index}`,
+    stepIndex: index,
+    model: agent.model,
+    modelSettings: agent.modelSettings,
+    ...input,
+    tools,
+    agentTools: tools.length ? toolkit.inlineTools : [],
+    eventBase: events.base,
+    streamDeltas: context.stream === 'full',
+    maxOutputBytes: context.limits.maxModelOutputBytes,
+    streamIdleMs: context.limits.modelStreamIdleMs,
+    ...(handOff?.persist ? { persist: handOff.persist } : {}),
+    ...(structured ? { outputFormat: structured.format } : {}),
+  });
+  const out = await control.track(call).catch((err) => failRun(agent.name, err));
+  handOff?.accepted();
+  counters.modelCalls++;
+  counters.usage = addUsage(counters.usage, out.usage);
+  counters.ownUsage = addUsage(counters.ownUsage, out.usage);
+  await commit(run, out.step);
+  return out;
+}
