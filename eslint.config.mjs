@@ -5,7 +5,16 @@ import tseslint from 'typescript-eslint';
 import { builtinModules } from 'node:module';
 
 const nodeBuiltins = builtinModules.filter((m) => !m.startsWith('_'));
-const ioModules = ['openai', 'mongodb', 'fastify', 'eventsource', '@temporalio/client', '@temporalio/worker', '@temporalio/activity', '@temporalio/testing'];
+const ioModules = [
+  'openai',
+  'mongodb',
+  'fastify',
+  'eventsource',
+  '@temporalio/client',
+  '@temporalio/worker',
+  '@temporalio/activity',
+  '@temporalio/testing',
+];
 // The folders that do I/O or run outside the sandbox, matched at any depth as barrels ('../activities') and deep paths
 // ('../activities/model') alike: a glob such as '../activities/*' lets the barrel through.
 const ioFolders = ['activities', 'stores', 'live', 'config', 'worker', 'devkit', 'client', 'bridge', 'cli'];
@@ -16,7 +25,20 @@ const rootIndexImport = '^(\\./)?\\.\\.(/\\.\\.)*(/index)?/?$';
 export default tseslint.config(
   // bench/peer-openai-agents is its own package (Temporal SDK 1.23, its own node_modules and tsconfig): not linted here.
   // .agio/ is serve's data: run workspaces hold whatever agents wrote there, .ts files included.
-  { ignores: ['dist/**', 'node_modules/**', '.tools/**', '.agio/**', 'coverage/**', 'bench/results/**', 'bench/peer-openai-agents/**', 'tests/fixtures/consumer/**', '*.js', '*.mjs'] },
+  {
+    ignores: [
+      'dist/**',
+      'node_modules/**',
+      '.tools/**',
+      '.agio/**',
+      'coverage/**',
+      'bench/results/**',
+      'bench/peer-openai-agents/**',
+      'tests/fixtures/consumer/**',
+      '*.js',
+      '*.mjs',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -36,13 +58,19 @@ export default tseslint.config(
         {
           paths: [...nodeBuiltins, ...nodeBuiltins.map((m) => `node:${m}`), ...ioModules].map((name) => ({
             name,
-            message: 'workflow-side code must stay deterministic: no Node built-ins or I/O modules (do I/O in activities/).',
+            message:
+              'workflow-side code must stay deterministic: no Node built-ins or I/O modules (do I/O in activities/).',
           })),
           patterns: [
-            { group: ['node:*'], message: 'workflow-side code must stay deterministic: no Node built-ins (do I/O in activities/).', allowTypeImports: true },
+            {
+              group: ['node:*'],
+              message: 'workflow-side code must stay deterministic: no Node built-ins (do I/O in activities/).',
+              allowTypeImports: true,
+            },
             ...[ioFolderImport, rootIndexImport].map((regex) => ({
               regex,
-              message: 'workflow-side code may import only common/ and workflows/ as values; the other folders do I/O (their types by `import type`).',
+              message:
+                'workflow-side code may import only common/ and workflows/ as values; the other folders do I/O (their types by `import type`).',
               allowTypeImports: true,
             })),
           ],

@@ -8,7 +8,13 @@ module.exports = {
   testTimeout: 60_000,
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/tests/unit/**/*.test.ts'] },
-    { ...common, displayName: 'integration', globalSetup: '<rootDir>/tests/global-setup.ts', globalTeardown: '<rootDir>/tests/global-teardown.ts', testMatch: ['<rootDir>/tests/integration/**/*.test.ts', '<rootDir>/tests/faults/**/*.test.ts'] },
+    {
+      ...common,
+      displayName: 'integration',
+      globalSetup: '<rootDir>/tests/global-setup.ts',
+      globalTeardown: '<rootDir>/tests/global-teardown.ts',
+      testMatch: ['<rootDir>/tests/integration/**/*.test.ts', '<rootDir>/tests/faults/**/*.test.ts'],
+    },
     { ...common, displayName: 'replay', testMatch: ['<rootDir>/tests/replay/**/*.test.ts'] },
   ],
 };

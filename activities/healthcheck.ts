@@ -1,4 +1,4 @@
-// Healthchecks of agents offered as tools (seed 004): a sub-agent whose tools the worker lacks, or whose model
+// Healthchecks of agents offered as tools (after AgentScope's SubAgent): a sub-agent whose tools the worker lacks, or whose model
 // the provider does not serve, is not offered to the model. Results are cached per worker process.
 import OpenAI from 'openai';
 import { isWorkflowAgent, splitTools, type AgentSpec, type AnyAgentSpec } from '../common';
@@ -18,11 +18,18 @@ export class AgentHealth {
 
   /** Why the agent is unhealthy, or undefined when it is fine. */
   check(agent: AgentSpec): Promise<string | undefined> {
-    const key = JSON.stringify([agent.name, agent.model ?? this.model.defaultModel, agent.tools.map((t) => (typeof t === 'string' ? t : t.name))]);
+    const key = JSON.stringify([
+      agent.name,
+      agent.model ?? this.model.defaultModel,
+      agent.tools.map((t) => (typeof t === 'string' ? t : t.name)),
+    ]);
     let result = this.results.get(key);
     if (!result) {
       result = this.run(agent).then((reason) => {
-        if (reason) this.warn(`agio: sub-agent "${agent.name}" failed its healthcheck and will not be offered as a tool: ${reason}`);
+        if (reason)
+          this.warn(
+            `agio: sub-agent "${agent.name}" failed its healthcheck and will not be offered as a tool: ${reason}`,
+          );
         return reason;
       });
       this.results.set(key, result);
@@ -45,7 +52,12 @@ export class AgentHealth {
   }
 
   private async listModels(): Promise<Set<string>> {
-    const client = new OpenAI({ baseURL: this.model.baseURL, apiKey: this.model.apiKey, maxRetries: 1, timeout: 10_000 });
+    const client = new OpenAI({
+      baseURL: this.model.baseURL,
+      apiKey: this.model.apiKey,
+      maxRetries: 1,
+      timeout: 10_000,
+    });
     const ids = new Set<string>();
     for await (const m of client.models.list()) ids.add(m.id);
     return ids;

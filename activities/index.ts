@@ -31,8 +31,17 @@ export interface ActivityDeps {
 export function createActivities(deps: ActivityDeps) {
   const persistence = createPersistenceActivities(deps.stores);
   return {
-    callModel: persistingFirst(createCallModel(deps.model, deps.tools, deps.streamSink ?? defaultStreamSink(deps.liveLane, deps.deltaBudget)), persistence.persistSteps, readConversation),
-    ...createToolActivities(deps.tools, deps.workspaceRoot, deps.health ?? new AgentHealth(deps.tools, deps.model), deps.stores),
+    callModel: persistingFirst(
+      createCallModel(deps.model, deps.tools, deps.streamSink ?? defaultStreamSink(deps.liveLane, deps.deltaBudget)),
+      persistence.persistSteps,
+      readConversation,
+    ),
+    ...createToolActivities(
+      deps.tools,
+      deps.workspaceRoot,
+      deps.health ?? new AgentHealth(deps.tools, deps.model),
+      deps.stores,
+    ),
     ...persistence,
   };
 }
@@ -42,7 +51,9 @@ const defaultStreamSink =
   (lane?: LiveLane, budget = DEFAULT_DELTA_BUDGET): StepStreamSinkFactory =>
   (input) => {
     if (!input.eventBase || !input.streamDeltas) return noSink;
-    return lane ? liveStepSink(lane, input.eventBase, input.stepId) : wireStepSink(input.eventBase, input.stepId, undefined, undefined, budget);
+    return lane
+      ? liveStepSink(lane, input.eventBase, input.stepId)
+      : wireStepSink(input.eventBase, input.stepId, undefined, undefined, budget);
   };
 
 /** The activity functions as workflows see them (imported with `import type`). */

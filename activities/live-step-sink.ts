@@ -9,7 +9,12 @@ import { activityPublisher } from './publish';
 import { stepRetryEvent } from './step-stream';
 
 /** A sink publishing one model call's deltas to the live lane. */
-export function liveStepSink(lane: LiveLane, base: EventBase, stepId: string, retryPublisher = () => activityPublisher(base.rootRunId, 'retry')): StepStreamSink {
+export function liveStepSink(
+  lane: LiveLane,
+  base: EventBase,
+  stepId: string,
+  retryPublisher = () => activityPublisher(base.rootRunId, 'retry'),
+): StepStreamSink {
   let attempt = 1;
   return {
     async begin(info) {

@@ -5,7 +5,10 @@ import { APIConnectionError, APIError } from 'openai';
 import { ErrorType } from '../common';
 
 /** Reads Retry-After (seconds or an HTTP date) or retry-after-ms; returns milliseconds. */
-export function retryAfterMs(headers: { get(name: string): string | null } | undefined, now = Date.now()): number | undefined {
+export function retryAfterMs(
+  headers: { get(name: string): string | null } | undefined,
+  now = Date.now(),
+): number | undefined {
   const ms = headers?.get('retry-after-ms');
   if (ms && Number.isFinite(Number(ms))) return Math.max(0, Number(ms));
   const value = headers?.get('retry-after');
@@ -25,17 +28,31 @@ export function retryAfterMs(headers: { get(name: string): string | null } | und
 export function classifyModelError(err: unknown, chunksReceived = 0): ApplicationFailure {
   if (err instanceof ApplicationFailure) return err;
   if (err instanceof APIConnectionError) {
-    return ApplicationFailure.create({ type: ErrorType.ModelConnectionError, message: `model connection failed: ${err.message}`, cause: err });
+    return ApplicationFailure.create({
+      type: ErrorType.ModelConnectionError,
+      message: `model connection failed: ${err.message}`,
+      cause: err,
+    });
   }
   if (err instanceof APIError && typeof err.status === 'number') {
     const message = `model provider error (HTTP ${err.status}): ${err.message.replace(/^\d{3}\s*/, '')}`;
     const status = err.status;
     if (status === 429) {
       const delay = retryAfterMs(err.headers as { get(name: string): string | null } | undefined);
-      return ApplicationFailure.create({ type: ErrorType.ModelRateLimited, message, nextRetryDelay: delay, cause: err });
+      return ApplicationFailure.create({
+        type: ErrorType.ModelRateLimited,
+        message,
+        nextRetryDelay: delay,
+        cause: err,
+      });
     }
     if (status === 401 || status === 403) {
-      return ApplicationFailure.create({ type: ErrorType.ModelAuthError, message: `${message} (check OPENAI_API_KEY)`, nonRetryable: true, cause: err });
+      return ApplicationFailure.create({
+        type: ErrorType.ModelAuthError,
+        message: `${message} (check OPENAI_API_KEY)`,
+        nonRetryable: true,
+        cause: err,
+      });
     }
     if (status === 400 || status === 404 || status === 422) {
       return ApplicationFailure.create({ type: ErrorType.ModelBadRequest, message, nonRetryable: true, cause: err });
@@ -43,14 +60,30 @@ export function classifyModelError(err: unknown, chunksReceived = 0): Applicatio
     if (status === 408 || status === 409 || status >= 500) {
       // A 503 may say when to come back (RFC 9110 Retry-After); the retry policy's backoff applies otherwise.
       const delay = retryAfterMs(err.headers as { get(name: string): string | null } | undefined);
-      return ApplicationFailure.create({ type: ErrorType.ModelServerError, message, nextRetryDelay: delay, cause: err });
+      return ApplicationFailure.create({
+        type: ErrorType.ModelServerError,
+        message,
+        nextRetryDelay: delay,
+        cause: err,
+      });
     }
     return ApplicationFailure.create({ type: ErrorType.ModelBadRequest, message, nonRetryable: true, cause: err });
   }
   if ((err as Error)?.name === 'SyntaxError') {
-    return ApplicationFailure.create({ type: ErrorType.ModelMalformedResponse, message: `model sent a malformed response: ${(err as Error).message}`, cause: err as Error });
+    return ApplicationFailure.create({
+      type: ErrorType.ModelMalformedResponse,
+      message: `model sent a malformed response: ${(err as Error).message}`,
+      cause: err as Error,
+    });
   }
   const e = err as Error;
-  const what = chunksReceived > 0 ? `model stream broke off after ${chunksReceived} chunks, without a finish reason` : 'model call failed';
-  return ApplicationFailure.create({ type: ErrorType.ModelConnectionError, message: `${what}: ${e?.message ?? String(err)}`, cause: e instanceof Error ? e : undefined });
+  const what =
+    chunksReceived > 0
+      ? `model stream broke off after ${chunksReceived} chunks, without a finish reason`
+      : 'model call failed';
+  return ApplicationFailure.create({
+    type: ErrorType.ModelConnectionError,
+    message: `${what}: ${e?.message ?? String(err)}`,
+    cause: e instanceof Error ? e : undefined,
+  });
 }

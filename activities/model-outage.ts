@@ -23,10 +23,20 @@ export function nextAttemptDelayMs(failure: ApplicationFailure, attempt: number)
  * What a failed attempt throws: a malformed answer past its attempts becomes non-retryable; an outage past
  * {@link ANNOUNCE_FROM_ATTEMPT} is announced on the root's stream first (best effort).
  */
-export async function failedAttempt(failure: ApplicationFailure, info: Info, stepId: string, base: EventBase | undefined): Promise<ApplicationFailure> {
+export async function failedAttempt(
+  failure: ApplicationFailure,
+  info: Info,
+  stepId: string,
+  base: EventBase | undefined,
+): Promise<ApplicationFailure> {
   if (failure.nonRetryable) return failure;
   if (failure.type === ErrorType.ModelMalformedResponse && info.attempt >= MALFORMED_MAX_ATTEMPTS) {
-    return ApplicationFailure.create({ type: failure.type, message: `${failure.message} (attempt ${info.attempt} of ${MALFORMED_MAX_ATTEMPTS})`, nonRetryable: true, cause: failure });
+    return ApplicationFailure.create({
+      type: failure.type,
+      message: `${failure.message} (attempt ${info.attempt} of ${MALFORMED_MAX_ATTEMPTS})`,
+      nonRetryable: true,
+      cause: failure,
+    });
   }
   if (!base || info.attempt < ANNOUNCE_FROM_ATTEMPT) return failure;
   const now = Date.now();
@@ -38,10 +48,19 @@ export async function failedAttempt(failure: ApplicationFailure, info: Info, ste
       stepId,
       attempt: info.attempt,
       timestamp: now,
-      data: { reason: failure.message, errorType: failure.type, failingSince: info.scheduledTimestampMs, nextAttemptAt: now + nextAttemptDelayMs(failure, info.attempt) },
+      data: {
+        reason: failure.message,
+        errorType: failure.type,
+        failingSince: info.scheduledTimestampMs,
+        nextAttemptAt: now + nextAttemptDelayMs(failure, info.attempt),
+      },
     },
     true,
   );
-  await publisher.flush().catch((err: unknown) => Context.current().log.warn('could not publish MODEL_UNAVAILABLE', { error: (err as Error).message, stepId }));
+  await publisher
+    .flush()
+    .catch((err: unknown) =>
+      Context.current().log.warn('could not publish MODEL_UNAVAILABLE', { error: (err as Error).message, stepId }),
+    );
   return failure;
 }

@@ -28,17 +28,22 @@ export class ChatStreamAssembler {
       this.usage = {
         promptTokens: chunk.usage.prompt_tokens ?? 0,
         completionTokens: chunk.usage.completion_tokens ?? 0,
-        totalTokens: chunk.usage.total_tokens ?? (chunk.usage.prompt_tokens ?? 0) + (chunk.usage.completion_tokens ?? 0),
+        totalTokens:
+          chunk.usage.total_tokens ?? (chunk.usage.prompt_tokens ?? 0) + (chunk.usage.completion_tokens ?? 0),
       };
     }
     const choice = chunk.choices?.[0];
     if (!choice) return undefined;
     if (choice.finish_reason) this.finishReason = choice.finish_reason;
-    const delta = choice.delta as (typeof choice.delta & { reasoning_content?: string | null; reasoning?: string | null }) | undefined;
+    const delta = choice.delta as
+      (typeof choice.delta & { reasoning_content?: string | null; reasoning?: string | null }) | undefined;
     if (!delta) return undefined;
     const out: ChunkDelta = {};
-    this.receivedBytes += Buffer.byteLength(delta.content ?? '') + Buffer.byteLength(delta.reasoning_content ?? delta.reasoning ?? '');
-    for (const tc of delta.tool_calls ?? []) this.receivedBytes += Buffer.byteLength(tc.function?.arguments ?? '') + Buffer.byteLength(tc.function?.name ?? '');
+    this.receivedBytes +=
+      Buffer.byteLength(delta.content ?? '') + Buffer.byteLength(delta.reasoning_content ?? delta.reasoning ?? '');
+    for (const tc of delta.tool_calls ?? [])
+      this.receivedBytes +=
+        Buffer.byteLength(tc.function?.arguments ?? '') + Buffer.byteLength(tc.function?.name ?? '');
     if (delta.content) {
       this.content += delta.content;
       out.content = delta.content;
@@ -54,7 +59,12 @@ export class ChatStreamAssembler {
       if (tc.function?.name) call.name += tc.function.name;
       if (tc.function?.arguments) call.arguments += tc.function.arguments;
       this.calls.set(tc.index, call);
-      (out.toolCalls ??= []).push({ index: tc.index, id: tc.id, name: tc.function?.name, arguments: tc.function?.arguments });
+      (out.toolCalls ??= []).push({
+        index: tc.index,
+        id: tc.id,
+        name: tc.function?.name,
+        arguments: tc.function?.arguments,
+      });
     }
     return out.content || out.reasoningContent || out.toolCalls ? out : undefined;
   }

@@ -4,7 +4,18 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import OpenAI from 'openai';
 import type { ChatCompletionMessageParam, ChatCompletionTool } from 'openai/resources/chat/completions';
-import { AGENT_TOOL_PARAMETERS, ErrorType, resolveLimits, type ChatMessage, type EventBase, type ModelSettings, type OutputCheck, type OutputFormat, type Step, type Usage } from '../common';
+import {
+  AGENT_TOOL_PARAMETERS,
+  ErrorType,
+  resolveLimits,
+  type ChatMessage,
+  type EventBase,
+  type ModelSettings,
+  type OutputCheck,
+  type OutputFormat,
+  type Step,
+  type Usage,
+} from '../common';
 import { conversationQuery } from '../common/messages';
 import { failedAttempt } from './model-outage';
 import { classifyModelError } from './model-errors';
@@ -82,7 +93,11 @@ const DEFAULT_STREAM_IDLE_MS = resolveLimits().modelStreamIdleMs;
 export type StepStreamSinkFactory = (input: CallModelInput) => StepStreamSink;
 
 /** A sink that drops deltas (runs that do not stream, unit tests). */
-export const noSink: StepStreamSink = { begin: async () => undefined, delta: () => undefined, end: async () => undefined };
+export const noSink: StepStreamSink = {
+  begin: async () => undefined,
+  delta: () => undefined,
+  end: async () => undefined,
+};
 
 /** Builds the callModel activity bound to a provider, the tool registry and a delta sink. */
 export function createCallModel(config: ModelConfig, tools: ToolRegistry, sinkFactory: StepStreamSinkFactory) {
@@ -94,7 +109,14 @@ export function createCallModel(config: ModelConfig, tools: ToolRegistry, sinkFa
     const agentToolNames = new Set((input.agentTools ?? []).map((t) => t.name));
     const offered: ChatCompletionTool[] = [
       ...input.tools.filter((name) => !agentToolNames.has(name)).map((name) => tools.openAiTool(name)),
-      ...(input.agentTools ?? []).map((t) => ({ type: 'function' as const, function: { name: t.name, description: t.description, parameters: { ...(t.parameters ?? AGENT_TOOL_PARAMETERS) } } })),
+      ...(input.agentTools ?? []).map((t) => ({
+        type: 'function' as const,
+        function: {
+          name: t.name,
+          description: t.description,
+          parameters: { ...(t.parameters ?? AGENT_TOOL_PARAMETERS) },
+        },
+      })),
     ];
     const settings = input.modelSettings ?? {};
     const messages = input.messages ?? (await readConversation(input));
@@ -114,15 +136,24 @@ export function createCallModel(config: ModelConfig, tools: ToolRegistry, sinkFa
       ctx.heartbeat({ chunks: assembler.chunks });
       if (Date.now() - movedAt > idleMs) stalled.abort();
     }, 1000);
-    const stallFailure = () => ApplicationFailure.create({ type: ErrorType.ModelConnectionError, message: `model stream made no progress for ${Math.round(idleMs / 1000)} s after ${assembler.chunks} chunks (modelStreamIdleMs); trying again` });
+    const stallFailure = () =>
+      ApplicationFailure.create({
+        type: ErrorType.ModelConnectionError,
+        message: `model stream made no progress for ${Math.round(idleMs / 1000)} s after ${assembler.chunks} chunks (modelStreamIdleMs); trying again`,
+      });
     try {
       const stream = await client.chat.completions.create(
         {
           model: input.model ?? config.defaultModel,
-          messages: format && !sendsFormat ? withSchemaInstruction(messages.map(toOpenAiMessage), format) : messages.map(toOpenAiMessage),
+          messages:
+            format && !sendsFormat
+              ? withSchemaInstruction(messages.map(toOpenAiMessage), format)
+              : messages.map(toOpenAiMessage),
           stream: true,
           stream_options: { include_usage: true },
-          ...(offered.length ? { tools: offered, tool_choice: settings.toolChoice, parallel_tool_calls: settings.parallelToolCalls } : {}),
+          ...(offered.length
+            ? { tools: offered, tool_choice: settings.toolChoice, parallel_tool_calls: settings.parallelToolCalls }
+            : {}),
           temperature: settings.temperature,
           top_p: settings.topP,
           max_tokens: settings.maxTokens,
@@ -161,7 +192,10 @@ export function createCallModel(config: ModelConfig, tools: ToolRegistry, sinkFa
     if (!assembler.finishReason) {
       const failure = ApplicationFailure.create({
         type: assembler.chunks === 0 ? ErrorType.ModelMalformedResponse : ErrorType.ModelConnectionError,
-        message: assembler.chunks === 0 ? 'model response held no completion chunks' : `model stream ended after ${assembler.chunks} chunks without a finish reason`,
+        message:
+          assembler.chunks === 0
+            ? 'model response held no completion chunks'
+            : `model stream ended after ${assembler.chunks} chunks without a finish reason`,
       });
       throw await failedAttempt(failure, ctx.info, input.stepId, input.eventBase);
     }
@@ -189,10 +223,18 @@ export function createCallModel(config: ModelConfig, tools: ToolRegistry, sinkFa
 /** The conversation a callModel input names, read from its workflow (which is waiting on this call, so it is
  * cached on a worker and answers at once). */
 export async function readConversation(input: CallModelInput): Promise<ChatMessage[]> {
-  if (!input.conversation) throw ApplicationFailure.create({ type: ErrorType.ModelBadRequest, message: 'callModel input has neither messages nor a conversation to read', nonRetryable: true });
+  if (!input.conversation)
+    throw ApplicationFailure.create({
+      type: ErrorType.ModelBadRequest,
+      message: 'callModel input has neither messages nor a conversation to read',
+      nonRetryable: true,
+    });
   const { workflowId, runId, count } = input.conversation;
-  const messages = await Context.current().client.workflow.getHandle(workflowId, runId).query(conversationQuery, { count });
-  if (messages.length !== count) throw new Error(`conversation of ${workflowId} has ${messages.length} messages, expected ${count}`);
+  const messages = await Context.current()
+    .client.workflow.getHandle(workflowId, runId)
+    .query(conversationQuery, { count });
+  if (messages.length !== count)
+    throw new Error(`conversation of ${workflowId} has ${messages.length} messages, expected ${count}`);
   return messages;
 }
 
@@ -210,7 +252,13 @@ export function toOpenAiMessage(m: ChatMessage): ChatCompletionMessageParam {
         role: 'assistant',
         content: m.content,
         ...(m.toolCalls?.length
-          ? { tool_calls: m.toolCalls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.arguments } })) }
+          ? {
+              tool_calls: m.toolCalls.map((c) => ({
+                id: c.id,
+                type: 'function' as const,
+                function: { name: c.name, arguments: c.arguments },
+              })),
+            }
           : {}),
       };
   }

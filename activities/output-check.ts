@@ -19,17 +19,28 @@ const MAX_COMPILED = 200;
 
 /** The `response_format` of a call that asks for structured output. */
 export function responseFormat(format: OutputFormat): ChatCompletionCreateParams['response_format'] {
-  return { type: 'json_schema', json_schema: { name: format.name, schema: format.schema, ...(format.strict !== undefined ? { strict: format.strict } : {}) } };
+  return {
+    type: 'json_schema',
+    json_schema: {
+      name: format.name,
+      schema: format.schema,
+      ...(format.strict !== undefined ? { strict: format.strict } : {}),
+    },
+  };
 }
 
 /**
  * The conversation for a provider without response_format: the schema is stated in the system prompt (appended to the
  * first system message, or as one of its own), so the model knows what to answer with from its first turn.
  */
-export function withSchemaInstruction(messages: ChatCompletionMessageParam[], format: OutputFormat): ChatCompletionMessageParam[] {
+export function withSchemaInstruction(
+  messages: ChatCompletionMessageParam[],
+  format: OutputFormat,
+): ChatCompletionMessageParam[] {
   const instruction = `When you give your final answer, answer with only a JSON value (no other text, no code fences) that matches this JSON Schema, named "${format.name}":\n${JSON.stringify(format.schema)}`;
   const first = messages[0];
-  if (first?.role === 'system' && typeof first.content === 'string') return [{ role: 'system', content: `${first.content}\n\n${instruction}` }, ...messages.slice(1)];
+  if (first?.role === 'system' && typeof first.content === 'string')
+    return [{ role: 'system', content: `${first.content}\n\n${instruction}` }, ...messages.slice(1)];
   return [{ role: 'system', content: instruction }, ...messages];
 }
 
@@ -57,7 +68,13 @@ function violation(error: ErrorObject): string {
   const where = error.instancePath || '(root)';
   const params = error.params as Record<string, unknown>;
   const detail =
-    error.keyword === 'additionalProperties' ? ` ("${String(params.additionalProperty)}")` : error.keyword === 'enum' ? ` (${JSON.stringify(params.allowedValues)})` : error.keyword === 'const' ? ` (${JSON.stringify(params.allowedValue)})` : '';
+    error.keyword === 'additionalProperties'
+      ? ` ("${String(params.additionalProperty)}")`
+      : error.keyword === 'enum'
+        ? ` (${JSON.stringify(params.allowedValues)})`
+        : error.keyword === 'const'
+          ? ` (${JSON.stringify(params.allowedValue)})`
+          : '';
   return `${where} ${error.message ?? error.keyword}${detail}`;
 }
 
@@ -69,7 +86,11 @@ function validatorFor(format: OutputFormat): ValidateFunction {
   try {
     validate = compileJsonSchema(format.schema);
   } catch (err) {
-    throw ApplicationFailure.create({ type: ErrorType.InvalidAgentSpec, nonRetryable: true, message: `output schema "${format.name}" is not a valid JSON Schema: ${(err as Error).message}` });
+    throw ApplicationFailure.create({
+      type: ErrorType.InvalidAgentSpec,
+      nonRetryable: true,
+      message: `output schema "${format.name}" is not a valid JSON Schema: ${(err as Error).message}`,
+    });
   }
   if (compiled.size >= MAX_COMPILED) compiled.delete(compiled.keys().next().value!);
   compiled.set(key, validate);

@@ -2,7 +2,16 @@
 // they are committed, idempotently by step id), its trace spans, its root's event log, and full outputs of
 // large tool results.
 import { ApplicationFailure } from '@temporalio/common';
-import { ErrorType, resolveLimits, type AgioEvent, type ChatMessage, type ReportedRunPhase, type RunContext, type Step, type Usage } from '../common';
+import {
+  ErrorType,
+  resolveLimits,
+  type AgioEvent,
+  type ChatMessage,
+  type ReportedRunPhase,
+  type RunContext,
+  type Step,
+  type Usage,
+} from '../common';
 import type { SpanInput, Stores } from '../stores';
 import { fitConversation } from '../stores/conversation';
 
@@ -56,11 +65,33 @@ export function stepSpans(context: RecordRunInput['context'], steps: Step[]): Sp
     const startedAt = step.metrics?.startedAt;
     if (startedAt === undefined) continue;
     const endedAt = startedAt + (step.metrics?.durationMs ?? 0);
-    const common = { tenant: context.tenant, traceId: context.rootRunId, parentSpanId: context.runId, runId: context.runId, startedAt, endedAt };
+    const common = {
+      tenant: context.tenant,
+      traceId: context.rootRunId,
+      parentSpanId: context.runId,
+      runId: context.runId,
+      startedAt,
+      endedAt,
+    };
     if (step.role === 'assistant') {
-      spans.push({ ...common, spanId: step.id, kind: 'model', name: 'model', status: 'ok', ...(step.usage ? { usage: step.usage } : {}), attributes: { attempt: step.metrics?.attempt, toolCalls: step.toolCalls?.length ?? 0 } });
+      spans.push({
+        ...common,
+        spanId: step.id,
+        kind: 'model',
+        name: 'model',
+        status: 'ok',
+        ...(step.usage ? { usage: step.usage } : {}),
+        attributes: { attempt: step.metrics?.attempt, toolCalls: step.toolCalls?.length ?? 0 },
+      });
     } else if (step.role === 'tool' && step.toolCallId) {
-      spans.push({ ...common, spanId: toolSpanId(context.runId, step.toolCallId), kind: 'tool', name: step.name ?? 'tool', status: step.isError ? 'error' : 'ok', attributes: { stepId: step.id } });
+      spans.push({
+        ...common,
+        spanId: toolSpanId(context.runId, step.toolCallId),
+        kind: 'tool',
+        name: step.name ?? 'tool',
+        status: step.isError ? 'error' : 'ok',
+        attributes: { stepId: step.id },
+      });
     }
   }
   return spans;
@@ -71,7 +102,10 @@ export function stepSpans(context: RecordRunInput['context'], steps: Step[]): Sp
  * names that message (its index there) and carries only what the message lacks, so the run's history does not
  * record it twice.
  */
-export type HandedStep = Step | ({ message: number } & Pick<Step, 'index'> & Partial<Pick<Step, 'reasoningContent' | 'isError' | 'metrics' | 'usage' | 'metadata'>>);
+export type HandedStep =
+  | Step
+  | ({ message: number } & Pick<Step, 'index'> &
+      Partial<Pick<Step, 'reasoningContent' | 'isError' | 'metrics' | 'usage' | 'metadata'>>);
 
 /** The steps a model call stores before it calls the model. */
 export interface HandOffInput {
@@ -94,7 +128,10 @@ export function persistingFirst<I extends { persist?: HandOffInput; messages?: C
     if (!persist) return activity(input);
     // The conversation the handed steps name: in the input, or read once here and passed on to the call.
     const messages = input.messages ?? (await conversationOf(input));
-    await persistSteps({ ...persist, steps: persist.steps.map((step) => withMessage(step, persist.context.runId, messages)) });
+    await persistSteps({
+      ...persist,
+      steps: persist.steps.map((step) => withMessage(step, persist.context.runId, messages)),
+    });
     return activity({ ...input, messages });
   };
 }
@@ -104,7 +141,12 @@ function withMessage(step: HandedStep, runId: string, messages: ChatMessage[] = 
   if (!('message' in step)) return step;
   const { message, index, ...extras } = step;
   const m = messages[message];
-  if (!m) throw ApplicationFailure.create({ type: ErrorType.ModelBadRequest, message: `step ${index} of ${runId} names message ${message}, which the call's input does not hold`, nonRetryable: true });
+  if (!m)
+    throw ApplicationFailure.create({
+      type: ErrorType.ModelBadRequest,
+      message: `step ${index} of ${runId} names message ${message}, which the call's input does not hold`,
+      nonRetryable: true,
+    });
   const { content, ...fields } = m;
   return { id: `${runId}:${index}`, runId, index, ...fields, content, ...extras };
 }
@@ -126,7 +168,11 @@ export function createPersistenceActivities(stores: Stores) {
       ...(input.endedAt ? { endedAt: input.endedAt } : {}),
       ...(input.usage ? { usage: input.usage } : {}),
     });
-    const parentSpanId = context.parentRunId ? (context.toolCallId ? toolSpanId(context.parentRunId, context.toolCallId) : context.parentRunId) : undefined;
+    const parentSpanId = context.parentRunId
+      ? context.toolCallId
+        ? toolSpanId(context.parentRunId, context.toolCallId)
+        : context.parentRunId
+      : undefined;
     await stores.traces.recordSpan({
       tenant: context.tenant,
       traceId: context.rootRunId,
@@ -139,7 +185,8 @@ export function createPersistenceActivities(stores: Stores) {
       status: input.status === 'running' ? 'running' : input.status === 'completed' ? 'ok' : 'error',
       ...(input.endedAt ? { endedAt: input.endedAt } : {}),
     });
-    if (input.events?.length) await logEvents({ tenant: context.tenant, rootRunId: context.rootRunId, events: input.events });
+    if (input.events?.length)
+      await logEvents({ tenant: context.tenant, rootRunId: context.rootRunId, events: input.events });
   }
 
   /** Stores committed steps and their spans; a retried call writes nothing twice. */
@@ -147,7 +194,8 @@ export function createPersistenceActivities(stores: Stores) {
     const { context } = input;
     await stores.sessions.appendSteps(context.tenant, input.steps, context.sessionId);
     for (const span of stepSpans(context, input.steps)) await stores.traces.recordSpan(span);
-    if (input.events?.length) await logEvents({ tenant: context.tenant, rootRunId: context.rootRunId, events: input.events });
+    if (input.events?.length)
+      await logEvents({ tenant: context.tenant, rootRunId: context.rootRunId, events: input.events });
   }
 
   /** Adds a root run's events to its event log; a retried call stores nothing twice. */
@@ -159,8 +207,15 @@ export function createPersistenceActivities(stores: Stores) {
    * The session's earlier conversation, to continue it, fitted into `maxBytes` (runs that name none: half the default
    * maxModelInputBytes), so a session whose earlier runs grew large still starts its next run.
    */
-  async function loadConversation(input: { tenant: string; sessionId: string; maxBytes?: number }): Promise<ChatMessage[]> {
-    return fitConversation(await stores.sessions.loadConversation(input.tenant, input.sessionId), input.maxBytes ?? DEFAULT_HISTORY_BYTES);
+  async function loadConversation(input: {
+    tenant: string;
+    sessionId: string;
+    maxBytes?: number;
+  }): Promise<ChatMessage[]> {
+    return fitConversation(
+      await stores.sessions.loadConversation(input.tenant, input.sessionId),
+      input.maxBytes ?? DEFAULT_HISTORY_BYTES,
+    );
   }
 
   /**
@@ -169,7 +224,10 @@ export function createPersistenceActivities(stores: Stores) {
    */
   async function storeCompacted(input: StoreCompactedInput): Promise<string[]> {
     const refs: string[] = [];
-    for (const item of input.items) refs.push(await stores.toolResults.put(input.tenant, { runId: input.runId, toolCallId: item.key, content: item.content }));
+    for (const item of input.items)
+      refs.push(
+        await stores.toolResults.put(input.tenant, { runId: input.runId, toolCallId: item.key, content: item.content }),
+      );
     return refs;
   }
 

@@ -72,9 +72,11 @@ export class WirePublisher {
       this.buffer = [];
       // Once a batch is lost the rest are dropped: a later batch would leave a hole in the step's text, and a
       // root run that is gone (cancelled, finished) would keep this activity busy retrying every one of them.
-      this.sending = this.sending.then(() => (this.failure ? undefined : this.sendWithRetry(batch))).catch((err) => {
-        this.failure ??= err;
-      });
+      this.sending = this.sending
+        .then(() => (this.failure ? undefined : this.sendWithRetry(batch)))
+        .catch((err) => {
+          this.failure ??= err;
+        });
     }
     return this.sending.then(() => {
       if (this.failure) throw this.failure;
@@ -101,5 +103,8 @@ export function activityPublisher(rootRunId: string, channel?: string): WirePubl
   const handle = ctx.client.workflow.getHandle(rootRunId);
   // The Wire drops a batch whose sequence its publisher already sent: a second publisher of one attempt (e.g. its
   // outage notice beside its deltas) needs a channel of its own.
-  return new WirePublisher((batch) => handle.signal(publishSignal, batch), `act:${workflowExecution?.runId ?? 'standalone'}/${activityId}/${attempt}${channel ? `/${channel}` : ''}`);
+  return new WirePublisher(
+    (batch) => handle.signal(publishSignal, batch),
+    `act:${workflowExecution?.runId ?? 'standalone'}/${activityId}/${attempt}${channel ? `/${channel}` : ''}`,
+  );
 }

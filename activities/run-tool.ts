@@ -52,15 +52,30 @@ export interface ResolveToolsOutput {
 }
 
 /** Builds the tool activities bound to the worker's registry and workspace root. */
-export function createToolActivities(registry: ToolRegistry, workspaceRoot: string, health: AgentHealth, stores?: Stores) {
+export function createToolActivities(
+  registry: ToolRegistry,
+  workspaceRoot: string,
+  health: AgentHealth,
+  stores?: Stores,
+) {
   async function resolveTools({ agent, names, healthchecks = [] }: ResolveToolsInput): Promise<ResolveToolsOutput> {
     // A misspelled tool (or an MCP server this worker does not run) would silently vanish from the agent: fail the run.
     const unknown = registry.unknown(names);
-    if (unknown.length) throw ApplicationFailure.create({ type: ErrorType.UnknownTool, nonRetryable: true, message: registry.unknownToolsMessage(agent, unknown) });
+    if (unknown.length)
+      throw ApplicationFailure.create({
+        type: ErrorType.UnknownTool,
+        nonRetryable: true,
+        message: registry.unknownToolsMessage(agent, unknown),
+      });
     // Groups expand in place; a tool named twice (itself and through its group) is offered once.
     const known = [...new Set(names.flatMap((n) => registry.expand(n) ?? []))];
-    const verdicts = await Promise.all(healthchecks.map(async (spec) => ((await health.check(spec)) ? spec.name : undefined)));
-    return { specs: known.map((n) => registry.spec(n)), unhealthyAgents: verdicts.filter((n): n is string => n !== undefined) };
+    const verdicts = await Promise.all(
+      healthchecks.map(async (spec) => ((await health.check(spec)) ? spec.name : undefined)),
+    );
+    return {
+      specs: known.map((n) => registry.spec(n)),
+      unhealthyAgents: verdicts.filter((n): n is string => n !== undefined),
+    };
   }
 
   async function runTool(input: RunToolInput): Promise<RunToolOutput> {
@@ -73,7 +88,9 @@ export function createToolActivities(registry: ToolRegistry, workspaceRoot: stri
     try {
       raw = input.arguments.trim() === '' ? {} : JSON.parse(input.arguments);
     } catch (err) {
-      return errorResult(`arguments for "${input.name}" are not valid JSON (${(err as Error).message}); send a JSON object matching the tool's schema`);
+      return errorResult(
+        `arguments for "${input.name}" are not valid JSON (${(err as Error).message}); send a JSON object matching the tool's schema`,
+      );
     }
     const parsed = tool.parameters.safeParse(raw);
     if (!parsed.success) {
@@ -98,18 +115,31 @@ export function createToolActivities(registry: ToolRegistry, workspaceRoot: stri
       const result: ToolOutput = typeof out === 'string' ? { content: out } : out;
       const truncated = truncateOutput(result.content, input.maxOutputBytes);
       // Keep both the tool's own metadata (sources, exit codes) and the truncation record.
-      const metadata: Record<string, unknown> | undefined = truncated.metadata || result.metadata ? { ...result.metadata, ...truncated.metadata } : undefined;
+      const metadata: Record<string, unknown> | undefined =
+        truncated.metadata || result.metadata ? { ...result.metadata, ...truncated.metadata } : undefined;
       let content = truncated.content;
       if (stores) {
         const tenant = input.tenant ?? 'default';
         if (truncated.metadata) {
           // The run keeps the truncated copy; the full output is stored and can be read back with get_tool_result.
-          const ref = await stores.toolResults.put(tenant, { runId: input.runId, toolCallId: input.toolCallId, content: result.content });
+          const ref = await stores.toolResults.put(tenant, {
+            runId: input.runId,
+            toolCallId: input.toolCallId,
+            content: result.content,
+          });
           metadata!.ref = ref;
           content += `\n[full output stored: call get_tool_result with {"ref": "${ref}"}]`;
         }
-        const sources = (result.metadata as { sources?: { url: string; title?: string; snippet?: string }[] } | undefined)?.sources;
-        if (sources?.length) await stores.citations.addCitations(tenant, { runId: input.runId, stepId: input.stepId ?? `${input.runId}:${input.toolCallId}`, toolCallId: input.toolCallId, sources });
+        const sources = (
+          result.metadata as { sources?: { url: string; title?: string; snippet?: string }[] } | undefined
+        )?.sources;
+        if (sources?.length)
+          await stores.citations.addCitations(tenant, {
+            runId: input.runId,
+            stepId: input.stepId ?? `${input.runId}:${input.toolCallId}`,
+            toolCallId: input.toolCallId,
+            sources,
+          });
       }
       return { content, isError: result.isError ?? false, ...(metadata ? { metadata } : {}) };
     } catch (err) {
@@ -127,11 +157,25 @@ export function createToolActivities(registry: ToolRegistry, workspaceRoot: stri
 async function announceRetry(input: RunToolInput, base: EventBase, attempt: number): Promise<void> {
   const publisher = activityPublisher(base.rootRunId);
   const reason = 'an earlier attempt of this tool call did not finish; it runs again with the same idempotency key';
-  publisher.publish({ ...base, type: 'STEP_RETRY', stepId: input.stepId, toolCallId: input.toolCallId, attempt, timestamp: Date.now(), data: { reason } }, true);
+  publisher.publish(
+    {
+      ...base,
+      type: 'STEP_RETRY',
+      stepId: input.stepId,
+      toolCallId: input.toolCallId,
+      attempt,
+      timestamp: Date.now(),
+      data: { reason },
+    },
+    true,
+  );
   try {
     await publisher.flush();
   } catch (err) {
-    Context.current().log.warn('could not publish STEP_RETRY of a tool call', { error: (err as Error).message, toolCallId: input.toolCallId });
+    Context.current().log.warn('could not publish STEP_RETRY of a tool call', {
+      error: (err as Error).message,
+      toolCallId: input.toolCallId,
+    });
   }
 }
 
@@ -149,7 +193,10 @@ export function resolveWorkspaceDir(root: string, relative: string): string {
 }
 
 /** Cuts text to at most `maxBytes` UTF-8 bytes, keeping head and tail around a marker that says how much went. */
-export function truncateOutput(content: string, maxBytes: number): { content: string; metadata?: Record<string, unknown> } {
+export function truncateOutput(
+  content: string,
+  maxBytes: number,
+): { content: string; metadata?: Record<string, unknown> } {
   const bytes = Buffer.byteLength(content, 'utf8');
   if (bytes <= maxBytes) return { content };
   const buf = Buffer.from(content, 'utf8');

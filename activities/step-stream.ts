@@ -17,12 +17,20 @@ export function mergeDeltas(a: ChunkDelta, b: ChunkDelta): ChunkDelta | undefine
   const last = a.toolCalls!.at(-1);
   const [next, ...others] = b.toolCalls!;
   if (!last || !next || others.length || next.index !== last.index || next.id || next.name) return undefined;
-  return { toolCalls: [...a.toolCalls!.slice(0, -1), { ...last, arguments: (last.arguments ?? '') + (next.arguments ?? '') }] };
+  return {
+    toolCalls: [...a.toolCalls!.slice(0, -1), { ...last, arguments: (last.arguments ?? '') + (next.arguments ?? '') }],
+  };
 }
 
 /** What a delta carries, when it carries one kind of thing only. */
 function deltaKind(d: ChunkDelta): 'text' | 'reasoning' | 'tool' | undefined {
-  const kinds = ([['text', d.content], ['reasoning', d.reasoningContent], ['tool', d.toolCalls]] as const).filter(([, v]) => v !== undefined);
+  const kinds = (
+    [
+      ['text', d.content],
+      ['reasoning', d.reasoningContent],
+      ['tool', d.toolCalls],
+    ] as const
+  ).filter(([, v]) => v !== undefined);
   return kinds.length === 1 ? kinds[0][0] : undefined;
 }
 
@@ -51,7 +59,10 @@ export interface DeltaBudget {
 export const DEFAULT_DELTA_BUDGET: DeltaBudget = { maxHistoryEvents: 8000, checkEveryMs: 2000 };
 
 /** The flush interval for a root with `historyLength` events, or `stop` once the budget is spent. */
-export function deltaPacing(historyLength: number, budget: Pick<DeltaBudget, 'maxHistoryEvents'>): { intervalMs: number; stop: boolean } {
+export function deltaPacing(
+  historyLength: number,
+  budget: Pick<DeltaBudget, 'maxHistoryEvents'>,
+): { intervalMs: number; stop: boolean } {
   const max = budget.maxHistoryEvents;
   if (historyLength >= max) return { intervalMs: 2000, stop: true };
   const free = max / 8;
@@ -84,7 +95,14 @@ function logWarn(message: string, attrs: Record<string, unknown>): void {
 
 /** What a model call's attempt > 1 announces first: readers drop the partial text of the step's earlier attempts. */
 export function stepRetryEvent(base: EventBase, stepId: string, attempt: number): EventDraft {
-  return { ...base, type: 'STEP_RETRY', stepId, attempt, timestamp: Date.now(), data: { reason: 'previous attempt did not finish; discard its partial output' } };
+  return {
+    ...base,
+    type: 'STEP_RETRY',
+    stepId,
+    attempt,
+    timestamp: Date.now(),
+    data: { reason: 'previous attempt did not finish; discard its partial output' },
+  };
 }
 
 /** A sink publishing STEP_DELTA / STEP_RETRY events for one model call, paced by the root's history (see DeltaBudget). */
@@ -108,11 +126,15 @@ export function wireStepSink(
     if (!stop) return;
     stopped = true;
     publisher.discard();
-    logWarn('stopped streaming deltas: the root run has used its history budget for them; the committed step carries the whole text', { rootRunId: base.rootRunId, historyLength: length, budget: budget.maxHistoryEvents });
+    logWarn(
+      'stopped streaming deltas: the root run has used its history budget for them; the committed step carries the whole text',
+      { rootRunId: base.rootRunId, historyLength: length, budget: budget.maxHistoryEvents },
+    );
   };
   // Only a STEP_DELTA of this step and attempt still waiting in the buffer takes more text; it keeps its timestamp.
   const mergeWith = (delta: ChunkDelta) => (last: EventDraft) => {
-    if (last.type !== 'STEP_DELTA' || last.stepId !== stepId || last.attempt !== attempt || !last.delta) return undefined;
+    if (last.type !== 'STEP_DELTA' || last.stepId !== stepId || last.attempt !== attempt || !last.delta)
+      return undefined;
     const merged = mergeDeltas(last.delta, delta);
     return merged && { ...last, delta: merged };
   };
@@ -133,7 +155,11 @@ export function wireStepSink(
         };
         pacer = setTimeout(tick, holdMs);
       }
-      publisher.publish({ ...base, type: 'STEP_DELTA', stepId, attempt, delta, timestamp: Date.now() }, false, mergeWith(delta));
+      publisher.publish(
+        { ...base, type: 'STEP_DELTA', stepId, attempt, delta, timestamp: Date.now() },
+        false,
+        mergeWith(delta),
+      );
       if (first) publisher.flushWithin(holdMs);
       first = false;
     },

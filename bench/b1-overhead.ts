@@ -22,7 +22,13 @@ export async function baselineRun(openai: OpenAI, plan: RunPlan): Promise<number
     { role: 'user', content: planInput(plan) },
   ];
   for (let modelCalls = 1; ; modelCalls++) {
-    const stream = await openai.chat.completions.create({ model: 'scripted-model', messages, tools, stream: true, stream_options: { include_usage: true } });
+    const stream = await openai.chat.completions.create({
+      model: 'scripted-model',
+      messages,
+      tools,
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     let content = '';
     const calls: { id: string; name: string; arguments: string }[] = [];
     for await (const chunk of stream) {
@@ -39,7 +45,15 @@ export async function baselineRun(openai: OpenAI, plan: RunPlan): Promise<number
     messages.push({
       role: 'assistant',
       content: content || null,
-      ...(calls.length ? { tool_calls: calls.map((c) => ({ id: c.id, type: 'function' as const, function: { name: c.name, arguments: c.arguments } })) } : {}),
+      ...(calls.length
+        ? {
+            tool_calls: calls.map((c) => ({
+              id: c.id,
+              type: 'function' as const,
+              function: { name: c.name, arguments: c.arguments },
+            })),
+          }
+        : {}),
     });
     if (!calls.length) return modelCalls;
     for (const call of calls) {
@@ -58,17 +72,25 @@ export interface StepActivities {
   modelCall: string;
 }
 
-const AGIO_STEP: StepActivities = { model: 'callModel', tool: 'runTool', modelCall: 'HTTP call (+ delta signals if it streams)' };
+const AGIO_STEP: StepActivities = {
+  model: 'callModel',
+  tool: 'runTool',
+  modelCall: 'HTTP call (+ delta signals if it streams)',
+};
 
 /** Where a step's time goes, from a run's history (means over its tool steps, ms, so they add up). A tool that ran
  * as a local activity has no activity of its own: its time is inside the workflow task between two model calls. */
-export function stepTimeline(history: History, { model: m, tool: t, modelCall }: StepActivities = AGIO_STEP): Record<string, number> {
+export function stepTimeline(
+  history: History,
+  { model: m, tool: t, modelCall }: StepActivities = AGIO_STEP,
+): Record<string, number> {
   const acts = activityTimeline(history).filter((a) => a.type === m || a.type === t);
   if (!acts.some((a) => a.type === t)) {
     const local: Record<string, number[]> = {
       [`${m} scheduled → started (dispatch)`]: [],
       [`${m} started → completed (${modelCall})`]: [],
-      [`${m} completed → next ${m} scheduled (one workflow task: ${t} as a local activity, schedule; the turn is stored by the next call)`]: [],
+      [`${m} completed → next ${m} scheduled (one workflow task: ${t} as a local activity, schedule; the turn is stored by the next call)`]:
+        [],
     };
     const [p1, p2, p3] = Object.values(local);
     for (let i = 0; i + 1 < acts.length; i++) {
@@ -92,7 +114,13 @@ export function stepTimeline(history: History, { model: m, tool: t, modelCall }:
   for (let i = 0; i + 2 < acts.length; i += 2) {
     const [model, tool, next] = [acts[i], acts[i + 1], acts[i + 2]];
     if (model.type !== m || tool.type !== t || next.type !== m) continue;
-    if (model.startedAt === undefined || model.closedAt === undefined || tool.startedAt === undefined || tool.closedAt === undefined) continue;
+    if (
+      model.startedAt === undefined ||
+      model.closedAt === undefined ||
+      tool.startedAt === undefined ||
+      tool.closedAt === undefined
+    )
+      continue;
     p1.push(model.startedAt - model.scheduledAt);
     p2.push(model.closedAt - model.startedAt);
     p3.push(tool.scheduledAt - model.closedAt);
@@ -126,7 +154,15 @@ export const b1: Benchmark = {
   title: 'overhead per step (20-step agent vs in-process loop)',
   async run(env: BenchEnv) {
     const openai = new OpenAI({ baseURL: env.model.baseURL, apiKey: 'bench', maxRetries: 0 });
-    const latencies = env.quick ? [{ latencyMs: 0, reps: 1 }, { latencyMs: 200, reps: 1 }] : [{ latencyMs: 0, reps: 5 }, { latencyMs: 200, reps: 2 }];
+    const latencies = env.quick
+      ? [
+          { latencyMs: 0, reps: 1 },
+          { latencyMs: 200, reps: 1 },
+        ]
+      : [
+          { latencyMs: 0, reps: 5 },
+          { latencyMs: 200, reps: 2 },
+        ];
     const steps = env.quick ? 5 : STEPS;
     let seq = 0;
     const plan = (latencyMs: number): RunPlan => ({ steps, latencyMs, tag: `b1-${seq++}` });
@@ -137,7 +173,11 @@ export const b1: Benchmark = {
     // Temporal's floor: a bare workflow with the same two activity round trips per step, nothing else.
     const floor = async () => {
       const t0 = performance.now();
-      await env.client.workflow.execute('benchFloor', { taskQueue: env.taskQueue, workflowId: `bench-floor-${seq++}`, args: [steps] });
+      await env.client.workflow.execute('benchFloor', {
+        taskQueue: env.taskQueue,
+        workflowId: `bench-floor-${seq++}`,
+        args: [steps],
+      });
       return performance.now() - t0;
     };
     await floor();
@@ -158,11 +198,14 @@ export const b1: Benchmark = {
         // Interleaved, so drifting machine load hits both alike.
         let handle: Awaited<ReturnType<BenchEnv['run']>>['handle'] | undefined;
         const cpu0 = cpuNow();
-        agioMs.push(await timed(async () => {
-          const ran = await env.run(plan(latencyMs));
-          handle = ran.handle;
-          if (ran.output.metrics.modelCalls !== steps) throw new Error(`Agio run made ${ran.output.metrics.modelCalls} model calls, expected ${steps}`);
-        }));
+        agioMs.push(
+          await timed(async () => {
+            const ran = await env.run(plan(latencyMs));
+            handle = ran.handle;
+            if (ran.output.metrics.modelCalls !== steps)
+              throw new Error(`Agio run made ${ran.output.metrics.modelCalls} model calls, expected ${steps}`);
+          }),
+        );
         if (latencyMs === 0) {
           const cpu1 = cpuNow();
           cpu.worker.push(((cpu1.worker - cpu0.worker) * 1000) / steps);
@@ -171,42 +214,82 @@ export const b1: Benchmark = {
         if (r === 0) {
           const history = await handle!.workflow.fetchHistory();
           const wft = workflowTasks(history);
-          timelines[`${latencyMs}ms`] = { ...stepTimeline(history), 'workflow tasks per step': wft.count / steps, 'workflow task started → completed (worker + local activities)': mean(wft.processingMs) };
+          timelines[`${latencyMs}ms`] = {
+            ...stepTimeline(history),
+            'workflow tasks per step': wft.count / steps,
+            'workflow task started → completed (worker + local activities)': mean(wft.processingMs),
+          };
         }
-        baselineMs.push(await timed(async () => {
-          const calls = await baselineRun(openai, plan(latencyMs));
-          if (calls !== steps) throw new Error(`baseline made ${calls} model calls, expected ${steps}`);
-        }));
+        baselineMs.push(
+          await timed(async () => {
+            const calls = await baselineRun(openai, plan(latencyMs));
+            if (calls !== steps) throw new Error(`baseline made ${calls} model calls, expected ${steps}`);
+          }),
+        );
         if (latencyMs === 0) {
           floorMs.push(await floor());
           activityToolMs.push(await timed(() => env.run({ ...plan(0), tool: 'bench_echo_activity' })));
         }
-        env.log(`B1: ${latencyMs} ms model, rep ${r + 1}/${reps}: Agio ${agioMs.at(-1)!.toFixed(0)} ms, baseline ${baselineMs.at(-1)!.toFixed(0)} ms${latencyMs === 0 ? `, bare Temporal workflow ${floorMs.at(-1)!.toFixed(0)} ms` : ''}`);
+        env.log(
+          `B1: ${latencyMs} ms model, rep ${r + 1}/${reps}: Agio ${agioMs.at(-1)!.toFixed(0)} ms, baseline ${baselineMs.at(-1)!.toFixed(0)} ms${latencyMs === 0 ? `, bare Temporal workflow ${floorMs.at(-1)!.toFixed(0)} ms` : ''}`,
+        );
       }
       samples[`${latencyMs}ms`] = { agioMs, baselineMs };
       const a = median(agioMs);
       const b = median(baselineMs);
       rows.push(
-        { metric: `run wall time, model ${latencyMs} ms`, value: a, baseline: b, ratio: a / b, unit: `ms / ${steps}-step run (n=${reps})` },
+        {
+          metric: `run wall time, model ${latencyMs} ms`,
+          value: a,
+          baseline: b,
+          ratio: a / b,
+          unit: `ms / ${steps}-step run (n=${reps})`,
+        },
         { metric: `overhead per step, model ${latencyMs} ms`, value: (a - b) / steps, unit: 'ms / step' },
       );
     }
     const bare = median(samples['0ms'].baselineMs);
-    rows.push({ metric: 'overhead per step, model 0 ms, tool as an activity (not quick)', value: (median(activityToolMs) - bare) / steps, unit: `ms / step (n=${activityToolMs.length})` });
+    rows.push({
+      metric: 'overhead per step, model 0 ms, tool as an activity (not quick)',
+      value: (median(activityToolMs) - bare) / steps,
+      unit: `ms / step (n=${activityToolMs.length})`,
+    });
     const f = median(floorMs);
-    rows.push({ metric: 'Temporal floor: bare workflow, 2 no-op activities / step', value: f / steps, baseline: median(samples['0ms'].agioMs) / steps, ratio: f / median(samples['0ms'].agioMs), unit: `ms / step (baseline = Agio at 0 ms; n=${floorMs.length})` });
+    rows.push({
+      metric: 'Temporal floor: bare workflow, 2 no-op activities / step',
+      value: f / steps,
+      baseline: median(samples['0ms'].agioMs) / steps,
+      ratio: f / median(samples['0ms'].agioMs),
+      unit: `ms / step (baseline = Agio at 0 ms; n=${floorMs.length})`,
+    });
     rows.push(
-      { metric: 'CPU per step, 0 ms model: worker process', value: median(cpu.worker), unit: `ms CPU / step (n=${cpu.worker.length}; /proc ticks of 10 ms)` },
-      { metric: 'CPU per step, 0 ms model: Temporal dev server', value: median(cpu.temporal), unit: `ms CPU / step (n=${cpu.temporal.length})` },
+      {
+        metric: 'CPU per step, 0 ms model: worker process',
+        value: median(cpu.worker),
+        unit: `ms CPU / step (n=${cpu.worker.length}; /proc ticks of 10 ms)`,
+      },
+      {
+        metric: 'CPU per step, 0 ms model: Temporal dev server',
+        value: median(cpu.temporal),
+        unit: `ms CPU / step (n=${cpu.temporal.length})`,
+      },
     );
     // Where an Agio step's time goes (0 ms model), from the first measured run's history.
     for (const [phase, ms] of Object.entries(timelines['0ms'] ?? {})) {
-      rows.push({ metric: `  0 ms model: ${phase}`, value: ms, unit: phase.startsWith('workflow tasks per') ? 'tasks (incl. those woken by publish signals)' : 'ms (mean over the run)' });
+      rows.push({
+        metric: `  0 ms model: ${phase}`,
+        value: ms,
+        unit: phase.startsWith('workflow tasks per')
+          ? 'tasks (incl. those woken by publish signals)'
+          : 'ms (mean over the run)',
+      });
     }
     return {
       status: 'ok',
       rows,
-      notes: [`Temporal floor = a workflow that only runs two no-op activities per step on the same worker (what any Temporal-based loop pays here); steps = model calls (${steps - 1} with one bench_echo tool call, the last a text answer); Agio = AgioClient.start → result() with the worker in another process; baseline = the same openai client + tool function in one loop in the measuring process`],
+      notes: [
+        `Temporal floor = a workflow that only runs two no-op activities per step on the same worker (what any Temporal-based loop pays here); steps = model calls (${steps - 1} with one bench_echo tool call, the last a text answer); Agio = AgioClient.start → result() with the worker in another process; baseline = the same openai client + tool function in one loop in the measuring process`,
+      ],
       data: { steps, samples, floorMs, activityToolMs, stepTimelines: timelines, cpuMsPerStep: cpu },
     };
   },

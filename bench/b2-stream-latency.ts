@@ -9,7 +9,16 @@
 import { readSse } from '../tests/helpers/sse-client';
 import type { AgioClient } from '../client/agio-client';
 import type { Benchmark, Row } from './report';
-import { BENCH_TOKEN, bridgeQueries, countByType, cpuSeconds, eventTime, sleep, type BenchEnv, type History } from './setup';
+import {
+  BENCH_TOKEN,
+  bridgeQueries,
+  countByType,
+  cpuSeconds,
+  eventTime,
+  sleep,
+  type BenchEnv,
+  type History,
+} from './setup';
 import { summarize, type Summary } from './stats';
 
 /** Where a chunk's latency went: written → publish signal accepted by the server → the workflow task that
@@ -68,10 +77,16 @@ function signalTimes(history: History): Map<string, { signalAt: number; appliedA
     if (signal?.signalName === 'publish') {
       const data = signal.input?.payloads?.[0]?.data;
       if (!data) continue;
-      const batch = JSON.parse(Buffer.from(data).toString('utf8')) as { events: { type: string; delta?: { content?: string } }[] };
-      pending.push({ contents: batch.events.flatMap((ev) => tokensIn(ev.delta?.content ?? '')), signalAt: eventTime(e) });
+      const batch = JSON.parse(Buffer.from(data).toString('utf8')) as {
+        events: { type: string; delta?: { content?: string } }[];
+      };
+      pending.push({
+        contents: batch.events.flatMap((ev) => tokensIn(ev.delta?.content ?? '')),
+        signalAt: eventTime(e),
+      });
     } else if (e.workflowTaskCompletedEventAttributes && pending.length) {
-      for (const p of pending.splice(0)) for (const c of p.contents) out.set(c, { signalAt: p.signalAt, appliedAt: eventTime(e) });
+      for (const p of pending.splice(0))
+        for (const c of p.contents) out.set(c, { signalAt: p.signalAt, appliedAt: eventTime(e) });
     }
   }
   return out;
@@ -84,7 +99,14 @@ interface Target {
   agio?: AgioClient;
 }
 
-async function streamOne(env: BenchEnv, target: Target, tag: string, chunks: number, intervalMs: number, written: Map<string, number>): Promise<RunSample> {
+async function streamOne(
+  env: BenchEnv,
+  target: Target,
+  tag: string,
+  chunks: number,
+  intervalMs: number,
+  written: Map<string, number>,
+): Promise<RunSample> {
   const url = target.url;
   let open!: () => void;
   const gate = new Promise<void>((resolve) => (open = resolve));
@@ -122,16 +144,34 @@ async function streamOne(env: BenchEnv, target: Target, tag: string, chunks: num
     const times = signalTimes(history);
     const splits = received.flatMap(({ content, writtenAt, receivedAt }) => {
       const t = times.get(content);
-      return t ? [{ publishMs: t.signalAt - writtenAt, applyMs: t.appliedAt - t.signalAt, readMs: receivedAt - t.appliedAt }] : [];
+      return t
+        ? [{ publishMs: t.signalAt - writtenAt, applyMs: t.appliedAt - t.signalAt, readMs: receivedAt - t.appliedAt }]
+        : [];
     });
-    return { runId: run.runId, latencies, splits, unmatched, events: history.events?.length ?? 0, signals: counts.WorkflowExecutionSignaled ?? 0, deltas };
+    return {
+      runId: run.runId,
+      latencies,
+      splits,
+      unmatched,
+      events: history.events?.length ?? 0,
+      signals: counts.WorkflowExecutionSignaled ?? 0,
+      deltas,
+    };
   } finally {
     clearTimeout(opener);
     env.gates.delete(tag);
   }
 }
 
-async function phase(env: BenchEnv, target: Target, name: string, concurrency: number, repeats: number, chunks: number, intervalMs: number): Promise<Phase> {
+async function phase(
+  env: BenchEnv,
+  target: Target,
+  name: string,
+  concurrency: number,
+  repeats: number,
+  chunks: number,
+  intervalMs: number,
+): Promise<Phase> {
   const written = new Map<string, number>();
   env.model.onChunk = ({ text, writtenAt }) => {
     if (text) written.set(text, writtenAt);
@@ -144,7 +184,13 @@ async function phase(env: BenchEnv, target: Target, name: string, concurrency: n
   const t0 = Date.now();
   try {
     for (let r = 0; r < repeats; r++) {
-      runs.push(...(await Promise.all(Array.from({ length: concurrency }, (_, i) => streamOne(env, target, `${name}${r}-${String(i).padStart(3, '0')}`, chunks, intervalMs, written)))));
+      runs.push(
+        ...(await Promise.all(
+          Array.from({ length: concurrency }, (_, i) =>
+            streamOne(env, target, `${name}${r}-${String(i).padStart(3, '0')}`, chunks, intervalMs, written),
+          ),
+        )),
+      );
       await sleep(200);
     }
   } finally {
@@ -153,9 +199,15 @@ async function phase(env: BenchEnv, target: Target, name: string, concurrency: n
   const secs = (Date.now() - t0) / 1000;
   const queriesPerSec = ((await bridgeQueries(target.url)) - queries0) / secs;
   const selfCpu = process.cpuUsage(self0);
-  const cpu = { ...Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, (cpuSeconds(pid) - cpu0[k]) / secs])), bench: (selfCpu.user + selfCpu.system) / 1e6 / secs };
+  const cpu = {
+    ...Object.fromEntries(Object.entries(pids).map(([k, pid]) => [k, (cpuSeconds(pid) - cpu0[k]) / secs])),
+    bench: (selfCpu.user + selfCpu.system) / 1e6 / secs,
+  };
   const all = runs.flatMap((r) => r.latencies);
-  const quarter = (q: number) => runs.flatMap((r) => r.latencies.slice(Math.floor((q * r.latencies.length) / 4), Math.floor(((q + 1) * r.latencies.length) / 4)));
+  const quarter = (q: number) =>
+    runs.flatMap((r) =>
+      r.latencies.slice(Math.floor((q * r.latencies.length) / 4), Math.floor(((q + 1) * r.latencies.length) / 4)),
+    );
   const tokens = runs.length * chunks;
   const workerCpu = cpuSeconds(pids.worker) - cpu0.worker;
   // The reference: as many unstreamed 1-step runs at once on the same lane, each with an SSE client too. A reader's
@@ -190,7 +242,9 @@ async function phase(env: BenchEnv, target: Target, name: string, concurrency: n
     },
     latencyByQuarter: [0, 1, 2, 3].map((q) => summarize(quarter(q)).median),
   };
-  env.log(`B2 ${name}: ${concurrency} concurrent × ${repeats}: ${all.length}/${tokens} chunks matched, p50 ${result.latency.median} ms, p99 ${result.latency.p99} ms, ${result.eventsPer1000Tokens.toFixed(0)} history events / 1000 tokens`);
+  env.log(
+    `B2 ${name}: ${concurrency} concurrent × ${repeats}: ${all.length}/${tokens} chunks matched, p50 ${result.latency.median} ms, p99 ${result.latency.p99} ms, ${result.eventsPer1000Tokens.toFixed(0)} history events / 1000 tokens`,
+  );
   return result;
 }
 
@@ -198,16 +252,46 @@ async function phase(env: BenchEnv, target: Target, name: string, concurrency: n
 function phaseRows(lane: string, phases: Phase[], chunks: number): Row[] {
   const rows: Row[] = [];
   for (const p of phases) {
-    rows.push({ metric: `${lane}: chunk → SSE latency, ${p.concurrency} concurrent run${p.concurrency > 1 ? 's' : ''}`, value: p.latency.median, p99: p.latency.p99, unit: `ms (n=${p.latency.n} chunks, max ${p.latency.max}; medians by quarter of the stream ${p.latencyByQuarter.map((q) => q.toFixed(0)).join('/')})` });
-    if (p.runs.some((r) => r.splits.length)) rows.push({ metric: '  split: publish / workflow task / read (medians)', value: p.split.publishMs, unit: `ms: ${p.split.publishMs.toFixed(0)} / ${p.split.applyMs.toFixed(0)} / ${p.split.readMs.toFixed(0)} (chunk → signal accepted → WFT completed → SSE)` });
-    rows.push({ metric: `  CPU meanwhile: worker / Temporal / bridge / bench`, value: p.cpu.worker, unit: `cores: ${[p.cpu.worker, p.cpu.temporal, p.cpu.bridge, p.cpu.bench].map((c) => c.toFixed(2)).join(' / ')}${p.cpu.worker === p.cpu.bridge ? ' (worker and bridge: one process)' : ''}` });
-    rows.push({ metric: '  worker CPU per 1000 tokens', value: p.workerCpuPer1000Tokens, unit: `CPU-seconds (model activity, publishing, workflow tasks, events Queries${p.cpu.worker === p.cpu.bridge ? ', and the bridge' : ''})` });
-    rows.push({ metric: '  events Queries of the bridge', value: p.queriesPerSec, unit: `Queries / s (${(p.queriesPerSec / p.concurrency).toFixed(1)} per stream)` });
+    rows.push({
+      metric: `${lane}: chunk → SSE latency, ${p.concurrency} concurrent run${p.concurrency > 1 ? 's' : ''}`,
+      value: p.latency.median,
+      p99: p.latency.p99,
+      unit: `ms (n=${p.latency.n} chunks, max ${p.latency.max}; medians by quarter of the stream ${p.latencyByQuarter.map((q) => q.toFixed(0)).join('/')})`,
+    });
+    if (p.runs.some((r) => r.splits.length))
+      rows.push({
+        metric: '  split: publish / workflow task / read (medians)',
+        value: p.split.publishMs,
+        unit: `ms: ${p.split.publishMs.toFixed(0)} / ${p.split.applyMs.toFixed(0)} / ${p.split.readMs.toFixed(0)} (chunk → signal accepted → WFT completed → SSE)`,
+      });
+    rows.push({
+      metric: `  CPU meanwhile: worker / Temporal / bridge / bench`,
+      value: p.cpu.worker,
+      unit: `cores: ${[p.cpu.worker, p.cpu.temporal, p.cpu.bridge, p.cpu.bench].map((c) => c.toFixed(2)).join(' / ')}${p.cpu.worker === p.cpu.bridge ? ' (worker and bridge: one process)' : ''}`,
+    });
+    rows.push({
+      metric: '  worker CPU per 1000 tokens',
+      value: p.workerCpuPer1000Tokens,
+      unit: `CPU-seconds (model activity, publishing, workflow tasks, events Queries${p.cpu.worker === p.cpu.bridge ? ', and the bridge' : ''})`,
+    });
+    rows.push({
+      metric: '  events Queries of the bridge',
+      value: p.queriesPerSec,
+      unit: `Queries / s (${(p.queriesPerSec / p.concurrency).toFixed(1)} per stream)`,
+    });
   }
   for (const p of phases) {
     rows.push(
-      { metric: `${lane}: history events / 1000 tokens, ${p.concurrency} concurrent`, value: p.eventsPer1000Tokens, unit: `events (whole 1-step run, ${chunks} tokens)` },
-      { metric: `  of which added by streaming`, value: p.addedEventsPer1000Tokens!, unit: `events (run minus the ${p.plainEvents.toFixed(1)} events of an unstreamed 1-step run with its SSE client, at the same concurrency on the same lane)` },
+      {
+        metric: `${lane}: history events / 1000 tokens, ${p.concurrency} concurrent`,
+        value: p.eventsPer1000Tokens,
+        unit: `events (whole 1-step run, ${chunks} tokens)`,
+      },
+      {
+        metric: `  of which added by streaming`,
+        value: p.addedEventsPer1000Tokens!,
+        unit: `events (run minus the ${p.plainEvents.toFixed(1)} events of an unstreamed 1-step run with its SSE client, at the same concurrency on the same lane)`,
+      },
       { metric: `  publish signals / 1000 tokens`, value: p.signalsPer1000Tokens, unit: 'WorkflowExecutionSignaled' },
       { metric: `  STEP_DELTA events / 1000 tokens`, value: p.deltasPer1000Tokens, unit: 'SSE frames' },
     );
@@ -234,19 +318,26 @@ export const b2: Benchmark = {
       [env.quick ? 5 : 50, 1],
     ] as const;
     const phases: Phase[] = [];
-    for (const [i, [concurrency, repeats]] of levels.entries()) phases.push(await phase(env, signalLane, 'abc'[i], concurrency, repeats, chunks, intervalMs));
+    for (const [i, [concurrency, repeats]] of levels.entries())
+      phases.push(await phase(env, signalLane, 'abc'[i], concurrency, repeats, chunks, intervalMs));
     // The live lane: worker and bridge in one process (as `agio serve`), deltas never in a workflow's history.
     const serve = await env.serveService();
     const liveLane: Target = { url: serve.url, pids: { worker: serve.pid, bridge: serve.pid }, agio: serve.agio };
     await phase(env, liveLane, 'lw', 1, 1, 20, intervalMs);
     const livePhases: Phase[] = [];
-    for (const [i, [concurrency, repeats]] of levels.entries()) livePhases.push(await phase(env, liveLane, `l${'abc'[i]}`, concurrency, repeats, chunks, intervalMs));
+    for (const [i, [concurrency, repeats]] of levels.entries())
+      livePhases.push(await phase(env, liveLane, `l${'abc'[i]}`, concurrency, repeats, chunks, intervalMs));
     // The live lane across processes: a worker and a bridge of their own, deltas on NATS JetStream.
     const natsPair = await env.natsService();
-    const natsLane: Target = { url: natsPair.bridge.url, pids: { worker: natsPair.worker.pid, bridge: natsPair.bridge.pid }, agio: natsPair.agio };
+    const natsLane: Target = {
+      url: natsPair.bridge.url,
+      pids: { worker: natsPair.worker.pid, bridge: natsPair.bridge.pid },
+      agio: natsPair.agio,
+    };
     await phase(env, natsLane, 'nw', 1, 1, 20, intervalMs);
     const natsPhases: Phase[] = [];
-    for (const [i, [concurrency, repeats]] of levels.entries()) natsPhases.push(await phase(env, natsLane, `n${'abc'[i]}`, concurrency, repeats, chunks, intervalMs));
+    for (const [i, [concurrency, repeats]] of levels.entries())
+      natsPhases.push(await phase(env, natsLane, `n${'abc'[i]}`, concurrency, repeats, chunks, intervalMs));
     const rows = [
       ...phaseRows('live lane (serve)', livePhases, chunks),
       ...phaseRows('live lane (NATS, separate worker and bridge)', natsPhases, chunks),
@@ -257,14 +348,28 @@ export const b2: Benchmark = {
       'live lane (serve): a worker and a bridge in one process sharing an in-process lane (what `agio serve` runs); each chunk is handed to the bridge as it comes',
       'live lane (NATS): a worker and a bridge in separate processes; each chunk is a JetStream publish the bridge consumes',
       'signal lane: the worker batches deltas into one publish signal per ≤ 100 ms (the first at once); the bridge polls the events Query (20–250 ms back-off while the run is quiet, up to 1 s after 10 s without events)',
-      ...[...phases, ...livePhases, ...natsPhases].filter((p) => p.unmatched).map((p) => `${p.unmatched} deltas could not be matched to a written chunk at concurrency ${p.concurrency}`),
+      ...[...phases, ...livePhases, ...natsPhases]
+        .filter((p) => p.unmatched)
+        .map((p) => `${p.unmatched} deltas could not be matched to a written chunk at concurrency ${p.concurrency}`),
     ];
-    const dataOf = (ps: Phase[]) => ps.map((p) => ({ ...p, runs: p.runs.map((r) => ({ ...r, latencies: undefined, splits: undefined, latency: summarize(r.latencies) })), allLatencies: p.runs.flatMap((r) => r.latencies) }));
+    const dataOf = (ps: Phase[]) =>
+      ps.map((p) => ({
+        ...p,
+        runs: p.runs.map((r) => ({ ...r, latencies: undefined, splits: undefined, latency: summarize(r.latencies) })),
+        allLatencies: p.runs.flatMap((r) => r.latencies),
+      }));
     return {
       status: 'ok',
       rows,
       notes,
-      data: { chunks, intervalMs, plainRunEvents: plainEvents, phases: dataOf(phases), livePhases: dataOf(livePhases), natsPhases: dataOf(natsPhases) },
+      data: {
+        chunks,
+        intervalMs,
+        plainRunEvents: plainEvents,
+        phases: dataOf(phases),
+        livePhases: dataOf(livePhases),
+        natsPhases: dataOf(natsPhases),
+      },
     };
   },
 };

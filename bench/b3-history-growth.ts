@@ -1,7 +1,15 @@
 // B3 — history growth: events and bytes of the histories of 5-, 20- and 50-step runs (0 ms model). Is the
 // cost per step constant, or does it grow with the conversation? Bytes are the JSON size of the fetched history.
 import type { BenchResult, Benchmark, Row } from './report';
-import { eventBytes, eventType, historyBytes, historyProtoBytes, countByType, type BenchEnv, type History } from './setup';
+import {
+  eventBytes,
+  eventType,
+  historyBytes,
+  historyProtoBytes,
+  countByType,
+  type BenchEnv,
+  type History,
+} from './setup';
 
 /** JSON bytes per event type. */
 function bytesByType(history: History): Record<string, number> {
@@ -11,11 +19,15 @@ function bytesByType(history: History): Record<string, number> {
 }
 
 /** Bytes of each step's slice of a history: from one model ActivityTaskScheduled (`callModel` in Agio) to the next. */
-function bytesPerStep(history: History, modelActivity: string): { events: number; bytes: number; modelInputBytes: number }[] {
+function bytesPerStep(
+  history: History,
+  modelActivity: string,
+): { events: number; bytes: number; modelInputBytes: number }[] {
   const out: { events: number; bytes: number; modelInputBytes: number }[] = [];
   for (const e of history.events ?? []) {
     const scheduled = e.activityTaskScheduledEventAttributes;
-    if (scheduled?.activityType?.name === modelActivity) out.push({ events: 0, bytes: 0, modelInputBytes: eventBytes(e) });
+    if (scheduled?.activityType?.name === modelActivity)
+      out.push({ events: 0, bytes: 0, modelInputBytes: eventBytes(e) });
     const current = out.at(-1);
     if (!current) continue;
     current.events++;
@@ -46,24 +58,62 @@ export interface StepsHistory {
 }
 
 /** B3's rows, notes and data for histories of runs of increasing size; `modelActivity` starts a step. */
-export function historyGrowth(histories: StepsHistory[], modelActivity: string, log: (msg: string) => void = () => undefined): Pick<BenchResult, 'rows' | 'notes' | 'data'> {
+export function historyGrowth(
+  histories: StepsHistory[],
+  modelActivity: string,
+  log: (msg: string) => void = () => undefined,
+): Pick<BenchResult, 'rows' | 'notes' | 'data'> {
   const rows: Row[] = [];
-  const runs: { steps: number; events: number; bytes: number; protoBytes: number; byType: Record<string, number>; bytesByType: Record<string, number>; perStep: ReturnType<typeof bytesPerStep> }[] = [];
+  const runs: {
+    steps: number;
+    events: number;
+    bytes: number;
+    protoBytes: number;
+    byType: Record<string, number>;
+    bytesByType: Record<string, number>;
+    perStep: ReturnType<typeof bytesPerStep>;
+  }[] = [];
   for (const { steps, history } of histories) {
     const events = history.events?.length ?? 0;
     const bytes = historyBytes(history);
     const protoBytes = historyProtoBytes(history);
     const perStep = bytesPerStep(history, modelActivity);
     const full = perStep.slice(0, -1); // the last slice also holds the run's end
-    runs.push({ steps, events, bytes, protoBytes, byType: countByType(history), bytesByType: bytesByType(history), perStep });
+    runs.push({
+      steps,
+      events,
+      bytes,
+      protoBytes,
+      byType: countByType(history),
+      bytesByType: bytesByType(history),
+      perStep,
+    });
     log(`${steps} steps: ${events} events, ${bytes} bytes`);
     rows.push(
-      { metric: `history events, ${steps}-step run`, value: events, unit: `events (${(events / steps).toFixed(1)} / step)` },
-      { metric: `history bytes (JSON), ${steps}-step run`, value: bytes, unit: `bytes (${(bytes / steps).toFixed(0)} / step)` },
-      { metric: `history bytes (protobuf), ${steps}-step run`, value: protoBytes, unit: `bytes (${(protoBytes / steps).toFixed(0)} / step)` },
+      {
+        metric: `history events, ${steps}-step run`,
+        value: events,
+        unit: `events (${(events / steps).toFixed(1)} / step)`,
+      },
+      {
+        metric: `history bytes (JSON), ${steps}-step run`,
+        value: bytes,
+        unit: `bytes (${(bytes / steps).toFixed(0)} / step)`,
+      },
+      {
+        metric: `history bytes (protobuf), ${steps}-step run`,
+        value: protoBytes,
+        unit: `bytes (${(protoBytes / steps).toFixed(0)} / step)`,
+      },
     );
     if (full.length >= 2) {
-      rows.push({ metric: `bytes of step 1 → step ${full.length}, ${steps}-step run`, value: full[full.length - 1].bytes, baseline: full[0].bytes, ratio: full[full.length - 1].bytes / full[0].bytes, unit: 'bytes in that step (baseline = step 1)' });
+      rows.push({
+        metric: `bytes of step 1 → step ${full.length}, ${steps}-step run`,
+        value: full[full.length - 1].bytes,
+        baseline: full[0].bytes,
+        ratio: full[full.length - 1].bytes / full[0].bytes,
+        unit: 'bytes in that step (baseline = step 1)',
+      });
     }
   }
   // Marginal cost per step between run sizes: constant if the history grew linearly.
@@ -71,7 +121,12 @@ export function historyGrowth(histories: StepsHistory[], modelActivity: string, 
   const marginals: { from: number; to: number; eventsPerStep: number; bytesPerStep: number }[] = [];
   for (let i = 1; i < r.length; i++) {
     const d = r[i].steps - r[i - 1].steps;
-    marginals.push({ from: r[i - 1].steps, to: r[i].steps, eventsPerStep: (r[i].events - r[i - 1].events) / d, bytesPerStep: (r[i].bytes - r[i - 1].bytes) / d });
+    marginals.push({
+      from: r[i - 1].steps,
+      to: r[i].steps,
+      eventsPerStep: (r[i].events - r[i - 1].events) / d,
+      bytesPerStep: (r[i].bytes - r[i - 1].bytes) / d,
+    });
   }
   for (const m of marginals) {
     rows.push(
@@ -80,13 +135,19 @@ export function historyGrowth(histories: StepsHistory[], modelActivity: string, 
     );
   }
   // Signals (delta batches) sometimes share a workflow task, so allow a little jitter.
-  const eventsConstant = marginals.every((m) => Math.abs(m.eventsPerStep - marginals[0].eventsPerStep) <= 0.15 * marginals[0].eventsPerStep);
+  const eventsConstant = marginals.every(
+    (m) => Math.abs(m.eventsPerStep - marginals[0].eventsPerStep) <= 0.15 * marginals[0].eventsPerStep,
+  );
   // Slope of a step's bytes over its index in the longest run: 0 when the cost per step is constant.
   const last = r[r.length - 1].perStep.slice(0, -1);
   const slope = leastSquaresSlope(last.map((s) => s.bytes));
   const modelSlope = leastSquaresSlope(last.map((s) => s.modelInputBytes));
   rows.push(
-    { metric: `growth of a step's bytes per earlier step (${r[r.length - 1].steps}-step run)`, value: slope, unit: 'bytes / step, per step' },
+    {
+      metric: `growth of a step's bytes per earlier step (${r[r.length - 1].steps}-step run)`,
+      value: slope,
+      unit: 'bytes / step, per step',
+    },
     { metric: `growth of ${modelActivity} input per earlier step`, value: modelSlope, unit: 'bytes / step, per step' },
   );
   // Agio passes a conversation over limits.inlineModelInputBytes by reference: from that step on the model
@@ -96,8 +157,18 @@ export function historyGrowth(histories: StepsHistory[], modelActivity: string, 
   const tailSlope = leastSquaresSlope(tail.map((s) => s.bytes));
   if (tail.length >= 2) {
     rows.push(
-      { metric: `  steps ${byRef + 1}–${last.length}: ${modelActivity} input passed by reference`, value: tail[0].modelInputBytes, baseline: last[byRef - 1].modelInputBytes, ratio: tail[0].modelInputBytes / last[byRef - 1].modelInputBytes, unit: `bytes of its ActivityTaskScheduled (baseline = step ${byRef}, the last inline one)` },
-      { metric: `  growth of a step's bytes per earlier step, steps ${byRef + 1}–${last.length}`, value: tailSlope, unit: 'bytes / step, per step' },
+      {
+        metric: `  steps ${byRef + 1}–${last.length}: ${modelActivity} input passed by reference`,
+        value: tail[0].modelInputBytes,
+        baseline: last[byRef - 1].modelInputBytes,
+        ratio: tail[0].modelInputBytes / last[byRef - 1].modelInputBytes,
+        unit: `bytes of its ActivityTaskScheduled (baseline = step ${byRef}, the last inline one)`,
+      },
+      {
+        metric: `  growth of a step's bytes per earlier step, steps ${byRef + 1}–${last.length}`,
+        value: tailSlope,
+        unit: 'bytes / step, per step',
+      },
     );
   }
   const growing = last.length >= 2 && slope * last.length > 0.1 * last[0].bytes;
@@ -125,7 +196,8 @@ export const b3: Benchmark = {
     const histories: StepsHistory[] = [];
     for (const steps of b3Sizes(env.quick)) {
       const { handle, output } = await env.run({ steps, tag: `b3-${steps}` });
-      if (output.metrics.modelCalls !== steps) throw new Error(`run made ${output.metrics.modelCalls} model calls, expected ${steps}`);
+      if (output.metrics.modelCalls !== steps)
+        throw new Error(`run made ${output.metrics.modelCalls} model calls, expected ${steps}`);
       histories.push({ steps, history: await handle.workflow.fetchHistory() });
     }
     return { status: 'ok', ...historyGrowth(histories, 'callModel', (msg) => env.log(`B3: ${msg}`)) };

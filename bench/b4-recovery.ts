@@ -57,7 +57,9 @@ async function scenario(env: BenchEnv, s: Scenario, referenceMs: number, steps: 
   const t0 = Date.now();
   const run = await env.start({ steps, latencyMs: LATENCY_MS, tag }, s.limits);
   // Mid model call: the request of step KILL_AT_STEP arrived and the model is still "thinking" (200 ms).
-  await waitFor('the model call to interrupt', () => requestsAt(env, tag, firstRequest).find((r) => r.assistants === KILL_AT_STEP));
+  await waitFor('the model call to interrupt', () =>
+    requestsAt(env, tag, firstRequest).find((r) => r.assistants === KILL_AT_STEP),
+  );
   await sleep(LATENCY_MS / 4);
   const victim = env.worker;
   const killedAt = Date.now();
@@ -70,8 +72,17 @@ async function scenario(env: BenchEnv, s: Scenario, referenceMs: number, steps: 
   const output = await run.result();
   const runMs = Date.now() - t0;
   const requests = requestsAt(env, tag, firstRequest).length;
-  if (output.metrics.modelCalls !== steps) throw new Error(`run made ${output.metrics.modelCalls} model calls, expected ${steps}`);
-  const outcome = { scenario: s.name, runMs, addedMs: runMs - referenceMs, shutdownMs, replacementStartupMs: env.worker.startupMs, resumeMs: next.receivedAt - killedAt, repeatedModelCalls: requests - steps };
+  if (output.metrics.modelCalls !== steps)
+    throw new Error(`run made ${output.metrics.modelCalls} model calls, expected ${steps}`);
+  const outcome = {
+    scenario: s.name,
+    runMs,
+    addedMs: runMs - referenceMs,
+    shutdownMs,
+    replacementStartupMs: env.worker.startupMs,
+    resumeMs: next.receivedAt - killedAt,
+    repeatedModelCalls: requests - steps,
+  };
   env.log(`B4: ${s.name}: ${JSON.stringify(outcome)}`);
   return outcome;
 }
@@ -95,18 +106,30 @@ export const b4: Benchmark = {
     ];
     const outcomes: Outcome[] = [];
     for (const s of scenarios) outcomes.push(await scenario(env, s, reference, steps));
-    const rows: Row[] = [{ metric: `undisturbed ${steps}-step run (${LATENCY_MS} ms model)`, value: reference, unit: 'ms' }];
+    const rows: Row[] = [
+      { metric: `undisturbed ${steps}-step run (${LATENCY_MS} ms model)`, value: reference, unit: 'ms' },
+    ];
     for (const o of outcomes) {
       rows.push(
-        { metric: `${o.scenario}: kill → model called again`, value: o.resumeMs, unit: `ms (old worker gone after ${o.shutdownMs} ms, new one ready after ${o.replacementStartupMs} ms more)` },
-        { metric: `${o.scenario}: run time`, value: o.runMs, baseline: reference, ratio: o.runMs / reference, unit: `ms (+${o.addedMs} ms; ${o.repeatedModelCalls} model call(s) repeated)` },
+        {
+          metric: `${o.scenario}: kill → model called again`,
+          value: o.resumeMs,
+          unit: `ms (old worker gone after ${o.shutdownMs} ms, new one ready after ${o.replacementStartupMs} ms more)`,
+        },
+        {
+          metric: `${o.scenario}: run time`,
+          value: o.runMs,
+          baseline: reference,
+          ratio: o.runMs / reference,
+          unit: `ms (+${o.addedMs} ms; ${o.repeatedModelCalls} model call(s) repeated)`,
+        },
       );
     }
     return {
       status: 'ok',
       rows,
       notes: [
-        'the replacement worker is a new process (tsx-transpiled; its start-up time is part of the recovery); after SIGKILL the interrupted model call is retried only when its heartbeat timeout expires (limits.modelHeartbeatTimeoutMs, 20 s by default), and the next workflow task of the run still goes to the dead worker\'s sticky queue until the sticky schedule-to-start timeout (Worker option stickyQueueScheduleToStartTimeout, 10 s by default) moves it to the normal queue; a graceful SIGTERM avoids both',
+        "the replacement worker is a new process (tsx-transpiled; its start-up time is part of the recovery); after SIGKILL the interrupted model call is retried only when its heartbeat timeout expires (limits.modelHeartbeatTimeoutMs, 20 s by default), and the next workflow task of the run still goes to the dead worker's sticky queue until the sticky schedule-to-start timeout (Worker option stickyQueueScheduleToStartTimeout, 10 s by default) moves it to the normal queue; a graceful SIGTERM avoids both",
       ],
       data: { steps, latencyMs: LATENCY_MS, killAtStep: KILL_AT_STEP, referenceMs: reference, outcomes },
     };

@@ -15,20 +15,29 @@ export const b5: Benchmark = {
   async run(env: BenchEnv) {
     const concurrency = env.quick ? 4 : Number(process.env.BENCH_B5_CONCURRENCY ?? 20);
     const windowMs = env.quick ? 5_000 : Number(process.env.BENCH_B5_SECONDS ?? 30) * 1000;
-    await Promise.all(Array.from({ length: Math.min(4, concurrency) }, (_, i) => env.run({ steps: STEPS, tag: `b5-warm-${i}` })));
+    await Promise.all(
+      Array.from({ length: Math.min(4, concurrency) }, (_, i) => env.run({ steps: STEPS, tag: `b5-warm-${i}` })),
+    );
 
     let seq = 0;
     const agio = await saturate(env, concurrency, windowMs, async () => {
       const { handle, output } = await env.run({ steps: STEPS, tag: `b5-${seq++}` });
-      if (output.metrics.modelCalls !== STEPS) throw new Error(`run made ${output.metrics.modelCalls} model calls, expected ${STEPS}`);
+      if (output.metrics.modelCalls !== STEPS)
+        throw new Error(`run made ${output.metrics.modelCalls} model calls, expected ${STEPS}`);
       return handle.runId;
     });
     const { cpu, inWindow, done } = agio;
     const runsPerSec = inWindow.length / (windowMs / 1000);
-    env.log(`B5: ${inWindow.length} runs in ${windowMs} ms with ${concurrency} concurrent (${done.length} incl. drain): ${runsPerSec.toFixed(2)} runs/s`);
+    env.log(
+      `B5: ${inWindow.length} runs in ${windowMs} ms with ${concurrency} concurrent (${done.length} incl. drain): ${runsPerSec.toFixed(2)} runs/s`,
+    );
 
     // Temporal's floor at the same load: bare 5-step workflows, each step an activity then a local activity.
-    await env.client.workflow.execute('benchStepFloor', { taskQueue: env.taskQueue, workflowId: `b5-floor-warm`, args: [STEPS] });
+    await env.client.workflow.execute('benchStepFloor', {
+      taskQueue: env.taskQueue,
+      workflowId: `b5-floor-warm`,
+      args: [STEPS],
+    });
     const floor = await saturate(env, concurrency, windowMs, async () => {
       const workflowId = `b5-floor-${seq++}`;
       await env.client.workflow.execute('benchStepFloor', { taskQueue: env.taskQueue, workflowId, args: [STEPS] });
@@ -49,24 +58,76 @@ export const b5: Benchmark = {
     const allActivities = Object.values(activity).flat();
     const runLatency = summarize(inWindow.map((d) => d.durationMs));
     const rows: Row[] = [
-      { metric: `runs/s (${concurrency} concurrent ${STEPS}-step runs)`, value: runsPerSec, unit: `runs/s (${inWindow.length} runs in ${windowMs / 1000} s)` },
-      { metric: 'agent steps/s (model calls)', value: runsPerSec * STEPS, baseline: floorRunsPerSec * STEPS, ratio: runsPerSec / floorRunsPerSec, unit: 'steps/s (baseline: bare workflow, activity + local activity per step)' },
-      { metric: 'activities/s', value: inWindow.length > 0 ? (runsPerSec * allActivities.length) / sample.length : NaN, unit: 'activities/s (model + tool + resolveTools)' },
+      {
+        metric: `runs/s (${concurrency} concurrent ${STEPS}-step runs)`,
+        value: runsPerSec,
+        unit: `runs/s (${inWindow.length} runs in ${windowMs / 1000} s)`,
+      },
+      {
+        metric: 'agent steps/s (model calls)',
+        value: runsPerSec * STEPS,
+        baseline: floorRunsPerSec * STEPS,
+        ratio: runsPerSec / floorRunsPerSec,
+        unit: 'steps/s (baseline: bare workflow, activity + local activity per step)',
+      },
+      {
+        metric: 'activities/s',
+        value: inWindow.length > 0 ? (runsPerSec * allActivities.length) / sample.length : NaN,
+        unit: 'activities/s (model + tool + resolveTools)',
+      },
       { metric: 'run duration at that load', value: runLatency.median, p99: runLatency.p99, unit: 'ms' },
-      { metric: 'activity schedule-to-start', value: summarize(allActivities).median, p99: summarize(allActivities).p99, unit: `ms (n=${allActivities.length} from ${sample.length} runs)` },
-      ...Object.entries(activity).map(([type, ms]) => ({ metric: `  ${type}`, value: summarize(ms).median, p99: summarize(ms).p99, unit: 'ms schedule-to-start' })),
-      { metric: 'workflow task schedule-to-start', value: summarize(wft).median, p99: summarize(wft).p99, unit: `ms (n=${wft.length})` },
+      {
+        metric: 'activity schedule-to-start',
+        value: summarize(allActivities).median,
+        p99: summarize(allActivities).p99,
+        unit: `ms (n=${allActivities.length} from ${sample.length} runs)`,
+      },
+      ...Object.entries(activity).map(([type, ms]) => ({
+        metric: `  ${type}`,
+        value: summarize(ms).median,
+        p99: summarize(ms).p99,
+        unit: 'ms schedule-to-start',
+      })),
+      {
+        metric: 'workflow task schedule-to-start',
+        value: summarize(wft).median,
+        p99: summarize(wft).p99,
+        unit: `ms (n=${wft.length})`,
+      },
       { metric: 'CPU: worker process', value: cpu.worker, unit: 'cores' },
       { metric: 'CPU: Temporal dev server', value: cpu.server, unit: 'cores' },
       { metric: 'CPU: bench process (client + model)', value: cpu.bench, unit: 'cores' },
-      { metric: 'CPU per agent step: worker process', value: (cpu.worker * 1000) / (runsPerSec * STEPS), baseline: (floor.cpu.worker * 1000) / (floorRunsPerSec * STEPS), unit: 'ms CPU / step (baseline: bare workflow)' },
-      { metric: 'CPU per agent step: Temporal dev server', value: (cpu.server * 1000) / (runsPerSec * STEPS), baseline: (floor.cpu.server * 1000) / (floorRunsPerSec * STEPS), unit: 'ms CPU / step (baseline: bare workflow)' },
+      {
+        metric: 'CPU per agent step: worker process',
+        value: (cpu.worker * 1000) / (runsPerSec * STEPS),
+        baseline: (floor.cpu.worker * 1000) / (floorRunsPerSec * STEPS),
+        unit: 'ms CPU / step (baseline: bare workflow)',
+      },
+      {
+        metric: 'CPU per agent step: Temporal dev server',
+        value: (cpu.server * 1000) / (runsPerSec * STEPS),
+        baseline: (floor.cpu.server * 1000) / (floorRunsPerSec * STEPS),
+        unit: 'ms CPU / step (baseline: bare workflow)',
+      },
     ];
     return {
       status: 'ok',
       rows,
-      notes: [`one worker with default Worker options; ${concurrency} runs in flight at all times (override with BENCH_B5_CONCURRENCY, BENCH_B5_SECONDS)`],
-      data: { concurrency, windowMs, steps: STEPS, runs: done.length, runsInWindow: inWindow.length, cpu, floor: { runsInWindow: floor.inWindow.length, cpu: floor.cpu }, activityScheduleToStart: activity, workflowTaskScheduleToStart: wft, runDurations: inWindow.map((d) => d.durationMs) },
+      notes: [
+        `one worker with default Worker options; ${concurrency} runs in flight at all times (override with BENCH_B5_CONCURRENCY, BENCH_B5_SECONDS)`,
+      ],
+      data: {
+        concurrency,
+        windowMs,
+        steps: STEPS,
+        runs: done.length,
+        runsInWindow: inWindow.length,
+        cpu,
+        floor: { runsInWindow: floor.inWindow.length, cpu: floor.cpu },
+        activityScheduleToStart: activity,
+        workflowTaskScheduleToStart: wft,
+        runDurations: inWindow.map((d) => d.durationMs),
+      },
     };
   },
 };

@@ -7,7 +7,10 @@ import { BENCH_TOKEN, bridgeQueries, cpuSeconds, pool, rssMb, sleep, type BenchE
 /** An SSE connection that only counts bytes, kept open until `close()`. */
 async function openSse(url: string): Promise<{ close: () => void; bytes: () => number; ended: Promise<void> }> {
   const abort = new AbortController();
-  const res = await fetch(url, { headers: { authorization: `Bearer ${BENCH_TOKEN}`, accept: 'text/event-stream' }, signal: abort.signal });
+  const res = await fetch(url, {
+    headers: { authorization: `Bearer ${BENCH_TOKEN}`, accept: 'text/event-stream' },
+    signal: abort.signal,
+  });
   if (res.status !== 200 || !res.body) throw new Error(`GET ${url} answered ${res.status}`);
   let bytes = 0;
   const reader = res.body.getReader();
@@ -53,8 +56,16 @@ export const b6: Benchmark = {
     env.log(`B6: ${runCount} paused runs (parked in ${parkMs} ms): ${JSON.stringify(paused)}`);
 
     // What the parked runs cost in CPU with nobody reading.
-    const cpuOf = () => ({ worker: cpuSeconds(env.worker.pid), server: cpuSeconds(env.temporal.pid), bridge: cpuSeconds(bridge.pid) });
-    const rate = (a: ReturnType<typeof cpuOf>, b: ReturnType<typeof cpuOf>, secs: number) => ({ worker: (b.worker - a.worker) / secs, server: (b.server - a.server) / secs, bridge: (b.bridge - a.bridge) / secs });
+    const cpuOf = () => ({
+      worker: cpuSeconds(env.worker.pid),
+      server: cpuSeconds(env.temporal.pid),
+      bridge: cpuSeconds(bridge.pid),
+    });
+    const rate = (a: ReturnType<typeof cpuOf>, b: ReturnType<typeof cpuOf>, secs: number) => ({
+      worker: (b.worker - a.worker) / secs,
+      server: (b.server - a.server) / secs,
+      bridge: (b.bridge - a.bridge) / secs,
+    });
     const idle0 = cpuOf();
     await sleep(10_000);
     const idleCpu = rate(idle0, cpuOf(), 10);
@@ -80,21 +91,59 @@ export const b6: Benchmark = {
 
     const rows: Row[] = [
       { metric: 'worker RSS, idle', value: before.worker, unit: 'MB' },
-      { metric: `worker RSS, ${runCount} paused runs`, value: paused.worker, unit: `MB (+${(((paused.worker - before.worker) * 1024) / runCount).toFixed(0)} KB / run)` },
+      {
+        metric: `worker RSS, ${runCount} paused runs`,
+        value: paused.worker,
+        unit: `MB (+${(((paused.worker - before.worker) * 1024) / runCount).toFixed(0)} KB / run)`,
+      },
       { metric: 'Temporal dev server RSS, before', value: before.server, unit: 'MB' },
-      { metric: `Temporal dev server RSS, ${runCount} paused runs`, value: paused.server, unit: `MB (+${(((paused.server - before.server) * 1024) / runCount).toFixed(0)} KB / run)` },
+      {
+        metric: `Temporal dev server RSS, ${runCount} paused runs`,
+        value: paused.server,
+        unit: `MB (+${(((paused.server - before.server) * 1024) / runCount).toFixed(0)} KB / run)`,
+      },
       { metric: 'bridge RSS, no clients', value: paused.bridge, unit: 'MB' },
-      { metric: `bridge RSS, ${clientCount} SSE clients (${clientCount} runs)`, value: streaming.bridge, unit: `MB (+${(((streaming.bridge - paused.bridge) * 1024) / clientCount).toFixed(0)} KB / client)` },
-      { metric: `CPU, ${runCount} paused runs, no clients: worker / Temporal / bridge`, value: idleCpu.worker, unit: `cores: ${[idleCpu.worker, idleCpu.server, idleCpu.bridge].map((c) => c.toFixed(2)).join(' / ')}` },
-      { metric: `CPU with ${clientCount} idle streams: worker / Temporal / bridge`, value: cpu.worker, unit: `cores: ${[cpu.worker, cpu.server, cpu.bridge].map((c) => c.toFixed(2)).join(' / ')} (the worker answers the events Queries)` },
-      { metric: `  events Queries the bridge made, ${clientCount} idle streams`, value: queriesPerSec, unit: `Queries / s (${(queriesPerSec / clientCount).toFixed(2)} per stream)` },
+      {
+        metric: `bridge RSS, ${clientCount} SSE clients (${clientCount} runs)`,
+        value: streaming.bridge,
+        unit: `MB (+${(((streaming.bridge - paused.bridge) * 1024) / clientCount).toFixed(0)} KB / client)`,
+      },
+      {
+        metric: `CPU, ${runCount} paused runs, no clients: worker / Temporal / bridge`,
+        value: idleCpu.worker,
+        unit: `cores: ${[idleCpu.worker, idleCpu.server, idleCpu.bridge].map((c) => c.toFixed(2)).join(' / ')}`,
+      },
+      {
+        metric: `CPU with ${clientCount} idle streams: worker / Temporal / bridge`,
+        value: cpu.worker,
+        unit: `cores: ${[cpu.worker, cpu.server, cpu.bridge].map((c) => c.toFixed(2)).join(' / ')} (the worker answers the events Queries)`,
+      },
+      {
+        metric: `  events Queries the bridge made, ${clientCount} idle streams`,
+        value: queriesPerSec,
+        unit: `Queries / s (${(queriesPerSec / clientCount).toFixed(2)} per stream)`,
+      },
       { metric: '  CPU per events Query, worker + Temporal + bridge', value: cpuPerQueryMs, unit: 'ms of CPU' },
     ];
     return {
       status: 'ok',
       rows,
-      notes: [`RSS of whole process trees (Linux /proc); ${runCount} runs parked in ${(parkMs / 1000).toFixed(1)} s; each idle SSE client has its own upstream reader here, which polls the run's events Query every 1 s once the run has had no event for 10 s (every ≤ 250 ms before that)`],
-      data: { runCount, clientCount, parkMs, before, paused, streaming, idleCpu, cpu, queriesPerSec, cpuPerQueryMs, bytesReceived: clients.reduce((n, c) => n + c.bytes(), 0) },
+      notes: [
+        `RSS of whole process trees (Linux /proc); ${runCount} runs parked in ${(parkMs / 1000).toFixed(1)} s; each idle SSE client has its own upstream reader here, which polls the run's events Query every 1 s once the run has had no event for 10 s (every ≤ 250 ms before that)`,
+      ],
+      data: {
+        runCount,
+        clientCount,
+        parkMs,
+        before,
+        paused,
+        streaming,
+        idleCpu,
+        cpu,
+        queriesPerSec,
+        cpuPerQueryMs,
+        bytesReceived: clients.reduce((n, c) => n + c.bytes(), 0),
+      },
     };
   },
 };

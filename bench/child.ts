@@ -17,7 +17,10 @@ import { benchTools } from './tools';
 // Only a type import from setup.ts: the bridge process must not load the worker's modules (B6 measures its memory).
 const CHILD_CONFIG_ENV = 'BENCH_CHILD_CONFIG';
 
-async function runWorker(config: ChildConfig, liveLane?: LiveLane): Promise<{ worker: Worker; connection: NativeConnection }> {
+async function runWorker(
+  config: ChildConfig,
+  liveLane?: LiveLane,
+): Promise<{ worker: Worker; connection: NativeConnection }> {
   Runtime.install({ logger: new DefaultLogger('WARN') });
   const connection = await NativeConnection.connect({ address: config.address });
   const { worker } = await createWorker({
@@ -54,7 +57,11 @@ async function serveWorker(config: ChildConfig): Promise<void> {
 async function startBridge(config: ChildConfig, liveLane?: LiveLane): Promise<{ url: string; close(): Promise<void> }> {
   const connection = await Connection.connect({ address: config.address });
   const agio = new AgioClient(new Client({ connection }), { taskQueue: config.taskQueue });
-  const app = createBridge({ agio, tokens: parseTokens(config.tokens ?? 'bench-token:default'), ...(liveLane ? { liveLane } : {}) });
+  const app = createBridge({
+    agio,
+    tokens: parseTokens(config.tokens ?? 'bench-token:default'),
+    ...(liveLane ? { liveLane } : {}),
+  });
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   return { url, close: () => app.close().then(() => connection.close()) };
 }

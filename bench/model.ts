@@ -29,7 +29,10 @@ export function streamToken(tag: string, chunk: number): string {
   return `<${tag}:${String(chunk).padStart(5, '0')}>`;
 }
 
-interface Message { role: string; content?: unknown }
+interface Message {
+  role: string;
+  content?: unknown;
+}
 
 /** The plan of the run that sent this request (from its first user message), or undefined. */
 export function planOf(req: RecordedRequest): RunPlan | undefined {

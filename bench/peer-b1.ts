@@ -29,12 +29,24 @@ interface Samples {
 function breakdown(history: History, step: StepActivities, steps: number): Record<string, number> {
   const wft = workflowTasks(history);
   const mean = wft.processingMs.reduce((a, b) => a + b, 0) / (wft.processingMs.length || NaN);
-  return { ...stepTimeline(history, step), 'workflow tasks per step': wft.count / steps, 'workflow task started → completed (worker + persistence)': mean };
+  return {
+    ...stepTimeline(history, step),
+    'workflow tasks per step': wft.count / steps,
+    'workflow task started → completed (worker + persistence)': mean,
+  };
 }
 
 export async function peerB1(env: BenchEnv, peer: PeerEnv): Promise<Pick<BenchResult, 'rows' | 'notes' | 'data'>> {
   const openai = new OpenAI({ baseURL: env.model.baseURL, apiKey: 'bench', maxRetries: 0 });
-  const latencies = env.quick ? [{ latencyMs: 0, reps: 1 }, { latencyMs: 200, reps: 1 }] : [{ latencyMs: 0, reps: 5 }, { latencyMs: 200, reps: 2 }];
+  const latencies = env.quick
+    ? [
+        { latencyMs: 0, reps: 1 },
+        { latencyMs: 200, reps: 1 },
+      ]
+    : [
+        { latencyMs: 0, reps: 5 },
+        { latencyMs: 200, reps: 2 },
+      ];
   const steps = env.quick ? 5 : STEPS;
   let seq = 0;
   const plan = (latencyMs: number): RunPlan => ({ steps, latencyMs, tag: `pb1-${seq++}` });
@@ -63,26 +75,57 @@ export async function peerB1(env: BenchEnv, peer: PeerEnv): Promise<Pick<BenchRe
       s.agio.push(
         await timed(async () => {
           const { output } = await env.run(plan(latencyMs));
-          if (output.metrics.modelCalls !== steps) throw new Error(`Agio run made ${output.metrics.modelCalls} model calls, expected ${steps}`);
+          if (output.metrics.modelCalls !== steps)
+            throw new Error(`Agio run made ${output.metrics.modelCalls} model calls, expected ${steps}`);
         }),
       );
       s.baseline.push(await timed(() => baselineRun(openai, plan(latencyMs))));
-      env.log(`PEER B1: ${latencyMs} ms model, rep ${r + 1}/${reps}: peer ${s.peer.at(-1)!.toFixed(0)} ms, peer streaming ${s.peerStream.at(-1)!.toFixed(0)} ms, Agio ${s.agio.at(-1)!.toFixed(0)} ms, baseline ${s.baseline.at(-1)!.toFixed(0)} ms`);
+      env.log(
+        `PEER B1: ${latencyMs} ms model, rep ${r + 1}/${reps}: peer ${s.peer.at(-1)!.toFixed(0)} ms, peer streaming ${s.peerStream.at(-1)!.toFixed(0)} ms, Agio ${s.agio.at(-1)!.toFixed(0)} ms, baseline ${s.baseline.at(-1)!.toFixed(0)} ms`,
+      );
     }
     samples[`${latencyMs}ms`] = s;
     const [p, ps, a, b] = [median(s.peer), median(s.peerStream), median(s.agio), median(s.baseline)];
     const unit = `ms / ${steps}-step run (n=${reps}; baseline = in-process loop)`;
     rows.push(
       { metric: `B1 run wall time, model ${latencyMs} ms: peer run()`, value: p, baseline: b, ratio: p / b, unit },
-      { metric: `B1 run wall time, model ${latencyMs} ms: peer streaming`, value: ps, baseline: b, ratio: ps / b, unit },
-      { metric: `B1 run wall time, model ${latencyMs} ms: Agio, interleaved`, value: a, baseline: b, ratio: a / b, unit },
-      { metric: `B1 overhead per step, model ${latencyMs} ms: peer run()`, value: (p - b) / steps, baseline: (a - b) / steps, ratio: (p - b) / (a - b), unit: 'ms / step (baseline = Agio)' },
-      { metric: `B1 overhead per step, model ${latencyMs} ms: peer streaming`, value: (ps - b) / steps, baseline: (a - b) / steps, ratio: (ps - b) / (a - b), unit: 'ms / step (baseline = Agio)' },
+      {
+        metric: `B1 run wall time, model ${latencyMs} ms: peer streaming`,
+        value: ps,
+        baseline: b,
+        ratio: ps / b,
+        unit,
+      },
+      {
+        metric: `B1 run wall time, model ${latencyMs} ms: Agio, interleaved`,
+        value: a,
+        baseline: b,
+        ratio: a / b,
+        unit,
+      },
+      {
+        metric: `B1 overhead per step, model ${latencyMs} ms: peer run()`,
+        value: (p - b) / steps,
+        baseline: (a - b) / steps,
+        ratio: (p - b) / (a - b),
+        unit: 'ms / step (baseline = Agio)',
+      },
+      {
+        metric: `B1 overhead per step, model ${latencyMs} ms: peer streaming`,
+        value: (ps - b) / steps,
+        baseline: (a - b) / steps,
+        ratio: (ps - b) / (a - b),
+        unit: 'ms / step (baseline = Agio)',
+      },
     );
   }
   for (const mode of ['peer', 'peerStream'] as const) {
     for (const [phase, ms] of Object.entries(timelines[mode] ?? {})) {
-      rows.push({ metric: `  B1 0 ms model, ${mode === 'peer' ? 'run()' : 'streaming'}: ${phase}`, value: ms, unit: phase.startsWith('workflow tasks per') ? 'tasks' : 'ms (mean over the run)' });
+      rows.push({
+        metric: `  B1 0 ms model, ${mode === 'peer' ? 'run()' : 'streaming'}: ${phase}`,
+        value: ms,
+        unit: phase.startsWith('workflow tasks per') ? 'tasks' : 'ms (mean over the run)',
+      });
     }
   }
   return {

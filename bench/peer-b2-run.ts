@@ -42,7 +42,8 @@ function signalTimes(history: History): Map<string, { signalAt: number; appliedA
       });
       pending.push({ deltas, signalAt: eventTime(e) });
     } else if (e.workflowTaskCompletedEventAttributes && pending.length) {
-      for (const p of pending.splice(0)) for (const d of p.deltas) out.set(d, { signalAt: p.signalAt, appliedAt: eventTime(e) });
+      for (const p of pending.splice(0))
+        for (const d of p.deltas) out.set(d, { signalAt: p.signalAt, appliedAt: eventTime(e) });
     }
   }
   return out;
@@ -55,12 +56,25 @@ export type PeerHandle = Awaited<ReturnType<PeerEnv['start']>>;
  * and measures it. `drain`: the workflow waits for the subscriber before it returns. Handles go to `started`
  * (so a phase can terminate them). Never throws: a failed run is a sample with `completed: false`.
  */
-export async function streamOne(env: BenchEnv, peer: PeerEnv, tag: string, chunks: number, intervalMs: number, written: Map<string, number>, drain = true, started: PeerHandle[] = []): Promise<RunSample> {
+export async function streamOne(
+  env: BenchEnv,
+  peer: PeerEnv,
+  tag: string,
+  chunks: number,
+  intervalMs: number,
+  written: Map<string, number>,
+  drain = true,
+  started: PeerHandle[] = [],
+): Promise<RunSample> {
   let open!: () => void;
   env.gates.set(tag, new Promise<void>((resolve) => (open = resolve)));
   const opener = setTimeout(() => open(), 15_000); // never hold the model forever
   try {
-    const handle = await peer.start({ steps: 1, tag, ...(chunks ? { stream: { chunks, intervalMs } } : {}) }, true, drain);
+    const handle = await peer.start(
+      { steps: 1, tag, ...(chunks ? { stream: { chunks, intervalMs } } : {}) },
+      true,
+      drain,
+    );
     started.push(handle);
     const sub = peer.subscribe(handle.workflowId, tag, drain);
     void sub.opened.then(() => open()); // the subscriber is attached: let the model answer
@@ -79,11 +93,23 @@ export async function streamOne(env: BenchEnv, peer: PeerEnv, tag: string, chunk
       }
       latencies.push(receivedAt - at);
       const t = times.get(content);
-      if (t) splits.push({ publishMs: t.signalAt - at, applyMs: t.appliedAt - t.signalAt, readMs: receivedAt - t.appliedAt });
+      if (t)
+        splits.push({
+          publishMs: t.signalAt - at,
+          applyMs: t.appliedAt - t.signalAt,
+          readMs: receivedAt - t.appliedAt,
+        });
     }
     const counts = countByType(history);
     const signalError = followed.status === 'fulfilled' ? followed.value.signalError : undefined;
-    const error = result.status === 'rejected' ? `run: ${(result.reason as Error).message}` : followed.status === 'rejected' ? `subscriber: ${(followed.reason as Error).message}` : signalError ? `done signal: ${signalError}` : undefined;
+    const error =
+      result.status === 'rejected'
+        ? `run: ${(result.reason as Error).message}`
+        : followed.status === 'rejected'
+          ? `subscriber: ${(followed.reason as Error).message}`
+          : signalError
+            ? `done signal: ${signalError}`
+            : undefined;
     return {
       completed: result.status === 'fulfilled',
       latencies,
@@ -98,10 +124,20 @@ export async function streamOne(env: BenchEnv, peer: PeerEnv, tag: string, chunk
     };
   } catch (err) {
     // One broken run must not lose the phase: count it.
-    return { completed: false, latencies: [], splits: [], unmatched: 0, missing: chunks, events: 0, signals: 0, polls: 0, wftTimeouts: 0, error: (err as Error).message };
+    return {
+      completed: false,
+      latencies: [],
+      splits: [],
+      unmatched: 0,
+      missing: chunks,
+      events: 0,
+      signals: 0,
+      polls: 0,
+      wftTimeouts: 0,
+      error: (err as Error).message,
+    };
   } finally {
     clearTimeout(opener);
     env.gates.delete(tag);
   }
 }
-

@@ -14,7 +14,11 @@ export async function peerB3(env: BenchEnv, peer: PeerEnv): Promise<Pick<BenchRe
     { stream: false, label: 'peer run()', modelActivity: 'invokeModelActivity' },
     { stream: true, label: 'peer streaming', modelActivity: 'invokeModelStreamActivity' },
   ];
-  const out: Pick<BenchResult, 'rows' | 'notes' | 'data'> & { data: Record<string, unknown> } = { rows: [], notes: [], data: {} };
+  const out: Pick<BenchResult, 'rows' | 'notes' | 'data'> & { data: Record<string, unknown> } = {
+    rows: [],
+    notes: [],
+    data: {},
+  };
   for (const { stream, label, modelActivity } of modes) {
     const histories: StepsHistory[] = [];
     for (const steps of b3Sizes(env.quick)) {
@@ -22,7 +26,11 @@ export async function peerB3(env: BenchEnv, peer: PeerEnv): Promise<Pick<BenchRe
       histories.push({ steps, history: await handle.fetchHistory() });
     }
     const growth = historyGrowth(histories, modelActivity, (msg) => env.log(`PEER B3 (${label}): ${msg}`));
-    out.rows.push(...growth.rows.filter((r) => !stream || STREAM_ROWS.test(r.metric)).map((r) => ({ ...r, metric: `B3 ${label}: ${r.metric}` })));
+    out.rows.push(
+      ...growth.rows
+        .filter((r) => !stream || STREAM_ROWS.test(r.metric))
+        .map((r) => ({ ...r, metric: `B3 ${label}: ${r.metric}` })),
+    );
     out.notes.push(...growth.notes.map((n) => `B3 ${label}: ${n}`));
     out.data[stream ? 'streaming' : 'run'] = growth.data;
   }

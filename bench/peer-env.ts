@@ -9,7 +9,16 @@ import { createHash, randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { planInput, type RunPlan } from './model';
-import { PEER_CONFIG_ENV, PEER_WORKFLOW, type PeerConfig, type PeerReadyInfo, type PeerRunInput, type PeerRunOutput, type SubscribeRequest, type SubscriberMessage } from './peer-openai-agents/src/protocol';
+import {
+  PEER_CONFIG_ENV,
+  PEER_WORKFLOW,
+  type PeerConfig,
+  type PeerReadyInfo,
+  type PeerRunInput,
+  type PeerRunOutput,
+  type SubscribeRequest,
+  type SubscriberMessage,
+} from './peer-openai-agents/src/protocol';
 import { startProcess, type BenchEnv, type ChildService } from './setup';
 
 export const PEER_DIR = path.join(__dirname, 'peer-openai-agents');
@@ -55,7 +64,9 @@ export async function ensurePeerInstalled(log: (msg: string) => void): Promise<v
     await npm(['ci', ...flags], log);
   } catch (err) {
     // npm 11 sometimes rejects its own lockfile in `npm ci`; `npm install` still honours the exact pins.
-    const why = (err as Error).message.split('\n').find((l) => /^npm error [^c\s]/.test(l)) ?? (err as Error).message.split('\n')[0];
+    const why =
+      (err as Error).message.split('\n').find((l) => /^npm error [^c\s]/.test(l)) ??
+      (err as Error).message.split('\n')[0];
     log(`PEER: npm ci did not succeed (${why}); falling back to npm install`);
     await npm(['install', ...flags], log);
   }
@@ -78,7 +89,10 @@ export class PeerEnv {
   taskQueue = '';
   worker!: ChildService & { info: PeerReadyInfo };
   subscriber!: ChildService;
-  private readonly waiting = new Map<string, { open(at: number): void; done(v: Awaited<Subscription['done']>): void; fail(err: Error): void }>();
+  private readonly waiting = new Map<
+    string,
+    { open(at: number): void; done(v: Awaited<Subscription['done']>): void; fail(err: Error): void }
+  >();
   private seq = 0;
   private closing = false;
   /** Rejects once either peer process exits while in use (waits on its runs would otherwise hang forever). */
@@ -90,7 +104,9 @@ export class PeerEnv {
   private watch(name: string, p: ChildService): void {
     void p.exited.then(({ code, signal }) => {
       if (this.closing) return;
-      const err = new Error(`peer ${name} process exited (code ${code}, signal ${signal}); stderr:\n${p.stderr().slice(-3000)}`);
+      const err = new Error(
+        `peer ${name} process exited (code ${code}, signal ${signal}); stderr:\n${p.stderr().slice(-3000)}`,
+      );
       this.env.log(err.message);
       this.die(err);
       for (const w of this.waiting.values()) w.fail(err);
@@ -123,12 +139,23 @@ export class PeerEnv {
     const { env } = this;
     const config = (role: PeerConfig['role']): NodeJS.ProcessEnv => ({
       ...process.env,
-      [PEER_CONFIG_ENV]: JSON.stringify({ role, address: env.temporal.address, taskQueue: this.taskQueue, modelBaseURL: env.model.baseURL } satisfies PeerConfig),
+      [PEER_CONFIG_ENV]: JSON.stringify({
+        role,
+        address: env.temporal.address,
+        taskQueue: this.taskQueue,
+        modelBaseURL: env.model.baseURL,
+      } satisfies PeerConfig),
     });
     // `--import tsx` resolves from the cwd, i.e. the peer package's own tsx; its code resolves its own @temporalio/*.
     // BENCH_PEER_WORKER_NODE_ARGS: extra node flags for the peer worker (diagnosis, e.g. `--cpu-prof --cpu-prof-dir=/tmp/p`).
     const extra = process.env.BENCH_PEER_WORKER_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
-    this.worker = (await startProcess({ name: 'peer worker', args: [...extra, '--import', 'tsx', path.join('src', 'worker.ts')], cwd: PEER_DIR, env: config('worker'), readyTimeoutMs: 240_000 })) as PeerEnv['worker'];
+    this.worker = (await startProcess({
+      name: 'peer worker',
+      args: [...extra, '--import', 'tsx', path.join('src', 'worker.ts')],
+      cwd: PEER_DIR,
+      env: config('worker'),
+      readyTimeoutMs: 240_000,
+    })) as PeerEnv['worker'];
     try {
       this.subscriber = await startProcess({
         name: 'peer subscriber',
@@ -173,7 +200,8 @@ export class PeerEnv {
   async run(plan: RunPlan, stream: boolean): Promise<{ handle: PeerHandle; output: PeerRunOutput }> {
     const handle = await this.start(plan, stream);
     const output = await this.alive(handle.result());
-    if (output.modelCalls !== plan.steps) throw new Error(`peer run ${handle.workflowId} made ${output.modelCalls} model calls, expected ${plan.steps}`);
+    if (output.modelCalls !== plan.steps)
+      throw new Error(`peer run ${handle.workflowId} made ${output.modelCalls} model calls, expected ${plan.steps}`);
     return { handle, output };
   }
 
@@ -197,7 +225,10 @@ export class PeerEnv {
     this.closing = true;
     await this.subscriber?.stop().catch(() => undefined);
     await this.worker?.stop().catch(() => undefined);
-    for (const [name, p] of [['worker', this.worker], ['subscriber', this.subscriber]] as const) {
+    for (const [name, p] of [
+      ['worker', this.worker],
+      ['subscriber', this.subscriber],
+    ] as const) {
       const stderr = p?.stderr().trim();
       if (stderr) this.env.log(`PEER ${name} stderr (last 2000 characters):\n${stderr.slice(-2000)}`);
     }

@@ -23,7 +23,13 @@ export const peer: Benchmark = {
   prepare: ensurePeerInstalled,
   async run(env: BenchEnv) {
     const p = await PeerEnv.start(env);
-    env.log(`PEER: worker pid ${p.worker.pid} ready in ${p.worker.startupMs} ms (workflow bundle built at start-up), ${Object.entries(p.worker.info.versions).map(([k, v]) => `${k} ${v}`).join(', ')}`);
+    env.log(
+      `PEER: worker pid ${p.worker.pid} ready in ${p.worker.startupMs} ms (workflow bundle built at start-up), ${Object.entries(
+        p.worker.info.versions,
+      )
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ')}`,
+    );
     const result: Omit<BenchResult, 'id' | 'title'> & { rows: BenchResult['rows']; data: Record<string, unknown> } = {
       status: 'ok',
       rows: [],

@@ -51,13 +51,28 @@ export function renderTable(results: BenchResult[]): string {
       continue;
     }
     for (const row of r.rows) {
-      lines.push([r.id, row.metric, fmt(row.value), row.p99 === undefined ? '' : fmt(row.p99), row.baseline === undefined ? '' : fmt(row.baseline), row.ratio === undefined ? '' : `${fmt(row.ratio, 2)}x`, row.unit]);
+      lines.push([
+        r.id,
+        row.metric,
+        fmt(row.value),
+        row.p99 === undefined ? '' : fmt(row.p99),
+        row.baseline === undefined ? '' : fmt(row.baseline),
+        row.ratio === undefined ? '' : `${fmt(row.ratio, 2)}x`,
+        row.unit,
+      ]);
     }
   }
   const widths = header.map((_, i) => Math.max(...lines.map((l) => l[i].length)));
-  const render = (l: string[]) => l.map((cell, i) => (i >= 2 && i <= 5 ? cell.padStart(widths[i]) : cell.padEnd(widths[i]))).join('  ').trimEnd();
+  const render = (l: string[]) =>
+    l
+      .map((cell, i) => (i >= 2 && i <= 5 ? cell.padStart(widths[i]) : cell.padEnd(widths[i])))
+      .join('  ')
+      .trimEnd();
   const out = [render(lines[0]), widths.map((w) => '-'.repeat(w)).join('  ')];
   for (const l of lines.slice(1)) out.push(render(l));
-  const notes = results.flatMap((r) => [...r.notes.map((n) => `${r.id}: ${n}`), ...(r.error ? [`${r.id}: ERROR ${r.error}`] : [])]);
+  const notes = results.flatMap((r) => [
+    ...r.notes.map((n) => `${r.id}: ${n}`),
+    ...(r.error ? [`${r.id}: ERROR ${r.error}`] : []),
+  ]);
   return [...out, '', ...notes].join('\n');
 }

@@ -36,14 +36,18 @@ async function main(): Promise<void> {
   const known = BENCHMARKS.map((b) => b.id);
   const unknown = wanted.filter((id) => !known.includes(id));
   if (unknown.length || args.includes('--help')) {
-    console.error(`usage: npm run bench [-- ${known.join(' ')}] [--quick]${unknown.length ? `\nunknown benchmark(s): ${unknown.join(', ')}` : ''}`);
+    console.error(
+      `usage: npm run bench [-- ${known.join(' ')}] [--quick]${unknown.length ? `\nunknown benchmark(s): ${unknown.join(', ')}` : ''}`,
+    );
     process.exit(unknown.length ? 2 : 0);
   }
   const selected = BENCHMARKS.filter((b) => wanted.length === 0 || wanted.includes(b.id));
   const log = (msg: string) => console.error(`[${new Date().toISOString().slice(11, 19)}] ${msg}`);
   const startedAt = new Date();
   const loadAtStart = os.loadavg();
-  log(`bench: ${selected.map((b) => b.id).join(' ') || '(none)'}${quick ? ' (quick)' : ''}; load average ${loadAtStart.map((l) => l.toFixed(2)).join(' ')}`);
+  log(
+    `bench: ${selected.map((b) => b.id).join(' ') || '(none)'}${quick ? ' (quick)' : ''}; load average ${loadAtStart.map((l) => l.toFixed(2)).join(' ')}`,
+  );
 
   const results: BenchResult[] = [];
   // Before the servers start (and before any load): e.g. installing the peer's own package.
@@ -70,16 +74,40 @@ async function main(): Promise<void> {
       const t0 = Date.now();
       const prepareError = prepareErrors.get(bench.id);
       if (prepareError) {
-        results.push({ id: bench.id, title: bench.title, status: 'failed', rows: [], notes: [], error: `not prepared: ${prepareError.message}`, durationMs: 0, load: { before, after: before } });
+        results.push({
+          id: bench.id,
+          title: bench.title,
+          status: 'failed',
+          rows: [],
+          notes: [],
+          error: `not prepared: ${prepareError.message}`,
+          durationMs: 0,
+          load: { before, after: before },
+        });
         continue;
       }
       log(`${bench.id}: ${bench.title}`);
       try {
         const r = await bench.run(env!);
-        results.push({ id: bench.id, title: bench.title, ...r, durationMs: Date.now() - t0, load: { before, after: load1() } });
+        results.push({
+          id: bench.id,
+          title: bench.title,
+          ...r,
+          durationMs: Date.now() - t0,
+          load: { before, after: load1() },
+        });
       } catch (err) {
         log(`${bench.id} failed: ${(err as Error).stack ?? String(err)}`);
-        results.push({ id: bench.id, title: bench.title, status: 'failed', rows: [], notes: [], error: (err as Error).message, durationMs: Date.now() - t0, load: { before, after: load1() } });
+        results.push({
+          id: bench.id,
+          title: bench.title,
+          status: 'failed',
+          rows: [],
+          notes: [],
+          error: (err as Error).message,
+          durationMs: Date.now() - t0,
+          load: { before, after: load1() },
+        });
         await env!.ensureWorker();
       }
     }
@@ -88,8 +116,21 @@ async function main(): Promise<void> {
     await env?.close();
   }
 
-  const info = { startedAt: startedAt.toISOString(), finishedAt: new Date().toISOString(), quick, machine: machine(), loadAverage: { atStart: loadAtStart, atEnd: os.loadavg(), max1: Math.max(loadAtStart[0], ...loadSamples.map((l) => l.load1)), samples: loadSamples } };
-  console.log(`\nAgio benchmarks — ${info.machine.nproc} CPUs (${info.machine.cpu}), ${info.machine.memTotalMb} MB, node ${info.machine.node}; 1-min load ${loadAtStart[0].toFixed(2)} at start, max ${info.loadAverage.max1.toFixed(2)} during, ${info.loadAverage.atEnd[0].toFixed(2)} at end (own load included)${quick ? '; QUICK (not representative)' : ''}\n`);
+  const info = {
+    startedAt: startedAt.toISOString(),
+    finishedAt: new Date().toISOString(),
+    quick,
+    machine: machine(),
+    loadAverage: {
+      atStart: loadAtStart,
+      atEnd: os.loadavg(),
+      max1: Math.max(loadAtStart[0], ...loadSamples.map((l) => l.load1)),
+      samples: loadSamples,
+    },
+  };
+  console.log(
+    `\nAgio benchmarks — ${info.machine.nproc} CPUs (${info.machine.cpu}), ${info.machine.memTotalMb} MB, node ${info.machine.node}; 1-min load ${loadAtStart[0].toFixed(2)} at start, max ${info.loadAverage.max1.toFixed(2)} during, ${info.loadAverage.atEnd[0].toFixed(2)} at end (own load included)${quick ? '; QUICK (not representative)' : ''}\n`,
+  );
   console.log(renderTable(results));
   const dir = path.join(__dirname, 'results');
   await fs.promises.mkdir(dir, { recursive: true });

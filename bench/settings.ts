@@ -57,7 +57,12 @@ async function measure(env: BenchEnv, reps: number): Promise<Figures> {
     await env.run({ steps, tag: `settings-${seq++}` });
     agio.push((performance.now() - t0) / steps);
   }
-  return { activityRoundTripMs: median(floor), timerLatenessMs: median(timers), visibilityLagMs: median(visibility), agioStepMs: median(agio) };
+  return {
+    activityRoundTripMs: median(floor),
+    timerLatenessMs: median(timers),
+    visibilityLagMs: median(visibility),
+    agioStepMs: median(agio),
+  };
 }
 
 export const settings: Benchmark = {
@@ -65,18 +70,27 @@ export const settings: Benchmark = {
   title: 'dev server dynamic config, one setting at a time',
   async run(shared: BenchEnv) {
     const reps = shared.quick ? 2 : 7;
-    const variants: { name: string; config: Record<string, string | number | boolean> }[] = [{ name: "Temporal's defaults", config: {} }];
-    for (const [i, [key]] of ORDER.entries()) variants.push({ name: `+ ${key}`, config: Object.fromEntries(ORDER.slice(0, i + 1)) });
+    const variants: { name: string; config: Record<string, string | number | boolean> }[] = [
+      { name: "Temporal's defaults", config: {} },
+    ];
+    for (const [i, [key]] of ORDER.entries())
+      variants.push({ name: `+ ${key}`, config: Object.fromEntries(ORDER.slice(0, i + 1)) });
     const figures: Record<string, Figures> = {};
     for (const variant of variants) {
-      const env = await BenchEnv.create({ quick: shared.quick, log: (m) => shared.log(m), temporal: { untuned: true, dynamicConfig: variant.config } });
+      const env = await BenchEnv.create({
+        quick: shared.quick,
+        log: (m) => shared.log(m),
+        temporal: { untuned: true, dynamicConfig: variant.config },
+      });
       try {
         figures[variant.name] = await measure(env, reps);
       } finally {
         await env.close();
       }
       const f = figures[variant.name];
-      shared.log(`SETTINGS: ${variant.name}: activity ${f.activityRoundTripMs.toFixed(1)} ms, timer +${f.timerLatenessMs.toFixed(1)} ms, visibility ${f.visibilityLagMs.toFixed(1)} ms, Agio step ${f.agioStepMs.toFixed(1)} ms`);
+      shared.log(
+        `SETTINGS: ${variant.name}: activity ${f.activityRoundTripMs.toFixed(1)} ms, timer +${f.timerLatenessMs.toFixed(1)} ms, visibility ${f.visibilityLagMs.toFixed(1)} ms, Agio step ${f.agioStepMs.toFixed(1)} ms`,
+      );
     }
     const rows: Row[] = variants.flatMap(({ name }) => {
       const f = figures[name];
@@ -90,7 +104,9 @@ export const settings: Benchmark = {
     return {
       status: 'ok',
       rows,
-      notes: ['each variant adds one setting to the ones above it, on a new dev server and worker process; Agio keeps the transfer and eager settings (devkit/dynamic-config.ts)'],
+      notes: [
+        'each variant adds one setting to the ones above it, on a new dev server and worker process; Agio keeps the transfer and eager settings (devkit/dynamic-config.ts)',
+      ],
       data: { reps, figures },
     };
   },

@@ -14,7 +14,11 @@ import { AgioClient, type RunHandle, type StartOptions } from '../client/agio-cl
 import { defineAgent, type AgentSpec, type RunOutput } from '../common';
 import { ScriptedModelServer, text } from '../devkit/scripted-model-server';
 import { startNatsServer, type NatsServer } from '../devkit/nats-server';
-import { startTemporalDevServer, type TemporalDevServer, type TemporalDevServerOptions } from '../devkit/temporal-server';
+import {
+  startTemporalDevServer,
+  type TemporalDevServer,
+  type TemporalDevServerOptions,
+} from '../devkit/temporal-server';
 import { writeWorkflowBundle } from '../devkit/workflow-bundle';
 import { planInput, planOf, planTurn, type RunPlan } from './model';
 
@@ -102,7 +106,9 @@ export function startProcess(spec: ProcessSpec): Promise<ChildService> {
     stderr += s;
     if (stderr.length > 200_000) stderr = stderr.slice(-100_000);
   });
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   const alive = () => child.exitCode === null && child.signalCode === null;
   return new Promise<ChildService>((resolve, reject) => {
     const fail = (why: string) => {
@@ -232,7 +238,8 @@ export class BenchEnv {
   readonly gates = new Map<string, Promise<void>>();
   private bridge: ChildService | undefined;
   private serve: (ChildService & { url: string; agio: AgioClient }) | undefined;
-  private natsLane: { nats: NatsServer; worker: ChildService; bridge: ChildService & { url: string }; agio: AgioClient } | undefined;
+  private natsLane:
+    { nats: NatsServer; worker: ChildService; bridge: ChildService & { url: string }; agio: AgioClient } | undefined;
 
   private constructor(
     readonly opts: BenchEnvOptions,
@@ -271,10 +278,22 @@ export class BenchEnv {
     const connection = await Connection.connect({ address: temporal.address });
     const client = new Client({ connection });
     const taskQueue = `bench-${randomUUID().slice(0, 8)}`;
-    const env = new BenchEnv(opts, dir, temporal, model, connection, client, new AgioClient(client, { taskQueue }), bundlePath, taskQueue);
+    const env = new BenchEnv(
+      opts,
+      dir,
+      temporal,
+      model,
+      connection,
+      client,
+      new AgioClient(client, { taskQueue }),
+      bundlePath,
+      taskQueue,
+    );
     installBenchResponder(env);
     env.worker = await env.startWorker();
-    env.log(`bench: Temporal ${temporal.address} (pid ${temporal.pid}), model ${model.baseURL}, worker pid ${env.worker.pid} (ready in ${env.worker.startupMs} ms)`);
+    env.log(
+      `bench: Temporal ${temporal.address} (pid ${temporal.pid}), model ${model.baseURL}, worker pid ${env.worker.pid} (ready in ${env.worker.startupMs} ms)`,
+    );
     return env;
   }
 
@@ -292,7 +311,12 @@ export class BenchEnv {
 
   /** The bridge process (started on first use). */
   async bridgeService(): Promise<ChildService & { url: string }> {
-    this.bridge ??= await startChild({ role: 'bridge', address: this.temporal.address, taskQueue: this.taskQueue, tokens: `${BENCH_TOKEN}:default` });
+    this.bridge ??= await startChild({
+      role: 'bridge',
+      address: this.temporal.address,
+      taskQueue: this.taskQueue,
+      tokens: `${BENCH_TOKEN}:default`,
+    });
     return Object.assign(this.bridge, { url: this.bridge.info.url! });
   }
 
@@ -326,10 +350,29 @@ export class BenchEnv {
       const nats = await startNatsServer({ log: this.opts.log });
       const taskQueue = `${this.taskQueue}-nats`;
       const [worker, bridge] = await Promise.all([
-        startChild({ role: 'worker', address: this.temporal.address, taskQueue, modelBaseURL: this.model.baseURL, workflowBundle: this.bundlePath, workspaceRoot: path.join(this.dir, 'workspaces'), natsUrl: nats.url }),
-        startChild({ role: 'bridge', address: this.temporal.address, taskQueue, tokens: `${BENCH_TOKEN}:default`, natsUrl: nats.url }),
+        startChild({
+          role: 'worker',
+          address: this.temporal.address,
+          taskQueue,
+          modelBaseURL: this.model.baseURL,
+          workflowBundle: this.bundlePath,
+          workspaceRoot: path.join(this.dir, 'workspaces'),
+          natsUrl: nats.url,
+        }),
+        startChild({
+          role: 'bridge',
+          address: this.temporal.address,
+          taskQueue,
+          tokens: `${BENCH_TOKEN}:default`,
+          natsUrl: nats.url,
+        }),
       ]);
-      this.natsLane = { nats, worker, bridge: Object.assign(bridge, { url: bridge.info.url! }), agio: new AgioClient(this.client, { taskQueue }) };
+      this.natsLane = {
+        nats,
+        worker,
+        bridge: Object.assign(bridge, { url: bridge.info.url! }),
+        agio: new AgioClient(this.client, { taskQueue }),
+      };
     }
     return this.natsLane;
   }
@@ -340,7 +383,11 @@ export class BenchEnv {
   }
 
   /** Starts a run and waits for its output. */
-  async run(plan: RunPlan, limits: StartOptions['limits'] = {}, agio: AgioClient = this.agio): Promise<{ handle: RunHandle; output: RunOutput }> {
+  async run(
+    plan: RunPlan,
+    limits: StartOptions['limits'] = {},
+    agio: AgioClient = this.agio,
+  ): Promise<{ handle: RunHandle; output: RunOutput }> {
     const handle = await this.start(plan, limits, agio);
     return { handle, output: await handle.result() };
   }
@@ -366,7 +413,12 @@ export class BenchEnv {
 }
 
 /** The agent every benchmark runs: one trivial tool, the rest comes from the run's plan. */
-export const benchAgent: AgentSpec = defineAgent({ name: 'bench', description: 'benchmark agent', instructions: 'You are a benchmark agent.', tools: ['bench_echo', 'bench_echo_activity'] });
+export const benchAgent: AgentSpec = defineAgent({
+  name: 'bench',
+  description: 'benchmark agent',
+  instructions: 'You are a benchmark agent.',
+  tools: ['bench_echo', 'bench_echo_activity'],
+});
 
 /** Answers every request from its run's plan (after its gate, if any); requests without one get a short text. */
 function installBenchResponder(env: BenchEnv): void {
@@ -391,7 +443,9 @@ type HistoryEvent = NonNullable<History['events']>[number];
 
 /** An event's type without the proto prefix, e.g. `ActivityTaskScheduled` (from the attributes field it carries). */
 export function eventType(event: HistoryEvent): string {
-  const key = Object.keys(event).find((k) => k.endsWith('EventAttributes') && (event as Record<string, unknown>)[k] != null);
+  const key = Object.keys(event).find(
+    (k) => k.endsWith('EventAttributes') && (event as Record<string, unknown>)[k] != null,
+  );
   return key ? key[0].toUpperCase() + key.slice(1, -'EventAttributes'.length) : 'Unknown';
 }
 
@@ -464,7 +518,11 @@ export function activityTimeline(history: History): ActivityTimes[] {
       if (a) a.startedAt = eventTime(e);
       continue;
     }
-    const closed = e.activityTaskCompletedEventAttributes ?? e.activityTaskFailedEventAttributes ?? e.activityTaskTimedOutEventAttributes ?? e.activityTaskCanceledEventAttributes;
+    const closed =
+      e.activityTaskCompletedEventAttributes ??
+      e.activityTaskFailedEventAttributes ??
+      e.activityTaskTimedOutEventAttributes ??
+      e.activityTaskCanceledEventAttributes;
     if (closed && 'scheduledEventId' in closed) {
       const a = byId.get(Number(closed.scheduledEventId));
       if (a) a.closedAt = eventTime(e);

@@ -24,5 +24,12 @@ export const benchTools = [benchEchoTool, benchEchoActivityTool];
 
 /** A ToolContext for calling a tool outside Temporal (the baseline loop). */
 export function directToolContext(workspace: string, runId: string, toolCallId: string): ToolContext {
-  return { workspace, signal: new AbortController().signal, heartbeat: () => undefined, idempotencyKey: `${runId}/${toolCallId}`, runId, toolCallId };
+  return {
+    workspace,
+    signal: new AbortController().signal,
+    heartbeat: () => undefined,
+    idempotencyKey: `${runId}/${toolCallId}`,
+    runId,
+    toolCallId,
+  };
 }

@@ -4,16 +4,30 @@ import type { AgentSpec, AnyAgentSpec } from '../common';
 
 /** One agent as GET /agents lists it; agents used as tools and sub-agents are shown whole, to any depth. */
 export function agentView(agent: AnyAgentSpec): Record<string, unknown> {
-  const common = { name: agent.name, kind: agent.kind, description: agent.description, ...(agent.outputKey ? { outputKey: agent.outputKey } : {}), ...(agent.limits ? { limits: agent.limits } : {}) };
+  const common = {
+    name: agent.name,
+    kind: agent.kind,
+    description: agent.description,
+    ...(agent.outputKey ? { outputKey: agent.outputKey } : {}),
+    ...(agent.limits ? { limits: agent.limits } : {}),
+  };
   if (agent.kind !== 'llm') {
-    return { ...common, subAgents: agent.subAgents.map(agentView), ...(agent.maxIterations !== undefined ? { maxIterations: agent.maxIterations } : {}) };
+    return {
+      ...common,
+      subAgents: agent.subAgents.map(agentView),
+      ...(agent.maxIterations !== undefined ? { maxIterations: agent.maxIterations } : {}),
+    };
   }
   const llm: AgentSpec = agent;
   return {
     ...common,
     ...(llm.model ? { model: llm.model } : {}),
     ...(Object.keys(llm.modelSettings).length ? { modelSettings: llm.modelSettings } : {}),
-    tools: llm.tools.map((t) => (typeof t === 'string' ? t : { name: t.name, description: t.description, stream: t.stream, agent: agentView(t.agent) })),
+    tools: llm.tools.map((t) =>
+      typeof t === 'string'
+        ? t
+        : { name: t.name, description: t.description, stream: t.stream, agent: agentView(t.agent) },
+    ),
     ...(llm.permissions.length ? { permissions: llm.permissions } : {}),
     ...(llm.maxSteps !== undefined ? { maxSteps: llm.maxSteps } : {}),
     ...(llm.outputSchema ? { outputSchema: llm.outputSchema } : {}),

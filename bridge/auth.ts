@@ -6,7 +6,10 @@ import type { StreamTokens } from './stream-tokens';
 /** Parses `token:tenant,token2:tenant2` (AGIO_TOKENS) into a token → tenant map. */
 export function parseTokens(spec: string): Map<string, string> {
   const tokens = new Map<string, string>();
-  for (const pair of spec.split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const pair of spec
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean)) {
     const [token, tenant] = pair.split(':');
     if (!token || !tenant) throw new Error(`AGIO_TOKENS entry "${pair}" must look like token:tenant`);
     tokens.set(token, tenant);
@@ -20,7 +23,8 @@ export function tenantOf(req: FastifyRequest, tokens: Map<string, string>): stri
   const header = req.headers.authorization ?? '';
   const match = /^Bearer\s+(\S+)$/i.exec(header);
   const tenant = match ? tokens.get(match[1]) : undefined;
-  if (!tenant) throw new HttpError(401, 'unauthorized', match ? 'unknown bearer token' : 'send Authorization: Bearer <token>');
+  if (!tenant)
+    throw new HttpError(401, 'unauthorized', match ? 'unknown bearer token' : 'send Authorization: Bearer <token>');
   return tenant;
 }
 
@@ -28,7 +32,12 @@ export function tenantOf(req: FastifyRequest, tokens: Map<string, string>): stri
  * The tenant of a stream request: its bearer token's, or, without an Authorization header, that of the stream token
  * in `?access_token=` (a browser's EventSource), which must be for this very run and unexpired.
  */
-export function streamTenantOf(req: FastifyRequest, runId: string, tokens: Map<string, string>, streamTokens: StreamTokens): string {
+export function streamTenantOf(
+  req: FastifyRequest,
+  runId: string,
+  tokens: Map<string, string>,
+  streamTokens: StreamTokens,
+): string {
   const token = (req.query as { access_token?: unknown } | undefined)?.access_token;
   if (req.headers.authorization !== undefined || token === undefined) return tenantOf(req, tokens);
   if (typeof token !== 'string') throw new HttpError(401, 'unauthorized', 'send one access_token');

@@ -5,7 +5,11 @@ import { InputTooLargeError } from '../client/agio-client';
 
 /** An error a route throws on purpose: status, stable code, message for the caller. */
 export class HttpError extends Error {
-  constructor(readonly status: number, readonly code: string, message: string) {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
     super(message);
     this.name = 'HttpError';
   }
@@ -33,7 +37,12 @@ export function errorHandler(err: FastifyError | Error, req: FastifyRequest, rep
   }
   const fe = err as FastifyError;
   if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500) {
-    const code = fe.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || fe.name === 'SyntaxError' ? 'malformed_json' : fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE' ? 'body_too_large' : 'bad_request';
+    const code =
+      fe.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || fe.name === 'SyntaxError'
+        ? 'malformed_json'
+        : fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE'
+          ? 'body_too_large'
+          : 'bad_request';
     void reply.status(fe.statusCode).send({ error: { code, message: fe.message } });
     return;
   }

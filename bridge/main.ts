@@ -1,7 +1,14 @@
 // Bridge entry point: `node dist/bridge/main.js` against TEMPORAL_ADDRESS, listening on HOST:PORT.
 import { Client } from '@temporalio/client';
 import { AgioClient } from '../client/agio-client';
-import { connectClient, ensureSearchAttributes, liveLaneFromEnv, loadEnv, storesFromEnv, temporalTarget } from '../config';
+import {
+  connectClient,
+  ensureSearchAttributes,
+  liveLaneFromEnv,
+  loadEnv,
+  storesFromEnv,
+  temporalTarget,
+} from '../config';
 import { AgentsFileError } from '../worker/agents-file';
 import { agentsToServe } from '../worker/example-agents';
 import { parseTokens } from './auth';

@@ -7,12 +7,17 @@ import { runVersionOf } from '../client/run-version';
 import { runNotFound } from './errors';
 
 /** Describes a run if it exists and belongs to the tenant; otherwise 404. */
-export async function describeRun(client: Client, tenant: string, runId: string): Promise<WorkflowExecutionDescription> {
+export async function describeRun(
+  client: Client,
+  tenant: string,
+  runId: string,
+): Promise<WorkflowExecutionDescription> {
   let description: WorkflowExecutionDescription;
   try {
     description = await client.workflow.getHandle(runId).describe();
   } catch (err) {
-    if (err instanceof WorkflowNotFoundError || (err as Error).name === 'WorkflowNotFoundError') throw runNotFound(runId);
+    if (err instanceof WorkflowNotFoundError || (err as Error).name === 'WorkflowNotFoundError')
+      throw runNotFound(runId);
     throw err;
   }
   if ((description.memo as Partial<RunMemo> | undefined)?.tenant !== tenant) throw runNotFound(runId);
@@ -30,7 +35,15 @@ export async function runStatus(client: Client, tenant: string, runId: string) {
   const status = description.status.name;
   const rootRunId = rootRunIdOf(description, runId);
   const version = runVersionOf(description);
-  const base = { runId, agent: (description.memo as Partial<RunMemo>).agent, status, startTime: description.startTime, closeTime: description.closeTime, ...(rootRunId !== runId ? { rootRunId } : {}), ...(version ? { version } : {}) };
+  const base = {
+    runId,
+    agent: (description.memo as Partial<RunMemo>).agent,
+    status,
+    startTime: description.startTime,
+    closeTime: description.closeTime,
+    ...(rootRunId !== runId ? { rootRunId } : {}),
+    ...(version ? { version } : {}),
+  };
   if (status === 'RUNNING') {
     const outage = modelOutageOf(description);
     return outage ? { ...base, modelUnavailable: outage } : base;
@@ -41,7 +54,10 @@ export async function runStatus(client: Client, tenant: string, runId: string) {
     (err: Error) => {
       // The failure's type (ApplicationFailure.type, e.g. OutputValidationError), when the run failed with one.
       const cause = err.cause as (Error & { type?: string | null }) | undefined;
-      return { ...base, error: { ...(cause?.type ? { type: cause.type } : {}), message: cause?.message ?? err.message } };
+      return {
+        ...base,
+        error: { ...(cause?.type ? { type: cause.type } : {}), message: cause?.message ?? err.message },
+      };
     },
   );
 }

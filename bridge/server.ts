@@ -28,7 +28,12 @@ export function createBridge(opts: BridgeOptions): FastifyInstance & { hub: Stre
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     // URLs the router itself rejects (bad percent-encoding, longer segments) answer in the same shape.
     frameworkErrors: (err, _req, reply) => {
-      const message = err.code === 'FST_ERR_MAX_PARAM_LENGTH' ? `a path segment is longer than ${MAX_PARAM_LENGTH} characters` : err.code === 'FST_ERR_BAD_URL' ? 'the URL has a malformed path segment' : err.message;
+      const message =
+        err.code === 'FST_ERR_MAX_PARAM_LENGTH'
+          ? `a path segment is longer than ${MAX_PARAM_LENGTH} characters`
+          : err.code === 'FST_ERR_BAD_URL'
+            ? 'the URL has a malformed path segment'
+            : err.message;
       void (reply as FastifyReply).status(400).send({ error: { code: 'invalid_request', message } });
     },
   });

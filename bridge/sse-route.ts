@@ -11,7 +11,8 @@ import type { StreamHub } from './stream-hub';
 const CATCH_UP_MS = 250;
 
 /** Whether an event belongs to run `runId` or to a run nested in it. */
-const inRun = (event: Pick<AgioEvent, 'runId'>, runId: string) => event.runId === runId || event.runId.startsWith(`${runId}/`);
+const inRun = (event: Pick<AgioEvent, 'runId'>, runId: string) =>
+  event.runId === runId || event.runId.startsWith(`${runId}/`);
 
 /**
  * Takes over the response and streams the run's events until its terminal event (or its root's) or the client leaves:
@@ -28,7 +29,12 @@ export function streamRunEvents(
   const { tenant, rootRunId, runId } = run;
   const nested = runId !== rootRunId;
   const position = resumePosition(req.headers['last-event-id'], (req.query as Record<string, unknown>)?.after);
-  if (position === undefined) throw new HttpError(400, 'invalid_offset', 'Last-Event-ID / after must be an event id: an offset ≥ -1, optionally with a lane position (17 or 17.1764…)');
+  if (position === undefined)
+    throw new HttpError(
+      400,
+      'invalid_offset',
+      'Last-Event-ID / after must be an event id: an offset ≥ -1, optionally with a lane position (17 or 17.1764…)',
+    );
   // Headers hooks set before the take-over (CORS) go out with the stream's own.
   const set = reply.getHeaders() as Record<string, string | string[] | number>;
   reply.hijack();
@@ -81,14 +87,18 @@ export function streamRunEvents(
     onEvent: (event) => {
       if (done || (nested && !inRun(event, runId))) return;
       if (event.type === 'STEP_COMPLETED' && event.stepId) completed.add(event.stepId);
-      if (event.type === 'STEP_RETRY' && event.stepId) attempts.set(event.stepId, Math.max(attempts.get(event.stepId) ?? 0, event.attempt ?? 1));
+      if (event.type === 'STEP_RETRY' && event.stepId)
+        attempts.set(event.stepId, Math.max(attempts.get(event.stepId) ?? 0, event.attempt ?? 1));
       offset = event.offset;
       res.write(sseFrame(event, idOf(event.offset)));
       if (waiting) flushWaiting();
       if (nested && event.runId === runId && TERMINAL_EVENT_TYPES.includes(event.type)) finish();
     },
     onEnd: (error) => {
-      if (error) res.write(`event: error\ndata: ${JSON.stringify({ error: { code: 'stream_failed', message: error.message } })}\n\n`);
+      if (error)
+        res.write(
+          `event: error\ndata: ${JSON.stringify({ error: { code: 'stream_failed', message: error.message } })}\n\n`,
+        );
       finish();
     },
   });

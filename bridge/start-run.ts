@@ -23,7 +23,9 @@ const RunPermissionRule = z
   .strict();
 
 /** Model settings from a caller: the agent's settings' fields, `maxTokens` bounded. */
-const RunModelSettings = ModelSettings.extend({ maxTokens: z.number().int().positive().max(MAX_TOKENS_PER_MODEL_CALL).optional() }).strict();
+const RunModelSettings = ModelSettings.extend({
+  maxTokens: z.number().int().positive().max(MAX_TOKENS_PER_MODEL_CALL).optional(),
+}).strict();
 
 /** The body of POST /runs; unknown fields are refused. */
 export const StartRunBody = z
@@ -31,8 +33,14 @@ export const StartRunBody = z
     agent: z.string().min(1).max(128),
     // Its size is checked by AgioClient.start against the run's maxModelInputBytes (413 input_too_large).
     input: z.string().min(1),
-    sessionId: z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/, 'sessionId: 1-128 letters, digits, . _ : -').optional(),
-    userId: z.string().regex(/^[\x21-\x7e]{1,256}$/, 'userId: 1-256 visible ASCII characters').optional(),
+    sessionId: z
+      .string()
+      .regex(/^[A-Za-z0-9._:-]{1,128}$/, 'sessionId: 1-128 letters, digits, . _ : -')
+      .optional(),
+    userId: z
+      .string()
+      .regex(/^[\x21-\x7e]{1,256}$/, 'userId: 1-256 visible ASCII characters')
+      .optional(),
     /** This run's limits over the agent's (maxSteps, maxTotalTokens, modelRetryWindowMs…), each bounded. */
     limits: RunLimitRequest.optional(),
     /** Rules checked before the agent's own; `allow` only where the bridge allows overrides (see {@link refuseAllowRules}). */
@@ -73,7 +81,11 @@ export function idempotencyKeyOf(req: FastifyRequest): string | undefined {
   const key = req.headers['idempotency-key'];
   if (key === undefined) return undefined;
   if (typeof key !== 'string' || !IDEMPOTENCY_KEY.test(key)) {
-    throw new HttpError(400, 'invalid_request', 'Idempotency-Key: send one key of 1-255 visible ASCII characters (no spaces), e.g. a UUID');
+    throw new HttpError(
+      400,
+      'invalid_request',
+      'Idempotency-Key: send one key of 1-255 visible ASCII characters (no spaces), e.g. a UUID',
+    );
   }
   return key;
 }
@@ -83,5 +95,8 @@ export function idempotencyKeyOf(req: FastifyRequest): string | undefined {
  * meet, and no key of one tenant names another tenant's run.
  */
 export function runIdForKey(tenant: string, key: string): string {
-  return `run-${createHash('sha256').update(JSON.stringify(['agio-idempotency-key', tenant, key])).digest('hex').slice(0, 32)}`;
+  return `run-${createHash('sha256')
+    .update(JSON.stringify(['agio-idempotency-key', tenant, key]))
+    .digest('hex')
+    .slice(0, 32)}`;
 }

@@ -53,7 +53,14 @@ export class StreamHub {
     let reader = readers.find((r) => r.startAfter <= after);
     if (!reader) {
       // A new reader starts where its client resumes: a client at offset 5,000 does not wait for 5,000 events.
-      reader = { startAfter: after, events: [], subscribers: new Map(), abort: new AbortController(), wake: new EventTarget(), ended: false };
+      reader = {
+        startAfter: after,
+        events: [],
+        subscribers: new Map(),
+        abort: new AbortController(),
+        wake: new EventTarget(),
+        ended: false,
+      };
       this.readers.set(runId, [...readers, reader]);
       this.started++;
       void this.pump(tenant, runId, reader);
@@ -79,7 +86,9 @@ export class StreamHub {
    */
   wake(runId: string): void {
     // A nested run's events are read through its root's reader (ids nest: `<root>/tool/<callId>`, `<root>/branch/…`).
-    for (const [id, readers] of this.readers) if (runId === id || runId.startsWith(`${id}/`)) for (const reader of readers) reader.wake.dispatchEvent(new Event('wake'));
+    for (const [id, readers] of this.readers)
+      if (runId === id || runId.startsWith(`${id}/`))
+        for (const reader of readers) reader.wake.dispatchEvent(new Event('wake'));
   }
 
   /** Live counters. */
@@ -90,7 +99,13 @@ export class StreamHub {
       active += readers.length;
       for (const r of readers) subscribers += r.subscribers.size;
     }
-    return { readersStarted: this.started, activeReaders: active, subscribers, queries: this.queries, closedRuns: { ...this.logs.stats } };
+    return {
+      readersStarted: this.started,
+      activeReaders: active,
+      subscribers,
+      queries: this.queries,
+      closedRuns: { ...this.logs.stats },
+    };
   }
 
   /** Stops every reader (bridge shutdown). */
@@ -116,7 +131,13 @@ export class StreamHub {
   private async pump(tenant: string, runId: string, reader: Reader): Promise<void> {
     let error: Error | undefined;
     try {
-      for await (const event of followRun(this.logs, runId, { tenant, after: reader.startAfter, signal: reader.abort.signal, wake: reader.wake, onPoll: () => this.queries++ })) {
+      for await (const event of followRun(this.logs, runId, {
+        tenant,
+        after: reader.startAfter,
+        signal: reader.abort.signal,
+        wake: reader.wake,
+        onPoll: () => this.queries++,
+      })) {
         reader.events.push(event);
         for (const [sub, last] of reader.subscribers) {
           if (event.offset > last) {

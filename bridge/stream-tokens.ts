@@ -21,7 +21,10 @@ export class StreamTokens {
   private readonly secret: Buffer;
 
   /** `secret`: shared by every bridge that must accept the same tokens (AGIO_STREAM_TOKEN_SECRET); default: random per process. */
-  constructor(secret?: string, private readonly ttlMs = STREAM_TOKEN_TTL_MS) {
+  constructor(
+    secret?: string,
+    private readonly ttlMs = STREAM_TOKEN_TTL_MS,
+  ) {
     this.secret = secret ? Buffer.from(secret, 'utf8') : randomBytes(32);
   }
 
@@ -38,7 +41,8 @@ export class StreamTokens {
     if (!body || !signature || extra !== undefined) return { refused: 'malformed stream token' };
     const expected = Buffer.from(this.sign(body));
     const given = Buffer.from(signature);
-    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { refused: 'invalid stream token' };
+    if (given.length !== expected.length || !timingSafeEqual(given, expected))
+      return { refused: 'invalid stream token' };
     let claims: Claims;
     try {
       claims = JSON.parse(Buffer.from(body, 'base64url').toString('utf8')) as Claims;
@@ -46,7 +50,8 @@ export class StreamTokens {
       return { refused: 'malformed stream token' };
     }
     if (claims.r !== runId) return { refused: 'this stream token is for another run' };
-    if (!(claims.e > now)) return { refused: 'the stream token has expired: mint another with POST /runs/:id/stream-token' };
+    if (!(claims.e > now))
+      return { refused: 'the stream token has expired: mint another with POST /runs/:id/stream-token' };
     return { tenant: claims.t };
   }
 

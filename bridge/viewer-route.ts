@@ -7,13 +7,15 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 
 /** Nothing but this origin: the app loads no CDN, inlines nothing and talks only to its bridge. */
-const CONTENT_SECURITY_POLICY = "default-src 'self'; img-src 'self' data:; style-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
+const CONTENT_SECURITY_POLICY =
+  "default-src 'self'; img-src 'self' data:; style-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 
 /** dist/ui of the package this file belongs to (bridge/ in the sources, dist/bridge/ in the package). */
 export function builtViewerDir(from = __dirname): string | undefined {
   for (let dir = from; dir !== path.dirname(dir); dir = path.dirname(dir)) {
     const manifest = path.join(dir, 'package.json');
-    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'agio') return path.join(dir, 'dist', 'ui');
+    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'agio')
+      return path.join(dir, 'dist', 'ui');
   }
   return undefined;
 }
@@ -23,20 +25,34 @@ function secure(res: SetHeadersResponse, file: string): void {
   res.setHeader('x-content-type-options', 'nosniff');
   res.setHeader('referrer-policy', 'no-referrer');
   // Built assets carry a content hash in their names; the page itself must be fetched anew after an upgrade.
-  res.setHeader('cache-control', file.includes(`${path.sep}assets${path.sep}`) ? 'public, max-age=31536000, immutable' : 'no-cache');
+  res.setHeader(
+    'cache-control',
+    file.includes(`${path.sep}assets${path.sep}`) ? 'public, max-age=31536000, immutable' : 'no-cache',
+  );
 }
 
 /** Serves the viewer from `dir`; without a built viewer, /ui answers 503 saying how to build it. */
 export function registerViewer(app: FastifyInstance, dir: string | undefined): void {
   if (!dir || !existsSync(path.join(dir, 'index.html'))) {
     const notBuilt = async (_req: unknown, reply: FastifyReply) =>
-      reply.status(503).send({ error: { code: 'viewer_not_built', message: `the run viewer is not built${dir ? ` (no ${path.join(dir, 'index.html')})` : ''}: run npm run build:ui` } });
+      reply.status(503).send({
+        error: {
+          code: 'viewer_not_built',
+          message: `the run viewer is not built${dir ? ` (no ${path.join(dir, 'index.html')})` : ''}: run npm run build:ui`,
+        },
+      });
     app.get('/ui', notBuilt);
     app.get('/ui/*', notBuilt);
     return;
   }
   void app.register(async (scope) => {
-    await scope.register(fastifyStatic, { root: dir, prefix: '/ui/', index: 'index.html', cacheControl: false, setHeaders: secure });
+    await scope.register(fastifyStatic, {
+      root: dir,
+      prefix: '/ui/',
+      index: 'index.html',
+      cacheControl: false,
+      setHeaders: secure,
+    });
     scope.get('/ui', async (_req, reply) => reply.redirect('/ui/'));
     scope.get('/ui/runs/*', async (_req, reply) => reply.sendFile('index.html'));
   });

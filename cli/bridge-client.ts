@@ -14,12 +14,18 @@ export class BridgeClient {
   async request<T>(method: string, path: string, body?: unknown): Promise<T> {
     const res = await fetch(`${this.url}${path}`, {
       method,
-      headers: { authorization: `Bearer ${this.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        authorization: `Bearer ${this.token}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await res.text();
-    const json = text ? (JSON.parse(text) as T & { error?: { code: string; message: string } }) : ({} as T & { error?: undefined });
-    if (!res.ok) throw new Error(json.error ? `${json.error.message} (${res.status} ${json.error.code})` : `HTTP ${res.status}`);
+    const json = text
+      ? (JSON.parse(text) as T & { error?: { code: string; message: string } })
+      : ({} as T & { error?: undefined });
+    if (!res.ok)
+      throw new Error(json.error ? `${json.error.message} (${res.status} ${json.error.code})` : `HTTP ${res.status}`);
     return json;
   }
 
@@ -29,7 +35,8 @@ export class BridgeClient {
     if (after >= 0) url.searchParams.set('after', String(after));
     return new Promise((resolve, reject) => {
       const source = new EventSource(url, {
-        fetch: (input, init) => fetch(input, { ...init, headers: { ...init?.headers, authorization: `Bearer ${this.token}` } }),
+        fetch: (input, init) =>
+          fetch(input, { ...init, headers: { ...init?.headers, authorization: `Bearer ${this.token}` } }),
       });
       const onMessage = (message: { data: string }) => {
         const event = JSON.parse(message.data) as AgioEvent;
@@ -42,7 +49,8 @@ export class BridgeClient {
       for (const type of EventType.options) source.addEventListener(type, onMessage);
       source.addEventListener('error', (err) => {
         // CONNECTING means the client is already retrying with Last-Event-ID; CLOSED means it gave up.
-        if (source.readyState === EventSource.CLOSED) reject(new Error(`event stream failed: ${(err as { message?: string }).message ?? 'closed'}`));
+        if (source.readyState === EventSource.CLOSED)
+          reject(new Error(`event stream failed: ${(err as { message?: string }).message ?? 'closed'}`));
       });
     });
   }

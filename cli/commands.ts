@@ -13,10 +13,14 @@ export async function watch(bridge: BridgeClient, runId: string, after = -1): Pr
   const view = new LiveView((s) => process.stdout.write(s), Boolean(process.stdout.isTTY));
   let last: AgioEvent | undefined;
   try {
-    await bridge.streamEvents(runId, (event) => {
-      last = event;
-      view.handle(event);
-    }, after);
+    await bridge.streamEvents(
+      runId,
+      (event) => {
+        last = event;
+        view.handle(event);
+      },
+      after,
+    );
   } finally {
     view.close();
   }
@@ -25,7 +29,11 @@ export async function watch(bridge: BridgeClient, runId: string, after = -1): Pr
 
 /** Starts a run of a registered agent and watches it. */
 export async function run(bridge: BridgeClient, agent: string, input: string, sessionId?: string): Promise<number> {
-  const { runId } = await bridge.request<{ runId: string }>('POST', '/runs', { agent, input, ...(sessionId ? { sessionId } : {}) });
+  const { runId } = await bridge.request<{ runId: string }>('POST', '/runs', {
+    agent,
+    input,
+    ...(sessionId ? { sessionId } : {}),
+  });
   return watch(bridge, runId);
 }
 

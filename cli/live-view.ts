@@ -52,20 +52,28 @@ export class LiveView {
         break;
       }
       case 'RUN_FAILED':
-        this.line(`${pad}✗ ${event.agent} failed: ${(event.data as { error?: { message?: string } })?.error?.message ?? 'unknown error'}`);
+        this.line(
+          `${pad}✗ ${event.agent} failed: ${(event.data as { error?: { message?: string } })?.error?.message ?? 'unknown error'}`,
+        );
         break;
       case 'RUN_CANCELLED':
         this.line(`${pad}■ ${event.agent} cancelled`);
         break;
       case 'MODEL_UNAVAILABLE': {
         const data = event.data as { reason?: string; nextAttemptAt?: number } | undefined;
-        const wait = data?.nextAttemptAt ? `; next try in ${Math.max(0, Math.round((data.nextAttemptAt - event.timestamp) / 1000))} s` : '';
-        this.line(`${pad}  ⚠ model unavailable (attempt ${event.attempt}): ${clip(data?.reason ?? 'unknown error', 120)}${wait}`);
+        const wait = data?.nextAttemptAt
+          ? `; next try in ${Math.max(0, Math.round((data.nextAttemptAt - event.timestamp) / 1000))} s`
+          : '';
+        this.line(
+          `${pad}  ⚠ model unavailable (attempt ${event.attempt}): ${clip(data?.reason ?? 'unknown error', 120)}${wait}`,
+        );
         break;
       }
       case 'CONTEXT_COMPACTED': {
         const data = event.data as { items?: unknown[]; bytesBefore?: number; bytesAfter?: number } | undefined;
-        this.line(`${pad}  ⇣ conversation compacted: ${data?.items?.length ?? 0} older parts replaced by references (${data?.bytesBefore} → ${data?.bytesAfter} bytes)`);
+        this.line(
+          `${pad}  ⇣ conversation compacted: ${data?.items?.length ?? 0} older parts replaced by references (${data?.bytesBefore} → ${data?.bytesAfter} bytes)`,
+        );
         break;
       }
       case 'TOOL_AUTH_REQUIRED':

@@ -71,7 +71,14 @@ async function main(argv: string[]): Promise<number> {
       need(1, '<runId>');
       return watch(bridge, positionals[0], values.after ? Number(values.after) : -1);
     case 'runs': {
-      const query = new URLSearchParams(Object.entries({ status: values.status, agent: values.agent, limit: values.limit, pageToken: values.page }).filter((e): e is [string, string] => e[1] !== undefined));
+      const query = new URLSearchParams(
+        Object.entries({
+          status: values.status,
+          agent: values.agent,
+          limit: values.limit,
+          pageToken: values.page,
+        }).filter((e): e is [string, string] => e[1] !== undefined),
+      );
       return printJson(bridge.request('GET', `/runs${query.size ? `?${query}` : ''}`));
     }
     case 'status':
@@ -80,7 +87,12 @@ async function main(argv: string[]): Promise<number> {
     case 'pause':
     case 'resume':
       need(1, '<runId>');
-      return printJson(bridge.request('POST', `/runs/${encodeURIComponent(positionals[0])}/${command}`, { by: `cli:${process.env.USER ?? 'operator'}`, ...(values.reason ? { reason: values.reason } : {}) }));
+      return printJson(
+        bridge.request('POST', `/runs/${encodeURIComponent(positionals[0])}/${command}`, {
+          by: `cli:${process.env.USER ?? 'operator'}`,
+          ...(values.reason ? { reason: values.reason } : {}),
+        }),
+      );
     case 'state':
       need(1, '<runId>');
       return printJson(bridge.request('GET', `/runs/${encodeURIComponent(positionals[0])}/state`));
@@ -88,11 +100,15 @@ async function main(argv: string[]): Promise<number> {
     case 'deny':
       need(2, '<runId> <callId>');
       return printJson(
-        bridge.request('POST', `/runs/${encodeURIComponent(positionals[0])}/tool-calls/${encodeURIComponent(positionals[1])}/${command}`, {
-          by: `cli:${process.env.USER ?? 'operator'}`,
-          ...(values.remember ? { remember: true } : {}),
-          ...(values.reason ? { message: values.reason } : {}),
-        }),
+        bridge.request(
+          'POST',
+          `/runs/${encodeURIComponent(positionals[0])}/tool-calls/${encodeURIComponent(positionals[1])}/${command}`,
+          {
+            by: `cli:${process.env.USER ?? 'operator'}`,
+            ...(values.remember ? { remember: true } : {}),
+            ...(values.reason ? { message: values.reason } : {}),
+          },
+        ),
       );
     case 'cancel':
       need(1, '<runId>');

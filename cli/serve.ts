@@ -9,7 +9,16 @@ import { parseTokens } from '../bridge/auth';
 import { createBridge } from '../bridge/server';
 import { InProcessLane } from '../live/in-process-lane';
 import type { ModelConfig } from '../activities/model';
-import { connectClient, connectWorker, ensureSearchAttributes, loadEnv, localTarget, modelConfigFromEnv, storesFromEnv, temporalTarget } from '../config';
+import {
+  connectClient,
+  connectWorker,
+  ensureSearchAttributes,
+  loadEnv,
+  localTarget,
+  modelConfigFromEnv,
+  storesFromEnv,
+  temporalTarget,
+} from '../config';
 import { lockDataDir } from '../devkit/data-dir-lock';
 import { startDemoModel } from '../devkit/demo-model';
 import { freePort, isPortFree } from '../devkit/free-port';
@@ -41,23 +50,28 @@ export async function serve(opts: { port?: number; agents?: string } = {}): Prom
     let temporal = temporalTarget(env);
     if (!env.TEMPORAL_ADDRESS) {
       console.log('agio: starting the Temporal dev server…');
-      const server = await startTemporalDevServer({ dbFilename: path.join(dataDir, 'temporal.db'), port: await portOr(7233), log: console.log });
+      const server = await startTemporalDevServer({
+        dbFilename: path.join(dataDir, 'temporal.db'),
+        port: await portOr(7233),
+        log: console.log,
+      });
       cleanups.push(() => server.stop());
       await lock.recordChild('Temporal dev server', server.pid, 'temporal-server');
       temporal = localTarget(server.address, env.TEMPORAL_NAMESPACE);
       // The Web UI comes up beside it, without holding up the rest (its first start builds it); AGIO_WEB_UI=false: none.
       let ui: TemporalUi | undefined;
       let stopped = false;
-      if (env.AGIO_WEB_UI === 'true') void portOr(8233)
-        .then((port) => startTemporalUi({ address: server.address, port, log: console.log }))
-        .then(async (started) => {
-          if (!started) return;
-          if (stopped) return void started.stop();
-          ui = started;
-          await lock.recordChild('Temporal Web UI', started.pid, 'temporal-ui-server');
-          console.log(`agio: Temporal Web UI at ${started.url}`);
-        })
-        .catch((err: Error) => console.log(`agio: the Temporal Web UI did not start: ${err.message}`));
+      if (env.AGIO_WEB_UI === 'true')
+        void portOr(8233)
+          .then((port) => startTemporalUi({ address: server.address, port, log: console.log }))
+          .then(async (started) => {
+            if (!started) return;
+            if (stopped) return void started.stop();
+            ui = started;
+            await lock.recordChild('Temporal Web UI', started.pid, 'temporal-ui-server');
+            console.log(`agio: Temporal Web UI at ${started.url}`);
+          })
+          .catch((err: Error) => console.log(`agio: the Temporal Web UI did not start: ${err.message}`));
       cleanups.push(async () => {
         stopped = true;
         await ui?.stop();
@@ -77,7 +91,12 @@ export async function serve(opts: { port?: number; agents?: string } = {}): Prom
     const { stores, close: closeStores } = await storesFromEnv(env);
     const liveLane = new InProcessLane();
     cleanups.push(closeStores);
-    const { worker, agents, taskQueue, close: closeMcp } = await createWorker({
+    const {
+      worker,
+      agents,
+      taskQueue,
+      close: closeMcp,
+    } = await createWorker({
       connection: workerConnection,
       namespace: temporal.namespace,
       taskQueue: env.AGIO_TASK_QUEUE,
@@ -103,9 +122,24 @@ export async function serve(opts: { port?: number; agents?: string } = {}): Prom
     cleanups.push(() => clientConnection.close());
     await ensureSearchAttributes(clientConnection, temporal.namespace, 'agio');
     const tokens = parseTokens(process.env.AGIO_TOKENS ?? 'dev-token:default');
-    const agio = new AgioClient(new Client({ connection: clientConnection, namespace: temporal.namespace }), { taskQueue, agents });
-    const bridge = createBridge({ agio, tokens, stores, liveLane, agentsSource: loaded.file, allowPermissionOverrides: env.AGIO_ALLOW_PERMISSION_OVERRIDES === 'true', corsOrigins: env.AGIO_CORS_ORIGINS, streamTokenSecret: env.AGIO_STREAM_TOKEN_SECRET });
-    const url = await bridge.listen({ host: process.env.HOST ?? '127.0.0.1', port: opts.port ?? (await portOr(Number(process.env.PORT ?? 8080))) });
+    const agio = new AgioClient(new Client({ connection: clientConnection, namespace: temporal.namespace }), {
+      taskQueue,
+      agents,
+    });
+    const bridge = createBridge({
+      agio,
+      tokens,
+      stores,
+      liveLane,
+      agentsSource: loaded.file,
+      allowPermissionOverrides: env.AGIO_ALLOW_PERMISSION_OVERRIDES === 'true',
+      corsOrigins: env.AGIO_CORS_ORIGINS,
+      streamTokenSecret: env.AGIO_STREAM_TOKEN_SECRET,
+    });
+    const url = await bridge.listen({
+      host: process.env.HOST ?? '127.0.0.1',
+      port: opts.port ?? (await portOr(Number(process.env.PORT ?? 8080))),
+    });
     cleanups.push(() => bridge.close());
     const [token] = tokens.keys();
     console.log(
@@ -115,7 +149,10 @@ export async function serve(opts: { port?: number; agents?: string } = {}): Prom
         `  bridge     ${url}   (Authorization: Bearer ${token})`,
         `  viewer     ${url}/ui/#token=${encodeURIComponent(token)}`,
         `  temporal   ${temporal.address}`,
-        `  worker     task queue "${taskQueue}", agents: ${agents.list().map((a) => a.name).join(', ')}`,
+        `  worker     task queue "${taskQueue}", agents: ${agents
+          .list()
+          .map((a) => a.name)
+          .join(', ')}`,
         `  agents     ${loaded.file}`,
         `  data       ${dataDir}`,
         '',

@@ -36,13 +36,18 @@ export async function versionsCommand(argv: string[]): Promise<number> {
       const { previous } = await setCurrentVersion(connection, temporal.namespace, deployment, buildId);
       console.log(`${deployment}: current version ${buildId}${previous ? ` (was ${previous})` : ''}`);
       const asked = await askRunsToUpgrade(client, deployment, buildId);
-      console.log(`asked ${asked.length} open run(s) pinned to older versions to move at their next safe point${asked.length ? ':' : ''}`);
+      console.log(
+        `asked ${asked.length} open run(s) pinned to older versions to move at their next safe point${asked.length ? ':' : ''}`,
+      );
       for (const run of asked) console.log(`  ${run.runId} (on ${run.from})`);
       return 0;
     }
     const versions = await listDeploymentVersions(connection, client, temporal.namespace, deployment);
     if (!versions.length) console.log(`${deployment}: no versions yet (no versioned worker has polled)`);
-    for (const v of versions) console.log(`${v.current ? '*' : ' '} ${v.buildId.padEnd(20)} ${v.status.padEnd(9)} ${v.openRuns} open run(s) pinned`);
+    for (const v of versions)
+      console.log(
+        `${v.current ? '*' : ' '} ${v.buildId.padEnd(20)} ${v.status.padEnd(9)} ${v.openRuns} open run(s) pinned`,
+      );
     return 0;
   } finally {
     await connection.close();

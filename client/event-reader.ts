@@ -82,7 +82,9 @@ export async function* readEvents(pages: EventPages, opts: ReadEventsOptions = {
       // A reader that asked for specific offsets must not skip silently past events the log no longer holds
       // (continue-as-new keeps only a tail); one that asked for everything starts at the oldest held event.
       if (after >= 0 && page.firstOffset > after + 1) {
-        throw new EventsGoneError(`events ${after + 1}–${page.firstOffset - 1} of this run are no longer held; resume from offset ${page.firstOffset - 1}`);
+        throw new EventsGoneError(
+          `events ${after + 1}–${page.firstOffset - 1} of this run are no longer held; resume from offset ${page.firstOffset - 1}`,
+        );
       }
       for (const event of page.events) {
         if (event.offset <= after) continue;
@@ -95,7 +97,8 @@ export async function* readEvents(pages: EventPages, opts: ReadEventsOptions = {
       if (page.events.length || woken) {
         // Quiet since the newest event happened, not since this reader saw it: a reader that joins a run parked
         // an hour ago backs off at once (event times are the workflow's clock; never later than now).
-        if (page.events.length) lastEventAt = Math.min(Date.now(), page.events[page.events.length - 1].timestamp ?? Date.now());
+        if (page.events.length)
+          lastEventAt = Math.min(Date.now(), page.events[page.events.length - 1].timestamp ?? Date.now());
         woken = false;
         pause = minPoll;
       } else {

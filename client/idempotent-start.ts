@@ -22,7 +22,9 @@ export interface StartRequest {
 /** JSON with every object's keys in code-unit order (undefined members dropped): equal values give equal text. */
 export function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) =>
-    v && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v,
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : v,
   );
 }
 
@@ -39,13 +41,18 @@ export function startFingerprint(request: StartRequest): string {
     modelSettings: nonEmpty(request.modelSettings),
     state: nonEmpty(request.state),
   };
-  return createHash('sha256').update(canonicalJson({ v: 1, ...normalized })).digest('hex');
+  return createHash('sha256')
+    .update(canonicalJson({ v: 1, ...normalized }))
+    .digest('hex');
 }
 
 /** A run id already names a run that a different request started (or one started without a fingerprint). */
 export class IdempotencyConflictError extends Error {
   override name = 'IdempotencyConflictError';
-  constructor(message: string, readonly runId: string) {
+  constructor(
+    message: string,
+    readonly runId: string,
+  ) {
     super(message);
   }
 }
@@ -65,7 +72,11 @@ export async function startIdempotent(
   // Twice at most: a closed run can pass its retention (and vanish) between the refused start and the look-up.
   for (let attempt = 0; ; attempt++) {
     try {
-      const handle = await temporal.workflow.start(workflowType, { ...options, workflowIdConflictPolicy: 'FAIL', workflowIdReusePolicy: 'REJECT_DUPLICATE' });
+      const handle = await temporal.workflow.start(workflowType, {
+        ...options,
+        workflowIdConflictPolicy: 'FAIL',
+        workflowIdReusePolicy: 'REJECT_DUPLICATE',
+      });
       return { handle, created: true };
     } catch (err) {
       if ((err as Error).name !== 'WorkflowExecutionAlreadyStartedError') throw err;

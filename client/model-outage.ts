@@ -28,11 +28,18 @@ function isoTime(ts: Timestamp): string | undefined {
 
 /** The outage a run is waiting out, or undefined when its model calls are not failing (or it runs none). */
 export function modelOutageOf(description: WorkflowExecutionDescription): ModelOutage | undefined {
-  const call = description.raw.pendingActivities?.find((a) => a.activityType?.name === 'callModel' && (a.attempt ?? 0) >= MODEL_OUTAGE_ANNOUNCED_FROM_ATTEMPT && a.lastFailure);
+  const call = description.raw.pendingActivities?.find(
+    (a) =>
+      a.activityType?.name === 'callModel' && (a.attempt ?? 0) >= MODEL_OUTAGE_ANNOUNCED_FROM_ATTEMPT && a.lastFailure,
+  );
   if (!call) return undefined;
   const failure = call.lastFailure!;
   const errorType = failure.applicationFailureInfo?.type ?? undefined;
-  const times = { lastFailedAt: isoTime(call.lastAttemptCompleteTime), nextAttemptAt: isoTime(call.nextAttemptScheduleTime), retryUntil: isoTime(call.expirationTime) };
+  const times = {
+    lastFailedAt: isoTime(call.lastAttemptCompleteTime),
+    nextAttemptAt: isoTime(call.nextAttemptScheduleTime),
+    retryUntil: isoTime(call.expirationTime),
+  };
   return {
     attempt: call.attempt!,
     reason: failure.message ?? 'unknown failure',

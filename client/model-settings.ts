@@ -7,7 +7,8 @@ import { isWorkflowAgent, type AnyAgentSpec, type ModelSettings } from '../commo
  * sub-agent's, at any depth. Agents used as tools keep theirs: they are the tool author's choice, not the run's.
  */
 export function withModelSettings<T extends AnyAgentSpec>(agent: T, settings: ModelSettings): T {
-  if (isWorkflowAgent(agent)) return { ...agent, subAgents: agent.subAgents.map((sub) => withModelSettings(sub, settings)) };
+  if (isWorkflowAgent(agent))
+    return { ...agent, subAgents: agent.subAgents.map((sub) => withModelSettings(sub, settings)) };
   return { ...agent, modelSettings: { ...agent.modelSettings, ...definedOnly(settings) } };
 }
 

@@ -24,7 +24,17 @@ const QUERY_STATUS: Record<RunStatus, string> = {
 };
 
 /** Temporal's WorkflowExecutionStatus enum, by number. */
-const STATUS_BY_CODE = ['UNSPECIFIED', 'RUNNING', 'COMPLETED', 'FAILED', 'CANCELLED', 'TERMINATED', 'CONTINUED_AS_NEW', 'TIMED_OUT', 'PAUSED'] as const;
+const STATUS_BY_CODE = [
+  'UNSPECIFIED',
+  'RUNNING',
+  'COMPLETED',
+  'FAILED',
+  'CANCELLED',
+  'TERMINATED',
+  'CONTINUED_AS_NEW',
+  'TIMED_OUT',
+  'PAUSED',
+] as const;
 
 export interface ListRunsOptions {
   tenant?: string;
@@ -61,7 +71,9 @@ export class BadPageTokenError extends Error {
 const queryDigest = (query: string) => createHash('sha256').update(query).digest('base64url').slice(0, 16);
 
 function encodePageToken(query: string, serverToken: Uint8Array): string {
-  return Buffer.from(JSON.stringify({ q: queryDigest(query), t: Buffer.from(serverToken).toString('base64url') })).toString('base64url');
+  return Buffer.from(
+    JSON.stringify({ q: queryDigest(query), t: Buffer.from(serverToken).toString('base64url') }),
+  ).toString('base64url');
 }
 
 function decodePageToken(query: string, token: string): Buffer {
@@ -71,8 +83,10 @@ function decodePageToken(query: string, token: string): Buffer {
   } catch {
     parsed = {};
   }
-  if (typeof parsed?.t !== 'string' || !parsed.t) throw new BadPageTokenError('pageToken: not a page token (use the nextPageToken of an earlier page)');
-  if (parsed.q !== queryDigest(query)) throw new BadPageTokenError('pageToken: the token belongs to a listing with other filters');
+  if (typeof parsed?.t !== 'string' || !parsed.t)
+    throw new BadPageTokenError('pageToken: not a page token (use the nextPageToken of an earlier page)');
+  if (parsed.q !== queryDigest(query))
+    throw new BadPageTokenError('pageToken: the token belongs to a listing with other filters');
   return Buffer.from(parsed.t, 'base64url');
 }
 
@@ -82,7 +96,9 @@ const quote = (value: string) => `'${value.replace(/\\/g, '\\\\').replace(/'/g, 
 export function listQuery(opts: ListRunsOptions): string {
   const where = [`${RunSearchAttributes.tenant.name} = ${quote(opts.tenant ?? 'default')}`];
   if (opts.agent) where.push(`${RunSearchAttributes.agent.name} = ${quote(opts.agent)}`);
-  where.push(opts.status ? `ExecutionStatus = ${quote(QUERY_STATUS[opts.status])}` : `ExecutionStatus != 'ContinuedAsNew'`);
+  where.push(
+    opts.status ? `ExecutionStatus = ${quote(QUERY_STATUS[opts.status])}` : `ExecutionStatus != 'ContinuedAsNew'`,
+  );
   return where.join(' AND ');
 }
 

@@ -61,7 +61,8 @@ export class RunLogs {
           closed = true;
         }
       }
-      const stored = this.log && tenant !== undefined ? await storedPage(this.log, tenant, rootRunId, input) : undefined;
+      const stored =
+        this.log && tenant !== undefined ? await storedPage(this.log, tenant, rootRunId, input) : undefined;
       if (stored) this.stats.storedPages++;
       else this.stats.replayedPages++;
       return stored ?? replayed(input);
@@ -95,7 +96,12 @@ export class RunLogs {
  * A page of a closed run's stored log, when the store holds every event after `after` through the run's
  * terminal event (checked a page at a time: offsets without a gap, and a short page must end the stream).
  */
-async function storedPage(log: EventLogStore, tenant: string, rootRunId: string, { after, limit }: { after: number; limit: number }): Promise<EventsPage | undefined> {
+async function storedPage(
+  log: EventLogStore,
+  tenant: string,
+  rootRunId: string,
+  { after, limit }: { after: number; limit: number },
+): Promise<EventsPage | undefined> {
   const events = await log.read(tenant, rootRunId, after, limit);
   if (!events.length || events.some((e, i) => e.offset !== after + 1 + i)) return undefined;
   const ended = events.some(endsStream);
@@ -107,7 +113,13 @@ async function storedPage(log: EventLogStore, tenant: string, rootRunId: string,
  * A page of the events an open run no longer holds (it continued as new), read from its event log: those after
  * `after` and before the run's oldest held event, when the log has them without a gap.
  */
-async function olderPage(log: EventLogStore, tenant: string, rootRunId: string, { after, limit }: { after: number; limit: number }, held: EventsPage): Promise<EventsPage | undefined> {
+async function olderPage(
+  log: EventLogStore,
+  tenant: string,
+  rootRunId: string,
+  { after, limit }: { after: number; limit: number },
+  held: EventsPage,
+): Promise<EventsPage | undefined> {
   const events = await log.read(tenant, rootRunId, after, Math.min(limit, held.firstOffset - 1 - after));
   if (!events.length || events.some((e, i) => e.offset !== after + 1 + i)) return undefined;
   return { events, firstOffset: after + 1, lastOffset: held.lastOffset, ended: false };
@@ -118,7 +130,11 @@ async function olderPage(log: EventLogStore, tenant: string, rootRunId: string, 
  * closed: the root adds that event to its event log after putting it on its Wire, so a client that has seen it and
  * asks for the run finds it finished.
  */
-export async function* followRun(logs: RunLogs, rootRunId: string, opts: ReadEventsOptions & { tenant?: string } = {}): AsyncGenerator<AgioEvent> {
+export async function* followRun(
+  logs: RunLogs,
+  rootRunId: string,
+  opts: ReadEventsOptions & { tenant?: string } = {},
+): AsyncGenerator<AgioEvent> {
   const stop = new AbortController();
   const onAbort = () => stop.abort();
   opts.signal?.addEventListener('abort', onAbort, { once: true });

@@ -12,7 +12,12 @@ export interface RunVersion {
   override?: string;
 }
 
-const BEHAVIORS: Record<string, RunVersion['behavior']> = { VERSIONING_BEHAVIOR_PINNED: 'pinned', VERSIONING_BEHAVIOR_AUTO_UPGRADE: 'auto_upgrade', 1: 'pinned', 2: 'auto_upgrade' };
+const BEHAVIORS: Record<string, RunVersion['behavior']> = {
+  VERSIONING_BEHAVIOR_PINNED: 'pinned',
+  VERSIONING_BEHAVIOR_AUTO_UPGRADE: 'auto_upgrade',
+  1: 'pinned',
+  2: 'auto_upgrade',
+};
 
 /** The run's version, or undefined for a run of an unversioned worker (or not yet picked up by any worker). */
 export function runVersionOf(description: WorkflowExecutionDescription): RunVersion | undefined {
@@ -20,7 +25,11 @@ export function runVersionOf(description: WorkflowExecutionDescription): RunVers
   const version = info?.deploymentVersion;
   if (!info || !version?.buildId) return undefined;
   const override = info.versioningOverride;
-  const overrideText = override?.pinned?.version ? `pinned to ${override.pinned.version.deploymentName}.${override.pinned.version.buildId}` : override?.autoUpgrade ? 'auto_upgrade' : undefined;
+  const overrideText = override?.pinned?.version
+    ? `pinned to ${override.pinned.version.deploymentName}.${override.pinned.version.buildId}`
+    : override?.autoUpgrade
+      ? 'auto_upgrade'
+      : undefined;
   return {
     deploymentName: version.deploymentName ?? '',
     buildId: version.buildId,

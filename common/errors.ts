@@ -40,4 +40,9 @@ export const MODEL_RETRY_MAX_INTERVAL_MS = 60_000;
 export const MODEL_OUTAGE_ANNOUNCED_FROM_ATTEMPT = 3;
 
 /** Error types that retrying cannot fix. */
-export const NON_RETRYABLE_MODEL_ERRORS: ErrorType[] = [ErrorType.ModelBadRequest, ErrorType.ModelAuthError, ErrorType.InvalidAgentSpec, ErrorType.ModelOutputTooLarge];
+export const NON_RETRYABLE_MODEL_ERRORS: ErrorType[] = [
+  ErrorType.ModelBadRequest,
+  ErrorType.ModelAuthError,
+  ErrorType.InvalidAgentSpec,
+  ErrorType.ModelOutputTooLarge,
+];

@@ -1,4 +1,4 @@
-// The event envelope of a run's stream (DESIGN.md section 8), carried over from Agio's StepEvent.
+// The event envelope of a run's stream (docs/ARCHITECTURE.md, "The Wire"), carried over from Agio's StepEvent.
 import { z } from 'zod';
 import { Step, Usage } from './steps';
 
@@ -31,7 +31,16 @@ export const TERMINAL_EVENT_TYPES: readonly EventType[] = ['RUN_COMPLETED', 'RUN
 export const StepDelta = z.object({
   content: z.string().optional(),
   reasoningContent: z.string().optional(),
-  toolCalls: z.array(z.object({ index: z.number().int(), id: z.string().optional(), name: z.string().optional(), arguments: z.string().optional() })).optional(),
+  toolCalls: z
+    .array(
+      z.object({
+        index: z.number().int(),
+        id: z.string().optional(),
+        name: z.string().optional(),
+        arguments: z.string().optional(),
+      }),
+    )
+    .optional(),
 });
 /** Text pieces of a streamed step. */
 export type StepDelta = z.infer<typeof StepDelta>;
@@ -62,7 +71,10 @@ export const EventDraft = z.object({
 export type EventDraft = z.infer<typeof EventDraft>;
 
 /** Fields every event of one run shares. */
-export type EventBase = Pick<EventDraft, 'runId' | 'rootRunId' | 'parentRunId' | 'agent' | 'depth' | 'nestingType' | 'toolCallId' | 'traceId' | 'spanId'>;
+export type EventBase = Pick<
+  EventDraft,
+  'runId' | 'rootRunId' | 'parentRunId' | 'agent' | 'depth' | 'nestingType' | 'toolCallId' | 'traceId' | 'spanId'
+>;
 
 /** An event in a root run's log. */
 export const AgioEvent = EventDraft.extend({

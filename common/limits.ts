@@ -1,4 +1,4 @@
-// Default bounds for every run (DESIGN.md principle 5): each has a default and a clear error when hit.
+// Default bounds for every run (docs/ARCHITECTURE.md, "Long-lived runs"): each has a default and a clear error when hit.
 import { z } from 'zod';
 
 /** Limits in force for a run; carried in its context and inherited by nested runs. */
@@ -8,13 +8,21 @@ export const RunLimits = z.object({
   /** Nesting depth of agents used as tools. */
   maxDepth: z.number().int().positive().default(5),
   /** Tool output kept inline in the conversation and history; larger outputs are truncated. */
-  maxToolOutputBytes: z.number().int().positive().default(64 * 1024),
+  maxToolOutputBytes: z
+    .number()
+    .int()
+    .positive()
+    .default(64 * 1024),
   /**
    * Largest conversation (UTF-8 bytes of its JSON) sent in one model call; a run input over it is refused at
    * start, and a conversation that grows over it fails the run with ModelInputTooLarge before the call is made.
    * Temporal caps one payload at 2 MiB, so the default leaves room for the rest of the call's input.
    */
-  maxModelInputBytes: z.number().int().positive().default(1024 * 1024),
+  maxModelInputBytes: z
+    .number()
+    .int()
+    .positive()
+    .default(1024 * 1024),
   /**
    * When the conversation passes this size (UTF-8 bytes of its JSON), it is compacted before the next model call:
    * older tool outputs and tool-call arguments (written file contents) are stored and replaced with references the
@@ -28,13 +36,21 @@ export const RunLimits = z.object({
    * and fails the run with ModelOutputTooLarge, never retried: a step over Temporal's 2 MiB payload cap could never
    * be recorded, and every retry would pay for the whole answer again.
    */
-  maxModelOutputBytes: z.number().int().positive().default(1024 * 1024),
+  maxModelOutputBytes: z
+    .number()
+    .int()
+    .positive()
+    .default(1024 * 1024),
   /**
    * Conversations up to this size (UTF-8 bytes of their JSON) travel inside the callModel activity input. A larger
    * one stays in the workflow, and the activity reads it with the run's `conversation` Query, so a step's share
    * of the history stops growing with the conversation (a claim check). 0: always by Query.
    */
-  inlineModelInputBytes: z.number().int().nonnegative().default(8 * 1024),
+  inlineModelInputBytes: z
+    .number()
+    .int()
+    .nonnegative()
+    .default(8 * 1024),
   /** Total tokens (prompt + completion) the run may spend before it stops with 'max_tokens'. */
   maxTotalTokens: z.number().int().positive().optional(),
   /** How long a model call may go without a heartbeat before Temporal retries it elsewhere. */
@@ -43,16 +59,28 @@ export const RunLimits = z.object({
    * How long a model call may go without a chunk (before the first one too) before the attempt is given up as stalled
    * and retried. Its heartbeat proves the worker alive, not the stream moving; this catches the stream.
    */
-  modelStreamIdleMs: z.number().int().positive().default(5 * 60_000),
+  modelStreamIdleMs: z
+    .number()
+    .int()
+    .positive()
+    .default(5 * 60_000),
   /** Upper bound of one model call, streaming included. */
-  modelTimeoutMs: z.number().int().positive().default(10 * 60_000),
+  modelTimeoutMs: z
+    .number()
+    .int()
+    .positive()
+    .default(10 * 60_000),
   /**
    * Attempts for a failing model call (rate limits, 5xx, network); unset, a call is retried until
    * modelRetryWindowMs has passed, so a provider outage is waited out. Non-retryable errors (4xx) fail at once.
    */
   modelMaxAttempts: z.number().int().positive().optional(),
   /** How long a model call may keep failing and retrying (its schedule-to-close) before the run fails. */
-  modelRetryWindowMs: z.number().int().positive().default(6 * 60 * 60_000),
+  modelRetryWindowMs: z
+    .number()
+    .int()
+    .positive()
+    .default(6 * 60 * 60_000),
   /** Continue as new after this many model calls in one workflow run (besides Temporal's own suggestion). */
   continueAsNewAfterModelCalls: z.number().int().positive().default(200),
 });
@@ -63,22 +91,24 @@ export type RunLimits = z.infer<typeof RunLimits>;
  * Overrides of some limits (an agent's `limits`, a run's `context.limits`): the same fields with no defaults
  * filled in, so an override only replaces the limits it names and never resets the others to their defaults.
  */
-export const RunLimitOverrides = z.object({
-  maxSteps: RunLimits.shape.maxSteps.removeDefault(),
-  maxDepth: RunLimits.shape.maxDepth.removeDefault(),
-  maxToolOutputBytes: RunLimits.shape.maxToolOutputBytes.removeDefault(),
-  maxModelInputBytes: RunLimits.shape.maxModelInputBytes.removeDefault(),
-  compactModelInputBytes: RunLimits.shape.compactModelInputBytes,
-  inlineModelInputBytes: RunLimits.shape.inlineModelInputBytes.removeDefault(),
-  maxModelOutputBytes: RunLimits.shape.maxModelOutputBytes.removeDefault(),
-  maxTotalTokens: RunLimits.shape.maxTotalTokens,
-  modelHeartbeatTimeoutMs: RunLimits.shape.modelHeartbeatTimeoutMs.removeDefault(),
-  modelTimeoutMs: RunLimits.shape.modelTimeoutMs.removeDefault(),
-  modelStreamIdleMs: RunLimits.shape.modelStreamIdleMs.removeDefault(),
-  modelMaxAttempts: RunLimits.shape.modelMaxAttempts,
-  modelRetryWindowMs: RunLimits.shape.modelRetryWindowMs.removeDefault(),
-  continueAsNewAfterModelCalls: RunLimits.shape.continueAsNewAfterModelCalls.removeDefault(),
-}).partial();
+export const RunLimitOverrides = z
+  .object({
+    maxSteps: RunLimits.shape.maxSteps.removeDefault(),
+    maxDepth: RunLimits.shape.maxDepth.removeDefault(),
+    maxToolOutputBytes: RunLimits.shape.maxToolOutputBytes.removeDefault(),
+    maxModelInputBytes: RunLimits.shape.maxModelInputBytes.removeDefault(),
+    compactModelInputBytes: RunLimits.shape.compactModelInputBytes,
+    inlineModelInputBytes: RunLimits.shape.inlineModelInputBytes.removeDefault(),
+    maxModelOutputBytes: RunLimits.shape.maxModelOutputBytes.removeDefault(),
+    maxTotalTokens: RunLimits.shape.maxTotalTokens,
+    modelHeartbeatTimeoutMs: RunLimits.shape.modelHeartbeatTimeoutMs.removeDefault(),
+    modelTimeoutMs: RunLimits.shape.modelTimeoutMs.removeDefault(),
+    modelStreamIdleMs: RunLimits.shape.modelStreamIdleMs.removeDefault(),
+    modelMaxAttempts: RunLimits.shape.modelMaxAttempts,
+    modelRetryWindowMs: RunLimits.shape.modelRetryWindowMs.removeDefault(),
+    continueAsNewAfterModelCalls: RunLimits.shape.continueAsNewAfterModelCalls.removeDefault(),
+  })
+  .partial();
 /** Overrides of some limits. */
 export type RunLimitOverrides = z.infer<typeof RunLimitOverrides>;
 
@@ -93,7 +123,10 @@ export function resolveLimits(partial: Partial<RunLimits> = {}): RunLimits {
  * the code that started it even when a later release changes them; the run carries them across continue-as-new and
  * into the runs it starts.
  */
-export function runLimitsFor(agent: { limits?: RunLimitOverrides; maxSteps?: number }, overrides: Partial<RunLimits> = {}): RunLimits {
+export function runLimitsFor(
+  agent: { limits?: RunLimitOverrides; maxSteps?: number },
+  overrides: Partial<RunLimits> = {},
+): RunLimits {
   return resolveLimits({ ...agent.limits, ...(agent.maxSteps ? { maxSteps: agent.maxSteps } : {}), ...overrides });
 }
 

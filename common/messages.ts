@@ -80,4 +80,7 @@ export interface ControlState {
 }
 
 /** A human decision on a pending tool call, sent to the workflow that owns the call (it may be a child). */
-export const decideToolCallUpdate = defineUpdate<{ toolCallId: string; decision: 'approve' | 'deny' }, [ToolCallDecision]>('decideToolCall');
+export const decideToolCallUpdate = defineUpdate<
+  { toolCallId: string; decision: 'approve' | 'deny' },
+  [ToolCallDecision]
+>('decideToolCall');

@@ -4,7 +4,12 @@
 export const DEFAULT_TASK_QUEUE = 'agio';
 
 /** Workflow type names (the exported function names in workflows/index.ts). */
-export const WorkflowType = { agentRun: 'agentRun', loop: 'loopAgentRun', sequential: 'sequentialAgentRun', parallel: 'parallelAgentRun' } as const;
+export const WorkflowType = {
+  agentRun: 'agentRun',
+  loop: 'loopAgentRun',
+  sequential: 'sequentialAgentRun',
+  parallel: 'parallelAgentRun',
+} as const;
 
 /** The workflow type that runs an agent of this kind. */
 export function workflowTypeFor(kind: 'llm' | 'loop' | 'sequential' | 'parallel'): string {

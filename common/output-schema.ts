@@ -22,7 +22,8 @@ const isPlainObject = (v: unknown): v is JsonSchema => typeof v === 'object' && 
  */
 export const OutputSchema = z
   .custom<z.ZodType | JsonSchema>((v) => isZodSchema(v) || isPlainObject(v), {
-    error: 'outputSchema must be a JSON Schema object (such as { type: "object", properties: { … } }) or, in code, a zod schema',
+    error:
+      'outputSchema must be a JSON Schema object (such as { type: "object", properties: { … } }) or, in code, a zod schema',
   })
   .transform((v, ctx): JsonSchema => {
     if (!isZodSchema(v)) return v;
@@ -31,7 +32,11 @@ export const OutputSchema = z
       const { $schema: _draft, ...schema } = z.toJSONSchema(v) as JsonSchema;
       return schema;
     } catch (err) {
-      ctx.issues.push({ code: 'custom', input: v, message: `outputSchema: the zod schema has no JSON Schema form (${(err as Error).message})` });
+      ctx.issues.push({
+        code: 'custom',
+        input: v,
+        message: `outputSchema: the zod schema has no JSON Schema form (${(err as Error).message})`,
+      });
       return z.NEVER;
     }
   });
@@ -62,7 +67,9 @@ export function answerJsonText(content: string): string {
 
 /** The violations in one line each, at most {@link MAX_VIOLATIONS_SHOWN} of them, long ones cut. */
 export function summarizeViolations(violations: string[]): string {
-  const shown = violations.slice(0, MAX_VIOLATIONS_SHOWN).map((v) => (v.length > MAX_VIOLATION_CHARS ? `${v.slice(0, MAX_VIOLATION_CHARS)}…` : v));
+  const shown = violations
+    .slice(0, MAX_VIOLATIONS_SHOWN)
+    .map((v) => (v.length > MAX_VIOLATION_CHARS ? `${v.slice(0, MAX_VIOLATION_CHARS)}…` : v));
   const more = violations.length - shown.length;
   return shown.map((v) => `- ${v}`).join('\n') + (more > 0 ? `\n- …and ${more} more` : '');
 }
@@ -76,7 +83,12 @@ export function outputRepairPrompt(format: Pick<OutputFormat, 'name'>, violation
 }
 
 /** The message of the run's failure when no repair is left. */
-export function outputFailureMessage(agent: string, format: Pick<OutputFormat, 'name'>, repairs: number, violations: string[]): string {
+export function outputFailureMessage(
+  agent: string,
+  format: Pick<OutputFormat, 'name'>,
+  repairs: number,
+  violations: string[],
+): string {
   const tries = repairs === 0 ? 'its answer' : `its answer and ${repairs} repair${repairs === 1 ? '' : 's'}`;
   return `agent "${agent}" gave no output matching its output schema "${format.name}" (${tries}); the last answer's violations:\n${summarizeViolations(violations)}`;
 }

@@ -1,4 +1,4 @@
-// Tool permissions (DESIGN.md section 7): rules per tool with optional argument patterns decide `allow`,
+// Tool permissions (docs/ARCHITECTURE.md, "Approvals"): rules per tool with optional argument patterns decide `allow`,
 // `deny` or `ask`. Pure and deterministic, so workflow code evaluates them.
 import { z } from 'zod';
 
@@ -75,7 +75,11 @@ function matches(rule: PermissionRule, tool: string, subject: string): boolean {
  * Decides a call. A matching `deny` always wins (remembered approvals cannot lift it); otherwise the first
  * matching rule in order (remembered allows first, then per-run rules, then the agent's); no match = allow.
  */
-export function decidePermission(rules: PermissionRule[], tool: string, args: unknown): { action: PermissionAction; rule?: PermissionRule } {
+export function decidePermission(
+  rules: PermissionRule[],
+  tool: string,
+  args: unknown,
+): { action: PermissionAction; rule?: PermissionRule } {
   const subject = permissionSubject(tool, args);
   const deny = rules.find((r) => r.action === 'deny' && matches(r, tool, subject));
   if (deny) return { action: 'deny', rule: deny };

@@ -24,7 +24,8 @@ export class AgentRegistry {
   /** The agent with this name; throws naming the known agents when there is none. */
   get(name: string): AnyAgentSpec {
     const agent = this.agents.get(name);
-    if (!agent) throw new Error(`unknown agent "${name}"; registered agents: ${[...this.agents.keys()].join(', ') || 'none'}`);
+    if (!agent)
+      throw new Error(`unknown agent "${name}"; registered agents: ${[...this.agents.keys()].join(', ') || 'none'}`);
     return agent;
   }
 

@@ -22,6 +22,14 @@ export function isFinalRunPhase(phase: RunPhase): phase is RunEnding {
  * Temporal's execution statuses, as run listings report and filter them: a run's phase as the server sees it, plus the
  * ends only the server knows (terminated, timed out) and the runs a continue-as-new closed.
  */
-export const EXECUTION_STATUSES = ['RUNNING', 'COMPLETED', 'FAILED', 'CANCELLED', 'TERMINATED', 'CONTINUED_AS_NEW', 'TIMED_OUT'] as const;
+export const EXECUTION_STATUSES = [
+  'RUNNING',
+  'COMPLETED',
+  'FAILED',
+  'CANCELLED',
+  'TERMINATED',
+  'CONTINUED_AS_NEW',
+  'TIMED_OUT',
+] as const;
 /** One of {@link EXECUTION_STATUSES}. */
 export type ExecutionStatus = (typeof EXECUTION_STATUSES)[number];

@@ -114,7 +114,7 @@ export const WorkflowAgentRunInput = z.object({
   context: RunContextInput.optional(),
   /** The shared key-value state (sub-agents read `{key}`, write their `outputKey`). */
   state: z.record(z.string(), z.unknown()).optional(),
-  /** Loops: start here instead of at the beginning (seed 001's resume; for terminated or reset runs). */
+  /** Loops: start here instead of at the beginning (ADK LoopAgent's resume; for terminated or reset runs). */
   resumeFrom: LoopPosition.optional(),
   /** Set by the loop itself when it continues as new. */
   resume: WorkflowAgentResume.optional(),
@@ -123,7 +123,15 @@ export const WorkflowAgentRunInput = z.object({
 export type WorkflowAgentRunInput = z.input<typeof WorkflowAgentRunInput>;
 
 /** Why a run stopped. */
-export const TerminationReason = z.enum(['completed', 'max_steps', 'max_tokens', 'max_iterations', 'escalated', 'cancelled', 'error']);
+export const TerminationReason = z.enum([
+  'completed',
+  'max_steps',
+  'max_tokens',
+  'max_iterations',
+  'escalated',
+  'cancelled',
+  'error',
+]);
 /** Why a run stopped. */
 export type TerminationReason = z.infer<typeof TerminationReason>;
 

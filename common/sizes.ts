@@ -26,7 +26,11 @@ export function jsonBytes(value: unknown): number {
  * short values and the structure kept. `invalid` when the text is not JSON; `not-shorter` when the result is not
  * under half the original (large without long strings, e.g. a big array of numbers): the caller then drops it whole.
  */
-export function shortenJsonStrings(json: string, maxValueBytes: number, note: (bytes: number) => string): string | 'invalid' | 'not-shorter' {
+export function shortenJsonStrings(
+  json: string,
+  maxValueBytes: number,
+  note: (bytes: number) => string,
+): string | 'invalid' | 'not-shorter' {
   let parsed: unknown;
   try {
     parsed = JSON.parse(json);
@@ -39,7 +43,8 @@ export function shortenJsonStrings(json: string, maxValueBytes: number, note: (b
       return bytes > maxValueBytes ? note(bytes) : value;
     }
     if (Array.isArray(value)) return value.map(shorten);
-    if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, shorten(v)]));
+    if (value && typeof value === 'object')
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, shorten(v)]));
     return value;
   };
   const shortened = JSON.stringify(shorten(parsed));

@@ -42,14 +42,21 @@ export const AgentSpec = z.object({
   /** Tool permission rules (allow / deny / ask); no matching rule means allow. */
   permissions: z.array(PermissionRule).default([]),
   /** How long an `ask` waits for a human decision before it counts as denied (default 24 h). */
-  approvalTimeoutMs: z.number().int().positive().default(24 * 60 * 60_000),
+  approvalTimeoutMs: z
+    .number()
+    .int()
+    .positive()
+    .default(24 * 60 * 60_000),
   /**
    * The final answer must be JSON matching this schema (JSON Schema; `defineAgent` also takes a zod schema). It is
    * sent as `response_format` where the worker's provider supports it, checked, and repaired or failed (see docs/STRUCTURED-OUTPUT.md).
    */
   outputSchema: OutputSchema.optional(),
   /** The schema's name in `response_format` (default: the agent's name). */
-  outputSchemaName: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'schema names are 1-64 letters, digits, _ or -').optional(),
+  outputSchemaName: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]{1,64}$/, 'schema names are 1-64 letters, digits, _ or -')
+    .optional(),
   /** Ask the provider for strict schema adherence (`json_schema.strict`; OpenAI then allows only a subset of JSON Schema). */
   outputSchemaStrict: z.boolean().optional(),
   /** Repair turns after an answer that does not match the schema, before the run fails (default 2, fixed when the run starts). */
@@ -121,9 +128,16 @@ export function splitTools(tools: AgentSpec['tools']): { names: string[]; agentT
 export const AGENT_TOOL_PARAMETERS = {
   type: 'object',
   properties: {
-    task: { type: 'string', description: 'What the agent should do, stated completely: it does not see this conversation.' },
+    task: {
+      type: 'string',
+      description: 'What the agent should do, stated completely: it does not see this conversation.',
+    },
     context: { type: 'string', description: 'Facts from this conversation the agent needs.' },
-    references: { type: 'array', items: { type: 'string' }, description: 'File paths or URLs the agent should look at.' },
+    references: {
+      type: 'array',
+      items: { type: 'string' },
+      description: 'File paths or URLs the agent should look at.',
+    },
   },
   required: ['task'],
   additionalProperties: false,

@@ -1,4 +1,4 @@
-// Steps: the messages of a run's conversation as Agio records them (seed 002's Step model).
+// Steps: the messages of a run's conversation as Agio records them (carried over from the original Agio framework's Step model).
 import { z } from 'zod';
 
 /** Token usage of one call or a whole run. */

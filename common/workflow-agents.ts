@@ -1,4 +1,4 @@
-// Workflow agents (seed 001, ADK's LoopAgent and friends): agents that run sub-agents — LLM agents or other
+// Workflow agents (after Google ADK's LoopAgent and friends): agents that run sub-agents — LLM agents or other
 // workflow agents — in a loop, in sequence or in parallel, sharing a key-value state.
 import { z } from 'zod';
 import { RunLimitOverrides } from './limits';
@@ -84,10 +84,14 @@ export type Escalation = z.infer<typeof Escalation>;
 /** The built-in tool a sub-agent calls to end its loop. */
 export const EXIT_LOOP_TOOL = {
   name: 'exit_loop',
-  description: 'End the enclosing loop after this step (call it when the work is done). Set toRoot to end every enclosing workflow agent.',
+  description:
+    'End the enclosing loop after this step (call it when the work is done). Set toRoot to end every enclosing workflow agent.',
   parameters: {
     type: 'object',
-    properties: { reason: { type: 'string', description: 'Why the loop should end.' }, toRoot: { type: 'boolean', description: 'End every enclosing workflow agent, not just the nearest loop.' } },
+    properties: {
+      reason: { type: 'string', description: 'Why the loop should end.' },
+      toRoot: { type: 'boolean', description: 'End every enclosing workflow agent, not just the nearest loop.' },
+    },
     additionalProperties: false,
   },
 } as const;

@@ -18,7 +18,18 @@ export const AgioEnv = z.object({
   /** The agents (and MCP servers) the worker and bridge serve: a YAML or JSON file; unset: agents/examples.yaml. */
   AGIO_AGENTS: optionalString,
   /** Origins whose pages may call the bridge from a browser (CORS), comma-separated, or `*`; unset: none. */
-  AGIO_CORS_ORIGINS: z.preprocess(emptyToUndefined, z.string().transform((v) => v.split(',').map((o) => o.trim()).filter(Boolean)).optional()),
+  AGIO_CORS_ORIGINS: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .transform((v) =>
+        v
+          .split(',')
+          .map((o) => o.trim())
+          .filter(Boolean),
+      )
+      .optional(),
+  ),
   /** Secret of the bridge's stream tokens; bridges behind one load balancer share it (unset: random per process). */
   AGIO_STREAM_TOKEN_SECRET: optionalString,
   /** Whether POST /runs may send `allow` rules, which skip approvals the agent's author asked for (default: only deny and ask). */
@@ -39,7 +50,14 @@ export const AgioEnv = z.object({
   /** `agio serve` starts the Temporal Web UI beside its server (built with Go on first use) unless this is false. */
   AGIO_WEB_UI: z.preprocess(emptyToUndefined, z.enum(['true', 'false']).default('true')),
   /** How long a stopping worker lets in-flight model calls and tools finish (`30s`, `2m`, `500ms`). */
-  AGIO_SHUTDOWN_GRACE_TIME: z.preprocess(emptyToUndefined, z.string().regex(/^\d+(ms|s|m|h)$/, 'a duration such as 30s, 2m or 500ms').default('30s').transform((v) => v as Duration)),
+  AGIO_SHUTDOWN_GRACE_TIME: z.preprocess(
+    emptyToUndefined,
+    z
+      .string()
+      .regex(/^\d+(ms|s|m|h)$/, 'a duration such as 30s, 2m or 500ms')
+      .default('30s')
+      .transform((v) => v as Duration),
+  ),
 });
 /** Environment variables Agio reads. */
 export type AgioEnv = z.infer<typeof AgioEnv>;
@@ -48,7 +66,9 @@ export type AgioEnv = z.infer<typeof AgioEnv>;
 export function loadEnv(env: NodeJS.ProcessEnv = process.env): AgioEnv {
   const parsed = AgioEnv.safeParse(env);
   if (!parsed.success) {
-    throw new Error(`invalid environment: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    throw new Error(
+      `invalid environment: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+    );
   }
   return parsed.data;
 }

@@ -5,7 +5,9 @@ import { NatsLane } from '../live/nats-lane';
 import type { AgioEnv } from './env';
 
 /** The configured lane and how to close it. */
-export async function liveLaneFromEnv(env: Pick<AgioEnv, 'AGIO_NATS_URL'>): Promise<{ lane?: LiveLane; close(): Promise<void> }> {
+export async function liveLaneFromEnv(
+  env: Pick<AgioEnv, 'AGIO_NATS_URL'>,
+): Promise<{ lane?: LiveLane; close(): Promise<void> }> {
   if (!env.AGIO_NATS_URL) return { close: async () => undefined };
   const lane = await NatsLane.connect(env.AGIO_NATS_URL);
   return { lane, close: () => lane.close() };

@@ -4,5 +4,10 @@ import type { AgioEnv } from './env';
 
 /** ModelConfig from OPENAI_API_KEY / OPENAI_BASE_URL / AGIO_MODEL / AGIO_RESPONSE_FORMAT. */
 export function modelConfigFromEnv(env: AgioEnv): ModelConfig {
-  return { apiKey: env.OPENAI_API_KEY ?? 'not-set', baseURL: env.OPENAI_BASE_URL, defaultModel: env.AGIO_MODEL, responseFormat: env.AGIO_RESPONSE_FORMAT === 'true' };
+  return {
+    apiKey: env.OPENAI_API_KEY ?? 'not-set',
+    baseURL: env.OPENAI_BASE_URL,
+    defaultModel: env.AGIO_MODEL,
+    responseFormat: env.AGIO_RESPONSE_FORMAT === 'true',
+  };
 }

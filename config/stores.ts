@@ -5,7 +5,9 @@ import { createMemoryStores, createMongoStores, type Stores } from '../stores';
 import type { AgioEnv } from './env';
 
 /** The stores and a function that releases their connection. */
-export async function storesFromEnv(env: Pick<AgioEnv, 'MONGODB_URI'>): Promise<{ stores: Stores; close: () => Promise<void> }> {
+export async function storesFromEnv(
+  env: Pick<AgioEnv, 'MONGODB_URI'>,
+): Promise<{ stores: Stores; close: () => Promise<void> }> {
   if (!env.MONGODB_URI) return { stores: createMemoryStores(), close: async () => undefined };
   const client = await new MongoClient(env.MONGODB_URI).connect();
   try {

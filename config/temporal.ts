@@ -80,7 +80,9 @@ export async function ensureSearchAttributes(
   } catch (err) {
     const problem = (err as Error).message;
     const needed = `${NAMES.join(', ')} (Keyword)`;
-    console.warn(`${who}: could not check the namespace's search attributes (${problem}); runs start only if ${needed} are registered`);
+    console.warn(
+      `${who}: could not check the namespace's search attributes (${problem}); runs start only if ${needed} are registered`,
+    );
     return [];
   }
 }

@@ -29,7 +29,9 @@ export class DataDirLockedError extends Error {
     readonly dataDir: string,
     readonly holderPid: number,
   ) {
-    super(`another agio serve (pid ${holderPid}) is using ${dataDir}: stop it first, or set AGIO_DATA_DIR to another directory`);
+    super(
+      `another agio serve (pid ${holderPid}) is using ${dataDir}: stop it first, or set AGIO_DATA_DIR to another directory`,
+    );
     this.name = 'DataDirLockedError';
   }
 }
@@ -74,7 +76,9 @@ function readLock(file: string): LockContent | undefined {
 async function stopLeftovers(held: LockContent, log: (msg: string) => void): Promise<void> {
   const left = held.children.filter((c) => isProcessAlive(c.pid) && commandOf(c.pid)?.includes(c.command) !== false);
   if (!left.length) return;
-  log(`agio: a previous serve (pid ${held.pid}, started ${held.startedAt}) was killed and left ${left.map((c) => `its ${c.name} (pid ${c.pid})`).join(', ')} running; stopping ${left.length > 1 ? 'them' : 'it'}`);
+  log(
+    `agio: a previous serve (pid ${held.pid}, started ${held.startedAt}) was killed and left ${left.map((c) => `its ${c.name} (pid ${c.pid})`).join(', ')} running; stopping ${left.length > 1 ? 'them' : 'it'}`,
+  );
   for (const child of left) process.kill(child.pid, 'SIGTERM');
   const deadline = Date.now() + STOP_WAIT_MS;
   while (left.some((c) => isProcessAlive(c.pid)) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));

@@ -1,6 +1,13 @@
 // The offline demo model `agio serve` uses when no OPENAI_API_KEY is set: a local OpenAI-compatible server
 // that streams a canned but request-aware reply; it delegates to an offered agent tool, or calls `ls` once.
-import { ScriptedModelServer, text, toolCall, toolCalls, type RecordedRequest, type ScriptedTurn } from './scripted-model-server';
+import {
+  ScriptedModelServer,
+  text,
+  toolCall,
+  toolCalls,
+  type RecordedRequest,
+  type ScriptedTurn,
+} from './scripted-model-server';
 
 interface Message {
   role: string;
@@ -12,7 +19,11 @@ const HINT = 'Set OPENAI_API_KEY (and optionally OPENAI_BASE_URL and AGIO_MODEL)
 
 /** Answers one request of the demo conversation. */
 export function demoReply(req: RecordedRequest): ScriptedTurn {
-  const body = req.body as { messages?: Message[]; tools?: { function: { name: string } }[]; response_format?: { type: string; json_schema?: { schema?: JsonSchema } } };
+  const body = req.body as {
+    messages?: Message[];
+    tools?: { function: { name: string } }[];
+    response_format?: { type: string; json_schema?: { schema?: JsonSchema } };
+  };
   const messages = body.messages ?? [];
   const last = messages[messages.length - 1];
   const pace = { chunkSize: 3, delayMs: 12 };
@@ -21,11 +32,16 @@ export function demoReply(req: RecordedRequest): ScriptedTurn {
   if (schema && (last?.role === 'tool' || !body.tools?.length)) return text(JSON.stringify(exampleOf(schema)), pace);
   if (last?.role === 'tool') {
     const output = String(last.content ?? '').slice(0, 400) || '(empty)';
-    return text(`(offline demo model) The tool answered:\n${output}\n\nThat was a real tool call, run as a Temporal activity. ${HINT}`, pace);
+    return text(
+      `(offline demo model) The tool answered:\n${output}\n\nThat was a real tool call, run as a Temporal activity. ${HINT}`,
+      pace,
+    );
   }
   const question = [...messages].reverse().find((m) => m.role === 'user')?.content ?? '';
   const tools = body.tools ?? [];
-  const agentTool = tools.find((t) => (t.function as { parameters?: { required?: string[] } }).parameters?.required?.includes('task'));
+  const agentTool = tools.find((t) =>
+    (t.function as { parameters?: { required?: string[] } }).parameters?.required?.includes('task'),
+  );
   if (agentTool) return toolCalls([toolCall(agentTool.function.name, { task: String(question).slice(0, 500) })], pace);
   if (tools.some((t) => t.function.name === 'ls')) return toolCalls([toolCall('ls', {})], pace);
   return text(
@@ -35,7 +51,15 @@ export function demoReply(req: RecordedRequest): ScriptedTurn {
   );
 }
 
-type JsonSchema = { type?: string | string[]; properties?: Record<string, JsonSchema>; items?: JsonSchema; enum?: unknown[]; const?: unknown; anyOf?: JsonSchema[]; oneOf?: JsonSchema[] };
+type JsonSchema = {
+  type?: string | string[];
+  properties?: Record<string, JsonSchema>;
+  items?: JsonSchema;
+  enum?: unknown[];
+  const?: unknown;
+  anyOf?: JsonSchema[];
+  oneOf?: JsonSchema[];
+};
 
 /** A value that fits a (simple) JSON Schema: every property filled, strings saying where they came from. */
 export function exampleOf(schema: JsonSchema): unknown {

@@ -30,17 +30,25 @@ export const DEV_DYNAMIC_CONFIG: Readonly<Record<string, string | number | boole
 };
 
 /** The settings a dev server runs with: `overrides` on top of the tuned settings (or of Temporal's defaults). */
-export function dynamicConfigValues(overrides: Record<string, string | number | boolean> = {}, tuned = true): Record<string, string | number | boolean> {
+export function dynamicConfigValues(
+  overrides: Record<string, string | number | boolean> = {},
+  tuned = true,
+): Record<string, string | number | boolean> {
   return { ...DEV_DYNAMIC_CONFIG, ...(tuned ? TUNED_DYNAMIC_CONFIG : {}), ...overrides };
 }
 
 /** The settings as a dynamic config file (YAML: each key holds a list of constrained values; one, unconstrained, here). */
 export function dynamicConfigYaml(values: Record<string, string | number | boolean>): string {
-  return Object.entries(values).map(([k, v]) => `${k}:\n  - value: ${JSON.stringify(v)}\n`).join('');
+  return Object.entries(values)
+    .map(([k, v]) => `${k}:\n  - value: ${JSON.stringify(v)}\n`)
+    .join('');
 }
 
 /** `overrides` on top of the tuned settings (or of Temporal's defaults when `tuned` is false), as
  * `--dynamic-config-value KEY=JSON` arguments of `temporal server start-dev`. */
 export function dynamicConfigArgs(overrides: Record<string, string | number | boolean> = {}, tuned = true): string[] {
-  return Object.entries(dynamicConfigValues(overrides, tuned)).flatMap(([k, v]) => ['--dynamic-config-value', `${k}=${JSON.stringify(v)}`]);
+  return Object.entries(dynamicConfigValues(overrides, tuned)).flatMap(([k, v]) => [
+    '--dynamic-config-value',
+    `${k}=${JSON.stringify(v)}`,
+  ]);
 }

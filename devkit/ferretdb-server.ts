@@ -5,7 +5,7 @@ import path from 'node:path';
 import { findOrInstallBinary, type BinarySpec } from './install-binary';
 import { startLoopbackServer } from './loopback-server';
 
-/** FerretDB as DESIGN.md section 11 pins it. */
+/** FerretDB at the version Agio pins (README, "The two commands"). */
 export const FERRETDB: BinarySpec = {
   name: 'ferretdb',
   envVar: 'FERRETDB_PATH',
@@ -26,7 +26,10 @@ export interface FerretDbServer {
 /** Finds (or builds) FerretDB and starts it; resolves once it accepts connections. */
 export async function startFerretDb(opts: { log?: (msg: string) => void } = {}): Promise<FerretDbServer> {
   const binary = await findOrInstallBinary(FERRETDB, opts.log);
-  if (!binary) throw new Error('FerretDB is not installed and no Go toolchain was found to build it (set FERRETDB_PATH or install Go)');
+  if (!binary)
+    throw new Error(
+      'FerretDB is not installed and no Go toolchain was found to build it (set FERRETDB_PATH or install Go)',
+    );
   const server = await startLoopbackServer({
     name: 'FerretDB',
     binary,

@@ -43,7 +43,12 @@ export function isPortFree(port: number): Promise<boolean> {
 }
 
 /** Resolves once `check` succeeds, retrying every `intervalMs`; rejects with the last error after `timeoutMs`. */
-export async function waitUntil(check: () => Promise<unknown>, what: string, timeoutMs = 60_000, intervalMs = 100): Promise<void> {
+export async function waitUntil(
+  check: () => Promise<unknown>,
+  what: string,
+  timeoutMs = 60_000,
+  intervalMs = 100,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   while (Date.now() < deadline) {

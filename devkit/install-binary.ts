@@ -54,7 +54,10 @@ export function findBinary(spec: BinarySpec): string | undefined {
 }
 
 /** Finds the binary or builds it into `.tools/bin` with Go; undefined when Go is not installed. */
-export async function findOrInstallBinary(spec: BinarySpec, log: (msg: string) => void = console.error): Promise<string | undefined> {
+export async function findOrInstallBinary(
+  spec: BinarySpec,
+  log: (msg: string) => void = console.error,
+): Promise<string | undefined> {
   const found = findBinary(spec);
   if (found) return found;
   const go = onPath('go') ?? (fs.existsSync('/usr/local/go/bin/go') ? '/usr/local/go/bin/go' : undefined);
@@ -99,7 +102,10 @@ async function goInstall(go: string, spec: BinarySpec): Promise<void> {
  * Serialises installs across processes (parallel test runs) with a lock directory holding its owner's pid. A lock
  * whose owner is gone (a process killed mid-build) is taken over at once; one without a pid, after 40 minutes.
  */
-export async function withInstallLock<T>(fn: () => Promise<T>, lock = path.join(toolsBinDir(), '..', 'install.lock')): Promise<T> {
+export async function withInstallLock<T>(
+  fn: () => Promise<T>,
+  lock = path.join(toolsBinDir(), '..', 'install.lock'),
+): Promise<T> {
   await fs.promises.mkdir(toolsBinDir(), { recursive: true });
   const owner = path.join(lock, 'pid');
   const deadline = Date.now() + 40 * 60_000;
@@ -110,8 +116,14 @@ export async function withInstallLock<T>(fn: () => Promise<T>, lock = path.join(
       break;
     } catch {
       const pid = Number(await fs.promises.readFile(owner, 'utf8').catch(() => ''));
-      const age = Date.now() - (await fs.promises.stat(lock).then((s) => s.mtimeMs).catch(() => Date.now()));
-      if ((pid > 0 && !isProcessAlive(pid)) || age > 40 * 60_000) await fs.promises.rm(lock, { recursive: true, force: true }); // left by a killed process
+      const age =
+        Date.now() -
+        (await fs.promises
+          .stat(lock)
+          .then((s) => s.mtimeMs)
+          .catch(() => Date.now()));
+      if ((pid > 0 && !isProcessAlive(pid)) || age > 40 * 60_000)
+        await fs.promises.rm(lock, { recursive: true, force: true }); // left by a killed process
       if (Date.now() > deadline) throw new Error(`timed out waiting for ${lock}`);
       await new Promise((r) => setTimeout(r, 1000));
     }

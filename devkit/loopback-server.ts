@@ -15,15 +15,25 @@ export interface LoopbackServer {
 }
 
 /** Starts `binary` with `args(dir, port)` and resolves once it listens on 127.0.0.1:port (within 60 s). */
-export async function startLoopbackServer(opts: { name: string; binary: string; args: (dir: string, port: number) => string[]; port?: number }): Promise<LoopbackServer> {
+export async function startLoopbackServer(opts: {
+  name: string;
+  binary: string;
+  args: (dir: string, port: number) => string[];
+  port?: number;
+}): Promise<LoopbackServer> {
   const dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), `agio-${opts.name.toLowerCase()}-`));
   const port = opts.port ?? (await freePort());
   const proc = startSupervised(opts.binary, opts.args(dir, port));
   try {
-    await waitUntil(async () => {
-      if (proc.child.exitCode !== null) throw new Error(`${opts.name} exited early:\n${proc.output()}`);
-      await tcpReachable(port);
-    }, `${opts.name} on port ${port}`, 60_000, 100);
+    await waitUntil(
+      async () => {
+        if (proc.child.exitCode !== null) throw new Error(`${opts.name} exited early:\n${proc.output()}`);
+        await tcpReachable(port);
+      },
+      `${opts.name} on port ${port}`,
+      60_000,
+      100,
+    );
   } catch (err) {
     await proc.stop();
     throw err;

@@ -23,12 +23,25 @@ export interface NatsServer {
 /** Finds (or builds) nats-server and starts it with JetStream; resolves once it accepts connections. */
 export async function startNatsServer(opts: { log?: (msg: string) => void; port?: number } = {}): Promise<NatsServer> {
   const binary = await findOrInstallBinary(NATS_SERVER, opts.log);
-  if (!binary) throw new Error('nats-server is not installed and no Go toolchain was found to build it (set NATS_SERVER_PATH or install Go)');
+  if (!binary)
+    throw new Error(
+      'nats-server is not installed and no Go toolchain was found to build it (set NATS_SERVER_PATH or install Go)',
+    );
   const server = await startLoopbackServer({
     name: 'NATS',
     binary,
     port: opts.port,
-    args: (dir, port) => ['--addr', '127.0.0.1', '--port', String(port), '--jetstream', '--store_dir', dir, '--http_port', '0'],
+    args: (dir, port) => [
+      '--addr',
+      '127.0.0.1',
+      '--port',
+      String(port),
+      '--jetstream',
+      '--store_dir',
+      dir,
+      '--http_port',
+      '0',
+    ],
   });
   return { url: `nats://127.0.0.1:${server.port}`, pid: server.pid, stop: server.stop };
 }

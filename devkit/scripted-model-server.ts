@@ -2,9 +2,23 @@
 // scripted turn and is answered in OpenAI's own wire format (SSE chunks or JSON), so the real `openai` client parses it.
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
+import {
+  MODEL_LIST,
+  completionBody,
+  completionChunks,
+  errorBody,
+  piecesOf,
+  usageOf,
+  type Completion,
+} from './chat-completions-wire';
+import { sendJson, sendWhole, sleep, streamFrames, type Emit } from './paced-response';
 
 /** One scripted tool call; `arguments` is the raw JSON text and may be malformed on purpose. */
-export interface ScriptedToolCall { id?: string; name: string; arguments: string }
+export interface ScriptedToolCall {
+  id?: string;
+  name: string;
+  arguments: string;
+}
 
 /** What the server answers to one chat-completions request. */
 export interface ScriptedTurn {
@@ -35,8 +49,6 @@ export interface RecordedRequest {
 }
 
 type Step = ScriptedTurn | ScriptedResponder;
-type Usage = { prompt_tokens: number; completion_tokens: number; total_tokens: number };
-interface Frame { data: unknown; text: string }
 
 /** A turn in which the assistant answers `content`. */
 export function text(content: string, extra: Partial<ScriptedTurn> = {}): ScriptedTurn {
@@ -57,12 +69,6 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-function split(s: string, size: number): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < s.length; i += size) out.push(s.slice(i, i + size));
-  return out;
-}
-
 function firstSystemText(body: unknown): string | undefined {
   if (!isRecord(body) || !Array.isArray(body.messages)) return undefined;
   const sys: unknown = body.messages.find((m) => isRecord(m) && m.role === 'system');
@@ -70,42 +76,6 @@ function firstSystemText(body: unknown): string | undefined {
   if (typeof sys.content === 'string') return sys.content;
   if (!Array.isArray(sys.content)) return undefined;
   return sys.content.map((p) => (isRecord(p) && typeof p.text === 'string' ? p.text : '')).join('');
-}
-
-/** Waits `ms`, but returns early once the response is closed (client gone or server closing). */
-function sleep(ms: number | undefined, res: http.ServerResponse): Promise<void> {
-  if (!ms || ms <= 0 || res.destroyed) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = (): void => { clearTimeout(timer); res.off('close', done); resolve(); };
-    const timer = setTimeout(done, ms);
-    res.once('close', done);
-  });
-}
-
-/** Writes and waits until the data is handed to the socket (or the response is gone). */
-function write(res: http.ServerResponse, data: string): Promise<void> {
-  return new Promise((resolve) => {
-    const done = (): void => { res.off('close', done); resolve(); };
-    res.once('close', done);
-    res.write(data, done);
-  });
-}
-
-function sendJson(res: http.ServerResponse, status: number, payload: unknown, headers: Record<string, string> = {}): void {
-  const json = JSON.stringify(payload);
-  res.writeHead(status, { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(json) });
-  res.end(json);
-}
-
-const ERROR_KINDS: Record<number, [type: string, code: string | null]> = {
-  400: ['invalid_request_error', null],
-  401: ['invalid_request_error', 'invalid_api_key'],
-  429: ['requests', 'rate_limit_exceeded'],
-};
-
-function errorBody(status: number, message: string): unknown {
-  const [type, code] = ERROR_KINDS[status] ?? (status >= 500 ? ['server_error', null] : ['invalid_request_error', null]);
-  return { error: { message, type, param: null, code } };
 }
 
 /** An OpenAI-compatible HTTP server on a free local port that answers from a script and records every request. */
@@ -140,7 +110,10 @@ export class ScriptedModelServer {
     const s = new ScriptedModelServer(opts.host ?? '127.0.0.1');
     await new Promise<void>((resolve, reject) => {
       s.server.once('error', reject);
-      s.server.listen(0, s.host, () => { s.server.off('error', reject); resolve(); });
+      s.server.listen(0, s.host, () => {
+        s.server.off('error', reject);
+        resolve();
+      });
     });
     return s;
   }
@@ -198,7 +171,8 @@ export class ScriptedModelServer {
   }
 
   private route(body: unknown): Step[] {
-    if (isRecord(body) && typeof body.model === 'string' && this.keyed.has(body.model)) return this.keyed.get(body.model)!;
+    if (isRecord(body) && typeof body.model === 'string' && this.keyed.has(body.model))
+      return this.keyed.get(body.model)!;
     const system = firstSystemText(body);
     if (system !== undefined) for (const [key, q] of this.keyed) if (system.includes(key)) return q;
     return this.queue;
@@ -207,7 +181,7 @@ export class ScriptedModelServer {
   private async handle(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
     const path = (req.url ?? '/').split('?')[0];
     if (req.method === 'GET' && path.endsWith('/models')) {
-      return sendJson(res, 200, { object: 'list', data: [{ id: 'scripted-model', object: 'model', created: 0, owned_by: 'agio-tests' }] });
+      return sendJson(res, 200, MODEL_LIST);
     }
     if (req.method !== 'POST' || !path.endsWith('/chat/completions')) {
       return sendJson(res, 404, errorBody(404, `scripted model: no route for ${req.method} ${path}`));
@@ -215,7 +189,11 @@ export class ScriptedModelServer {
     let raw = '';
     for await (const chunk of req) raw += String(chunk);
     let body: unknown = raw;
-    try { body = JSON.parse(raw); } catch { /* keep the raw text */ }
+    try {
+      body = JSON.parse(raw);
+    } catch {
+      /* keep the raw text */
+    }
     const rec: RecordedRequest = { body, headers: { ...req.headers }, receivedAt: Date.now(), path };
     const index = this.requests.push(rec) - 1;
     if (!isRecord(body)) return sendJson(res, 400, errorBody(400, 'scripted model: request body is not a JSON object'));
@@ -228,77 +206,40 @@ export class ScriptedModelServer {
     await this.respond(turn, body, index, res);
   }
 
-  private async respond(turn: ScriptedTurn, body: Record<string, unknown>, index: number, res: http.ServerResponse): Promise<void> {
-    const stream = body.stream === true;
+  /** Plays one turn: its hang, then its scripted error or raw body, else its answer in the wire format asked for. */
+  private async respond(
+    turn: ScriptedTurn,
+    body: Record<string, unknown>,
+    index: number,
+    res: http.ServerResponse,
+  ): Promise<void> {
     await sleep(turn.hangMs, res);
     if (res.destroyed) return;
     if (turn.error) {
       const { status, headers } = turn.error;
       return sendJson(res, status, turn.error.body ?? errorBody(status, `scripted error ${status}`), headers);
     }
+    const stream = body.stream === true;
     if (turn.rawBody !== undefined) {
       res.writeHead(200, { 'content-type': stream ? 'text/event-stream' : 'application/json' });
       return void res.end(turn.rawBody);
     }
-    const size = Math.max(1, turn.chunkSize ?? 4);
-    const calls = (turn.toolCalls ?? []).map((c) => ({ ...c, id: c.id ?? `call_${++this.seq}` }));
-    const finish = turn.finishReason ?? (calls.length > 0 ? 'tool_calls' : 'stop');
-    const reasoning = split(turn.reasoning ?? '', size);
-    const content = split(turn.content ?? '', size);
-    const args = calls.map((c) => split(c.arguments, size));
-    const pieces = reasoning.length + content.length + args.reduce((n, a) => n + a.length, 0);
-    const u = turn.usage ?? { prompt_tokens: 10, completion_tokens: Math.max(1, pieces) };
-    const usage: Usage = { ...u, total_tokens: u.total_tokens ?? u.prompt_tokens + u.completion_tokens };
-    const base = { id: `chatcmpl-scripted-${index}`, created: Math.floor(Date.now() / 1000), model: typeof body.model === 'string' ? body.model : 'scripted-model', system_fingerprint: null };
-    const emit = (chunkIndex: number, t: string): void => this.onChunk?.({ requestIndex: index, chunkIndex, writtenAt: Date.now(), text: t });
-
-    if (!stream) {
-      const message = {
-        role: 'assistant',
-        content: turn.content ?? null,
-        refusal: null,
-        ...(calls.length > 0 ? { tool_calls: calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.arguments } })) } : {}),
-        ...(turn.reasoning !== undefined ? { reasoning_content: turn.reasoning } : {}),
-      };
-      const payload = { ...base, object: 'chat.completion', choices: [{ index: 0, message, logprobs: null, finish_reason: finish }], usage };
-      await sleep(turn.firstChunkDelayMs, res);
-      if (res.destroyed) return;
-      if (turn.cutAfterChunks === undefined) {
-        sendJson(res, 200, payload);
-        return emit(0, turn.content ?? '');
-      }
-      const json = JSON.stringify(payload);
-      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(json) });
-      await write(res, json.slice(0, Math.floor(json.length / 2)));
-      return void res.destroy();
-    }
-
+    const toolCalls = (turn.toolCalls ?? []).map((c) => ({ ...c, id: c.id ?? `call_${++this.seq}` }));
+    const answer = {
+      id: `chatcmpl-scripted-${index}`,
+      created: Math.floor(Date.now() / 1000),
+      model: typeof body.model === 'string' ? body.model : 'scripted-model',
+      content: turn.content,
+      reasoning: turn.reasoning,
+      toolCalls,
+      finishReason: turn.finishReason ?? (toolCalls.length > 0 ? 'tool_calls' : 'stop'),
+    };
+    const pieces = piecesOf(answer, turn.chunkSize ?? 4);
+    const completion: Completion = { ...answer, usage: usageOf(turn.usage, pieces) };
+    const emit: Emit = (chunkIndex, t) =>
+      this.onChunk?.({ requestIndex: index, chunkIndex, writtenAt: Date.now(), text: t });
+    if (!stream) return sendWhole(turn, completionBody(completion), turn.content ?? '', res, emit);
     const includeUsage = isRecord(body.stream_options) && body.stream_options.include_usage === true;
-    const chunk = (delta: Record<string, unknown>, finishReason: string | null = null): unknown => ({
-      ...base, object: 'chat.completion.chunk',
-      choices: [{ index: 0, delta, logprobs: null, finish_reason: finishReason }],
-      ...(includeUsage ? { usage: null } : {}),
-    });
-    const frames: Frame[] = [{ data: chunk({ role: 'assistant', content: '', refusal: null }), text: '' }];
-    for (const p of reasoning) frames.push({ data: chunk({ reasoning_content: p }), text: p });
-    for (const p of content) frames.push({ data: chunk({ content: p }), text: p });
-    calls.forEach((c, i) => {
-      frames.push({ data: chunk({ tool_calls: [{ index: i, id: c.id, type: 'function', function: { name: c.name, arguments: '' } }] }), text: '' });
-      for (const p of args[i]) frames.push({ data: chunk({ tool_calls: [{ index: i, function: { arguments: p } }] }), text: p });
-    });
-    frames.push({ data: chunk({}, finish), text: '' });
-    if (includeUsage) frames.push({ data: { ...base, object: 'chat.completion.chunk', choices: [], usage }, text: '' });
-
-    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', connection: 'keep-alive' });
-    res.flushHeaders();
-    const count = Math.min(frames.length, turn.cutAfterChunks ?? Infinity);
-    for (let i = 0; i < count; i++) {
-      await sleep(i === 0 ? turn.firstChunkDelayMs : turn.delayMs, res);
-      if (res.destroyed) return;
-      await write(res, `data: ${JSON.stringify(frames[i].data)}\n\n`);
-      emit(i, frames[i].text);
-    }
-    if (turn.cutAfterChunks !== undefined) return void res.destroy();
-    res.end('data: [DONE]\n\n');
+    return streamFrames(turn, completionChunks(completion, pieces, includeUsage), res, emit);
   }
 }

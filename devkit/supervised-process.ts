@@ -4,7 +4,7 @@ import { spawn, ChildProcess } from 'node:child_process';
 
 const GUARD = [
   '"$@" </dev/null & pid=$!',
-  'trap \'kill -TERM $pid 2>/dev/null\' TERM INT HUP',
+  "trap 'kill -TERM $pid 2>/dev/null' TERM INT HUP",
   'read -r _ || true',
   'kill -TERM $pid 2>/dev/null',
   'for _ in $(seq 100); do kill -0 $pid 2>/dev/null || exit 0; sleep 0.1; done',
@@ -21,7 +21,11 @@ export interface SupervisedProcess {
 }
 
 /** Spawns `command args…` under the guard; output is kept (bounded) for diagnostics. */
-export function startSupervised(command: string, args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): SupervisedProcess {
+export function startSupervised(
+  command: string,
+  args: string[],
+  opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+): SupervisedProcess {
   const child = spawn('bash', ['-c', GUARD, 'agio-guard', command, ...args], {
     cwd: opts.cwd,
     env: opts.env ?? process.env,

@@ -13,7 +13,7 @@ import { startSupervised, type SupervisedProcess } from './supervised-process';
 import { RunSearchAttributes } from '../common/search-attributes';
 
 /**
- * The Temporal server as DESIGN.md section 11 pins it. 1.32 is the first release Agio can use: pinned runs move to a
+ * The Temporal server at the version Agio pins (README, "The two commands"). 1.32 is the first release Agio can use: pinned runs move to a
  * new worker version when they continue as new (upgrade on continue-as-new) from server 1.30 on, and the Temporal
  * CLI releases that embed such a server (1.6 and later) cannot be built from the Go module proxy (their `cliext`
  * module is missing there), so Agio builds the server's own command.
@@ -81,7 +81,10 @@ export async function startTemporalDevServer(opts: TemporalDevServerOptions = {}
   const port = opts.port ?? (await freePort());
   const { ports, membership } = await serverPorts(dbFilename, port);
   const dynamicConfigFile = path.join(configDir, 'dynamic-config.yaml');
-  await fs.promises.writeFile(dynamicConfigFile, dynamicConfigYaml(dynamicConfigValues(opts.dynamicConfig, !opts.untuned)));
+  await fs.promises.writeFile(
+    dynamicConfigFile,
+    dynamicConfigYaml(dynamicConfigValues(opts.dynamicConfig, !opts.untuned)),
+  );
   const configFile = path.join(configDir, 'config.yaml');
   await fs.promises.writeFile(configFile, serverConfig({ dbFilename, ports, membership, dynamicConfigFile }));
   const proc = startSupervised(binary, ['--config-file', configFile, '--allow-no-auth', 'start']);
@@ -113,23 +116,51 @@ type MembershipPorts = Omit<Ports, 'http'>;
  * services find each other through the membership rows the previous process left in the database, and rows pointing at
  * dead ports made a restart wait ~45 s for those joins to time out.
  */
-async function serverPorts(dbFilename: string, frontend: number): Promise<{ ports: Ports; membership: MembershipPorts }> {
+async function serverPorts(
+  dbFilename: string,
+  frontend: number,
+): Promise<{ ports: Ports; membership: MembershipPorts }> {
   const file = `${dbFilename}.ports.json`;
-  const previous = await fs.promises.readFile(file, 'utf8').then((text) => JSON.parse(text) as { ports: Ports; membership: MembershipPorts }, () => undefined);
+  const previous = await fs.promises.readFile(file, 'utf8').then(
+    (text) => JSON.parse(text) as { ports: Ports; membership: MembershipPorts },
+    () => undefined,
+  );
   if (previous && previous.ports.frontend === frontend) {
-    const others = [previous.ports.http, previous.ports.matching, previous.ports.history, previous.ports.worker, ...Object.values(previous.membership)];
+    const others = [
+      previous.ports.http,
+      previous.ports.matching,
+      previous.ports.history,
+      previous.ports.worker,
+      ...Object.values(previous.membership),
+    ];
     if ((await Promise.all(others.map(isPortFree))).every(Boolean)) return previous;
   }
   const chosen = {
-    ports: { frontend, http: await freePort(), matching: await freePort(), history: await freePort(), worker: await freePort() },
-    membership: { frontend: await freePort(), matching: await freePort(), history: await freePort(), worker: await freePort() },
+    ports: {
+      frontend,
+      http: await freePort(),
+      matching: await freePort(),
+      history: await freePort(),
+      worker: await freePort(),
+    },
+    membership: {
+      frontend: await freePort(),
+      matching: await freePort(),
+      history: await freePort(),
+      worker: await freePort(),
+    },
   };
   await fs.promises.writeFile(file, JSON.stringify(chosen));
   return chosen;
 }
 
 /** The server's config: one process with all four services on loopback, one history shard, SQLite (schema set up on first start). */
-function serverConfig(o: { dbFilename: string; ports: Ports; membership: MembershipPorts; dynamicConfigFile: string }): string {
+function serverConfig(o: {
+  dbFilename: string;
+  ports: Ports;
+  membership: MembershipPorts;
+  dynamicConfigFile: string;
+}): string {
   const store = `
       sql:
         pluginName: sqlite
@@ -168,21 +199,28 @@ dynamicConfigClient: { filepath: ${JSON.stringify(o.dynamicConfigFile)}, pollInt
 
 /** Waits for the frontend, then registers the namespace and Agio's search attributes (both only once per database). */
 async function waitForTemporal(address: string, namespace: string, proc: SupervisedProcess): Promise<void> {
-  await waitUntil(async () => {
-    if (proc.child.exitCode !== null) throw new Error(`temporal-server exited early:\n${proc.output()}`);
-    const connection = await Connection.connect({ address, connectTimeout: 1000 });
-    try {
-      await ensureNamespace(connection, namespace);
-      await connection.operatorService.addSearchAttributes({
-        namespace,
-        searchAttributes: Object.fromEntries(SEARCH_ATTRIBUTE_NAMES.map((name) => [name, 2 /* KEYWORD */])),
-      }).catch((err: { code?: number }) => {
-        if (err.code !== ALREADY_EXISTS) throw err;
-      });
-    } finally {
-      await connection.close();
-    }
-  }, `Temporal server at ${address}`, 120_000, 200);
+  await waitUntil(
+    async () => {
+      if (proc.child.exitCode !== null) throw new Error(`temporal-server exited early:\n${proc.output()}`);
+      const connection = await Connection.connect({ address, connectTimeout: 1000 });
+      try {
+        await ensureNamespace(connection, namespace);
+        await connection.operatorService
+          .addSearchAttributes({
+            namespace,
+            searchAttributes: Object.fromEntries(SEARCH_ATTRIBUTE_NAMES.map((name) => [name, 2 /* KEYWORD */])),
+          })
+          .catch((err: { code?: number }) => {
+            if (err.code !== ALREADY_EXISTS) throw err;
+          });
+      } finally {
+        await connection.close();
+      }
+    },
+    `Temporal server at ${address}`,
+    120_000,
+    200,
+  );
 }
 
 async function ensureNamespace(connection: Connection, namespace: string): Promise<void> {
@@ -190,9 +228,11 @@ async function ensureNamespace(connection: Connection, namespace: string): Promi
     await connection.workflowService.describeNamespace({ namespace });
   } catch (err) {
     if ((err as { code?: number }).code !== NOT_FOUND) throw err;
-    await connection.workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs(RETENTION_MS) }).catch((e: { code?: number }) => {
-      if (e.code !== ALREADY_EXISTS) throw e;
-    });
+    await connection.workflowService
+      .registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs(RETENTION_MS) })
+      .catch((e: { code?: number }) => {
+        if (e.code !== ALREADY_EXISTS) throw e;
+      });
     await connection.workflowService.describeNamespace({ namespace });
   }
 }
@@ -200,7 +240,9 @@ async function ensureNamespace(connection: Connection, namespace: string): Promi
 /** Last resort when neither the CLI nor Go is available: the SDK downloads the dev server itself. */
 async function startWithSdkDownload(opts: TemporalDevServerOptions): Promise<TemporalDevServer> {
   const { TestWorkflowEnvironment } = await import('@temporalio/testing');
-  (opts.log ?? console.error)('agio: no Temporal CLI and no Go toolchain; letting the Temporal SDK download the dev server');
+  (opts.log ?? console.error)(
+    'agio: no Temporal CLI and no Go toolchain; letting the Temporal SDK download the dev server',
+  );
   const env = await TestWorkflowEnvironment.createLocal({
     server: {
       ip: '127.0.0.1',

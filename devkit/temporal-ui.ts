@@ -24,13 +24,29 @@ export interface TemporalUi {
 }
 
 /** Finds (or builds) the UI server and starts it on `port` for the server at `address`; undefined without Go. */
-export async function startTemporalUi(opts: { address: string; port: number; log?: (msg: string) => void }): Promise<TemporalUi | undefined> {
+export async function startTemporalUi(opts: {
+  address: string;
+  port: number;
+  log?: (msg: string) => void;
+}): Promise<TemporalUi | undefined> {
   const binary = await findOrInstallBinary(TEMPORAL_UI, opts.log);
   if (!binary) return undefined;
   const dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'agio-temporal-ui-'));
   await fs.promises.writeFile(
     path.join(dir, 'agio.yaml'),
-    [`temporalGrpcAddress: ${opts.address}`, `port: ${opts.port}`, 'host: 127.0.0.1', 'enableUi: true', 'publicPath: ""', 'defaultNamespace: default', 'hideLogs: true', 'disableNewsFetch: true', 'cors:', '  cookieInsecure: true', ''].join('\n'),
+    [
+      `temporalGrpcAddress: ${opts.address}`,
+      `port: ${opts.port}`,
+      'host: 127.0.0.1',
+      'enableUi: true',
+      'publicPath: ""',
+      'defaultNamespace: default',
+      'hideLogs: true',
+      'disableNewsFetch: true',
+      'cors:',
+      '  cookieInsecure: true',
+      '',
+    ].join('\n'),
   );
   const proc = startSupervised(binary, ['--root', dir, '--config', '.', '--env', 'agio', 'start']);
   const url = `http://127.0.0.1:${opts.port}`;
@@ -39,11 +55,16 @@ export async function startTemporalUi(opts: { address: string; port: number; log
     await fs.promises.rm(dir, { recursive: true, force: true });
   };
   try {
-    await waitUntil(async () => {
-      if (proc.child.exitCode !== null) throw new Error(`temporal-ui-server exited early:\n${proc.output()}`);
-      const res = await fetch(url);
-      if (!res.ok) throw new Error(`UI answered ${res.status}`);
-    }, `Temporal Web UI at ${url}`, 60_000, 200);
+    await waitUntil(
+      async () => {
+        if (proc.child.exitCode !== null) throw new Error(`temporal-ui-server exited early:\n${proc.output()}`);
+        const res = await fetch(url);
+        if (!res.ok) throw new Error(`UI answered ${res.status}`);
+      },
+      `Temporal Web UI at ${url}`,
+      60_000,
+      200,
+    );
   } catch (err) {
     await stop();
     throw err;

@@ -20,7 +20,6 @@ interface RootLane {
   activeAt: number;
 }
 
-
 /** A live lane in memory. */
 export class InProcessLane implements LiveLane {
   private readonly roots = new Map<string, RootLane>();
@@ -67,13 +66,15 @@ export class InProcessLane implements LiveLane {
 
   private root(rootRunId: string): RootLane {
     let root = this.roots.get(rootRunId);
-    if (!root) this.roots.set(rootRunId, (root = { held: [], ended: new Map(), listeners: new Set(), activeAt: this.now() }));
+    if (!root)
+      this.roots.set(rootRunId, (root = { held: [], ended: new Map(), listeners: new Set(), activeAt: this.now() }));
     return root;
   }
 
   /** Drops the lanes of runs nobody has published to or read for a while (a worker that died mid-step ends none). */
   private sweep(): void {
     const now = this.now();
-    for (const [id, root] of this.roots) if (!root.listeners.size && now - root.activeAt > HELD_AFTER_END_MS) this.roots.delete(id);
+    for (const [id, root] of this.roots)
+      if (!root.listeners.size && now - root.activeAt > HELD_AFTER_END_MS) this.roots.delete(id);
   }
 }

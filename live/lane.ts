@@ -1,5 +1,5 @@
 // The live lane: token deltas (STEP_DELTA) travel beside a root run's Wire, never through any workflow's history
-// (DESIGN.md section 8). The worker's model calls publish into it; bridges read it and merge it with the Wire's
+// (docs/ARCHITECTURE.md, "The Wire"). The worker's model calls publish into it; bridges read it and merge it with the Wire's
 // durable events into one SSE stream per root run. A delta's place in the lane (`seq`) only grows, across restarts
 // too, so a client's Last-Event-ID resumes exactly mid-step.
 import type { EventDraft } from '../common';

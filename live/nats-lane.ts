@@ -4,7 +4,16 @@
 // client's Last-Event-ID resumes on whichever bridge it reconnects to. The lane is a live view: a publish that fails
 // (NATS down) is dropped, and the committed step (STEP_COMPLETED, in the durable log) carries the whole text.
 import { connect } from '@nats-io/transport-node';
-import { DeliverPolicy, DiscardPolicy, jetstream, jetstreamManager, RetentionPolicy, StorageType, type ConsumerMessages, type JetStreamClient } from '@nats-io/jetstream';
+import {
+  DeliverPolicy,
+  DiscardPolicy,
+  jetstream,
+  jetstreamManager,
+  RetentionPolicy,
+  StorageType,
+  type ConsumerMessages,
+  type JetStreamClient,
+} from '@nats-io/jetstream';
 import type { EventDraft } from '../common';
 import { laneStepKey, type LaneDelta, type LiveLane } from './lane';
 
@@ -35,12 +44,22 @@ export class NatsLane implements LiveLane {
   static async connect(url: string, log: (msg: string) => void = (m) => console.warn(m)): Promise<NatsLane> {
     const nc = await connect({ servers: url, name: 'agio', maxReconnectAttempts: -1, reconnectTimeWait: 500 });
     const jsm = await jetstreamManager(nc);
-    const config = { name: LIVE_STREAM, subjects: [`${SUBJECT_PREFIX}.>`], storage: StorageType.Memory, retention: RetentionPolicy.Limits, max_age: MAX_AGE_MS * 1_000_000, max_bytes: MAX_BYTES, discard: DiscardPolicy.Old, num_replicas: 1 };
+    const config = {
+      name: LIVE_STREAM,
+      subjects: [`${SUBJECT_PREFIX}.>`],
+      storage: StorageType.Memory,
+      retention: RetentionPolicy.Limits,
+      max_age: MAX_AGE_MS * 1_000_000,
+      max_bytes: MAX_BYTES,
+      discard: DiscardPolicy.Old,
+      num_replicas: 1,
+    };
     const ensureStream = () => jsm.streams.add(config).catch(async () => jsm.streams.update(LIVE_STREAM, config));
     await ensureStream();
     // A NATS server that restarted has lost the in-memory stream: make it again, or deltas would go nowhere.
     void (async () => {
-      for await (const status of nc.status()) if (status.type === 'reconnect') await ensureStream().catch(() => undefined);
+      for await (const status of nc.status())
+        if (status.type === 'reconnect') await ensureStream().catch(() => undefined);
     })();
     return new NatsLane(nc, jetstream(nc), log);
   }
@@ -92,10 +111,17 @@ export class NatsLane implements LiveLane {
    * Reads the root's messages after `after`. Those already there when the reader starts are held until it has them
    * all, so each comes with whether its model call had ended by then; later ones are handed over as they arrive.
    */
-  private async follow(rootRunId: string, after: number, onDelta: (delta: LaneDelta, stepEnded: boolean) => void, opened: (m: ConsumerMessages) => void): Promise<void> {
+  private async follow(
+    rootRunId: string,
+    after: number,
+    onDelta: (delta: LaneDelta, stepEnded: boolean) => void,
+    opened: (m: ConsumerMessages) => void,
+  ): Promise<void> {
     const consumer = await this.js.consumers.get(LIVE_STREAM, {
       filter_subjects: subjectOf(rootRunId),
-      ...(after >= 0 ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: after + 1 } : { deliver_policy: DeliverPolicy.All }),
+      ...(after >= 0
+        ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: after + 1 }
+        : { deliver_policy: DeliverPolicy.All }),
     });
     const retained = (await consumer.info()).num_pending;
     const messages = await consumer.consume();

@@ -37,18 +37,26 @@ const MIN_SHORTENED_BYTES = 2048;
 /** Characters of a shortened text kept ahead of its note. */
 const HEAD_CHARS = 200;
 
-const omitted = (bytes: number) => `[${bytes} bytes of an earlier run of this session left out to keep the conversation within the model's input limit]`;
+const omitted = (bytes: number) =>
+  `[${bytes} bytes of an earlier run of this session left out to keep the conversation within the model's input limit]`;
 
 /** Tool-call arguments with their long string values replaced by a note (still valid JSON, short values kept). */
 function shortenArguments(args: string): string {
   const shortened = shortenJsonStrings(args, 512, omitted);
-  return shortened === 'invalid' || shortened === 'not-shorter' ? JSON.stringify({ omitted: omitted(utf8Bytes(args)) }) : shortened;
+  return shortened === 'invalid' || shortened === 'not-shorter'
+    ? JSON.stringify({ omitted: omitted(utf8Bytes(args)) })
+    : shortened;
 }
 
 /** A message with its large text and tool-call arguments shortened. */
 function shortenMessage(m: ChatMessage): ChatMessage {
-  const content = m.content && utf8Bytes(m.content) > MIN_SHORTENED_BYTES ? `${m.content.slice(0, HEAD_CHARS)}…\n${omitted(utf8Bytes(m.content))}` : m.content;
-  const toolCalls = m.toolCalls?.map((c) => (utf8Bytes(c.arguments) > MIN_SHORTENED_BYTES ? { ...c, arguments: shortenArguments(c.arguments) } : c));
+  const content =
+    m.content && utf8Bytes(m.content) > MIN_SHORTENED_BYTES
+      ? `${m.content.slice(0, HEAD_CHARS)}…\n${omitted(utf8Bytes(m.content))}`
+      : m.content;
+  const toolCalls = m.toolCalls?.map((c) =>
+    utf8Bytes(c.arguments) > MIN_SHORTENED_BYTES ? { ...c, arguments: shortenArguments(c.arguments) } : c,
+  );
   return { ...m, content, ...(toolCalls ? { toolCalls } : {}) };
 }
 

@@ -1,4 +1,4 @@
-// The store interfaces (DESIGN.md section 10). Every read is scoped by tenant; every write is idempotent,
+// The store interfaces (docs/ARCHITECTURE.md, "Stores"). Every read is scoped by tenant; every write is idempotent,
 // so an activity retried by Temporal can repeat its writes safely.
 import type { AgioEvent, ChatMessage, Step } from '../common';
 import type {
@@ -79,4 +79,3 @@ export interface EventLogStore extends SetupStore {
   /** The run's stored events with offset > after, in offset order, at most `limit`. */
   read(tenant: string, rootRunId: string, after: number, limit: number): Promise<AgioEvent[]>;
 }
-

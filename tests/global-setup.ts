@@ -15,7 +15,9 @@ export default async function globalSetup(): Promise<void> {
   const dir = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'agio-test-'));
   const [temporal, ferret, nats, bundlePath] = await Promise.all([
     // The Temporal CLI is a foreign client in some tests; built (first run only) beside the servers.
-    findOrInstallBinary(TEMPORAL_CLI).then(() => startTemporalDevServer({ dbFilename: path.join(dir, 'temporal.db'), dynamicConfig: TEST_DYNAMIC_CONFIG })),
+    findOrInstallBinary(TEMPORAL_CLI).then(() =>
+      startTemporalDevServer({ dbFilename: path.join(dir, 'temporal.db'), dynamicConfig: TEST_DYNAMIC_CONFIG }),
+    ),
     startFerretDb(),
     startNatsServer(),
     writeWorkflowBundle(require.resolve('./fixtures/test-workflows'), dir),
@@ -27,7 +29,10 @@ export default async function globalSetup(): Promise<void> {
   process.env[TEST_ENV.natsUrl] = nats.url;
   const servers: TestServers = { temporal, ferret, nats, dir };
   (globalThis as { __agioServers?: TestServers }).__agioServers = servers;
-  if (!process.env.CI) console.log(`\nagio tests: Temporal ${temporal.address}, FerretDB ${ferret.uri}, NATS ${nats.url}, ready in ${Date.now() - started} ms`);
+  if (!process.env.CI)
+    console.log(
+      `\nagio tests: Temporal ${temporal.address}, FerretDB ${ferret.uri}, NATS ${nats.url}, ready in ${Date.now() - started} ms`,
+    );
 }
 
 /** Server settings that keep tests fast: no need to wait for real-world intervals. */

@@ -37,7 +37,9 @@ const AgentToolEntry = z
   .strict();
 
 /** An LLM agent as written in a file: an AgentSpec whose agent tools may name other agents of the file. */
-const LlmEntry = AgentSpec.extend({ tools: z.array(z.union([z.string().min(1), AgentToolEntry])).default([]) }).strict();
+const LlmEntry = AgentSpec.extend({
+  tools: z.array(z.union([z.string().min(1), AgentToolEntry])).default([]),
+}).strict();
 
 /** A loop, sequential or parallel agent as written in a file: sub-agents by name or inline. */
 const WorkflowEntry = z
@@ -110,19 +112,34 @@ export function parseAgentsFile(source: string, file: string, env: NodeJS.Proces
   const lines = new LineCounter();
   const doc = parseDocument(source, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
   if (doc.errors.length) {
-    throw new AgentsFileError(file, doc.errors.map((e) => { const at = lines.linePos(e.pos[0]); return `line ${at.line}:${at.col}: ${e.message.split('\n')[0]}`; }));
+    throw new AgentsFileError(
+      file,
+      doc.errors.map((e) => {
+        const at = lines.linePos(e.pos[0]);
+        return `line ${at.line}:${at.col}: ${e.message.split('\n')[0]}`;
+      }),
+    );
   }
   const where = (at: (string | number)[]) => `${lineOf(doc, lines, at)}${formatPath(at) || '(top level)'}`;
   const parsed = AgentsFile.safeParse(doc.toJS());
-  if (!parsed.success) throw new AgentsFileError(file, plainIssues(parsed.error.issues).map((i) => `${where(i.path)}: ${i.message}`));
+  if (!parsed.success)
+    throw new AgentsFileError(
+      file,
+      plainIssues(parsed.error.issues).map((i) => `${where(i.path)}: ${i.message}`),
+    );
   const problems: string[] = [];
   const agents = resolveAgents(parsed.data.agents, (at, message) => problems.push(`${where(at)}: ${message}`));
   const servers = new Map<string, number>();
   parsed.data.mcpServers.forEach((s, i) => {
-    if (servers.has(s.name)) problems.push(`${where(['mcpServers', i, 'name'])}: MCP server "${s.name}" is declared twice (also mcpServers[${servers.get(s.name)}])`);
+    if (servers.has(s.name))
+      problems.push(
+        `${where(['mcpServers', i, 'name'])}: MCP server "${s.name}" is declared twice (also mcpServers[${servers.get(s.name)}])`,
+      );
     servers.set(s.name, i);
   });
-  const mcpServers = parsed.data.mcpServers.map((server, i) => withEnvironment(server, env, (at, message) => problems.push(`${where(['mcpServers', i, ...at])}: ${message}`)));
+  const mcpServers = parsed.data.mcpServers.map((server, i) =>
+    withEnvironment(server, env, (at, message) => problems.push(`${where(['mcpServers', i, ...at])}: ${message}`)),
+  );
   if (problems.length) throw new AgentsFileError(file, problems);
   return { file, agents, mcpServers };
 }
@@ -131,7 +148,10 @@ export function parseAgentsFile(source: string, file: string, env: NodeJS.Proces
  * Turns the file's entries into specs: names become the agents they name (their whole spec, as `asTool` and the
  * workflow-agent builders inline it), and every spec is parsed once more by the schemas code uses.
  */
-function resolveAgents(entries: AgentEntry[], problem: (at: (string | number)[], message: string) => void): AnyAgentSpec[] {
+function resolveAgents(
+  entries: AgentEntry[],
+  problem: (at: (string | number)[], message: string) => void,
+): AnyAgentSpec[] {
   const byName = new Map<string, { entry: AgentEntry; at: (string | number)[] }>();
   entries.forEach((entry, i) => {
     const first = byName.get(entry.name);
@@ -160,23 +180,44 @@ function resolveAgents(entries: AgentEntry[], problem: (at: (string | number)[],
         const { agent, ...offer } = tool;
         const spec = resolveRef(agent, [...at, 'tools', t, 'agent'], inner);
         if (!spec) return undefined;
-        if (spec.kind !== 'llm') return void problem([...at, 'tools', t, 'agent'], `"${spec.name}" is a ${spec.kind} agent; only LLM agents can be used as tools (wrap it in an LLM agent, or make it a sub-agent)`);
-        return checked(AgentToolSpec, { ...offer, kind: 'agent_tool', name: offer.name ?? spec.name, agent: spec }, [...at, 'tools', t], problem);
+        if (spec.kind !== 'llm')
+          return void problem(
+            [...at, 'tools', t, 'agent'],
+            `"${spec.name}" is a ${spec.kind} agent; only LLM agents can be used as tools (wrap it in an LLM agent, or make it a sub-agent)`,
+          );
+        return checked(
+          AgentToolSpec,
+          { ...offer, kind: 'agent_tool', name: offer.name ?? spec.name, agent: spec },
+          [...at, 'tools', t],
+          problem,
+        );
       });
       if (tools.some((t) => t === undefined)) return undefined;
       return checked(AgentSpec, { ...entry, tools }, at, problem);
     }
     const subAgents = entry.subAgents.map((ref, s) => resolveRef(ref, [...at, 'subAgents', s], inner));
     if (subAgents.some((s) => s === undefined)) return undefined;
-    return checked(AnyAgentSpec, { ...entry, subAgents } satisfies Omit<WorkflowAgentSpec, 'subAgents'> & { subAgents: unknown[] }, at, problem);
+    return checked(
+      AnyAgentSpec,
+      { ...entry, subAgents } satisfies Omit<WorkflowAgentSpec, 'subAgents'> & { subAgents: unknown[] },
+      at,
+      problem,
+    );
   };
 
   // By name, so an agent another one used already is resolved once (resolveRef keeps what it resolved).
-  return entries.map((entry, i) => resolveRef(entry.name, ['agents', i], [])).filter((a): a is AnyAgentSpec => a !== undefined);
+  return entries
+    .map((entry, i) => resolveRef(entry.name, ['agents', i], []))
+    .filter((a): a is AnyAgentSpec => a !== undefined);
 }
 
 /** Parses with the code's own schema; its complaints are reported at `at`. */
-function checked<T>(schema: z.ZodType<T, unknown>, value: unknown, at: (string | number)[], problem: (at: (string | number)[], message: string) => void): T | undefined {
+function checked<T>(
+  schema: z.ZodType<T, unknown>,
+  value: unknown,
+  at: (string | number)[],
+  problem: (at: (string | number)[], message: string) => void,
+): T | undefined {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   for (const issue of plainIssues(result.error.issues)) problem([...at, ...issue.path], issue.message);
@@ -187,11 +228,15 @@ function checked<T>(schema: z.ZodType<T, unknown>, value: unknown, at: (string |
  * zod's issues with every "no branch of the union matched" (an agent named or written inline, a tool named or an agent
  * offered as one) replaced by the complaints of the branch the value was meant for: the one that got past its type.
  */
-function plainIssues(issues: z.core.$ZodIssue[], prefix: (string | number)[] = []): { path: (string | number)[]; message: string }[] {
+function plainIssues(
+  issues: z.core.$ZodIssue[],
+  prefix: (string | number)[] = [],
+): { path: (string | number)[]; message: string }[] {
   return issues.flatMap((issue) => {
     const at = [...prefix, ...(issue.path as (string | number)[])];
     // A typo is reported at its own line, as the key it is.
-    if (issue.code === 'unrecognized_keys') return issue.keys.map((key) => ({ path: [...at, key], message: `unknown key "${key}"` }));
+    if (issue.code === 'unrecognized_keys')
+      return issue.keys.map((key) => ({ path: [...at, key], message: `unknown key "${key}"` }));
     if (issue.code !== 'invalid_union' || !issue.errors.length) return [{ path: at, message: issue.message }];
     const meant = issue.errors.find((branch) => !branch.some((i) => i.code === 'invalid_type' && i.path.length === 0));
     return meant ? plainIssues(meant, at) : [{ path: at, message: issue.message }];
@@ -199,7 +244,11 @@ function plainIssues(issues: z.core.$ZodIssue[], prefix: (string | number)[] = [
 }
 
 /** The server with `${NAME}` replaced in every string it holds; unset variables are reported where they are used. */
-function withEnvironment(server: McpServerConfig, env: NodeJS.ProcessEnv, problem: (at: (string | number)[], message: string) => void): McpServerConfig {
+function withEnvironment(
+  server: McpServerConfig,
+  env: NodeJS.ProcessEnv,
+  problem: (at: (string | number)[], message: string) => void,
+): McpServerConfig {
   const expand = (value: unknown, at: (string | number)[]): unknown => {
     if (typeof value === 'string') {
       return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name: string) => {
@@ -209,7 +258,8 @@ function withEnvironment(server: McpServerConfig, env: NodeJS.ProcessEnv, proble
       });
     }
     if (Array.isArray(value)) return value.map((v, i) => expand(v, [...at, i]));
-    if (value && typeof value === 'object') return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, expand(v, [...at, k])]));
+    if (value && typeof value === 'object')
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, expand(v, [...at, k])]));
     return value;
   };
   return expand(server, []) as McpServerConfig;

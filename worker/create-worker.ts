@@ -61,7 +61,7 @@ export interface CreateWorkerOptions {
   shutdownGraceTime?: Duration;
   /**
    * Worker Deployment Versioning (default: on). The worker polls as one version of its deployment; runs are pinned to
-   * the version they start on and move to the current version when they next continue as new (DESIGN.md section 12).
+   * the version they start on and move to the current version when they next continue as new (docs/ARCHITECTURE.md, "Long-lived runs").
    * `false`: an unversioned worker, for a Temporal server without worker deployments (before 1.28).
    */
   versioning?: VersioningOptions | false;
@@ -104,8 +104,15 @@ async function createWithTools(opts: CreateWorkerOptions, mcp: McpTools): Promis
   // get_tool_result goes with the stores, not with the built-in tools: every worker truncates large outputs and
   // points the model at it (a tool of the caller's own by that name replaces it).
   const extra = opts.tools ?? [];
-  const getToolResult = extra.some((t) => t.name === 'get_tool_result') ? [] : [createGetToolResultTool(stores.toolResults)];
-  const tools = new ToolRegistry([...(opts.builtinTools === false ? [] : builtinTools), ...getToolResult, ...extra, ...mcp.tools]);
+  const getToolResult = extra.some((t) => t.name === 'get_tool_result')
+    ? []
+    : [createGetToolResultTool(stores.toolResults)];
+  const tools = new ToolRegistry([
+    ...(opts.builtinTools === false ? [] : builtinTools),
+    ...getToolResult,
+    ...extra,
+    ...mcp.tools,
+  ]);
   for (const group of mcp.groups) tools.registerGroup(group.name, group.tools);
   const agents = new AgentRegistry(opts.agents ?? []);
   // A misspelled tool name fails here, naming the agent and what the worker has, rather than vanishing from its tools.
@@ -116,20 +123,41 @@ async function createWithTools(opts: CreateWorkerOptions, mcp: McpTools): Promis
   // Sub-agents with `healthcheck: true` are checked now; failures are logged and they are not offered later.
   const health = new AgentHealth(tools, opts.model);
   await Promise.all(healthcheckedSubAgents(agents.list()).map((agent) => health.check(agent)));
-  const deps: ActivityDeps = { model: opts.model, tools, workspaceRoot, streamSink: opts.streamSink, liveLane: opts.liveLane, deltaBudget: { ...DEFAULT_DELTA_BUDGET, ...opts.deltaBudget }, health, stores };
+  const deps: ActivityDeps = {
+    model: opts.model,
+    tools,
+    workspaceRoot,
+    streamSink: opts.streamSink,
+    liveLane: opts.liveLane,
+    deltaBudget: { ...DEFAULT_DELTA_BUDGET, ...opts.deltaBudget },
+    health,
+    stores,
+  };
   const taskQueue = opts.taskQueue ?? DEFAULT_TASK_QUEUE;
   const namespace = opts.namespace ?? 'default';
   // Bundled here (not by Worker.create) so the build id can be derived from the very code the worker runs.
   const code = await workflowCode(opts.workflowBundle);
   const versioning = opts.versioning === false ? undefined : (opts.versioning ?? {});
-  const version = versioning && { deploymentName: versioning.deploymentName ?? taskQueue, buildId: versioning.buildId ?? buildIdOf(code) };
+  const version = versioning && {
+    deploymentName: versioning.deploymentName ?? taskQueue,
+    buildId: versioning.buildId ?? buildIdOf(code),
+  };
   const worker = await Worker.create({
     connection: opts.connection,
     namespace,
     taskQueue,
     workflowBundle: { code },
     // Pinned (by default): a run finishes on the code it started on; it moves to a newer version only at continue-as-new.
-    ...(version ? { workerDeploymentOptions: { useWorkerVersioning: true, version, defaultVersioningBehavior: versioning?.behavior === 'auto_upgrade' ? ('AUTO_UPGRADE' as const) : ('PINNED' as const) } } : {}),
+    ...(version
+      ? {
+          workerDeploymentOptions: {
+            useWorkerVersioning: true,
+            version,
+            defaultVersioningBehavior:
+              versioning?.behavior === 'auto_upgrade' ? ('AUTO_UPGRADE' as const) : ('PINNED' as const),
+          },
+        }
+      : {}),
     activities: { ...createActivities(deps), ...opts.extraActivities },
     shutdownGraceTime: opts.shutdownGraceTime ?? DEFAULT_SHUTDOWN_GRACE_TIME,
     // A cancellation reaches an activity only in the answer to a heartbeat, and the SDK sends heartbeats at most every
@@ -143,7 +171,10 @@ async function createWithTools(opts: CreateWorkerOptions, mcp: McpTools): Promis
     const polling = () => ['INITIALIZED', 'RUNNING'].includes(worker.getState());
     current = makeVersionCurrent(opts.connection, namespace, version, { stillWanted: polling });
     current.catch((err: Error) => {
-      if (polling()) console.error(`agio worker: ${err.message}; make ${versionName(version)} current with \`agio versions set-current\``);
+      if (polling())
+        console.error(
+          `agio worker: ${err.message}; make ${versionName(version)} current with \`agio versions set-current\``,
+        );
     });
   }
   return { worker, agents, tools, taskQueue, stores, ...(version ? { version } : {}), ...(current ? { current } : {}) };

@@ -19,16 +19,34 @@ export interface DeploymentVersionView {
 const STATUS_NAMES: Record<number, string> = { 1: 'inactive', 2: 'current', 3: 'ramping', 4: 'draining', 5: 'drained' };
 
 /** The deployment's versions, newest first; empty when no worker of it has polled yet. */
-export async function listDeploymentVersions(connection: Connection, client: Client, namespace: string, deploymentName: string): Promise<DeploymentVersionView[]> {
-  const { workerDeploymentInfo: info } = await connection.workflowService.describeWorkerDeployment({ namespace, deploymentName });
+export async function listDeploymentVersions(
+  connection: Connection,
+  client: Client,
+  namespace: string,
+  deploymentName: string,
+): Promise<DeploymentVersionView[]> {
+  const { workerDeploymentInfo: info } = await connection.workflowService.describeWorkerDeployment({
+    namespace,
+    deploymentName,
+  });
   const current = info?.routingConfig?.currentDeploymentVersion?.buildId;
   const ramping = info?.routingConfig?.rampingDeploymentVersion?.buildId;
-  const summaries = [...(info?.versionSummaries ?? [])].sort((a, b) => Number(b.createTime?.seconds ?? 0) - Number(a.createTime?.seconds ?? 0));
+  const summaries = [...(info?.versionSummaries ?? [])].sort(
+    (a, b) => Number(b.createTime?.seconds ?? 0) - Number(a.createTime?.seconds ?? 0),
+  );
   return Promise.all(
     summaries.map(async (v) => {
       const buildId = v.deploymentVersion?.buildId ?? '';
-      const { count } = await client.workflow.count(`ExecutionStatus = "Running" AND TemporalWorkerDeploymentVersion = "${deploymentName}:${buildId}"`);
-      return { buildId, current: buildId === current, ramping: buildId === ramping, status: STATUS_NAMES[Number(v.status ?? 0)] ?? 'unknown', openRuns: count };
+      const { count } = await client.workflow.count(
+        `ExecutionStatus = "Running" AND TemporalWorkerDeploymentVersion = "${deploymentName}:${buildId}"`,
+      );
+      return {
+        buildId,
+        current: buildId === current,
+        ramping: buildId === ramping,
+        status: STATUS_NAMES[Number(v.status ?? 0)] ?? 'unknown',
+        openRuns: count,
+      };
     }),
   );
 }
@@ -38,9 +56,15 @@ export async function listDeploymentVersions(connection: Connection, client: Cli
  * safe point (the upgrade signal). Returns the runs asked. Runs of an older release that does not know the signal
  * keep it unhandled and finish where they are.
  */
-export async function askRunsToUpgrade(client: Client, deploymentName: string, buildId: string): Promise<{ runId: string; from: string }[]> {
+export async function askRunsToUpgrade(
+  client: Client,
+  deploymentName: string,
+  buildId: string,
+): Promise<{ runId: string; from: string }[]> {
   const asked: { runId: string; from: string }[] = [];
-  const types = Object.values(WorkflowType).map((t) => `"${t}"`).join(', ');
+  const types = Object.values(WorkflowType)
+    .map((t) => `"${t}"`)
+    .join(', ');
   const query = `ExecutionStatus = "Running" AND TemporalWorkerDeployment = "${deploymentName}" AND WorkflowType IN (${types})`;
   for await (const run of client.workflow.list({ query })) {
     const handle = client.workflow.getHandle(run.workflowId);

@@ -12,7 +12,12 @@ async function main(): Promise<void> {
   const connection = await connectWorker(temporal);
   const { stores, close: closeStores } = await storesFromEnv(env);
   const { lane: liveLane, close: closeLane } = await liveLaneFromEnv(env);
-  const { worker, taskQueue, version, close: closeMcp } = await createWorker({
+  const {
+    worker,
+    taskQueue,
+    version,
+    close: closeMcp,
+  } = await createWorker({
     connection,
     namespace: temporal.namespace,
     taskQueue: env.AGIO_TASK_QUEUE,
@@ -23,10 +28,16 @@ async function main(): Promise<void> {
     stores,
     shutdownGraceTime: env.AGIO_SHUTDOWN_GRACE_TIME,
     ...(liveLane ? { liveLane } : {}),
-    versioning: { deploymentName: env.AGIO_DEPLOYMENT_NAME, buildId: env.AGIO_BUILD_ID, makeCurrent: env.AGIO_MAKE_CURRENT === 'true' },
+    versioning: {
+      deploymentName: env.AGIO_DEPLOYMENT_NAME,
+      buildId: env.AGIO_BUILD_ID,
+      makeCurrent: env.AGIO_MAKE_CURRENT === 'true',
+    },
   });
   console.log(`agio worker: agents ${loaded.agents.map((a) => a.name).join(', ')} from ${loaded.file}`);
-  console.log(`agio worker: polling task queue "${taskQueue}" on ${temporal.address} as version ${version?.deploymentName}.${version?.buildId}${env.AGIO_MAKE_CURRENT === 'true' ? ' (made current)' : ' (not made current)'}${liveLane ? `, deltas on NATS ${env.AGIO_NATS_URL}` : ''}`);
+  console.log(
+    `agio worker: polling task queue "${taskQueue}" on ${temporal.address} as version ${version?.deploymentName}.${version?.buildId}${env.AGIO_MAKE_CURRENT === 'true' ? ' (made current)' : ' (not made current)'}${liveLane ? `, deltas on NATS ${env.AGIO_NATS_URL}` : ''}`,
+  );
   await worker.run();
   await closeMcp();
   await connection.close();

@@ -87,7 +87,9 @@ async function workflowCode(workflows: ReplayCheckOptions['workflows']): Promise
 
 /** Open runs first (the ones a deploy can break), then the most recently closed. */
 async function listRuns(opts: ReplayCheckOptions): Promise<WorkflowExecutionInfo[]> {
-  const types = Object.values(WorkflowType).map((t) => `'${t}'`).join(', ');
+  const types = Object.values(WorkflowType)
+    .map((t) => `'${t}'`)
+    .join(', ');
   const list = (status: string, max: number) => {
     const query = [status, `WorkflowType IN (${types})`, ...(opts.query ? [`(${opts.query})`] : [])].join(' AND ');
     return take(opts.client.workflow.list({ query }), max);

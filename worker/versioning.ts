@@ -33,7 +33,10 @@ export interface VersioningOptions {
  * version, not two that would each make themselves current.
  */
 export function buildIdOf(workflowCode: string, root = projectRoot()): string {
-  const code = workflowCode.replace(/\n\/\/# sourceMappingURL=\S*\s*$/, '').split(root).join('');
+  const code = workflowCode
+    .replace(/\n\/\/# sourceMappingURL=\S*\s*$/, '')
+    .split(root)
+    .join('');
   return `wf-${createHash('sha256').update(code).digest('hex').slice(0, 12)}`;
 }
 
@@ -46,8 +49,19 @@ export function versionName(version: WorkerDeploymentVersion): string {
 type WorkflowServiceConnection = Pick<Connection, 'workflowService'>;
 
 /** Makes `buildId` the deployment's current version (new runs start on it); returns the version it replaced. */
-export async function setCurrentVersion(connection: WorkflowServiceConnection, namespace: string, deploymentName: string, buildId: string, identity = 'agio'): Promise<{ previous?: string }> {
-  const res = await connection.workflowService.setWorkerDeploymentCurrentVersion({ namespace, deploymentName, buildId, identity });
+export async function setCurrentVersion(
+  connection: WorkflowServiceConnection,
+  namespace: string,
+  deploymentName: string,
+  buildId: string,
+  identity = 'agio',
+): Promise<{ previous?: string }> {
+  const res = await connection.workflowService.setWorkerDeploymentCurrentVersion({
+    namespace,
+    deploymentName,
+    buildId,
+    identity,
+  });
   return { previous: res.previousDeploymentVersion?.buildId ?? undefined };
 }
 
@@ -64,12 +78,16 @@ export async function makeVersionCurrent(
   const deadline = Date.now() + (opts.timeoutMs ?? 60_000);
   for (let delay = 50; ; delay = Math.min(delay * 2, 1000)) {
     try {
-      const { workerDeploymentInfo } = await connection.workflowService.describeWorkerDeployment({ namespace, deploymentName: version.deploymentName });
+      const { workerDeploymentInfo } = await connection.workflowService.describeWorkerDeployment({
+        namespace,
+        deploymentName: version.deploymentName,
+      });
       if (workerDeploymentInfo?.routingConfig?.currentDeploymentVersion?.buildId === version.buildId) return;
       await setCurrentVersion(connection, namespace, version.deploymentName, version.buildId, opts.identity);
       return;
     } catch (err) {
-      if (Date.now() > deadline || opts.stillWanted?.() === false) throw new Error(`could not make ${versionName(version)} current: ${(err as Error).message}`);
+      if (Date.now() > deadline || opts.stillWanted?.() === false)
+        throw new Error(`could not make ${versionName(version)} current: ${(err as Error).message}`);
     }
     await new Promise((r) => setTimeout(r, delay));
   }

@@ -35,6 +35,10 @@ export const AGIO_WORKFLOWS = require.resolve('../workflows');
  * The one way Agio bundles workflow code (workers, the replay check, the test suite's prebuilt bundle): the shared
  * modules above, the bundler's chatter hidden; `extra` adds options (a test's webpack hook). Returns the bundle's code.
  */
-export async function bundleWorkflows(workflowsPath: string = AGIO_WORKFLOWS, extra: Partial<BundleOptions> = {}): Promise<string> {
-  return (await bundleWorkflowCode({ workflowsPath, ...workflowBundlerOptions, logger: quietBundlerLogger, ...extra })).code;
+export async function bundleWorkflows(
+  workflowsPath: string = AGIO_WORKFLOWS,
+  extra: Partial<BundleOptions> = {},
+): Promise<string> {
+  return (await bundleWorkflowCode({ workflowsPath, ...workflowBundlerOptions, logger: quietBundlerLogger, ...extra }))
+    .code;
 }

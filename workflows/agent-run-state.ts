@@ -2,7 +2,18 @@
 // records and counters. Set up from its input in the order its history records them (patch markers included), and
 // how it starts (RUN_STARTED and its first steps) and closes (its record, then its terminal event).
 import { CancellationScope, patched, workflowInfo } from '@temporalio/workflow';
-import { ZERO_USAGE, jsonBytes, type AgentRunInput, type ChatMessage, type Escalation, type RunEnding, type RunOutput, type Step, type TerminationReason, type Usage } from '../common';
+import {
+  ZERO_USAGE,
+  jsonBytes,
+  type AgentRunInput,
+  type ChatMessage,
+  type Escalation,
+  type RunEnding,
+  type RunOutput,
+  type Step,
+  type TerminationReason,
+  type Usage,
+} from '../common';
 import type { AgioActivities } from '../activities';
 import { Approvals } from './approvals';
 import { Conversation } from './conversation';
@@ -68,11 +79,31 @@ export function openAgentRun(input: ParsedAgentRunInput): AgentRun {
   const context = withModelRetryLimits(buildRunContext(agent, input.context, workflowInfo().workflowId));
   const frame = openRun(context, agent.name, resume);
   const callModel = callModelActivity(context);
-  const approvals = new Approvals(frame.events, context, agent.permissions, agent.approvalTimeoutMs, frame.control, resume?.approvals);
+  const approvals = new Approvals(
+    frame.events,
+    context,
+    agent.permissions,
+    agent.approvalTimeoutMs,
+    frame.control,
+    resume?.approvals,
+  );
   const structured = StructuredOutput.of(agent, resume?.outputRepairs);
-  const counters: RunCounters = { usage: resume?.usage ?? ZERO_USAGE, ownUsage: resume?.ownUsage ?? ZERO_USAGE, modelCalls: resume?.modelCalls ?? 0, toolCalls: resume?.toolCalls ?? 0, toolErrors: resume?.toolErrors ?? 0 };
+  const counters: RunCounters = {
+    usage: resume?.usage ?? ZERO_USAGE,
+    ownUsage: resume?.ownUsage ?? ZERO_USAGE,
+    modelCalls: resume?.modelCalls ?? 0,
+    toolCalls: resume?.toolCalls ?? 0,
+    toolErrors: resume?.toolErrors ?? 0,
+  };
   const startedAt = resume?.startedAt ?? Date.now();
-  const recorder = new RunRecorder(context, agent.name, startedAt, resume?.steps.length, frame.wire, resume?.loggedOffset);
+  const recorder = new RunRecorder(
+    context,
+    agent.name,
+    startedAt,
+    resume?.steps.length,
+    frame.wire,
+    resume?.loggedOffset,
+  );
   // The run is its frame, extended: the status the lifecycle sets on the frame is the one its state query reads.
   const run: AgentRun = Object.assign(frame, {
     input,
@@ -106,7 +137,12 @@ export function openAgentRun(input: ParsedAgentRunInput): AgentRun {
 /** Adds a step to the conversation and publishes it (STEP_COMPLETED). */
 export async function commit(run: AgentRun, step: Step): Promise<void> {
   run.conversation.add(step);
-  await run.events.emit({ type: 'STEP_COMPLETED', stepId: step.id, snapshot: step, ...(step.usage ? { usage: step.usage } : {}) });
+  await run.events.emit({
+    type: 'STEP_COMPLETED',
+    stepId: step.id,
+    snapshot: step,
+    ...(step.usage ? { usage: step.usage } : {}),
+  });
 }
 
 /** The next step's id, run and index. */
@@ -124,12 +160,21 @@ export function startAgentRun(run: AgentRun): Promise<void> {
   return CancellationScope.nonCancellable(async () => {
     // The input itself is in the first user step; a long one is only previewed here, so no event is copied twice that big.
     const text = typeof input.input === 'string' ? input.input : undefined;
-    const preview = text === undefined ? input.input.length + ' messages' : text.length > INPUT_PREVIEW_CHARS ? `${text.slice(0, INPUT_PREVIEW_CHARS)}…` : text;
+    const preview =
+      text === undefined
+        ? input.input.length + ' messages'
+        : text.length > INPUT_PREVIEW_CHARS
+          ? `${text.slice(0, INPUT_PREVIEW_CHARS)}…`
+          : text;
     const inputChars = text !== undefined && preview !== text ? { inputChars: text.length } : {};
-    await run.events.emit({ type: 'RUN_STARTED', data: { input: preview, ...inputChars, ...(context.sessionId ? { sessionId: context.sessionId } : {}) } });
+    await run.events.emit({
+      type: 'RUN_STARTED',
+      data: { input: preview, ...inputChars, ...(context.sessionId ? { sessionId: context.sessionId } : {}) },
+    });
     await run.recorder.start();
     run.history = await run.recorder.history();
-    for (const m of initialMessages(renderInstructions(run.agent.instructions, input.state), input.input)) await commit(run, { ...nextStep(run), ...m });
+    for (const m of initialMessages(renderInstructions(run.agent.instructions, input.state), input.input))
+      await commit(run, { ...nextStep(run), ...m });
   });
 }
 
@@ -158,7 +203,13 @@ export function completedRun(run: AgentRun, result: AgentRunResult): { output: R
   const { context, counters, conversation } = run;
   const { response, output, terminationReason, escalation } = result;
   const steps = conversation.steps;
-  const metrics = { steps: steps.length, modelCalls: counters.modelCalls, toolCalls: counters.toolCalls, toolErrors: counters.toolErrors, durationMs: Date.now() - run.startedAt };
+  const metrics = {
+    steps: steps.length,
+    modelCalls: counters.modelCalls,
+    toolCalls: counters.toolCalls,
+    toolErrors: counters.toolErrors,
+    durationMs: Date.now() - run.startedAt,
+  };
   const runOutput: RunOutput = {
     response,
     ...(output !== undefined ? { output } : {}),

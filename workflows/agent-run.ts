@@ -4,7 +4,16 @@
 import { workflowInfo } from '@temporalio/workflow';
 import { AgentRunInput, EXIT_LOOP_TOOL, addUsage, type Escalation, type RunOutput, type Step } from '../common';
 import { continueAgentRunAsNew } from './agent-run-continue';
-import { closeAgentRun, commit, completedRun, nextStep, openAgentRun, startAgentRun, type AgentRun, type AgentRunResult } from './agent-run-state';
+import {
+  closeAgentRun,
+  commit,
+  completedRun,
+  nextStep,
+  openAgentRun,
+  startAgentRun,
+  type AgentRun,
+  type AgentRunResult,
+} from './agent-run-state';
 import { withSpentUsage } from './agent-tool';
 import { askModel } from './ask-model';
 import { decideNext, spentBudget } from './decisions';
@@ -37,7 +46,8 @@ async function loop(run: AgentRun): Promise<AgentRunResult> {
   const toolkit = await resolveToolkit(agent, run.leanSteps);
   for (;;) {
     // A paused run parks here; a newer worker version becoming current moves it there, still paused.
-    if (run.upgrades && (await control.safePoint(control.upgradeWanted)) === 'upgrade') await continueAgentRunAsNew(run);
+    if (run.upgrades && (await control.safePoint(control.upgradeWanted)) === 'upgrade')
+      await continueAgentRunAsNew(run);
     const { step, outputCheck } = await askModel(run, toolkit, toolkit.names);
     const next = decideNext(step, counters.modelCalls, counters.usage, context.limits);
     if (next.kind === 'final_output') {
@@ -51,17 +61,27 @@ async function loop(run: AgentRun): Promise<AgentRunResult> {
         }
         answer = { response: verdict.response, output: verdict.output };
       }
-      return { ...answer, terminationReason: 'completed', escalation: escalationFromOutput(agent.name, answer.response) };
+      return {
+        ...answer,
+        terminationReason: 'completed',
+        escalation: escalationFromOutput(agent.name, answer.response),
+      };
     }
     if (next.kind === 'max_tokens') return { response: step.content ?? '', terminationReason: 'max_tokens' };
     const escalation = await toolTurn(run, toolkit, step);
-    if (escalation) return { response: escalation.reason ?? step.content ?? '', terminationReason: 'completed', escalation };
+    if (escalation)
+      return { response: escalation.reason ?? step.content ?? '', terminationReason: 'completed', escalation };
     // Agents called as tools spent what was left of the tree's budget: no further model call.
-    if (next.kind === 'run_tools' && spentBudget(counters.usage, context.limits)) return { response: step.content ?? '', terminationReason: 'max_tokens' };
+    if (next.kind === 'run_tools' && spentBudget(counters.usage, context.limits))
+      return { response: step.content ?? '', terminationReason: 'max_tokens' };
     if (next.kind === 'max_steps') return summary(run, toolkit);
     // Between steps nothing is in flight; park here if paused, and let handlers finish so no published batch is lost.
     const calls = counters.modelCalls - run.modelCallsAtStart;
-    if (workflowInfo().continueAsNewSuggested || calls >= context.limits.continueAsNewAfterModelCalls || (run.upgrades && control.upgradeWanted())) {
+    if (
+      workflowInfo().continueAsNewSuggested ||
+      calls >= context.limits.continueAsNewAfterModelCalls ||
+      (run.upgrades && control.upgradeWanted())
+    ) {
       await continueAgentRunAsNew(run);
     }
   }
@@ -105,7 +125,12 @@ async function toolTurn(run: AgentRun, toolkit: Toolkit, step: Step): Promise<Es
 
 /** The step budget is spent: one last model call, without tools, asks for a summary as the final answer. */
 async function summary(run: AgentRun, toolkit: Toolkit): Promise<AgentRunResult> {
-  await commit(run, { ...nextStep(run), role: 'user', content: MAX_STEPS_PROMPT, metadata: { synthetic: 'max_steps' } });
+  await commit(run, {
+    ...nextStep(run),
+    role: 'user',
+    content: MAX_STEPS_PROMPT,
+    metadata: { synthetic: 'max_steps' },
+  });
   const answer = await askModel(run, toolkit, []);
   const { structured } = run;
   if (!structured) return { response: answer.step.content ?? '', terminationReason: 'max_steps' };

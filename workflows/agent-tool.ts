@@ -1,8 +1,27 @@
 // AgentTool: a nested agent run as a child workflow with id `${parent}/tool/${toolCallId}`. Guards run first;
 // any failure, timeout or cancellation of the child folds into an `unavailable` tool result for the parent. The
 // parent keeps the child's timeoutMs with a timer, and cancels a child that passes it, so the child ends cleanly.
-import { ApplicationFailure, CancellationScope, ChildWorkflowFailure, TerminatedFailure, TimeoutFailure, isCancellation, patched, sleep, startChild } from '@temporalio/workflow';
-import { Usage, childAgentSpec, type AgentToolSpec, type ChatMessage, type RunContext, type RunOutput, type Step, type ToolCall } from '../common';
+import {
+  ApplicationFailure,
+  CancellationScope,
+  ChildWorkflowFailure,
+  TerminatedFailure,
+  TimeoutFailure,
+  isCancellation,
+  patched,
+  sleep,
+  startChild,
+} from '@temporalio/workflow';
+import {
+  Usage,
+  childAgentSpec,
+  type AgentToolSpec,
+  type ChatMessage,
+  type RunContext,
+  type RunOutput,
+  type Step,
+  type ToolCall,
+} from '../common';
 import { childContext, nestedRunMemo } from './child-context';
 import { AgentToolArgs, delegationMessages, guardNesting } from './delegation';
 import type { RunControl } from './control';
@@ -39,7 +58,10 @@ export async function runAgentTool(agentCall: AgentToolCall): Promise<Step> {
     return error(`arguments for "${call.name}" are not valid JSON (${(err as Error).message})`);
   }
   const args = AgentToolArgs.safeParse(raw);
-  if (!args.success) return error(`invalid arguments for "${call.name}": ${args.error.issues.map((i) => `${i.path.join('.') || 'arguments'}: ${i.message}`).join('; ')}`);
+  if (!args.success)
+    return error(
+      `invalid arguments for "${call.name}": ${args.error.issues.map((i) => `${i.path.join('.') || 'arguments'}: ${i.message}`).join('; ')}`,
+    );
   const refused = guardNesting(context, tool.agent.name);
   if (refused) return error(refused);
 
@@ -55,26 +77,51 @@ export async function runAgentTool(agentCall: AgentToolCall): Promise<Step> {
       workflowId: childRunId,
       memo: nestedRunMemo(child, tool.agent.name),
       args: [{ agent: childAgentSpec(tool), input: delegationMessages(args.data, parentMessages), context: child }],
-      ...(tool.timeoutMs ? { workflowExecutionTimeout: deadline !== undefined ? deadline + CANCEL_GRACE_MS : tool.timeoutMs } : {}),
+      ...(tool.timeoutMs
+        ? { workflowExecutionTimeout: deadline !== undefined ? deadline + CANCEL_GRACE_MS : tool.timeoutMs }
+        : {}),
     });
     // Through the run's control, pause and resume reach the child while it runs.
     return control ? await control.child<RunOutput>(handle as never) : await handle.result();
   };
   try {
-    const output = deadline !== undefined ? await withDeadline(deadline, runChild, () => (timedOut = true)) : await runChild();
-    return { ...base, content: output.response, usage: output.usage, metrics: { startedAt, durationMs: Date.now() - startedAt }, metadata: { childRunId, terminationReason: output.terminationReason } };
+    const output =
+      deadline !== undefined ? await withDeadline(deadline, runChild, () => (timedOut = true)) : await runChild();
+    return {
+      ...base,
+      content: output.response,
+      usage: output.usage,
+      metrics: { startedAt, durationMs: Date.now() - startedAt },
+      metadata: { childRunId, terminationReason: output.terminationReason },
+    };
   } catch (err) {
     // Our own cancellation (the parent is being cancelled) propagates; a child's own failure folds.
     if (isCancellation(err) && CancellationScope.current().consideredCancelled) throw err;
     const silent = silentEnd(err);
-    const reason = (timedOut || silent === 'TimeoutFailure') && tool.timeoutMs ? `timed out: it did not finish within its timeoutMs of ${tool.timeoutMs} ms` : failureMessage(err);
+    const reason =
+      (timedOut || silent === 'TimeoutFailure') && tool.timeoutMs
+        ? `timed out: it did not finish within its timeoutMs of ${tool.timeoutMs} ms`
+        : failureMessage(err);
     const unavailable = { unavailable: true, agent: tool.agent.name, error: reason };
     if (silent) {
       // The server ended the child without running its code: report its end for it, so no reader waits forever.
-      await events.emit({ type: 'RUN_FAILED', data: { error: { type: silent, message: unavailable.error }, reportedBy: context.runId } }, eventBase(child, tool.agent.name, 'agent_tool'));
+      await events.emit(
+        {
+          type: 'RUN_FAILED',
+          data: { error: { type: silent, message: unavailable.error }, reportedBy: context.runId },
+        },
+        eventBase(child, tool.agent.name, 'agent_tool'),
+      );
     }
     const spent = spentUsage(err);
-    return { ...base, content: JSON.stringify(unavailable), isError: true, ...(spent ? { usage: spent } : {}), metrics: { startedAt, durationMs: Date.now() - startedAt }, metadata: { childRunId } };
+    return {
+      ...base,
+      content: JSON.stringify(unavailable),
+      isError: true,
+      ...(spent ? { usage: spent } : {}),
+      metrics: { startedAt, durationMs: Date.now() - startedAt },
+      metadata: { childRunId },
+    };
   }
 }
 
@@ -113,7 +160,13 @@ async function withDeadline<T>(ms: number, work: () => Promise<T>, onTimeout: ()
  */
 export function withSpentUsage(err: unknown, usage: Usage): unknown {
   if (!(err instanceof ApplicationFailure)) return err;
-  return ApplicationFailure.create({ type: err.type ?? undefined, message: err.message, nonRetryable: err.nonRetryable ?? undefined, details: [{ spentUsage: usage }], cause: err.cause });
+  return ApplicationFailure.create({
+    type: err.type ?? undefined,
+    message: err.message,
+    nonRetryable: err.nonRetryable ?? undefined,
+    details: [{ spentUsage: usage }],
+    cause: err.cause,
+  });
 }
 
 /** The usage a failed child spent, read from the failure {@link withSpentUsage} attached it to. */

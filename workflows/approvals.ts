@@ -1,7 +1,14 @@
-// Human approval of tool calls (DESIGN.md section 7): rules decide allow / deny / ask; an `ask` publishes
+// Human approval of tool calls (docs/ARCHITECTURE.md, "Approvals"): rules decide allow / deny / ask; an `ask` publishes
 // TOOL_AUTH_REQUIRED and waits durably (days, across worker restarts) for the decideToolCall update or a timeout.
 import { condition, setHandler, workflowInfo } from '@temporalio/workflow';
-import { ToolCallDecision, decidePermission, type ApprovalsCarried, type PermissionRule, type RunContext, type ToolCall } from '../common';
+import {
+  ToolCallDecision,
+  decidePermission,
+  type ApprovalsCarried,
+  type PermissionRule,
+  type RunContext,
+  type ToolCall,
+} from '../common';
 import type { RunControl } from './control';
 import type { Emitter } from './emitter';
 import { decideToolCallUpdate } from '../common/messages';
@@ -56,15 +63,30 @@ export class Approvals {
     }
     const rules = [...this.remembered, ...(this.context.permissions ?? []), ...this.agentRules];
     const { action, rule } = decidePermission(rules, call.name, args);
-    const about = { toolCallId: call.id, tool: call.name, workflowId: workflowInfo().workflowId, runId: this.context.runId };
+    const about = {
+      toolCallId: call.id,
+      tool: call.name,
+      workflowId: workflowInfo().workflowId,
+      runId: this.context.runId,
+    };
     if (action === 'allow') return { run: true };
     if (action === 'deny') {
       await this.events.emit({ type: 'TOOL_AUTH_DENIED', data: { ...about, reason: 'rule', rule } });
-      return { run: false, message: `Error: calling "${call.name}" with these arguments is not permitted${rule?.pattern ? ` (rule: ${rule.pattern})` : ''}.` };
+      return {
+        run: false,
+        message: `Error: calling "${call.name}" with these arguments is not permitted${rule?.pattern ? ` (rule: ${rule.pattern})` : ''}.`,
+      };
     }
     const entry: Pending = { tool: call.name, args };
     this.pending.set(call.id, entry);
-    await this.events.emit({ type: 'TOOL_AUTH_REQUIRED', data: { ...about, args, reason: rule?.pattern ? `matches "${rule.pattern}"` : `"${call.name}" requires approval` } });
+    await this.events.emit({
+      type: 'TOOL_AUTH_REQUIRED',
+      data: {
+        ...about,
+        args,
+        reason: rule?.pattern ? `matches "${rule.pattern}"` : `"${call.name}" requires approval`,
+      },
+    });
     // Waiting for a person holds nothing, so a paused run waiting here is parked; one approved while paused records
     // the decision at once and runs the tool only after resume.
     const ask = this.ask(call, entry, rule, about);
@@ -72,7 +94,12 @@ export class Approvals {
   }
 
   /** Waits for the decision (or the timeout) on a call that asked, and turns it into a verdict. */
-  private async ask(call: ToolCall, entry: Pending, rule: PermissionRule | undefined, about: Record<string, string>): Promise<PermissionVerdict> {
+  private async ask(
+    call: ToolCall,
+    entry: Pending,
+    rule: PermissionRule | undefined,
+    about: Record<string, string>,
+  ): Promise<PermissionVerdict> {
     await condition(() => entry.decision !== undefined, this.timeoutMs);
     this.pending.delete(call.id);
     this.decided.add(call.id);
@@ -80,17 +107,34 @@ export class Approvals {
     const decision = entry.decision;
     if (!decision) {
       await this.events.emit({ type: 'TOOL_AUTH_DENIED', data: { ...about, reason: 'timeout' } });
-      return { run: false, message: `Error: "${call.name}" was not approved within ${describeDuration(this.timeoutMs)} (reason: timeout).` };
+      return {
+        run: false,
+        message: `Error: "${call.name}" was not approved within ${describeDuration(this.timeoutMs)} (reason: timeout).`,
+      };
     }
     const by = decision.by ?? 'operator';
     if (decision.decision === 'approve') {
-      if (decision.remember) this.remembered.unshift({ tool: call.name, ...(rule?.pattern ? { pattern: rule.pattern } : {}), action: 'allow' });
-      await this.events.emit({ type: 'TOOL_AUTH_GRANTED', data: { ...about, by, remember: decision.remember ?? false } });
+      if (decision.remember)
+        this.remembered.unshift({
+          tool: call.name,
+          ...(rule?.pattern ? { pattern: rule.pattern } : {}),
+          action: 'allow',
+        });
+      await this.events.emit({
+        type: 'TOOL_AUTH_GRANTED',
+        data: { ...about, by, remember: decision.remember ?? false },
+      });
       await this.control?.waitWhilePaused();
       return { run: true };
     }
-    await this.events.emit({ type: 'TOOL_AUTH_DENIED', data: { ...about, by, reason: 'denied', ...(decision.message ? { message: decision.message } : {}) } });
-    return { run: false, message: `Error: the call to "${call.name}" was denied by ${by}${decision.message ? `: ${decision.message}` : '.'}` };
+    await this.events.emit({
+      type: 'TOOL_AUTH_DENIED',
+      data: { ...about, by, reason: 'denied', ...(decision.message ? { message: decision.message } : {}) },
+    });
+    return {
+      run: false,
+      message: `Error: the call to "${call.name}" was denied by ${by}${decision.message ? `: ${decision.message}` : '.'}`,
+    };
   }
 
   /**
@@ -103,17 +147,23 @@ export class Approvals {
 
   /** Calls waiting for a decision (for the state query). */
   list(): { toolCallId: string; tool: string; workflowId: string }[] {
-    return [...this.pending.entries()].filter(([, p]) => !p.decision).map(([toolCallId, p]) => ({ toolCallId, tool: p.tool, workflowId: workflowInfo().workflowId }));
+    return [...this.pending.entries()]
+      .filter(([, p]) => !p.decision)
+      .map(([toolCallId, p]) => ({ toolCallId, tool: p.tool, workflowId: workflowInfo().workflowId }));
   }
 
   /** Synchronous (an async validator's rejection would be ignored): unknown and already-decided calls are refused. */
   private validate(raw: ToolCallDecision): void {
     const parsed = ToolCallDecision.safeParse(raw);
-    if (!parsed.success) throw new Error(`invalid decision: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`);
+    if (!parsed.success)
+      throw new Error(
+        `invalid decision: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`,
+      );
     const id = parsed.data.toolCallId;
     // Pending first: a model may reuse a call id in a later turn, and that new call must still be decidable.
     const waiting = this.pending.get(id);
-    if (waiting?.decision || (!waiting && this.decided.has(id))) throw new Error(`tool call "${id}" has already been decided`);
+    if (waiting?.decision || (!waiting && this.decided.has(id)))
+      throw new Error(`tool call "${id}" has already been decided`);
     if (!waiting) throw new Error(`no tool call "${id}" is waiting for approval in this run`);
   }
 }

@@ -21,7 +21,9 @@ export async function askModel(run: AgentRun, toolkit: Toolkit, tools: string[])
   }
   const input = modelInput(agent.name, conversation.messages, context, bytes);
   const index = conversation.steps.length;
-  const handOff = run.leanSteps ? recorder.handOff(conversation.steps, conversation.messages, (step) => conversation.messageFor(step)) : undefined;
+  const handOff = run.leanSteps
+    ? recorder.handOff(conversation.steps, conversation.messages, (step) => conversation.messageFor(step))
+    : undefined;
   const call = run.callModel({
     runId: context.runId,
     rootRunId: context.rootRunId,

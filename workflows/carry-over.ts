@@ -35,7 +35,11 @@ export const CARRY_OVER_PATCH = 'agio-carry-over-bytes';
  * Steps to carry: unchanged when they fit, else with older tool outputs cut to a head and a marker. Sizes are JSON
  * characters (runs started before CARRY_OVER_PATCH) or UTF-8 bytes; `fixed` is the size of what goes with them.
  */
-export function compactSteps(steps: Step[], budget = CARRY_OVER_BUDGET, opts: { unit?: 'characters' | 'bytes'; fixed?: number } = {}): Step[] {
+export function compactSteps(
+  steps: Step[],
+  budget = CARRY_OVER_BUDGET,
+  opts: { unit?: 'characters' | 'bytes'; fixed?: number } = {},
+): Step[] {
   const unit = opts.unit ?? 'characters';
   const measure = (value: unknown) => (unit === 'bytes' ? jsonBytes(value) : JSON.stringify(value).length);
   let total = (opts.fixed ?? 0) + measure(steps);

@@ -1,6 +1,13 @@
 // Where a child run stands in its tree (an agent called as a tool, or a sub-agent of a workflow agent): its context,
 // its limits and its memo, derived in one place for both kinds of nesting. Pure and deterministic.
-import { isWorkflowAgent, resolveLimits, type AnyAgentSpec, type RunContext, type RunLimits, type RunMemo } from '../common';
+import {
+  isWorkflowAgent,
+  resolveLimits,
+  type AnyAgentSpec,
+  type RunContext,
+  type RunLimits,
+  type RunMemo,
+} from '../common';
 
 /** How a child is started: by an LLM agent's tool call, or by a workflow agent as one of its sub-agents. */
 export type Nesting = { type: 'agent_tool'; toolCallId: string; stream: 'full' | 'none' } | { type: 'workflow_agent' };
@@ -51,7 +58,13 @@ export function childContext(parent: RunContext, child: ChildRun): RunContext {
  * what is left after `spentTokens` (its share, when `shares` children run at once), lowered further by its own limit.
  * (The child applies its context's limits over its spec's, so its own step budget has to be set here.)
  */
-export function childLimits(parent: RunLimits, spec: AnyAgentSpec, nesting: Nesting['type'], spentTokens = 0, shares = 1): RunLimits {
+export function childLimits(
+  parent: RunLimits,
+  spec: AnyAgentSpec,
+  nesting: Nesting['type'],
+  spentTokens = 0,
+  shares = 1,
+): RunLimits {
   const own = Object.fromEntries(Object.entries(spec.limits ?? {}).filter(([, v]) => v !== undefined));
   const ownSteps = (isWorkflowAgent(spec) ? undefined : spec.maxSteps) ?? spec.limits?.maxSteps;
   const handedDown = nesting === 'workflow_agent' ? parent.maxSteps : resolveLimits().maxSteps;
@@ -71,11 +84,18 @@ export function childLimits(parent: RunLimits, spec: AnyAgentSpec, nesting: Nest
  * instead of running without a limit.
  */
 export function tokensLeft(limits: RunLimits, spent: number, shares = 1): number | undefined {
-  return limits.maxTotalTokens === undefined ? undefined : Math.max(1, Math.floor((limits.maxTotalTokens - spent) / Math.max(1, shares)));
+  return limits.maxTotalTokens === undefined
+    ? undefined
+    : Math.max(1, Math.floor((limits.maxTotalTokens - spent) / Math.max(1, shares)));
 }
 
 /** A child's token limit: what is left of the parent's budget (its share of it), lowered by its own; `{}` when neither has one. */
-function childTokenLimit(parent: RunLimits, own: number | undefined, spent: number, shares: number): { maxTotalTokens?: number } {
+function childTokenLimit(
+  parent: RunLimits,
+  own: number | undefined,
+  spent: number,
+  shares: number,
+): { maxTotalTokens?: number } {
   const limits = [tokensLeft(parent, spent, shares), own].filter((n): n is number => n !== undefined);
   return limits.length ? { maxTotalTokens: Math.min(...limits) } : {};
 }

@@ -65,9 +65,24 @@ export function planCompaction(steps: Step[], before: number, excess: number): C
     const done = new Set(compactedParts(step).map((p) => `${p.part}/${p.toolCallId}`));
     const parts: Candidate[] =
       step.role === 'assistant'
-        ? (step.toolCalls ?? []).map((call) => ({ step: step.index, toolCallId: call.id, part: 'arguments' as const, content: call.arguments, bytes: utf8Bytes(call.arguments) }))
+        ? (step.toolCalls ?? []).map((call) => ({
+            step: step.index,
+            toolCallId: call.id,
+            part: 'arguments' as const,
+            content: call.arguments,
+            bytes: utf8Bytes(call.arguments),
+          }))
         : step.role === 'tool' && step.content
-          ? [{ step: step.index, toolCallId: step.toolCallId ?? '', part: 'output' as const, content: step.content, bytes: utf8Bytes(step.content), ...(typeof step.metadata?.ref === 'string' ? { ref: step.metadata.ref } : {}) }]
+          ? [
+              {
+                step: step.index,
+                toolCallId: step.toolCallId ?? '',
+                part: 'output' as const,
+                content: step.content,
+                bytes: utf8Bytes(step.content),
+                ...(typeof step.metadata?.ref === 'string' ? { ref: step.metadata.ref } : {}),
+              },
+            ]
           : [];
     for (const part of parts) {
       if (part.bytes < MIN_COMPACTED_BYTES || done.has(`${part.part}/${part.toolCallId}`)) continue;
@@ -100,9 +115,11 @@ function reference(part: Pick<CompactedPart, 'bytes' | 'ref'>, whole: string, re
 export function compactArguments(call: ToolCall, part: CompactedPart, readable: boolean): string {
   const note = reference(part, "the call's full arguments", readable);
   const shortened = shortenJsonStrings(call.arguments, ARGUMENT_VALUE_BYTES, () => note);
-  if (shortened === 'invalid') return JSON.stringify({ compacted: reference(part, "the call's arguments, not valid JSON", readable) });
+  if (shortened === 'invalid')
+    return JSON.stringify({ compacted: reference(part, "the call's arguments, not valid JSON", readable) });
   // Large without long strings (a big array of numbers): the whole arguments go.
-  if (shortened === 'not-shorter') return JSON.stringify({ compacted: reference(part, "the call's arguments", readable) });
+  if (shortened === 'not-shorter')
+    return JSON.stringify({ compacted: reference(part, "the call's arguments", readable) });
   return shortened;
 }
 
@@ -116,7 +133,9 @@ export function compactedStep(step: Step, parts: CompactedPart[], readable: bool
     return { ...step, content: `${head}…\n${reference(mine[0], 'the whole output', readable)}`, metadata };
   }
   const byCall = new Map(mine.map((p) => [p.toolCallId, p]));
-  const toolCalls = step.toolCalls?.map((call) => (byCall.has(call.id) ? { ...call, arguments: compactArguments(call, byCall.get(call.id)!, readable) } : call));
+  const toolCalls = step.toolCalls?.map((call) =>
+    byCall.has(call.id) ? { ...call, arguments: compactArguments(call, byCall.get(call.id)!, readable) } : call,
+  );
   return { ...step, ...(toolCalls ? { toolCalls } : {}), metadata };
 }
 
@@ -136,16 +155,38 @@ export interface CompactionTarget {
  * activity), replaces them and publishes CONTEXT_COMPACTED. Returns the conversation's size after (unchanged when it
  * was under the threshold or nothing is left to compact).
  */
-export async function compactConversation(context: RunContext, events: Emitter, target: CompactionTarget, bytes: number, readable: boolean): Promise<number> {
+export async function compactConversation(
+  context: RunContext,
+  events: Emitter,
+  target: CompactionTarget,
+  bytes: number,
+  readable: boolean,
+): Promise<number> {
   const threshold = compactionThreshold(context.limits);
   if (threshold === undefined || bytes <= threshold) return bytes;
   const candidates = planCompaction(target.steps, target.compactable(), bytes - Math.floor((threshold * 2) / 3));
   if (!candidates.length) return bytes;
   const unstored = candidates.filter((c) => !c.ref);
-  const refs = unstored.length ? await store.storeCompacted({ tenant: context.tenant, runId: context.runId, items: unstored.map((c) => ({ key: compactedKey(c), content: c.content })) }) : [];
-  const parts = candidates.map((c): CompactedPart => ({ stepIndex: c.step, toolCallId: c.toolCallId, part: c.part, bytes: c.bytes, ref: c.ref ?? refs[unstored.indexOf(c)] }));
-  for (const index of new Set(parts.map((p) => p.stepIndex))) target.replace(index, compactedStep(target.steps[index], parts, readable));
+  const refs = unstored.length
+    ? await store.storeCompacted({
+        tenant: context.tenant,
+        runId: context.runId,
+        items: unstored.map((c) => ({ key: compactedKey(c), content: c.content })),
+      })
+    : [];
+  const parts = candidates.map((c): CompactedPart => ({
+    stepIndex: c.step,
+    toolCallId: c.toolCallId,
+    part: c.part,
+    bytes: c.bytes,
+    ref: c.ref ?? refs[unstored.indexOf(c)],
+  }));
+  for (const index of new Set(parts.map((p) => p.stepIndex)))
+    target.replace(index, compactedStep(target.steps[index], parts, readable));
   const after = target.bytes();
-  await events.emit({ type: 'CONTEXT_COMPACTED', data: { items: parts, bytesBefore: bytes, bytesAfter: after, threshold } });
+  await events.emit({
+    type: 'CONTEXT_COMPACTED',
+    data: { items: parts, bytesBefore: bytes, bytesAfter: after, threshold },
+  });
   return after;
 }

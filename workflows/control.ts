@@ -1,9 +1,26 @@
 // Operator control of a run: pause and resume (signals and updates), safe points, and forwarding to the
 // children running at the time, so pausing the root pauses the whole tree. A paused run waits on a
 // condition: no timer, no polling, no worker CPU.
-import { allHandlersFinished, condition, getExternalWorkflowHandle, log, setHandler, workflowInfo, type ChildWorkflowHandle } from '@temporalio/workflow';
+import {
+  allHandlersFinished,
+  condition,
+  getExternalWorkflowHandle,
+  log,
+  setHandler,
+  workflowInfo,
+  type ChildWorkflowHandle,
+} from '@temporalio/workflow';
 import type { Emitter } from './emitter';
-import { childParkedSignal, pauseSignal, pauseUpdate, resumeSignal, resumeUpdate, upgradeSignal, type ControlRequest, type ControlState } from '../common/messages';
+import {
+  childParkedSignal,
+  pauseSignal,
+  pauseUpdate,
+  resumeSignal,
+  resumeUpdate,
+  upgradeSignal,
+  type ControlRequest,
+  type ControlState,
+} from '../common/messages';
 import { targetVersionChanged } from './upgrade';
 
 /** Pause state, safe points and the children to forward control to. */
@@ -75,7 +92,8 @@ export class RunControl {
     if (!this.parked) {
       const { reason, by } = this.request;
       // RUN_PAUSED first: whoever learns that the run (or its tree) is parked finds the event in the stream.
-      if (!this.carriedPark) await this.events.emit({ type: 'RUN_PAUSED', data: { ...(reason ? { reason } : {}), ...(by ? { by } : {}) } });
+      if (!this.carriedPark)
+        await this.events.emit({ type: 'RUN_PAUSED', data: { ...(reason ? { reason } : {}), ...(by ? { by } : {}) } });
       this.carriedPark = false;
       this.parked = true;
       this.report();
@@ -85,7 +103,10 @@ export class RunControl {
     this.parked = false;
     this.report();
     const resumed = this.request;
-    await this.events.emit({ type: 'RUN_RESUMED', data: { ...(resumed.reason ? { reason: resumed.reason } : {}), ...(resumed.by ? { by: resumed.by } : {}) } });
+    await this.events.emit({
+      type: 'RUN_RESUMED',
+      data: { ...(resumed.reason ? { reason: resumed.reason } : {}), ...(resumed.by ? { by: resumed.by } : {}) },
+    });
     return 'continue';
   }
 
@@ -176,7 +197,11 @@ export class RunControl {
   private isParked(): boolean {
     if (!this.paused) return false;
     if (this.parked) return true;
-    return this.inFlight === 0 && (this.waitingForPeople > 0 || this.children.size > 0) && [...this.children.keys()].every((id) => this.parkedChildren.has(id));
+    return (
+      this.inFlight === 0 &&
+      (this.waitingForPeople > 0 || this.children.size > 0) &&
+      [...this.children.keys()].every((id) => this.parkedChildren.has(id))
+    );
   }
 
   /** Tells the parent when this run's parked state changes. */

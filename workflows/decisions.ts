@@ -3,10 +3,7 @@ import type { RunLimits, Step, Usage } from '../common';
 
 /** The loop's next move after an assistant step. */
 export type NextStep =
-  | { kind: 'run_tools' }
-  | { kind: 'final_output'; response: string }
-  | { kind: 'max_steps' }
-  | { kind: 'max_tokens' };
+  { kind: 'run_tools' } | { kind: 'final_output'; response: string } | { kind: 'max_steps' } | { kind: 'max_tokens' };
 
 /** Decides from the last assistant step, the model calls made so far and the usage spent. */
 export function decideNext(step: Step, modelCalls: number, usage: Usage, limits: RunLimits): NextStep {

@@ -1,4 +1,4 @@
-// Context isolation for nested agents (seeds 003 and 004): the child starts from a delegation context the
+// Context isolation for nested agents (as the OpenAI Agents SDK and AgentScope isolate sub-agents): the child starts from a delegation context the
 // parent builds — the task, facts and references the model passed, and at most 4 recent relevant messages —
 // never from the parent's conversation. Pure and deterministic.
 import { z } from 'zod';
@@ -33,7 +33,10 @@ export function delegationMessages(args: AgentToolArgs, parentMessages: ChatMess
   const recent = parentMessages
     .filter((m) => (m.role === 'user' || m.role === 'assistant') && m.content && !m.toolCalls?.length)
     .slice(-MAX_DELEGATED_ITEMS)
-    .map((m) => `- ${m.role}: ${m.content!.length > MAX_ITEM_CHARS ? `${m.content!.slice(0, MAX_ITEM_CHARS)}…` : m.content}`);
+    .map(
+      (m) =>
+        `- ${m.role}: ${m.content!.length > MAX_ITEM_CHARS ? `${m.content!.slice(0, MAX_ITEM_CHARS)}…` : m.content}`,
+    );
   const parts = [`Task: ${args.task}`];
   if (args.context) parts.push(`Context: ${args.context}`);
   if (args.references?.length) parts.push(`References:\n${args.references.map((r) => `- ${r}`).join('\n')}`);

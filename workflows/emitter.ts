@@ -6,7 +6,15 @@ import { publishSignal } from '../common/messages';
 import type { Wire } from './wire';
 
 /** What a run with `stream: 'none'` still publishes: its start and end, and approvals (a person must see and answer them). */
-const ALWAYS_PUBLISHED = new Set<EventType>(['RUN_STARTED', 'RUN_COMPLETED', 'RUN_FAILED', 'RUN_CANCELLED', 'TOOL_AUTH_REQUIRED', 'TOOL_AUTH_GRANTED', 'TOOL_AUTH_DENIED']);
+const ALWAYS_PUBLISHED = new Set<EventType>([
+  'RUN_STARTED',
+  'RUN_COMPLETED',
+  'RUN_FAILED',
+  'RUN_CANCELLED',
+  'TOOL_AUTH_REQUIRED',
+  'TOOL_AUTH_GRANTED',
+  'TOOL_AUTH_DENIED',
+]);
 
 /** Emits a run's own events. */
 export interface Emitter {

@@ -14,7 +14,10 @@ import type { Wire } from './wire';
  * blip never fails a run, and a finished run completes once the store answers again. (Backoffs past the SDK's local
  * retry threshold become workflow timers, so a long wait holds no workflow task open.)
  */
-export const STORE_CALL = { startToCloseTimeout: '30s', retry: { initialInterval: '200ms', backoffCoefficient: 2, maximumInterval: '30s' } } as const;
+export const STORE_CALL = {
+  startToCloseTimeout: '30s',
+  retry: { initialInterval: '200ms', backoffCoefficient: 2, maximumInterval: '30s' },
+} as const;
 const local = proxyLocalActivities<AgioActivities>(STORE_CALL);
 const remote = proxyActivities<AgioActivities>(STORE_CALL);
 

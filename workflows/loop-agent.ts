@@ -1,4 +1,4 @@
-// The loop agent (seed 001, ADK's LoopAgent): each iteration runs every sub-agent in order as a child
+// The loop agent (after Google ADK's LoopAgent): each iteration runs every sub-agent in order as a child
 // workflow; state { timesLooped, currentSubAgent } lives in workflow variables, so a crash, deploy or pause
 // never loses it. Stops at maxIterations or when a sub-agent escalates; continues as new between iterations.
 import { continueAsNew, makeContinueAsNewFunc, patched, workflowInfo } from '@temporalio/workflow';
@@ -15,7 +15,9 @@ export async function loopAgentRun(raw: WorkflowAgentRunInput): Promise<RunOutpu
     // Loops started with it move to the current worker version between iterations (see UPGRADE_PATCH).
     const upgrades = patched(UPGRADE_PATCH);
     const max = spec.maxIterations ?? 0;
-    const position: LoopPosition = { ...(input.resume?.position ?? input.resumeFrom ?? { timesLooped: 0, currentSubAgent: 0 }) };
+    const position: LoopPosition = {
+      ...(input.resume?.position ?? input.resumeFrom ?? { timesLooped: 0, currentSubAgent: 0 }),
+    };
     const startedAt = position.timesLooped;
     let response = input.resume?.lastResponse ?? '';
     let escalation: Escalation | undefined;
@@ -25,8 +27,19 @@ export async function loopAgentRun(raw: WorkflowAgentRunInput): Promise<RunOutpu
         position.currentSubAgent = i;
         run.progress = { timesLooped: position.timesLooped, currentSubAgent: sub.name, currentSubAgentIndex: i };
         await control.safePoint();
-        await events.emit({ type: 'AGENT_STATE', data: { timesLooped: position.timesLooped, currentSubAgent: sub.name, currentSubAgentIndex: i } });
-        const out = await runSubAgent({ parent: context, spec: sub, input: input.input, state: run.state, childId: `${context.runId}/loop-${position.timesLooped}/${i}-${sub.name}`, control, spentTokens: run.usage.totalTokens });
+        await events.emit({
+          type: 'AGENT_STATE',
+          data: { timesLooped: position.timesLooped, currentSubAgent: sub.name, currentSubAgentIndex: i },
+        });
+        const out = await runSubAgent({
+          parent: context,
+          spec: sub,
+          input: input.input,
+          state: run.state,
+          childId: `${context.runId}/loop-${position.timesLooped}/${i}-${sub.name}`,
+          control,
+          spentTokens: run.usage.totalTokens,
+        });
         addRunUsage(run, out.usage);
         run.state = applyOutput(run.state, sub, out);
         response = out.response;
@@ -42,16 +55,31 @@ export async function loopAgentRun(raw: WorkflowAgentRunInput): Promise<RunOutpu
       run.progress = { timesLooped: position.timesLooped };
       const every = spec.continueAsNewEvery;
       const more = max === 0 || position.timesLooped < max;
-      if (workflowInfo().continueAsNewSuggested || (every && position.timesLooped - startedAt >= every && more) || (upgrades && more && control.upgradeWanted())) {
+      if (
+        workflowInfo().continueAsNewSuggested ||
+        (every && position.timesLooped - startedAt >= every && more) ||
+        (upgrades && more && control.upgradeWanted())
+      ) {
         // Between iterations no child or activity is in flight: park here if paused (a pause does not carry over to
         // the new run), and let handlers finish so no event batch is lost.
         await control.beforeContinueAsNew();
         await run.eventLog?.writeLocally();
-        await (upgrades ? makeContinueAsNewFunc<typeof loopAgentRun>({ initialVersioningBehavior: 'AUTO_UPGRADE' }) : continueAsNew<typeof loopAgentRun>)({
+        await (
+          upgrades
+            ? makeContinueAsNewFunc<typeof loopAgentRun>({ initialVersioningBehavior: 'AUTO_UPGRADE' })
+            : continueAsNew<typeof loopAgentRun>
+        )({
           ...input,
           state: run.state,
           resumeFrom: undefined,
-          resume: { position, usage: run.usage, startedAt: run.startedAt, wire: run.wire?.snapshot(), lastResponse: response, ...(run.eventLog ? { loggedOffset: run.eventLog.loggedOffset } : {}) },
+          resume: {
+            position,
+            usage: run.usage,
+            startedAt: run.startedAt,
+            wire: run.wire?.snapshot(),
+            lastResponse: response,
+            ...(run.eventLog ? { loggedOffset: run.eventLog.loggedOffset } : {}),
+          },
         });
       }
     }

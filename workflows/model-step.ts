@@ -1,7 +1,23 @@
 // Activity handles of the agent loop: callModel with the run's retry and timeout limits, resolveTools, and
 // how a model call that cannot succeed fails the run with a clear, non-retried error.
-import { ActivityFailure, ApplicationFailure, isCancellation, patched, proxyActivities, proxyLocalActivities, workflowInfo } from '@temporalio/workflow';
-import { ErrorType, MODEL_RETRY_MAX_INTERVAL_MS, NON_RETRYABLE_MODEL_ERRORS, jsonBytes, modelInputTooLargeMessage, type ChatMessage, type RunContext } from '../common';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  isCancellation,
+  patched,
+  proxyActivities,
+  proxyLocalActivities,
+  workflowInfo,
+} from '@temporalio/workflow';
+import {
+  ErrorType,
+  MODEL_RETRY_MAX_INTERVAL_MS,
+  NON_RETRYABLE_MODEL_ERRORS,
+  jsonBytes,
+  modelInputTooLargeMessage,
+  type ChatMessage,
+  type RunContext,
+} from '../common';
 import type { AgioActivities } from '../activities';
 import type { CallModelInput } from '../activities/model';
 import { failureMessage } from './run-errors';
@@ -23,12 +39,17 @@ const LEGACY_MODEL_MAX_ATTEMPTS = 6;
 /** The run's context, with the attempt cap of runs started before {@link MODEL_RETRY_WINDOW_PATCH} made explicit. */
 export function withModelRetryLimits(context: RunContext): RunContext {
   if (patched(MODEL_RETRY_WINDOW_PATCH)) return context;
-  return { ...context, limits: { ...context.limits, modelMaxAttempts: context.limits.modelMaxAttempts ?? LEGACY_MODEL_MAX_ATTEMPTS } };
+  return {
+    ...context,
+    limits: { ...context.limits, modelMaxAttempts: context.limits.modelMaxAttempts ?? LEGACY_MODEL_MAX_ATTEMPTS },
+  };
 }
 
 const RESOLVE_TOOLS = { startToCloseTimeout: '30s', retry: { maximumAttempts: 3 } } as const;
 /** Resolves tool names to the specs the workflow schedules them with: a local activity, or (runs started before {@link LEAN_STEPS_PATCH}) an activity. */
-export const resolveToolsWith = (local: boolean) => (local ? proxyLocalActivities<AgioActivities>(RESOLVE_TOOLS) : proxyActivities<AgioActivities>(RESOLVE_TOOLS)).resolveTools;
+export const resolveToolsWith = (local: boolean) =>
+  (local ? proxyLocalActivities<AgioActivities>(RESOLVE_TOOLS) : proxyActivities<AgioActivities>(RESOLVE_TOOLS))
+    .resolveTools;
 
 /**
  * callModel with the run's limits: heartbeat and per-attempt timeouts, retries with capped backoff for as long as the
@@ -54,7 +75,12 @@ export function callModelActivity(context: RunContext): AgioActivities['callMode
 export function failRun(agent: string, err: unknown): never {
   if (err instanceof ActivityFailure && !isCancellation(err)) {
     const cause = err.cause instanceof ApplicationFailure ? err.cause : undefined;
-    throw ApplicationFailure.create({ type: cause?.type ?? ErrorType.ModelCallFailed, message: `model call for agent "${agent}" failed: ${failureMessage(err)}`, nonRetryable: true, cause: err });
+    throw ApplicationFailure.create({
+      type: cause?.type ?? ErrorType.ModelCallFailed,
+      message: `model call for agent "${agent}" failed: ${failureMessage(err)}`,
+      nonRetryable: true,
+      cause: err,
+    });
   }
   throw err;
 }
@@ -66,11 +92,20 @@ export function failRun(agent: string, err: unknown): never {
  * input; above, the input names it (this run, its first `count` messages) and the activity reads it with the
  * conversation Query, so the history does not record the whole conversation again at every step.
  */
-export function modelInput(agent: string, messages: ChatMessage[], context: RunContext, bytes = jsonBytes(messages)): Pick<CallModelInput, 'messages' | 'conversation'> {
+export function modelInput(
+  agent: string,
+  messages: ChatMessage[],
+  context: RunContext,
+  bytes = jsonBytes(messages),
+): Pick<CallModelInput, 'messages' | 'conversation'> {
   const { maxModelInputBytes: limit, inlineModelInputBytes: inline } = context.limits;
   // Limits carried over from runs started before a limit existed have no value for it.
   if (limit !== undefined && bytes > limit) {
-    throw ApplicationFailure.create({ type: ErrorType.ModelInputTooLarge, message: modelInputTooLargeMessage(`the conversation of agent "${agent}"`, bytes, limit), nonRetryable: true });
+    throw ApplicationFailure.create({
+      type: ErrorType.ModelInputTooLarge,
+      message: modelInputTooLargeMessage(`the conversation of agent "${agent}"`, bytes, limit),
+      nonRetryable: true,
+    });
   }
   if (inline === undefined || bytes <= inline) return { messages };
   const { workflowId, runId } = workflowInfo();

@@ -16,7 +16,16 @@ export async function parallelAgentRun(raw: WorkflowAgentRunInput): Promise<RunO
     const branches = await Promise.all(
       spec.subAgents.map(async (sub, i) => {
         try {
-          const out = await runSubAgent({ parent: context, spec: sub, input: input.input, state: { ...run.state }, childId: `${context.runId}/branch/${i}-${sub.name}`, control, spentTokens: run.usage.totalTokens, shares: spec.subAgents.length });
+          const out = await runSubAgent({
+            parent: context,
+            spec: sub,
+            input: input.input,
+            state: { ...run.state },
+            childId: `${context.runId}/branch/${i}-${sub.name}`,
+            control,
+            spentTokens: run.usage.totalTokens,
+            shares: spec.subAgents.length,
+          });
           return { sub, out };
         } catch (err) {
           if (isCancellation(err) && CancellationScope.current().consideredCancelled) throw err;
@@ -38,6 +47,10 @@ export async function parallelAgentRun(raw: WorkflowAgentRunInput): Promise<RunO
       }
     }
     const failed = branches.filter((b) => !b.out).length;
-    return { response: parts.join('\n\n'), terminationReason: escalation ? 'escalated' : failed === branches.length ? 'error' : 'completed', ...(escalation ? { escalation } : {}) };
+    return {
+      response: parts.join('\n\n'),
+      terminationReason: escalation ? 'escalated' : failed === branches.length ? 'error' : 'completed',
+      ...(escalation ? { escalation } : {}),
+    };
   });
 }

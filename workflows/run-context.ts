@@ -1,12 +1,23 @@
 // Builds a run's context and first conversation from its input: pure and deterministic.
-import { runLimitsFor, runWorkspace, type ChatMessage, type RunContext, type RunContextInput, type RunLimitOverrides } from '../common';
+import {
+  runLimitsFor,
+  runWorkspace,
+  type ChatMessage,
+  type RunContext,
+  type RunContextInput,
+  type RunLimitOverrides,
+} from '../common';
 
 /**
  * Fills a run's context (LLM or workflow agent) from its (partial) input context and its own workflow id.
  * Limits: as {@link runLimitsFor} resolves them. Clients send them resolved already, so this code's defaults only
  * fill in for a run started without them (the Temporal CLI, another SDK); either way the run carries them from here.
  */
-export function buildRunContext(agent: { name: string; limits?: RunLimitOverrides; maxSteps?: number }, partial: RunContextInput | undefined, workflowId: string): RunContext {
+export function buildRunContext(
+  agent: { name: string; limits?: RunLimitOverrides; maxSteps?: number },
+  partial: RunContextInput | undefined,
+  workflowId: string,
+): RunContext {
   const rootRunId = partial?.rootRunId ?? workflowId;
   const limits = runLimitsFor(agent, partial?.limits);
   return {

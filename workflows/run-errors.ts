@@ -15,8 +15,10 @@ export function errorSummary(err: unknown): { type: string; message: string } {
 
 /** The innermost useful message of an activity or child workflow failure (timeouts, application errors). */
 export function failureMessage(err: unknown): string {
-  if ((err instanceof ActivityFailure || err instanceof ChildWorkflowFailure) && err.cause) return failureMessage(err.cause);
-  if (err instanceof TimeoutFailure) return `timed out (${err.timeoutType === undefined ? 'timeout' : String(err.timeoutType).toLowerCase().replace(/_/g, ' ')})`;
+  if ((err instanceof ActivityFailure || err instanceof ChildWorkflowFailure) && err.cause)
+    return failureMessage(err.cause);
+  if (err instanceof TimeoutFailure)
+    return `timed out (${err.timeoutType === undefined ? 'timeout' : String(err.timeoutType).toLowerCase().replace(/_/g, ' ')})`;
   if (err instanceof ApplicationFailure) return err.message;
   return err instanceof Error ? err.message : String(err);
 }

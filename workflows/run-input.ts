@@ -16,7 +16,10 @@ import { hostWire } from './wire';
  * input reaches the run's first line in the same microtask as before.
  */
 export async function failInvalidInput(raw: unknown, error: ZodError): Promise<never> {
-  const fields = error.issues.map((issue) => ({ path: issue.path.map(String).join('.') || '(input)', message: issue.message }));
+  const fields = error.issues.map((issue) => ({
+    path: issue.path.map(String).join('.') || '(input)',
+    message: issue.message,
+  }));
   const failure = ApplicationFailure.create({
     type: ErrorType.InvalidRunInput,
     message: `${workflowInfo().workflowType} input is invalid: ${fields.map((f) => `${f.path}: ${f.message}`).join('; ')}`,
@@ -32,12 +35,18 @@ export async function failInvalidInput(raw: unknown, error: ZodError): Promise<n
  * its streams end. A nested run's parent sees the failure of its child.
  */
 async function publishFailure(raw: unknown, failure: ApplicationFailure): Promise<void> {
-  const given = (typeof raw === 'object' && raw !== null ? raw : {}) as { agent?: { name?: unknown }; context?: { depth?: unknown; tenant?: unknown } };
+  const given = (typeof raw === 'object' && raw !== null ? raw : {}) as {
+    agent?: { name?: unknown };
+    context?: { depth?: unknown; tenant?: unknown };
+  };
   if (typeof given.context?.depth === 'number' && given.context.depth > 0) return;
   const agent = typeof given.agent?.name === 'string' ? given.agent.name : workflowInfo().workflowType;
   const tenant = typeof given.context?.tenant === 'string' ? given.context.tenant : undefined;
   const context = buildRunContext({ name: agent }, tenant ? { tenant } : undefined, workflowInfo().workflowId);
   const wire = hostWire(undefined);
-  await createEmitter(eventBase(context, agent), wire).emit({ type: 'RUN_FAILED', data: { error: errorSummary(failure) } });
+  await createEmitter(eventBase(context, agent), wire).emit({
+    type: 'RUN_FAILED',
+    data: { error: errorSummary(failure) },
+  });
   await new EventLogWriter(context, wire).logTail();
 }

@@ -41,14 +41,29 @@ export interface RunPhases<T> {
  * Opens a run: hosts the Wire when it is the root (with what the previous run carried across continue-as-new), and sets
  * up its emitter and control (a pause carried across continue-as-new starts it parked).
  */
-export function openRun(context: RunContext, agent: string, carried?: { wire?: unknown; paused?: ControlRequest }): RunFrame {
+export function openRun(
+  context: RunContext,
+  agent: string,
+  carried?: { wire?: unknown; paused?: ControlRequest },
+): RunFrame {
   const wire = context.depth === 0 ? hostWire(carried?.wire as WireState | undefined) : undefined;
   const events = createEmitter(eventBase(context, agent, context.nestingType), wire, context.stream);
-  return { context, wire, events, control: new RunControl(events, context.parentRunId, carried?.paused), status: 'running' };
+  return {
+    context,
+    wire,
+    events,
+    control: new RunControl(events, context.parentRunId, carried?.paused),
+    status: 'running',
+  };
 }
 
 /** Answers the state query: what every run reports, with what its kind adds (`details`, read at each query). */
-export function answerState(frame: RunFrame, agent: string, kind: RunState['kind'], details: () => Partial<RunState>): void {
+export function answerState(
+  frame: RunFrame,
+  agent: string,
+  kind: RunState['kind'],
+  details: () => Partial<RunState>,
+): void {
   setHandler(stateQuery, (): RunState => ({
     runId: frame.context.runId,
     agent,
@@ -77,7 +92,11 @@ export async function runLifecycle<T>(frame: RunFrame, phases: RunPhases<T>): Pr
     const ending = cancelled ? 'cancelled' : 'failed';
     frame.status = ending;
     // Closed even when the run is being cancelled: a reader that sees the run end finds it recorded.
-    const terminal: TerminalEvent = { type: cancelled ? 'RUN_CANCELLED' : 'RUN_FAILED', usage: phases.usage(), data: { error: errorSummary(err) } };
+    const terminal: TerminalEvent = {
+      type: cancelled ? 'RUN_CANCELLED' : 'RUN_FAILED',
+      usage: phases.usage(),
+      data: { error: errorSummary(err) },
+    };
     await CancellationScope.nonCancellable(() => phases.close(ending, terminal));
     throw cancelled || !phases.failure ? err : phases.failure(err);
   }

@@ -41,12 +41,27 @@ export class RunRecorder {
 
   private get ref() {
     const { runId, rootRunId, parentRunId, sessionId, tenant, toolCallId } = this.context;
-    return { runId, rootRunId, tenant, ...(parentRunId ? { parentRunId } : {}), ...(sessionId ? { sessionId } : {}), ...(toolCallId ? { toolCallId } : {}) };
+    return {
+      runId,
+      rootRunId,
+      tenant,
+      ...(parentRunId ? { parentRunId } : {}),
+      ...(sessionId ? { sessionId } : {}),
+      ...(toolCallId ? { toolCallId } : {}),
+    };
   }
 
   /** Records the run as running. */
   start(): Promise<void> {
-    return this.eventLog.withEvents((events) => store.recordRun({ context: this.ref, agent: this.agent, status: 'running', startedAt: this.startedAt, ...events }));
+    return this.eventLog.withEvents((events) =>
+      store.recordRun({
+        context: this.ref,
+        agent: this.agent,
+        status: 'running',
+        startedAt: this.startedAt,
+        ...events,
+      }),
+    );
   }
 
   /** The session's earlier conversation, fitted into half the run's model-input limit (root runs in a session only). */
@@ -54,7 +69,11 @@ export class RunRecorder {
     const { sessionId, tenant, depth, limits } = this.context;
     if (!sessionId || depth > 0) return [];
     // At most half the run's model-input limit: the run's own conversation needs the rest.
-    return store.loadConversation({ tenant, sessionId, ...(limits.maxModelInputBytes ? { maxBytes: Math.floor(limits.maxModelInputBytes / 2) } : {}) });
+    return store.loadConversation({
+      tenant,
+      sessionId,
+      ...(limits.maxModelInputBytes ? { maxBytes: Math.floor(limits.maxModelInputBytes / 2) } : {}),
+    });
   }
 
   /**
@@ -65,14 +84,26 @@ export class RunRecorder {
    * count as unwritten, so a run that ends on a failed call writes them at its end. (A root's events do not ride
    * along: an activity's input is recorded in history, and they go with the local writes instead.)
    */
-  handOff(steps: Step[], conversation: ChatMessage[], messageOf: (step: Step) => ChatMessage | undefined): { persist?: HandOffInput; accepted(): void } {
+  handOff(
+    steps: Step[],
+    conversation: ChatMessage[],
+    messageOf: (step: Step) => ChatMessage | undefined,
+  ): { persist?: HandOffInput; accepted(): void } {
     if (steps.length <= this.persisted) return { accepted: () => undefined };
     const count = steps.length;
     const handed = steps.slice(this.persisted).map((step): HandedStep => {
       const message = conversation.indexOf(messageOf(step)!);
       if (message < 0) return step;
       const { index, reasoningContent, isError, metrics, usage, metadata } = step;
-      return { message, index, ...(reasoningContent !== undefined ? { reasoningContent } : {}), ...(isError !== undefined ? { isError } : {}), ...(metrics ? { metrics } : {}), ...(usage ? { usage } : {}), ...(metadata ? { metadata } : {}) };
+      return {
+        message,
+        index,
+        ...(reasoningContent !== undefined ? { reasoningContent } : {}),
+        ...(isError !== undefined ? { isError } : {}),
+        ...(metrics ? { metrics } : {}),
+        ...(usage ? { usage } : {}),
+        ...(metadata ? { metadata } : {}),
+      };
     });
     return {
       persist: { context: this.ref, agent: this.agent, steps: handed },
@@ -83,13 +114,25 @@ export class RunRecorder {
   /** Persists the steps committed since the last flush (nothing to write without new steps). */
   async flush(steps: Step[]): Promise<void> {
     if (steps.length <= this.persisted) return;
-    await this.eventLog.withEvents((events) => store.persistSteps({ context: this.ref, agent: this.agent, steps: steps.slice(this.persisted), ...events }));
+    await this.eventLog.withEvents((events) =>
+      store.persistSteps({ context: this.ref, agent: this.agent, steps: steps.slice(this.persisted), ...events }),
+    );
     this.persisted = steps.length;
   }
 
   /** Persists the last steps and records how the run ended. */
   async end(steps: Step[], status: RunEnding, usage: Usage): Promise<void> {
     await this.flush(steps);
-    await this.eventLog.withEvents((events) => store.recordRun({ context: this.ref, agent: this.agent, status, startedAt: this.startedAt, endedAt: Date.now(), usage, ...events }));
+    await this.eventLog.withEvents((events) =>
+      store.recordRun({
+        context: this.ref,
+        agent: this.agent,
+        status,
+        startedAt: this.startedAt,
+        endedAt: Date.now(),
+        usage,
+        ...events,
+      }),
+    );
   }
 }

@@ -14,12 +14,21 @@ export async function sequentialAgentRun(raw: WorkflowAgentRunInput): Promise<Ru
       run.progress = { currentSubAgent: sub.name, currentSubAgentIndex: i };
       await control.safePoint();
       await events.emit({ type: 'AGENT_STATE', data: { currentSubAgent: sub.name, currentSubAgentIndex: i } });
-      const out = await runSubAgent({ parent: context, spec: sub, input: input.input, state: run.state, childId: `${context.runId}/seq/${i}-${sub.name}`, control, spentTokens: run.usage.totalTokens });
+      const out = await runSubAgent({
+        parent: context,
+        spec: sub,
+        input: input.input,
+        state: run.state,
+        childId: `${context.runId}/seq/${i}-${sub.name}`,
+        control,
+        spentTokens: run.usage.totalTokens,
+      });
       addRunUsage(run, out.usage);
       run.state = applyOutput(run.state, sub, out);
       response = out.response;
       if (out.escalation) return { response, terminationReason: 'escalated', escalation: out.escalation };
-      if (spentBudget(run.usage, context.limits) && i < spec.subAgents.length - 1) return { response, terminationReason: 'max_tokens' };
+      if (spentBudget(run.usage, context.limits) && i < spec.subAgents.length - 1)
+        return { response, terminationReason: 'max_tokens' };
     }
     return { response, terminationReason: 'completed' };
   });

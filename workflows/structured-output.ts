@@ -3,7 +3,19 @@
 // ask for a repair, or fail the run with OutputValidationError. Only runs whose agent has an outputSchema get here,
 // so runs started before it existed replay untouched.
 import { ApplicationFailure } from '@temporalio/workflow';
-import { DEFAULT_MAX_OUTPUT_REPAIRS, ErrorType, answerJsonText, outputFailureMessage, outputRepairPrompt, type AgentRunResume, type AgentSpec, type OutputCheck, type OutputFormat, type RunOutput, type Step } from '../common';
+import {
+  DEFAULT_MAX_OUTPUT_REPAIRS,
+  ErrorType,
+  answerJsonText,
+  outputFailureMessage,
+  outputRepairPrompt,
+  type AgentRunResume,
+  type AgentSpec,
+  type OutputCheck,
+  type OutputFormat,
+  type RunOutput,
+  type Step,
+} from '../common';
 import type { CallModelOutput } from '../activities/model';
 
 /** An accepted final answer: its JSON text (the run's response) and its value (the run's output). */
@@ -21,7 +33,11 @@ export class StructuredOutput {
     private readonly agent: AgentSpec & { outputSchema: NonNullable<AgentSpec['outputSchema']> },
     carried?: AgentRunResume['outputRepairs'],
   ) {
-    this.format = { name: agent.outputSchemaName ?? agent.name, schema: agent.outputSchema, ...(agent.outputSchemaStrict !== undefined ? { strict: agent.outputSchemaStrict } : {}) };
+    this.format = {
+      name: agent.outputSchemaName ?? agent.name,
+      schema: agent.outputSchema,
+      ...(agent.outputSchemaStrict !== undefined ? { strict: agent.outputSchemaStrict } : {}),
+    };
     this.used = carried?.used ?? 0;
     // Fixed when the run starts: a later release with another default does not change a run in flight.
     this.allowed = carried?.allowed ?? agent.maxOutputRepairs ?? DEFAULT_MAX_OUTPUT_REPAIRS;
@@ -29,13 +45,17 @@ export class StructuredOutput {
 
   /** The spec's structured output, if it has an output schema. */
   static of(agent: AgentSpec, carried?: AgentRunResume['outputRepairs']): StructuredOutput | undefined {
-    return agent.outputSchema ? new StructuredOutput({ ...agent, outputSchema: agent.outputSchema }, carried) : undefined;
+    return agent.outputSchema
+      ? new StructuredOutput({ ...agent, outputSchema: agent.outputSchema }, carried)
+      : undefined;
   }
 
   /** Judges a final answer (an assistant step without tool calls) by the check its model call recorded. */
   verdict(step: Step, check: OutputCheck | undefined): OutputVerdict {
     // A call that ran without the check (a worker without structured output) cannot vouch for the answer.
-    const violations = check?.violations ?? ['the answer was not checked against the schema (the worker that called the model does not support output schemas)'];
+    const violations = check?.violations ?? [
+      'the answer was not checked against the schema (the worker that called the model does not support output schemas)',
+    ];
     if (violations.length) return { kind: 'rejected', violations };
     const response = answerJsonText(step.content ?? '');
     return { kind: 'accepted', response, output: JSON.parse(response) as RunOutput['output'] };
@@ -46,9 +66,13 @@ export class StructuredOutput {
    * again, until an answer fits or no repair is left. An answer that calls tools anyway cannot be repaired (its calls
    * would go unanswered in the conversation), so it fails the run at once.
    */
-  async settle(answer: Pick<CallModelOutput, 'step' | 'outputCheck'>, repair: (violations: string[]) => Promise<Pick<CallModelOutput, 'step' | 'outputCheck'>>): Promise<AcceptedOutput> {
+  async settle(
+    answer: Pick<CallModelOutput, 'step' | 'outputCheck'>,
+    repair: (violations: string[]) => Promise<Pick<CallModelOutput, 'step' | 'outputCheck'>>,
+  ): Promise<AcceptedOutput> {
     for (;;) {
-      if (answer.step.toolCalls?.length) this.fail(['the answer called tools after the step limit instead of answering with JSON']);
+      if (answer.step.toolCalls?.length)
+        this.fail(['the answer called tools after the step limit instead of answering with JSON']);
       const verdict = this.verdict(answer.step, answer.outputCheck);
       if (verdict.kind === 'accepted') return verdict;
       answer = await repair(verdict.violations);
@@ -62,12 +86,24 @@ export class StructuredOutput {
   repairStep(runId: string, index: number, violations: string[]): Step {
     if (this.used >= this.allowed) this.fail(violations);
     this.used++;
-    return { id: `${runId}:${index}`, runId, index, role: 'user', content: outputRepairPrompt(this.format, violations), metadata: { synthetic: 'output_repair', violations } };
+    return {
+      id: `${runId}:${index}`,
+      runId,
+      index,
+      role: 'user',
+      content: outputRepairPrompt(this.format, violations),
+      metadata: { synthetic: 'output_repair', violations },
+    };
   }
 
   /** Fails the run: no answer matching the schema. */
   fail(violations: string[]): never {
-    throw ApplicationFailure.create({ type: ErrorType.OutputValidationError, nonRetryable: true, message: outputFailureMessage(this.agent.name, this.format, this.used, violations), details: [{ violations }] });
+    throw ApplicationFailure.create({
+      type: ErrorType.OutputValidationError,
+      nonRetryable: true,
+      message: outputFailureMessage(this.agent.name, this.format, this.used, violations),
+      details: [{ violations }],
+    });
   }
 
   /** What a continue-as-new carries. */

@@ -24,7 +24,13 @@ export interface SubAgentCall {
 export async function runSubAgent(call: SubAgentCall): Promise<RunOutput> {
   const { spec } = call;
   const nesting = { type: 'workflow_agent' } as const;
-  const context = childContext(call.parent, { runId: call.childId, spec, nesting, spentTokens: call.spentTokens, shares: call.shares });
+  const context = childContext(call.parent, {
+    runId: call.childId,
+    spec,
+    nesting,
+    spentTokens: call.spentTokens,
+    shares: call.shares,
+  });
   const handle = await startChild(workflowTypeFor(spec.kind), {
     workflowId: call.childId,
     memo: nestedRunMemo(context, spec.name),
@@ -37,7 +43,11 @@ export async function runSubAgent(call: SubAgentCall): Promise<RunOutput> {
  * Applies a sub-agent's output to the shared state: its `outputKey` (the parsed `output` of an agent with an output
  * schema, else its response text; runs of earlier releases never have an `output`), and a nested workflow agent's state.
  */
-export function applyOutput(state: Record<string, unknown>, spec: AnyAgentSpec, output: RunOutput): Record<string, unknown> {
+export function applyOutput(
+  state: Record<string, unknown>,
+  spec: AnyAgentSpec,
+  output: RunOutput,
+): Record<string, unknown> {
   const value = output.output !== undefined ? output.output : output.response;
   return { ...state, ...(output.state ?? {}), ...(spec.outputKey ? { [spec.outputKey]: value } : {}) };
 }

@@ -74,7 +74,14 @@ function agentShares(turn: ToolTurn): number {
 
 async function runOne(turn: ToolTurn, call: ToolCall, index: number): Promise<Step> {
   const { context } = turn;
-  const base = { id: `${context.runId}:${index}`, runId: context.runId, index, role: 'tool' as const, toolCallId: call.id, name: call.name };
+  const base = {
+    id: `${context.runId}:${index}`,
+    runId: context.runId,
+    index,
+    role: 'tool' as const,
+    toolCallId: call.id,
+    name: call.name,
+  };
   const agentTool = turn.agentTools.get(call.name);
   const spec = turn.specs.get(call.name);
   if (!spec && !agentTool) {
@@ -87,7 +94,17 @@ async function runOne(turn: ToolTurn, call: ToolCall, index: number): Promise<St
   }
   if (agentTool) {
     const { events, messages: parentMessages, control, spentTokens } = turn;
-    return runAgentTool({ context, events, tool: agentTool, call, base, parentMessages, control, spentTokens, shares: agentShares(turn) });
+    return runAgentTool({
+      context,
+      events,
+      tool: agentTool,
+      call,
+      base,
+      parentMessages,
+      control,
+      spentTokens,
+      shares: agentShares(turn),
+    });
   }
   const startedAt = Date.now();
   try {
@@ -103,9 +120,20 @@ async function runOne(turn: ToolTurn, call: ToolCall, index: number): Promise<St
       ...(context.stream === 'full' ? { eventBase: turn.events.base } : {}),
     });
     const out = await (turn.control ? turn.control.track(activity) : activity);
-    return { ...base, content: out.content, isError: out.isError, metrics: { startedAt, durationMs: Date.now() - startedAt }, ...(out.metadata ? { metadata: out.metadata } : {}) };
+    return {
+      ...base,
+      content: out.content,
+      isError: out.isError,
+      metrics: { startedAt, durationMs: Date.now() - startedAt },
+      ...(out.metadata ? { metadata: out.metadata } : {}),
+    };
   } catch (err) {
     if (isCancellation(err)) throw err;
-    return { ...base, content: `Error: tool "${call.name}" did not finish: ${failureMessage(err)}`, isError: true, metrics: { startedAt, durationMs: Date.now() - startedAt } };
+    return {
+      ...base,
+      content: `Error: tool "${call.name}" did not finish: ${failureMessage(err)}`,
+      isError: true,
+      metrics: { startedAt, durationMs: Date.now() - startedAt },
+    };
   }
 }

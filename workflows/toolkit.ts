@@ -28,19 +28,35 @@ export async function resolveToolkit(agent: AgentSpec, local: boolean): Promise<
   const names = declared.names.filter((n) => n !== EXIT_LOOP_TOOL.name);
   if (agent.tools.length) {
     const healthchecks = declared.agentTools.filter((t) => t.healthcheck).map((t) => t.agent);
-    const resolved = await resolveToolsWith(local)({ agent: agent.name, names, healthchecks }).catch(unknownToolFailure);
+    const resolved = await resolveToolsWith(local)({ agent: agent.name, names, healthchecks }).catch(
+      unknownToolFailure,
+    );
     for (const spec of resolved.specs) specs.set(spec.name, spec);
-    for (const tool of declared.agentTools) if (!resolved.unhealthyAgents.includes(tool.agent.name)) agentTools.set(tool.name, tool);
+    for (const tool of declared.agentTools)
+      if (!resolved.unhealthyAgents.includes(tool.agent.name)) agentTools.set(tool.name, tool);
   }
   const inlineTools = [
     ...[...agentTools.values()].map((t) => ({ name: t.name, description: t.description })),
-    ...(offersExitLoop ? [{ name: EXIT_LOOP_TOOL.name, description: EXIT_LOOP_TOOL.description, parameters: EXIT_LOOP_TOOL.parameters }] : []),
+    ...(offersExitLoop
+      ? [{ name: EXIT_LOOP_TOOL.name, description: EXIT_LOOP_TOOL.description, parameters: EXIT_LOOP_TOOL.parameters }]
+      : []),
   ];
-  return { specs, agentTools, offersExitLoop, inlineTools, names: [...specs.keys(), ...inlineTools.map((t) => t.name)] };
+  return {
+    specs,
+    agentTools,
+    offersExitLoop,
+    inlineTools,
+    names: [...specs.keys(), ...inlineTools.map((t) => t.name)],
+  };
 }
 
 /** An unknown tool fails the run with the worker's own words (which tools, which it has), not as a failed activity. */
 function unknownToolFailure(err: unknown): never {
-  if (err instanceof ActivityFailure && err.cause instanceof ApplicationFailure && err.cause.type === ErrorType.UnknownTool) throw err.cause;
+  if (
+    err instanceof ActivityFailure &&
+    err.cause instanceof ApplicationFailure &&
+    err.cause.type === ErrorType.UnknownTool
+  )
+    throw err.cause;
   throw err;
 }

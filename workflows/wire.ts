@@ -1,7 +1,15 @@
 // The Wire: the root run's offset-addressed, append-only event log. The root appends its own events;
 // activities and nested runs publish batches by signal, deduplicated by publisher and sequence.
 import { log, setHandler } from '@temporalio/workflow';
-import { PublishBatch, endsStream, jsonBytes, type AgioEvent, type EventDraft, type EventsPage, type EventsQueryInput } from '../common';
+import {
+  PublishBatch,
+  endsStream,
+  jsonBytes,
+  type AgioEvent,
+  type EventDraft,
+  type EventsPage,
+  type EventsQueryInput,
+} from '../common';
 import { eventsQuery, publishSignal } from '../common/messages';
 
 /** What a Wire carries across continue-as-new. */
@@ -92,7 +100,6 @@ export class Wire {
     }
     return { nextOffset: this.nextOffset, tail: tail.reverse(), publishers: [...this.publishers.entries()] };
   }
-
 }
 
 /** Creates the root run's Wire and installs the publish signal and the events query. */

@@ -1,7 +1,17 @@
 // What loop, sequential and parallel agents share: the run lifecycle every run has (see run-lifecycle.ts), their shared
 // state and usage, the event log of a root, and the RunOutput they return. Each kind brings only its own loop.
 import { patched, workflowInfo } from '@temporalio/workflow';
-import { WorkflowAgentRunInput, ZERO_USAGE, addUsage, type Escalation, type RunContext, type RunOutput, type TerminationReason, type Usage, type WorkflowAgentSpec } from '../common';
+import {
+  WorkflowAgentRunInput,
+  ZERO_USAGE,
+  addUsage,
+  type Escalation,
+  type RunContext,
+  type RunOutput,
+  type TerminationReason,
+  type Usage,
+  type WorkflowAgentSpec,
+} from '../common';
 import type { RunControl } from './control';
 import type { Emitter } from './emitter';
 import { EventLogWriter } from './event-log';
@@ -41,7 +51,10 @@ export interface WorkflowAgentResult {
 }
 
 /** Sets a workflow agent up, runs `body` through the run lifecycle, and returns its RunOutput. */
-export async function runWorkflowAgent(raw: WorkflowAgentRunInput, body: (run: WorkflowAgentRun) => Promise<WorkflowAgentResult>): Promise<RunOutput> {
+export async function runWorkflowAgent(
+  raw: WorkflowAgentRunInput,
+  body: (run: WorkflowAgentRun) => Promise<WorkflowAgentResult>,
+): Promise<RunOutput> {
   const parsed = WorkflowAgentRunInput.safeParse(raw);
   if (!parsed.success) return failInvalidInput(raw, parsed.error);
   const input = parsed.data;
@@ -59,12 +72,17 @@ export async function runWorkflowAgent(raw: WorkflowAgentRunInput, body: (run: W
     state: { ...input.state },
     usage: input.resume?.usage ?? ZERO_USAGE,
     startedAt: input.resume?.startedAt ?? Date.now(),
-    ...(wire && patched(WORKFLOW_AGENT_EVENT_LOG_PATCH) ? { eventLog: new EventLogWriter(context, wire, input.resume?.loggedOffset) } : {}),
+    ...(wire && patched(WORKFLOW_AGENT_EVENT_LOG_PATCH)
+      ? { eventLog: new EventLogWriter(context, wire, input.resume?.loggedOffset) }
+      : {}),
     progress: {},
   };
   answerState(frame, spec.name, spec.kind, () => ({ ...run.progress, state: run.state }));
   return runLifecycle(frame, {
-    start: input.resume ? undefined : () => events.emit({ type: 'RUN_STARTED', data: { kind: spec.kind, subAgents: spec.subAgents.map((a) => a.name) } }),
+    start: input.resume
+      ? undefined
+      : () =>
+          events.emit({ type: 'RUN_STARTED', data: { kind: spec.kind, subAgents: spec.subAgents.map((a) => a.name) } }),
     work: async () => {
       const result = await body(run);
       const output: RunOutput = {

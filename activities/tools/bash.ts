@@ -44,7 +44,12 @@ export interface RunOptions {
 export function runCommand(command: string, opts: RunOptions): Promise<CommandResult> {
   return new Promise((resolve, reject) => {
     const out = new HeadTailBuffer(opts.outputLimit ?? OUTPUT_LIMIT_BYTES);
-    const child = spawn('bash', ['-c', command], { cwd: opts.cwd, env: scrubbedEnv(opts.cwd), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('bash', ['-c', command], {
+      cwd: opts.cwd,
+      env: scrubbedEnv(opts.cwd),
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let timedOut = false;
     let aborted = false;
     let exit: { code: number | null; signal: NodeJS.Signals | null } | undefined;
@@ -113,7 +118,11 @@ function describe(result: CommandResult, timeoutMs: number): string {
   const parts = [result.output.length > 0 ? result.output.replace(/\n$/, '') : '(no output)'];
   if (result.timedOut) parts.push(`[command timed out after ${timeoutMs} ms; its process group was killed]`);
   if (result.aborted) parts.push('[command aborted: the tool call was cancelled; its process group was killed]');
-  parts.push(result.exitCode !== null ? `exit code: ${result.exitCode}` : `exit code: none (killed by ${result.signal ?? 'a signal'})`);
+  parts.push(
+    result.exitCode !== null
+      ? `exit code: ${result.exitCode}`
+      : `exit code: none (killed by ${result.signal ?? 'a signal'})`,
+  );
   return parts.join('\n');
 }
 
@@ -144,7 +153,12 @@ export const bashTool = defineTool({
     return {
       content: describe(result, timeoutMs),
       isError: result.exitCode !== 0 || result.timedOut || result.aborted,
-      metadata: { exitCode: result.exitCode, signal: result.signal, timedOut: result.timedOut, truncatedBytes: result.truncatedBytes },
+      metadata: {
+        exitCode: result.exitCode,
+        signal: result.signal,
+        timedOut: result.timedOut,
+        truncatedBytes: result.truncatedBytes,
+      },
     };
   },
 });

@@ -18,17 +18,26 @@ export const fileEditTool = defineTool({
     path: z.string().describe('File path, relative to the workspace (or absolute inside it).'),
     old_string: z.string().describe('The exact text to replace.'),
     new_string: z.string().describe('The text to put in its place.'),
-    replace_all: z.boolean().optional().describe('Replace every occurrence instead of requiring a unique match (default false).'),
+    replace_all: z
+      .boolean()
+      .optional()
+      .describe('Replace every occurrence instead of requiring a unique match (default false).'),
   }),
   idempotent: false,
-  async execute({ path: userPath, old_string: oldString, new_string: newString, replace_all: replaceAll = false }, ctx) {
+  async execute(
+    { path: userPath, old_string: oldString, new_string: newString, replace_all: replaceAll = false },
+    ctx,
+  ) {
     if (oldString === '') throw new Error('old_string must not be empty.');
     if (oldString === newString) throw new Error('old_string and new_string are identical; nothing to change.');
     const file = await resolveInWorkspace(ctx.workspace, userPath, { mustExist: true });
     if ((await fs.stat(file)).isDirectory()) throw new Error(`"${userPath}" is a directory, not a file.`);
     const text = await fs.readFile(file, 'utf8');
     const count = countOccurrences(text, oldString);
-    if (count === 0) throw new Error(`old_string was not found in "${userPath}"; it must match the file exactly, including whitespace.`);
+    if (count === 0)
+      throw new Error(
+        `old_string was not found in "${userPath}"; it must match the file exactly, including whitespace.`,
+      );
     if (count > 1 && !replaceAll) {
       throw new Error(
         `old_string occurs ${count} times in "${userPath}"; add surrounding context to make it unique, or set replace_all to replace all ${count}.`,
@@ -43,6 +52,9 @@ export const fileEditTool = defineTool({
     }
     await fs.writeFile(file, updated, 'utf8');
     const replaced = replaceAll ? count : 1;
-    return { content: `Replaced ${replaced} occurrence${replaced === 1 ? '' : 's'} in ${userPath}.`, metadata: { replaced } };
+    return {
+      content: `Replaced ${replaced} occurrence${replaced === 1 ? '' : 's'} in ${userPath}.`,
+      metadata: { replaced },
+    };
   },
 });

@@ -27,7 +27,8 @@ export const fileReadTool = defineTool({
     const stat = await fs.stat(file);
     if (stat.isDirectory()) throw new Error(`"${userPath}" is a directory, not a file; use ls to list it.`);
     const buf = await fs.readFile(file);
-    if (buf.subarray(0, 8192).includes(0)) throw new Error(`"${userPath}" looks like a binary file (${buf.length} bytes); file_read reads text only.`);
+    if (buf.subarray(0, 8192).includes(0))
+      throw new Error(`"${userPath}" looks like a binary file (${buf.length} bytes); file_read reads text only.`);
     const text = buf.toString('utf8');
     if (text.length === 0) return `(empty file: ${userPath})`;
     const lines = text.split(/\r?\n/);
@@ -38,7 +39,10 @@ export const fileReadTool = defineTool({
     const out: string[] = [];
     for (let i = offset - 1; i < end; i++) {
       const line = lines[i];
-      const shown = line.length > MAX_LINE_CHARS ? `${line.slice(0, MAX_LINE_CHARS)} [… line truncated, ${line.length} chars …]` : line;
+      const shown =
+        line.length > MAX_LINE_CHARS
+          ? `${line.slice(0, MAX_LINE_CHARS)} [… line truncated, ${line.length} chars …]`
+          : line;
       out.push(`${String(i + 1).padStart(6)}\t${shown}`);
     }
     if (end < total || offset > 1) {

@@ -8,7 +8,8 @@ import { resolveInWorkspace } from './workspace';
 /** Writes `content` to a workspace file (mkdir -p of its parent) and reports the bytes written. */
 export const fileWriteTool = defineTool({
   name: 'file_write',
-  description: 'Create or overwrite a file in the workspace with the given content. Parent directories are created as needed.',
+  description:
+    'Create or overwrite a file in the workspace with the given content. Parent directories are created as needed.',
   parameters: z.object({
     path: z.string().describe('File path, relative to the workspace (or absolute inside it).'),
     content: z.string().describe('The complete new content of the file.'),

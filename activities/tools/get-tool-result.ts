@@ -14,7 +14,8 @@ const DEFAULT_OUTPUT_BYTES = 64 * 1024;
 export function createGetToolResultTool(store: ToolResultStore) {
   return defineTool({
     name: 'get_tool_result',
-    description: 'Read the full output of an earlier tool call whose result was truncated. Use offset to page through it.',
+    description:
+      'Read the full output of an earlier tool call whose result was truncated. Use offset to page through it.',
     parameters: z.object({
       ref: z.string().describe('The ref given in the truncated result, e.g. tr_…'),
       offset: z.number().int().nonnegative().optional().describe('Character offset to start at (default 0).'),
@@ -29,7 +30,13 @@ export function createGetToolResultTool(store: ToolResultStore) {
       const budget = Math.min(MAX_PAGE_BYTES, (ctx.maxOutputBytes ?? DEFAULT_OUTPUT_BYTES) - TRAILER_BYTES);
       const page = pageAt(content, offset, budget);
       const end = offset + page.length;
-      return { content: end < content.length ? `${page}\n[… ${content.length - end} more characters: call again with offset ${end}]` : page, metadata: { ref, offset, totalChars: content.length } };
+      return {
+        content:
+          end < content.length
+            ? `${page}\n[… ${content.length - end} more characters: call again with offset ${end}]`
+            : page,
+        metadata: { ref, offset, totalChars: content.length },
+      };
     },
   });
 }

@@ -17,8 +17,17 @@ export const globTool = defineTool({
     `Skips node_modules and .git. Returns paths relative to the workspace, at most ${DEFAULT_MAX_RESULTS} by default.`,
   parameters: z.object({
     pattern: z.string().min(1).describe('Glob pattern, relative to the search directory, e.g. "**/*.ts".'),
-    path: z.string().optional().describe('Directory to search in, relative to the workspace (default: the workspace root).'),
-    max_results: z.number().int().min(1).max(5000).optional().describe(`Maximum number of paths to return (default ${DEFAULT_MAX_RESULTS}).`),
+    path: z
+      .string()
+      .optional()
+      .describe('Directory to search in, relative to the workspace (default: the workspace root).'),
+    max_results: z
+      .number()
+      .int()
+      .min(1)
+      .max(5000)
+      .optional()
+      .describe(`Maximum number of paths to return (default ${DEFAULT_MAX_RESULTS}).`),
   }),
   idempotent: true,
   // Reads the workspace and returns: no round trip through the server (a local activity).

@@ -11,7 +11,11 @@ const MAX_FILE_BYTES = 10 * 1024 * 1024;
 const MAX_LINE_CHARS = 500;
 
 /** The files under `target` (or `target` itself), each with the path shown in results. */
-async function* filesToSearch(target: string, root: string, ctx: ToolContext): AsyncGenerator<WalkedFile & { shown: string }> {
+async function* filesToSearch(
+  target: string,
+  root: string,
+  ctx: ToolContext,
+): AsyncGenerator<WalkedFile & { shown: string }> {
   if (!(await fs.stat(target)).isDirectory()) {
     yield { abs: target, rel: path.basename(target), shown: relativeToWorkspace(root, target) };
     return;
@@ -30,15 +34,33 @@ export const grepTool = defineTool({
     `Skips node_modules, .git and binary files. At most ${DEFAULT_MAX_RESULTS} matches by default.`,
   parameters: z.object({
     pattern: z.string().min(1).describe('JavaScript regular expression (without slashes), e.g. "log(Error|Warn)".'),
-    path: z.string().optional().describe('File or directory to search, relative to the workspace (default: the workspace root).'),
+    path: z
+      .string()
+      .optional()
+      .describe('File or directory to search, relative to the workspace (default: the workspace root).'),
     glob: z.string().optional().describe('Only search files matching this glob, e.g. "*.ts" or "src/**/*.{js,ts}".'),
     ignore_case: z.boolean().optional().describe('Case-insensitive matching (default false).'),
-    max_results: z.number().int().min(1).max(5000).optional().describe(`Maximum number of matching lines to return (default ${DEFAULT_MAX_RESULTS}).`),
+    max_results: z
+      .number()
+      .int()
+      .min(1)
+      .max(5000)
+      .optional()
+      .describe(`Maximum number of matching lines to return (default ${DEFAULT_MAX_RESULTS}).`),
   }),
   idempotent: true,
   // Reads the workspace and returns: no round trip through the server (a local activity).
   quick: true,
-  async execute({ pattern, path: userPath = '.', glob, ignore_case: ignoreCase = false, max_results: maxResults = DEFAULT_MAX_RESULTS }, ctx) {
+  async execute(
+    {
+      pattern,
+      path: userPath = '.',
+      glob,
+      ignore_case: ignoreCase = false,
+      max_results: maxResults = DEFAULT_MAX_RESULTS,
+    },
+    ctx,
+  ) {
     let re: RegExp;
     try {
       re = new RegExp(pattern, ignoreCase ? 'i' : '');
@@ -70,7 +92,9 @@ export const grepTool = defineTool({
       }
     }
     if (results.length === 0) return `No matches for /${pattern}/ in ${userPath}.`;
-    const marker = capped ? `\n[… results capped at ${maxResults} matches; narrow the pattern, path or glob to see more …]` : '';
+    const marker = capped
+      ? `\n[… results capped at ${maxResults} matches; narrow the pattern, path or glob to see more …]`
+      : '';
     return { content: results.join('\n') + marker, metadata: { count: results.length, capped } };
   },
 });

@@ -10,7 +10,8 @@ const MAX_ENTRIES = 1000;
 /** Lists a workspace directory's entries, sorted, with `/` after directories. */
 export const lsTool = defineTool({
   name: 'ls',
-  description: 'List the entries of a workspace directory (default: the workspace root), sorted; directories end with "/".',
+  description:
+    'List the entries of a workspace directory (default: the workspace root), sorted; directories end with "/".',
   parameters: z.object({
     path: z.string().optional().describe('Directory path, relative to the workspace (default ".").'),
   }),
@@ -19,12 +20,14 @@ export const lsTool = defineTool({
   quick: true,
   async execute({ path: userPath = '.' }, ctx) {
     const dir = await resolveInWorkspace(ctx.workspace, userPath, { mustExist: true });
-    if (!(await fs.stat(dir)).isDirectory()) throw new Error(`"${userPath}" is a file, not a directory; use file_read to read it.`);
+    if (!(await fs.stat(dir)).isDirectory())
+      throw new Error(`"${userPath}" is a file, not a directory; use file_read to read it.`);
     const entries = await fs.readdir(dir, { withFileTypes: true });
     const names = await Promise.all(
       entries.map(async (e) => {
         let isDir = e.isDirectory();
-        if (e.isSymbolicLink()) isDir = (await fs.stat(path.join(dir, e.name)).catch(() => undefined))?.isDirectory() ?? false;
+        if (e.isSymbolicLink())
+          isDir = (await fs.stat(path.join(dir, e.name)).catch(() => undefined))?.isDirectory() ?? false;
         return isDir ? `${e.name}/` : e.name;
       }),
     );

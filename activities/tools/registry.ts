@@ -2,7 +2,14 @@
 // name (an MCP server's `mcp:<server>`) stands for several tools in an agent's list.
 import { z } from 'zod';
 import type { ChatCompletionTool } from 'openai/resources/chat/completions';
-import { EXIT_LOOP_TOOL, childAgentSpec, isWorkflowAgent, splitTools, type AnyAgentSpec, type ToolSpec } from '../../common';
+import {
+  EXIT_LOOP_TOOL,
+  childAgentSpec,
+  isWorkflowAgent,
+  splitTools,
+  type AnyAgentSpec,
+  type ToolSpec,
+} from '../../common';
 import type { ToolDefinition } from './define-tool';
 
 /** Default start-to-close timeout of one tool execution. */
@@ -22,12 +29,23 @@ export class ToolRegistry {
 
   /** Adds a tool; names are unique and must be valid OpenAI function names. */
   register(tool: ToolDefinition): this {
-    if (!/^[A-Za-z0-9_-]{1,64}$/.test(tool.name)) throw new Error(`invalid tool name "${tool.name}": use 1-64 letters, digits, _ or -`);
+    if (!/^[A-Za-z0-9_-]{1,64}$/.test(tool.name))
+      throw new Error(`invalid tool name "${tool.name}": use 1-64 letters, digits, _ or -`);
     if (this.tools.has(tool.name)) throw new Error(`tool "${tool.name}" is already registered`);
-    if (tool.quick && tool.idempotent !== true) throw new Error(`tool "${tool.name}" is quick but not idempotent: a quick tool runs again from the start after a worker crash, so declare idempotent: true or drop quick`);
-    if (tool.quick && (tool.timeoutMs ?? 0) > QUICK_TOOL_TIMEOUT_MS.max) throw new Error(`tool "${tool.name}" is quick but its timeout is ${tool.timeoutMs} ms: a quick tool may take at most ${QUICK_TOOL_TIMEOUT_MS.max} ms (drop quick for longer tools)`);
+    if (tool.quick && tool.idempotent !== true)
+      throw new Error(
+        `tool "${tool.name}" is quick but not idempotent: a quick tool runs again from the start after a worker crash, so declare idempotent: true or drop quick`,
+      );
+    if (tool.quick && (tool.timeoutMs ?? 0) > QUICK_TOOL_TIMEOUT_MS.max)
+      throw new Error(
+        `tool "${tool.name}" is quick but its timeout is ${tool.timeoutMs} ms: a quick tool may take at most ${QUICK_TOOL_TIMEOUT_MS.max} ms (drop quick for longer tools)`,
+      );
     this.tools.set(tool.name, tool as ToolDefinition);
-    this.schemas.set(tool.name, tool.jsonSchema ?? (z.toJSONSchema(tool.parameters, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>));
+    this.schemas.set(
+      tool.name,
+      tool.jsonSchema ??
+        (z.toJSONSchema(tool.parameters, { io: 'input', unrepresentable: 'any' }) as Record<string, unknown>),
+    );
     return this;
   }
 

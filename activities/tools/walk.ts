@@ -32,7 +32,12 @@ export function walkFiles(dir: string, opts: WalkOptions): AsyncGenerator<Walked
   return walk(dir, '', opts, { seen: 0 });
 }
 
-async function* walk(dir: string, relDir: string, opts: WalkOptions, state: { seen: number }): AsyncGenerator<WalkedFile> {
+async function* walk(
+  dir: string,
+  relDir: string,
+  opts: WalkOptions,
+  state: { seen: number },
+): AsyncGenerator<WalkedFile> {
   let entries;
   try {
     entries = await fs.readdir(dir, { withFileTypes: true });

@@ -41,7 +41,8 @@ export function createWebReaderTool(config: WebReaderConfig = {}) {
       } catch {
         throw new Error(`"${url}" is not a valid URL.`);
       }
-      if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new Error(`Only http and https URLs can be read, not ${target.protocol}`);
+      if (target.protocol !== 'http:' && target.protocol !== 'https:')
+        throw new Error(`Only http and https URLs can be read, not ${target.protocol}`);
       const endpoint = (config.endpoint ?? (process.env.JINA_READER_URL || DEFAULT_ENDPOINT)).replace(/\/+$/, '');
       const apiKey = config.apiKey ?? process.env.JINA_API_KEY;
       const fetchImpl = config.fetchImpl ?? fetch;

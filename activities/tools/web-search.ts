@@ -34,7 +34,9 @@ function format(query: string, answer: string | undefined, sources: SearchSource
   if (sources.length === 0 && !answer) return `No results for "${query}".`;
   const lines = [`Search results for "${query}":`];
   if (answer) lines.push('', `Answer: ${answer}`);
-  sources.forEach((s, i) => lines.push('', `${i + 1}. ${s.title || '(untitled)'}`, `   ${s.url}`, ...(s.snippet ? [`   ${s.snippet}`] : [])));
+  sources.forEach((s, i) =>
+    lines.push('', `${i + 1}. ${s.title || '(untitled)'}`, `   ${s.url}`, ...(s.snippet ? [`   ${s.snippet}`] : [])),
+  );
   return lines.join('\n');
 }
 
@@ -42,7 +44,8 @@ function format(query: string, answer: string | undefined, sources: SearchSource
 export function createWebSearchTool(config: WebSearchConfig = {}) {
   return defineTool({
     name: 'web_search_api',
-    description: 'Search the web. Returns a numbered list of results, each with title, URL and snippet; use web_reader_api to read a page.',
+    description:
+      'Search the web. Returns a numbered list of results, each with title, URL and snippet; use web_reader_api to read a page.',
     parameters: z.object({
       query: z.string().min(1).describe('The search query.'),
       num: z.number().int().min(1).max(20).optional().describe(`Number of results to return (default ${DEFAULT_NUM}).`),

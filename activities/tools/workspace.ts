@@ -67,7 +67,11 @@ export async function realWorkspace(workspace: string): Promise<string> {
 }
 
 /** Resolves `userPath` (relative to the workspace, or absolute inside it) to an absolute real path. */
-export async function resolveInWorkspace(workspace: string, userPath: string, opts: ResolveOptions = {}): Promise<string> {
+export async function resolveInWorkspace(
+  workspace: string,
+  userPath: string,
+  opts: ResolveOptions = {},
+): Promise<string> {
   const root = await realWorkspace(workspace);
   const requested = userPath.trim() === '' ? root : path.resolve(root, userPath);
   const real = await realpathLoose(requested);

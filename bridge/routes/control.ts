@@ -6,10 +6,16 @@ import { HttpError } from '../errors';
 import { describeRun, rootRunIdOf } from '../runs';
 import { RunParams, type Routes } from './context';
 
-const DecisionBody = z.object({ message: z.string().max(4000).optional(), remember: z.boolean().optional(), by: z.string().max(200).optional() });
-const ToolCallParams = z.object({ id: z.string().regex(/^[A-Za-z0-9._:/-]{1,512}$/, 'malformed run id'), callId: z.string().regex(/^[A-Za-z0-9._:-]{1,256}$/, 'malformed tool call id') });
+const DecisionBody = z.object({
+  message: z.string().max(4000).optional(),
+  remember: z.boolean().optional(),
+  by: z.string().max(200).optional(),
+});
+const ToolCallParams = z.object({
+  id: z.string().regex(/^[A-Za-z0-9._:/-]{1,512}$/, 'malformed run id'),
+  callId: z.string().regex(/^[A-Za-z0-9._:-]{1,256}$/, 'malformed tool call id'),
+});
 const ControlBody = z.object({ reason: z.string().max(1000).optional(), by: z.string().max(200).optional() });
-
 
 export const controlRoutes: Routes = (app, ctx) => {
   for (const action of ['pause', 'resume'] as const) {
@@ -18,14 +24,19 @@ export const controlRoutes: Routes = (app, ctx) => {
       const { id } = RunParams.parse(req.params);
       const body = ControlBody.parse(req.body ?? {});
       const description = await describeRun(ctx.agio.temporal, tenant, id);
-      if (description.status.name !== 'RUNNING') throw new HttpError(409, 'run_not_running', `run "${id}" is ${description.status.name.toLowerCase()}`);
+      if (description.status.name !== 'RUNNING')
+        throw new HttpError(409, 'run_not_running', `run "${id}" is ${description.status.name.toLowerCase()}`);
       const request = { by: body.by ?? `api:${tenant}`, ...(body.reason ? { reason: body.reason } : {}) };
       const handle = ctx.agio.getHandle(id);
       // The update returns once the run is parked; a long activity may delay that, so answer 202 after a while.
       const done = action === 'pause' ? handle.pause(request) : handle.resume(request);
-      const timeout = new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), ctx.opts.controlWaitMs ?? 10_000).unref());
+      const timeout = new Promise<undefined>((resolve) =>
+        setTimeout(() => resolve(undefined), ctx.opts.controlWaitMs ?? 10_000).unref(),
+      );
       const state = await Promise.race([done, timeout]);
-      return reply.status(state ? 200 : 202).send(state ?? { paused: action === 'pause', parked: false, pending: true });
+      return reply
+        .status(state ? 200 : 202)
+        .send(state ?? { paused: action === 'pause', parked: false, pending: true });
     });
   }
 
@@ -38,11 +49,14 @@ export const controlRoutes: Routes = (app, ctx) => {
       const run = ctx.agio.getHandle(rootRunIdOf(await describeRun(ctx.agio.temporal, tenant, id), id));
       const by = body.by ?? `api:${tenant}`;
       try {
-        return await (decision === 'approve' ? run.approve(callId, { remember: body.remember, by }) : run.deny(callId, { message: body.message, by }));
+        return await (decision === 'approve'
+          ? run.approve(callId, { remember: body.remember, by })
+          : run.deny(callId, { message: body.message, by }));
       } catch (err) {
         const e = err as Error & { cause?: Error };
         if (e.name === 'UnknownToolCallError') throw new HttpError(404, 'tool_call_not_found', e.message);
-        if (e.name === 'WorkflowUpdateFailedError') throw new HttpError(409, 'decision_rejected', e.cause?.message ?? e.message);
+        if (e.name === 'WorkflowUpdateFailedError')
+          throw new HttpError(409, 'decision_rejected', e.cause?.message ?? e.message);
         if (e.name === 'DecisionRejectedError') throw new HttpError(409, 'decision_rejected', e.message);
         throw err;
       }
@@ -53,7 +67,8 @@ export const controlRoutes: Routes = (app, ctx) => {
     const tenant = tenantOf(req, ctx.tokens);
     const { id } = RunParams.parse(req.params);
     const description = await describeRun(ctx.agio.temporal, tenant, id);
-    if (description.status.name !== 'RUNNING') throw new HttpError(409, 'run_not_running', `run "${id}" is ${description.status.name.toLowerCase()}`);
+    if (description.status.name !== 'RUNNING')
+      throw new HttpError(409, 'run_not_running', `run "${id}" is ${description.status.name.toLowerCase()}`);
     await ctx.agio.getHandle(id).cancel();
     return reply.status(202).send({ runId: id, cancelRequested: true });
   });

@@ -9,7 +9,8 @@ const SessionParams = z.object({ id: z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/
 
 export const recordRoutes: Routes = (app, ctx) => {
   const stores = () => {
-    if (!ctx.opts.stores) throw new HttpError(501, 'no_stores', 'this bridge has no stores configured (set MONGODB_URI)');
+    if (!ctx.opts.stores)
+      throw new HttpError(501, 'no_stores', 'this bridge has no stores configured (set MONGODB_URI)');
     return ctx.opts.stores;
   };
 
@@ -18,7 +19,12 @@ export const recordRoutes: Routes = (app, ctx) => {
     const { id } = SessionParams.parse(req.params);
     const session = await stores().sessions.getSession(tenant, id);
     if (!session) throw new HttpError(404, 'session_not_found', `no session with id "${id}"`);
-    const steps = await Promise.all(session.runs.map(async (run) => ({ runId: run.runId, steps: await stores().sessions.listSteps(tenant, run.runId) })));
+    const steps = await Promise.all(
+      session.runs.map(async (run) => ({
+        runId: run.runId,
+        steps: await stores().sessions.listSteps(tenant, run.runId),
+      })),
+    );
     return { ...session, steps };
   });
 

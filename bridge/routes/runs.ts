@@ -11,12 +11,24 @@ import { describeRun, runStatus } from '../runs';
 import { StartRunBody, idempotencyKeyOf, refuseAllowRules, runIdForKey } from '../start-run';
 import { RunParams, type Routes } from './context';
 
-const ListRunsQuery = z.object({
-  agent: z.string().regex(/^[A-Za-z0-9._-]{1,128}$/, 'agent: 1-128 letters, digits, . _ -').optional(),
-  status: z.string().transform((s) => s.toUpperCase()).pipe(z.enum(RUN_STATUSES, { message: `status: one of ${RUN_STATUSES.join(', ').toLowerCase()}` })).optional(),
-  limit: z.coerce.number().int().min(1).max(1000).optional(),
-  pageToken: z.string().regex(/^[A-Za-z0-9_-]{1,4096}$/, 'pageToken: the nextPageToken of an earlier page').optional(),
-}).strict();
+const ListRunsQuery = z
+  .object({
+    agent: z
+      .string()
+      .regex(/^[A-Za-z0-9._-]{1,128}$/, 'agent: 1-128 letters, digits, . _ -')
+      .optional(),
+    status: z
+      .string()
+      .transform((s) => s.toUpperCase())
+      .pipe(z.enum(RUN_STATUSES, { message: `status: one of ${RUN_STATUSES.join(', ').toLowerCase()}` }))
+      .optional(),
+    limit: z.coerce.number().int().min(1).max(1000).optional(),
+    pageToken: z
+      .string()
+      .regex(/^[A-Za-z0-9_-]{1,4096}$/, 'pageToken: the nextPageToken of an earlier page')
+      .optional(),
+  })
+  .strict();
 
 export const runRoutes: Routes = (app, ctx) => {
   app.get('/healthz', async () => {
@@ -26,7 +38,10 @@ export const runRoutes: Routes = (app, ctx) => {
 
   app.get('/agents', async (req) => {
     tenantOf(req, ctx.tokens);
-    return { ...(ctx.opts.agentsSource ? { source: ctx.opts.agentsSource } : {}), agents: ctx.agio.agents.list().map(agentView) };
+    return {
+      ...(ctx.opts.agentsSource ? { source: ctx.opts.agentsSource } : {}),
+      agents: ctx.agio.agents.list().map(agentView),
+    };
   });
 
   app.post('/runs', async (req, reply) => {
@@ -34,21 +49,36 @@ export const runRoutes: Routes = (app, ctx) => {
     const key = idempotencyKeyOf(req);
     const { agent, input, ...settings } = StartRunBody.parse(req.body ?? {});
     refuseAllowRules(settings.permissions, ctx.opts.allowPermissionOverrides ?? false);
-    if (!ctx.agio.agents.find(agent)) throw new HttpError(404, 'unknown_agent', `unknown agent "${agent}"; GET /agents lists them`);
-    const run = await ctx.agio.start(agent, input, { tenant, ...settings, ...(key ? { runId: runIdForKey(tenant, key) } : {}) }).catch((err: Error) => {
-      if (err.name !== 'IdempotencyConflictError') throw err;
-      throw new HttpError(409, 'idempotency_conflict', `Idempotency-Key "${key}" was used for a different request: send that request again to get its run, or use a new key`);
-    });
+    if (!ctx.agio.agents.find(agent))
+      throw new HttpError(404, 'unknown_agent', `unknown agent "${agent}"; GET /agents lists them`);
+    const run = await ctx.agio
+      .start(agent, input, { tenant, ...settings, ...(key ? { runId: runIdForKey(tenant, key) } : {}) })
+      .catch((err: Error) => {
+        if (err.name !== 'IdempotencyConflictError') throw err;
+        throw new HttpError(
+          409,
+          'idempotency_conflict',
+          `Idempotency-Key "${key}" was used for a different request: send that request again to get its run, or use a new key`,
+        );
+      });
     // A repeat of an earlier request (same key, same body): its run, as the first answer gave it.
     if (!run.created) void reply.header('idempotent-replayed', 'true');
-    return reply.status(run.created ? 201 : 200).send({ runId: run.runId, links: { self: `/runs/${run.runId}`, events: `/runs/${run.runId}/events` } });
+    return reply
+      .status(run.created ? 201 : 200)
+      .send({ runId: run.runId, links: { self: `/runs/${run.runId}`, events: `/runs/${run.runId}/events` } });
   });
 
   app.get('/runs', async (req) => {
     const tenant = tenantOf(req, ctx.tokens);
     const query = ListRunsQuery.parse(req.query ?? {});
     try {
-      return await ctx.agio.list({ tenant, agent: query.agent, status: query.status, pageSize: query.limit, pageToken: query.pageToken });
+      return await ctx.agio.list({
+        tenant,
+        agent: query.agent,
+        status: query.status,
+        pageSize: query.limit,
+        pageToken: query.pageToken,
+      });
     } catch (err) {
       if (err instanceof BadPageTokenError) throw new HttpError(400, 'invalid_request', err.message);
       throw err;

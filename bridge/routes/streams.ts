@@ -12,13 +12,22 @@ export const streamRoutes: Routes = (app, ctx) => {
     const { id } = RunParams.parse(req.params);
     await describeRun(ctx.agio.temporal, tenant, id);
     const minted = ctx.streamTokens.mint(tenant, id);
-    return reply.status(201).send({ ...minted, events: `/runs/${encodeURIComponent(id)}/events?access_token=${minted.token}` });
+    return reply
+      .status(201)
+      .send({ ...minted, events: `/runs/${encodeURIComponent(id)}/events?access_token=${minted.token}` });
   });
 
   app.get('/runs/:id/events', async (req, reply) => {
     const { id } = RunParams.parse(req.params);
     const tenant = streamTenantOf(req, id, ctx.tokens, ctx.streamTokens);
     const description = await describeRun(ctx.agio.temporal, tenant, id);
-    streamRunEvents(req, reply, ctx.hub, { tenant, rootRunId: rootRunIdOf(description, id), runId: id }, ctx.opts.heartbeatMs ?? 15_000, ctx.opts.liveLane);
+    streamRunEvents(
+      req,
+      reply,
+      ctx.hub,
+      { tenant, rootRunId: rootRunIdOf(description, id), runId: id },
+      ctx.opts.heartbeatMs ?? 15_000,
+      ctx.opts.liveLane,
+    );
   });
 };

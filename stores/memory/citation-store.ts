@@ -17,7 +17,8 @@ export class MemoryCitationStore implements CitationStore {
     const createdAt = Date.now();
     for (const source of sources) {
       const key = JSON.stringify([runId, toolCallId, source.url]);
-      if (!this.citations.has(tenant, key)) this.citations.set(tenant, key, { runId, stepId, toolCallId, ...source, createdAt });
+      if (!this.citations.has(tenant, key))
+        this.citations.set(tenant, key, { runId, stepId, toolCallId, ...source, createdAt });
     }
   }
 

@@ -19,7 +19,8 @@ interface StoredStep {
   sessionId?: string;
 }
 
-const byStart = (a: RunRecord, b: RunRecord) => a.startedAt - b.startedAt || (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0);
+const byStart = (a: RunRecord, b: RunRecord) =>
+  a.startedAt - b.startedAt || (a.runId < b.runId ? -1 : a.runId > b.runId ? 1 : 0);
 
 /** Sessions, runs and steps in Maps; lost when the process exits. */
 export class MemorySessionStore implements SessionStore {
@@ -47,7 +48,8 @@ export class MemorySessionStore implements SessionStore {
     RecordId.parse(tenant);
     if (sessionId !== undefined) RecordId.parse(sessionId);
     for (const step of steps.map((s) => Step.parse(s))) {
-      if (!this.steps.has(tenant, step.id)) this.steps.set(tenant, step.id, { step, ...(sessionId ? { sessionId } : {}) });
+      if (!this.steps.has(tenant, step.id))
+        this.steps.set(tenant, step.id, { step, ...(sessionId ? { sessionId } : {}) });
     }
   }
 

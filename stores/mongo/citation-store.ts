@@ -25,12 +25,22 @@ export class MongoCitationStore implements CitationStore {
     RecordId.parse(tenant);
     const { runId, stepId, toolCallId, sources } = parseRecord(CitationInput, input);
     const createdAt = Date.now();
-    const docs = sources.map((source) => ({ tenant, runId, stepId, toolCallId, ...source, createdAt, seq: this.seq++ }));
+    const docs = sources.map((source) => ({
+      tenant,
+      runId,
+      stepId,
+      toolCallId,
+      ...source,
+      createdAt,
+      seq: this.seq++,
+    }));
     await insertOnce(this.citations, docs);
   }
 
   async listCitations(tenant: string, runId: string): Promise<Citation[]> {
     if (!isId(tenant) || !isId(runId)) return [];
-    return this.citations.find({ tenant, runId }, { projection: { ...STORE_FIELDS, seq: 0 }, sort: { createdAt: 1, seq: 1 } }).toArray();
+    return this.citations
+      .find({ tenant, runId }, { projection: { ...STORE_FIELDS, seq: 0 }, sort: { createdAt: 1, seq: 1 } })
+      .toArray();
   }
 }

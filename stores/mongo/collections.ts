@@ -10,8 +10,14 @@ export interface MongoStoreOptions {
 }
 
 /** A store's collection. Undefined fields are left out of writes instead of being stored as null. */
-export function storeCollection<T extends Document>(client: MongoClient, opts: MongoStoreOptions, name: string): Collection<T> {
-  return client.db(opts.dbName ?? 'agio').collection<T>(`${opts.collectionPrefix ?? ''}${name}`, { ignoreUndefined: true });
+export function storeCollection<T extends Document>(
+  client: MongoClient,
+  opts: MongoStoreOptions,
+  name: string,
+): Collection<T> {
+  return client
+    .db(opts.dbName ?? 'agio')
+    .collection<T>(`${opts.collectionPrefix ?? ''}${name}`, { ignoreUndefined: true });
 }
 
 /** Hides the fields a store adds to a record (the `_id`, the tenant) from what it returns. */
@@ -51,7 +57,10 @@ export async function upsertRacing(write: () => Promise<unknown>): Promise<boole
  * repeated or concurrent write stores nothing more. (Preferred to a `$setOnInsert` upsert, which FerretDB 1.24
  * stores without its top-level null fields, e.g. a tool-calling step's `content: null`.)
  */
-export async function insertOnce<T extends Document>(collection: Collection<T>, docs: OptionalUnlessRequiredId<T>[]): Promise<void> {
+export async function insertOnce<T extends Document>(
+  collection: Collection<T>,
+  docs: OptionalUnlessRequiredId<T>[],
+): Promise<void> {
   if (!docs.length) return;
   try {
     await collection.insertMany(docs, { ordered: false });

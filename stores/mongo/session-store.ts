@@ -51,7 +51,9 @@ export class MongoSessionStore implements SessionStore {
     const { tenant, runId, ...fields } = parseRecord(RunInput, input);
     // A non-final write only matches a run that is not final yet; against a final one its upsert collides on
     // the unique index and is dropped, so a late "running" never reopens a finished run.
-    const filter = isFinalRunPhase(fields.status) ? { tenant, runId } : { tenant, runId, status: { $nin: FINAL_STATUSES } };
+    const filter = isFinalRunPhase(fields.status)
+      ? { tenant, runId }
+      : { tenant, runId, status: { $nin: FINAL_STATUSES } };
     await upsertRacing(() => this.runs.updateOne(filter, { $set: fields }, { upsert: true }));
     if (fields.sessionId) await this.touchSession(tenant, fields.sessionId, {});
   }
@@ -65,12 +67,16 @@ export class MongoSessionStore implements SessionStore {
 
   async listRuns(tenant: string, sessionId: string): Promise<RunRecord[]> {
     if (!isId(tenant) || !isId(sessionId)) return [];
-    return this.runs.find({ tenant, sessionId }, { projection: STORE_FIELDS, sort: { startedAt: 1, runId: 1 } }).toArray();
+    return this.runs
+      .find({ tenant, sessionId }, { projection: STORE_FIELDS, sort: { startedAt: 1, runId: 1 } })
+      .toArray();
   }
 
   async listSteps(tenant: string, runId: string): Promise<Step[]> {
     if (!isId(tenant) || !isId(runId)) return [];
-    return this.steps.find({ tenant, runId }, { projection: { ...STORE_FIELDS, sessionId: 0 }, sort: { index: 1 } }).toArray();
+    return this.steps
+      .find({ tenant, runId }, { projection: { ...STORE_FIELDS, sessionId: 0 }, sort: { index: 1 } })
+      .toArray();
   }
 
   async loadConversation(tenant: string, sessionId: string): Promise<ChatMessage[]> {

@@ -1,4 +1,4 @@
-// A pending approval outlives its worker (DESIGN.md section 7: the wait is durable): the worker process is SIGKILLed
+// A pending approval outlives its worker (docs/ARCHITECTURE.md, "Approvals": the wait is durable): the worker process is SIGKILLed
 // while a call waits for a decision, a new worker takes over, and an approval sent after the restart still lets
 // the tool run once and the run complete.
 import { AgioClient } from '../../client/agio-client';
@@ -21,7 +21,11 @@ describe('a pending approval across a worker crash', () => {
     const model = bed.model();
     const first = (workers.first = await startTestWorkerProcess({ taskQueue, model, tools: ['record'] }));
     const agent = askingAgent('crash-asker');
-    bed.server.scriptFor(keyOf(agent), toolCalls([toolCall('record', { label: 'after the crash' }, { id: 'call_k' })]), text('survived the crash'));
+    bed.server.scriptFor(
+      keyOf(agent),
+      toolCalls([toolCall('record', { label: 'after the crash' }, { id: 'call_k' })]),
+      text('survived the crash'),
+    );
     const agio = new AgioClient(bed.client, { taskQueue });
     const run = await agio.start(agent, 'record something');
     await waitForAsk(bed.client, run.runId, 'call_k');
@@ -38,12 +42,17 @@ describe('a pending approval across a worker crash', () => {
     const records = recordsOf(run.runId);
     expect(records.map((r) => r.label)).toEqual(['after the crash']);
     expect(records[0].startedAt).toBeGreaterThanOrEqual(approvedAt);
-    expect(activities(await run.workflow.fetchHistory(), 'runTool').map((a) => [a.completed, a.completedAttempt])).toEqual([[true, 1]]);
+    expect(
+      activities(await run.workflow.fetchHistory(), 'runTool').map((a) => [a.completed, a.completedAttempt]),
+    ).toEqual([[true, 1]]);
     expect(requestsOf(bed.server, keyOf(agent))).toHaveLength(2);
     expect(sentToolResult(requestsOf(bed.server, keyOf(agent))[1], 'call_k')).toBe('recorded after the crash');
     const events = await readStream(bed.client, run.runId);
     expectWholeStream(events, run.runId);
-    expect(authTrail(events)).toEqual([['TOOL_AUTH_REQUIRED', 'call_k'], ['TOOL_AUTH_GRANTED', 'call_k']]);
+    expect(authTrail(events)).toEqual([
+      ['TOOL_AUTH_REQUIRED', 'call_k'],
+      ['TOOL_AUTH_GRANTED', 'call_k'],
+    ]);
     expect(events.find((e) => e.type === 'TOOL_AUTH_GRANTED')?.data).toMatchObject({ by: 'after-restart' });
   });
 });

@@ -18,7 +18,22 @@ async function startWithCli(type: string, taskQueue: string, input: unknown): Pr
   const cli = findBinary(TEMPORAL_CLI);
   if (!cli) throw new Error('the Temporal CLI is missing: the global setup should have installed it');
   const workflowId = `cli-bad-input-${type}-${Math.random().toString(36).slice(2)}`;
-  await run(cli, ['workflow', 'start', '--address', testEnv('temporalAddress'), '--namespace', 'default', '--task-queue', taskQueue, '--type', type, '--workflow-id', workflowId, '--input', JSON.stringify(input)]);
+  await run(cli, [
+    'workflow',
+    'start',
+    '--address',
+    testEnv('temporalAddress'),
+    '--namespace',
+    'default',
+    '--task-queue',
+    taskQueue,
+    '--type',
+    type,
+    '--workflow-id',
+    workflowId,
+    '--input',
+    JSON.stringify(input),
+  ]);
   return workflowId;
 }
 
@@ -26,10 +41,13 @@ describe('bad workflow input', () => {
   const bed = useTestBed();
 
   async function expectInvalidInput(workflowId: string, fields: string[]): Promise<void> {
-    const err: unknown = await bed.client.workflow.getHandle(workflowId).result().then(
-      () => undefined,
-      (e: unknown) => e,
-    );
+    const err: unknown = await bed.client.workflow
+      .getHandle(workflowId)
+      .result()
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     expect(err).toBeInstanceOf(WorkflowFailedError);
     const cause = (err as WorkflowFailedError).cause as ApplicationFailure;
     expect(cause.type).toBe(ErrorType.InvalidRunInput);
@@ -47,12 +65,18 @@ describe('bad workflow input', () => {
   }
 
   it('agentRun with a wrong agent and input fails clearly, once', async () => {
-    const id = await startWithCli('agentRun', bed.worker.taskQueue, { agent: { name: 'cli-agent', instructions: 7 }, input: 42 });
+    const id = await startWithCli('agentRun', bed.worker.taskQueue, {
+      agent: { name: 'cli-agent', instructions: 7 },
+      input: 42,
+    });
     await expectInvalidInput(id, ['agent.instructions', 'input']);
   }, 30_000);
 
   it('a workflow agent with no sub-agents list fails clearly, once', async () => {
-    const id = await startWithCli('loopAgentRun', bed.worker.taskQueue, { agent: { kind: 'loop', name: 'cli-loop' }, input: 'go' });
+    const id = await startWithCli('loopAgentRun', bed.worker.taskQueue, {
+      agent: { kind: 'loop', name: 'cli-loop' },
+      input: 'go',
+    });
     await expectInvalidInput(id, ['agent.subAgents']);
   }, 30_000);
 });

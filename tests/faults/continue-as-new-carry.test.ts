@@ -30,7 +30,8 @@ describe('continue-as-new', () => {
       ['TOOL_AUTH_GRANTED', 'call_1'],
     ]);
     // The run that made call_2 is a continued one.
-    const started = (await bed.client.workflow.getHandle(run.runId).fetchHistory()).events?.[0]?.workflowExecutionStartedEventAttributes;
+    const started = (await bed.client.workflow.getHandle(run.runId).fetchHistory()).events?.[0]
+      ?.workflowExecutionStartedEventAttributes;
     expect(started?.continuedExecutionRunId).toBeTruthy();
   });
 });

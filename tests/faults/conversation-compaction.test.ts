@@ -18,9 +18,11 @@ const MAX_MODEL_INPUT = 1024 * 1024;
 const REF = /tr_[0-9a-f]{32}/g;
 
 /** The content of file i: its own letter pattern, so a file read back is known to be that file. */
-const fileContent = (i: number) => `// file ${i}\n` + String.fromCharCode(97 + (i % 26)).repeat(FILE_BYTES - 12 - String(i).length);
+const fileContent = (i: number) =>
+  `// file ${i}\n` + String.fromCharCode(97 + (i % 26)).repeat(FILE_BYTES - 12 - String(i).length);
 
-const requestBytes = (req: RecordedRequest) => Buffer.byteLength(JSON.stringify((req.body as { messages: unknown }).messages));
+const requestBytes = (req: RecordedRequest) =>
+  Buffer.byteLength(JSON.stringify((req.body as { messages: unknown }).messages));
 
 describe('a conversation that outgrows the model-input limit', () => {
   const bed = useTestBed({ tools: testTools });
@@ -28,7 +30,11 @@ describe('a conversation that outgrows the model-input limit', () => {
   it('is compacted with readable references, and a coder writing 36 files of 60 kB completes', async () => {
     let readBack = '';
     bed.server.script(
-      ...Array.from({ length: FILES }, (_, i) => toolCalls([toolCall('file_write', { path: `src/file-${i}.ts`, content: fileContent(i) }, { id: `call_write_${i}` })])),
+      ...Array.from({ length: FILES }, (_, i) =>
+        toolCalls([
+          toolCall('file_write', { path: `src/file-${i}.ts`, content: fileContent(i) }, { id: `call_write_${i}` }),
+        ]),
+      ),
       // The model reads back the oldest compacted content by the reference the conversation gives it.
       (req) => {
         const refs = JSON.stringify(req.body).match(REF) ?? [];
@@ -48,7 +54,12 @@ describe('a conversation that outgrows the model-input limit', () => {
     expect(output.response).toBe(`Wrote ${FILES} files.`);
     expect(output.terminationReason).toBe('completed');
     for (let i = 0; i < FILES; i++) {
-      expect(await fs.promises.readFile(path.join(bed.worker.workspaceRoot, runWorkspace(run.runId), `src/file-${i}.ts`), 'utf8')).toBe(fileContent(i));
+      expect(
+        await fs.promises.readFile(
+          path.join(bed.worker.workspaceRoot, runWorkspace(run.runId), `src/file-${i}.ts`),
+          'utf8',
+        ),
+      ).toBe(fileContent(i));
     }
     // Every call fitted; the conversation stayed bounded instead of growing with every file.
     const sizes = bed.server.requests.map(requestBytes);
@@ -58,14 +69,28 @@ describe('a conversation that outgrows the model-input limit', () => {
     expect(readBack.slice(0, 60_000) === firstArguments.slice(0, 60_000)).toBe(true);
 
     expectWholeStream(events, run.runId);
-    const compactions = events.filter((e): e is AgioEvent & { data: { items: { stepIndex: number; part: string; bytes: number; ref?: string }[]; bytesBefore: number; bytesAfter: number } } => e.type === 'CONTEXT_COMPACTED');
+    const compactions = events.filter(
+      (
+        e,
+      ): e is AgioEvent & {
+        data: {
+          items: { stepIndex: number; part: string; bytes: number; ref?: string }[];
+          bytesBefore: number;
+          bytesAfter: number;
+        };
+      } => e.type === 'CONTEXT_COMPACTED',
+    );
     expect(compactions.length).toBeGreaterThan(0);
     for (const c of compactions) {
       expect(c.data.bytesAfter).toBeLessThan(c.data.bytesBefore);
       expect(c.data.items.length).toBeGreaterThan(0);
     }
     const items = compactions.flatMap((c) => c.data.items);
-    expect(items[0]).toMatchObject({ part: 'arguments', bytes: expect.any(Number), ref: expect.stringMatching(/^tr_/) });
+    expect(items[0]).toMatchObject({
+      part: 'arguments',
+      bytes: expect.any(Number),
+      ref: expect.stringMatching(/^tr_/),
+    });
     // Nothing is compacted twice.
     expect(new Set(items.map((i) => `${i.stepIndex}:${i.part}`)).size).toBe(items.length);
     // The output carries the steps, compacted: it fits far below the 2 MiB payload cap.
@@ -76,9 +101,16 @@ describe('a conversation that outgrows the model-input limit', () => {
   it("compacts older tool outputs at the run's own threshold, carries the compaction over continue-as-new, and names the store when get_tool_result is not offered", async () => {
     const OUTPUT = 30_000;
     const calls = 8;
-    bed.server.script(...Array.from({ length: calls }, (_, i) => toolCalls([toolCall('big_output', { bytes: OUTPUT }, { id: `call_big_${i}` })])), text('done'));
+    bed.server.script(
+      ...Array.from({ length: calls }, (_, i) =>
+        toolCalls([toolCall('big_output', { bytes: OUTPUT }, { id: `call_big_${i}` })]),
+      ),
+      text('done'),
+    );
     const limits = { compactModelInputBytes: 100_000, maxModelInputBytes: 200_000, continueAsNewAfterModelCalls: 5 };
-    const run = await bed.agio.start(defineAgent({ name: 'hoarder', tools: ['big_output'], maxSteps: 20 }), 'collect', { limits });
+    const run = await bed.agio.start(defineAgent({ name: 'hoarder', tools: ['big_output'], maxSteps: 20 }), 'collect', {
+      limits,
+    });
     const [output, events] = await Promise.all([run.result(), readStream(bed.client, run.runId)]);
 
     expect(output.response).toBe('done');
@@ -95,11 +127,15 @@ describe('a conversation that outgrows the model-input limit', () => {
       expect(r.content).not.toContain('get_tool_result');
     }
     // The steps carried over continue-as-new kept their compaction: each output was compacted once, with its record.
-    const items = events.filter((e) => e.type === 'CONTEXT_COMPACTED').flatMap((e) => (e.data as { items: { stepIndex: number; part: string }[] }).items);
+    const items = events
+      .filter((e) => e.type === 'CONTEXT_COMPACTED')
+      .flatMap((e) => (e.data as { items: { stepIndex: number; part: string }[] }).items);
     expect(items.every((i) => i.part === 'output')).toBe(true);
     expect(new Set(items.map((i) => i.stepIndex)).size).toBe(items.length);
     const withRecord = output.steps.filter((s) => Array.isArray(s.metadata?.compacted));
-    expect(withRecord.map((s) => s.index).sort((a, b) => a - b)).toEqual(items.map((i) => i.stepIndex).sort((a, b) => a - b));
+    expect(withRecord.map((s) => s.index).sort((a, b) => a - b)).toEqual(
+      items.map((i) => i.stepIndex).sort((a, b) => a - b),
+    );
     expect(bed.server.requests.length).toBe(calls + 1);
   }, 120_000);
 
@@ -107,7 +143,12 @@ describe('a conversation that outgrows the model-input limit', () => {
     // Reasoning is kept in the steps but never sent back to the model: three turns of 700 kB are not compacted.
     const reasoning = 'r'.repeat(700_000);
     bed.server.script(
-      ...[0, 1].map((i) => toolCalls([toolCall('big_output', { bytes: 10 }, { id: `call_small_${i}` })], { reasoning, chunkSize: 64 * 1024 })),
+      ...[0, 1].map((i) =>
+        toolCalls([toolCall('big_output', { bytes: 10 }, { id: `call_small_${i}` })], {
+          reasoning,
+          chunkSize: 64 * 1024,
+        }),
+      ),
       text('thought a lot', { reasoning, chunkSize: 64 * 1024 }),
     );
     const run = await bed.agio.start(defineAgent({ name: 'thinker', tools: ['big_output'] }), 'think');
@@ -120,13 +161,17 @@ describe('a conversation that outgrows the model-input limit', () => {
   }, 60_000);
 });
 
-describe("a session whose earlier runs outgrew the model-input limit", () => {
+describe('a session whose earlier runs outgrew the model-input limit', () => {
   const bed = useTestBed();
 
   it('continues: the next run gets the earlier conversation shortened to half the limit, oldest parts first', async () => {
     const FILE = 300 * 1024;
     bed.server.script(
-      ...[0, 1, 2, 3].map((i) => toolCalls([toolCall('file_write', { path: `big-${i}.txt`, content: String(i).repeat(FILE) }, { id: `call_big_${i}` })])),
+      ...[0, 1, 2, 3].map((i) =>
+        toolCalls([
+          toolCall('file_write', { path: `big-${i}.txt`, content: String(i).repeat(FILE) }, { id: `call_big_${i}` }),
+        ]),
+      ),
       text('wrote four big files'),
       text('I remember writing them'),
     );
@@ -138,12 +183,18 @@ describe("a session whose earlier runs outgrew the model-input limit", () => {
     expect((await second.result()).response).toBe('I remember writing them');
     const sent = bed.server.requests.at(-1)!;
     expect(requestBytes(sent)).toBeLessThanOrEqual(MAX_MODEL_INPUT / 2 + 2_000);
-    const messages = sent.body.messages as { role: string; content: string | null; tool_calls?: { function: { arguments: string } }[] }[];
+    const messages = sent.body.messages as {
+      role: string;
+      content: string | null;
+      tool_calls?: { function: { arguments: string } }[];
+    }[];
     // The earlier run is still there, in order: its input, its calls (their paths kept), its answer, then the new input.
     expect(messages[0]).toEqual({ role: 'user', content: 'write four big files' });
     expect(messages.at(-2)).toMatchObject({ role: 'assistant', content: 'wrote four big files' });
     expect(messages.at(-1)).toEqual({ role: 'user', content: 'what did you do?' });
-    const args = messages.flatMap((m) => m.tool_calls ?? []).map((c) => JSON.parse(c.function.arguments) as { path: string; content: string });
+    const args = messages
+      .flatMap((m) => m.tool_calls ?? [])
+      .map((c) => JSON.parse(c.function.arguments) as { path: string; content: string });
     expect(args.map((a) => a.path)).toEqual(['big-0.txt', 'big-1.txt', 'big-2.txt', 'big-3.txt']);
     expect(args[0].content).toMatch(/^\[\d+ bytes of an earlier run of this session left out/);
   }, 60_000);

@@ -16,10 +16,23 @@ describe('streaming past the root history budget', () => {
 
   it('stops the deltas of five streaming branches at the budget, and the whole tree completes', async () => {
     const branch = (i: number) => defineAgent({ name: `b${i}`, instructions: `You are branch ${i}.` });
-    const lead = defineAgent({ name: 'lead', instructions: 'You are the lead.', tools: Array.from({ length: BRANCHES }, (_, i) => asTool(branch(i), { description: `Branch ${i}.`, stream: 'full' })) });
-    const texts = Array.from({ length: BRANCHES }, (_, i) => Array.from({ length: 400 }, (_, k) => `b${i}w${k} `).join(''));
-    bed.server.scriptFor('You are the lead.', toolCalls(Array.from({ length: BRANCHES }, (_, i) => toolCall(`b${i}`, { task: 'talk' }, { id: `call_b${i}` }))), text('all branches done'));
-    for (let i = 0; i < BRANCHES; i++) bed.server.scriptFor(`You are branch ${i}.`, text(texts[i], { chunkSize: 6, delayMs: 8 }));
+    const lead = defineAgent({
+      name: 'lead',
+      instructions: 'You are the lead.',
+      tools: Array.from({ length: BRANCHES }, (_, i) =>
+        asTool(branch(i), { description: `Branch ${i}.`, stream: 'full' }),
+      ),
+    });
+    const texts = Array.from({ length: BRANCHES }, (_, i) =>
+      Array.from({ length: 400 }, (_, k) => `b${i}w${k} `).join(''),
+    );
+    bed.server.scriptFor(
+      'You are the lead.',
+      toolCalls(Array.from({ length: BRANCHES }, (_, i) => toolCall(`b${i}`, { task: 'talk' }, { id: `call_b${i}` }))),
+      text('all branches done'),
+    );
+    for (let i = 0; i < BRANCHES; i++)
+      bed.server.scriptFor(`You are branch ${i}.`, text(texts[i], { chunkSize: 6, delayMs: 8 }));
 
     const run = await bed.agio.start(lead, 'go');
     const [output, events] = await Promise.all([run.result(), readStream(bed.client, run.runId)]);
@@ -28,7 +41,9 @@ describe('streaming past the root history budget', () => {
     expectWholeStream(events, run.runId);
     for (let i = 0; i < BRANCHES; i++) {
       const child = `${run.runId}/tool/call_b${i}`;
-      const completed = events.find((e: AgioEvent) => e.type === 'STEP_COMPLETED' && e.runId === child && e.snapshot?.role === 'assistant');
+      const completed = events.find(
+        (e: AgioEvent) => e.type === 'STEP_COMPLETED' && e.runId === child && e.snapshot?.role === 'assistant',
+      );
       expect(completed?.snapshot?.content).toBe(texts[i]);
     }
     // Deltas stopped at the budget: the root's history stayed near it (a check every 200 ms lets a few more in).

@@ -21,16 +21,31 @@ describe('a run with more than 4 MB of early events', () => {
   it('streams whole to a fresh SSE reader while it runs, and to one that resumes late in it', async () => {
     const last = heldAnswer(text('all collected'));
     bed.server.script(
-      ...Array.from({ length: TURNS }, (_, t) => toolCalls(Array.from({ length: CALLS }, (_, i) => toolCall('big_output', { bytes: 60_000 }, { id: `call_${t}_${i}` })))),
+      ...Array.from({ length: TURNS }, (_, t) =>
+        toolCalls(
+          Array.from({ length: CALLS }, (_, i) => toolCall('big_output', { bytes: 60_000 }, { id: `call_${t}_${i}` })),
+        ),
+      ),
       last.answer,
     );
     const input = 'i'.repeat(300_000);
-    const run = await bed.bridge.agio.start(defineAgent({ name: 'collector', tools: ['big_output'], maxSteps: 10 }), input);
+    const run = await bed.bridge.agio.start(
+      defineAgent({ name: 'collector', tools: ['big_output'], maxSteps: 10 }),
+      input,
+    );
     // The run now waits for its last answer, with 80 outputs of 60 kB and a 300 kB input in its log.
-    await waitForEvent(bed.client, run.runId, (e) => e.type === 'STEP_COMPLETED' && e.snapshot?.toolCallId === `call_${TURNS - 1}_${CALLS - 1}`);
+    await waitForEvent(
+      bed.client,
+      run.runId,
+      (e) => e.type === 'STEP_COMPLETED' && e.snapshot?.toolCallId === `call_${TURNS - 1}_${CALLS - 1}`,
+    );
 
     const reading = readSse(`${bed.bridge.url}/runs/${run.runId}/events`, { token: 'test-token', timeoutMs: 60_000 });
-    const resuming = readSse(`${bed.bridge.url}/runs/${run.runId}/events`, { token: 'test-token', timeoutMs: 60_000, lastEventId: '40' });
+    const resuming = readSse(`${bed.bridge.url}/runs/${run.runId}/events`, {
+      token: 'test-token',
+      timeoutMs: 60_000,
+      lastEventId: '40',
+    });
     await new Promise((r) => setTimeout(r, 1000));
     last.release();
     const [all, rest] = await Promise.all([reading, resuming]);
@@ -44,7 +59,9 @@ describe('a run with more than 4 MB of early events', () => {
     expect(events[0]).toMatchObject({ type: 'RUN_STARTED', data: { inputChars: 300_000 } });
     expect((events[0].data as { input: string }).input.length).toBeLessThan(2100);
     // The whole input is in the first user step.
-    expect(events.find((e) => e.type === 'STEP_COMPLETED' && e.snapshot?.role === 'user')?.snapshot?.content).toBe(input);
+    expect(events.find((e) => e.type === 'STEP_COMPLETED' && e.snapshot?.role === 'user')?.snapshot?.content).toBe(
+      input,
+    );
     expect(agioEvents(rest.events).map((e) => e.offset)).toEqual(events.slice(41).map((e) => e.offset));
   }, 120_000);
 });

@@ -28,7 +28,10 @@ describe(`${RUNS} concurrent runs with ${RUNS} SSE clients`, () => {
         const started = await request(`${bed.bridge.url}/runs`, { token: TOKEN, body: { agent: 'crowd', input } });
         expect(started.status).toBe(201);
         const runId: string = started.body.runId;
-        const { events, closedBy } = await readSse(`${bed.bridge.url}/runs/${runId}/events`, { token: TOKEN, timeoutMs: 240_000 });
+        const { events, closedBy } = await readSse(`${bed.bridge.url}/runs/${runId}/events`, {
+          token: TOKEN,
+          timeoutMs: 240_000,
+        });
         return { input, runId, closedBy, events: agioEvents(events) };
       }),
     );
@@ -39,7 +42,12 @@ describe(`${RUNS} concurrent runs with ${RUNS} SSE clients`, () => {
       expectWholeStream(events, runId);
       expect(events.every((e) => e.runId === runId && e.rootRunId === runId)).toBe(true);
       const answer = answerTo(input);
-      expect(events.filter((e) => e.type === 'STEP_DELTA').map((e) => e.delta?.content ?? '').join('')).toBe(answer);
+      expect(
+        events
+          .filter((e) => e.type === 'STEP_DELTA')
+          .map((e) => e.delta?.content ?? '')
+          .join(''),
+      ).toBe(answer);
       expect(events.at(-1)?.data).toMatchObject({ response: answer, terminationReason: 'completed' });
     }
     expect(bed.server.requests).toHaveLength(RUNS);

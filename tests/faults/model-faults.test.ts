@@ -14,7 +14,11 @@ import { failoverWorkers, startTestWorkerProcess } from '../helpers/worker-proce
 function causeChain(err: unknown): { name: string; type?: string; message: string }[] {
   const chain: { name: string; type?: string; message: string }[] = [];
   for (let e = err; e instanceof Error; e = e.cause) {
-    chain.push({ name: e.constructor.name, ...(e instanceof ApplicationFailure && e.type ? { type: e.type } : {}), message: e.message });
+    chain.push({
+      name: e.constructor.name,
+      ...(e instanceof ApplicationFailure && e.type ? { type: e.type } : {}),
+      message: e.message,
+    });
   }
   return chain;
 }
@@ -51,11 +55,19 @@ describe('agentRun model faults', () => {
 
       expect(err).toBeInstanceOf(WorkflowFailedError);
       const chain = causeChain(err);
-      expect(chain[1]).toMatchObject({ name: 'ApplicationFailure', type: ErrorType.ModelAuthError, message: expect.stringContaining('401') });
+      expect(chain[1]).toMatchObject({
+        name: 'ApplicationFailure',
+        type: ErrorType.ModelAuthError,
+        message: expect.stringContaining('401'),
+      });
       // Below the workflow's failure: the callModel activity's own failure, classified as an auth error.
       const activity = chain.findIndex((c) => c.name === 'ActivityFailure');
       expect(activity).toBeGreaterThan(1);
-      expect(chain[activity + 1]).toMatchObject({ name: 'ApplicationFailure', type: ErrorType.ModelAuthError, message: expect.stringMatching(/HTTP 401\): scripted error 401 \(check OPENAI_API_KEY\)/) });
+      expect(chain[activity + 1]).toMatchObject({
+        name: 'ApplicationFailure',
+        type: ErrorType.ModelAuthError,
+        message: expect.stringMatching(/HTTP 401\): scripted error 401 \(check OPENAI_API_KEY\)/),
+      });
       expect(bed.server.requests).toHaveLength(1);
       expect((await handle.describe()).status.name).toBe('FAILED');
     });
@@ -84,7 +96,11 @@ describe('agentRun model faults', () => {
       });
       const agent = defineAgent({ name: 'survivor', tools: ['record'] });
 
-      const handle = await startRun(bed.client, taskQueue, { agent, input: 'survive', context: { limits: { modelHeartbeatTimeoutMs: 2000 } } });
+      const handle = await startRun(bed.client, taskQueue, {
+        agent,
+        input: 'survive',
+        context: { limits: { modelHeartbeatTimeoutMs: 2000 } },
+      });
       const chunksBeforeKill = await killed;
       expect(await workers.first.exited).toEqual({ code: null, signal: 'SIGKILL' });
       workers.second = await startTestWorker({ model: model(), tools: testTools, taskQueue });
@@ -108,11 +124,15 @@ describe('agentRun model faults', () => {
       expect(modelCalls.length).toBe(output.steps.filter((s) => s.role === 'assistant').length);
       expect(output.steps[1].metrics?.attempt).toBe(2);
       expect(activities(history, 'runTool').map((c) => c.completed)).toEqual([true]);
-      expect(recordedToolCalls.filter((c) => c.runId === handle.workflowId).map((c) => c.label)).toEqual(['after the crash']);
+      expect(recordedToolCalls.filter((c) => c.runId === handle.workflowId).map((c) => c.label)).toEqual([
+        'after the crash',
+      ]);
       // The retry sent the same conversation; the third request carries the one tool result.
       expect(bed.server.requests).toHaveLength(3);
       expect(sentMessages(bed.server.requests[1])).toEqual(sentMessages(bed.server.requests[0]));
-      expect(sentMessages(bed.server.requests[2]).filter((m) => m.role === 'tool')).toEqual([{ role: 'tool', tool_call_id: 'call_record', content: 'recorded after the crash' }]);
+      expect(sentMessages(bed.server.requests[2]).filter((m) => m.role === 'tool')).toEqual([
+        { role: 'tool', tool_call_id: 'call_record', content: 'recorded after the crash' },
+      ]);
     });
   });
 });

@@ -8,7 +8,15 @@ import { asTool, defineAgent, type RunOutput } from '../../common';
 import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
 import { testTools } from '../fixtures/test-tools';
 import { activities, sentMessages, sentToolResult, startRun, slowAnswer } from '../helpers/agent-runs';
-import { childStarts, eventsOf, expectWholeStream, readStream, requestsOf, runAndStream, waitForEvent } from '../helpers/nested-runs';
+import {
+  childStarts,
+  eventsOf,
+  expectWholeStream,
+  readStream,
+  requestsOf,
+  runAndStream,
+  waitForEvent,
+} from '../helpers/nested-runs';
 import { useTestBed } from '../helpers/test-bed';
 import { startTestWorker, uniqueId } from '../helpers/temporal';
 import { failoverWorkers, startTestWorkerProcess } from '../helpers/worker-process';
@@ -27,21 +35,44 @@ describe('nested agent faults', () => {
   const { model } = bed;
   const helper = (extra: { instructions: string; tools?: string[] }) => defineAgent({ name: 'helper', ...extra });
   const parentOf = (child: ReturnType<typeof defineAgent>, opts: { timeoutMs?: number } = {}) =>
-    defineAgent({ name: 'parent', instructions: 'You are the parent.', tools: [asTool(child, { description: 'Helps.', ...opts })] });
+    defineAgent({
+      name: 'parent',
+      instructions: 'You are the parent.',
+      tools: [asTool(child, { description: 'Helps.', ...opts })],
+    });
 
   describe('on an in-process worker', () => {
-    const run = (agent: ReturnType<typeof defineAgent>) => runAndStream(bed.client, bed.worker.taskQueue, { agent, input: 'go' });
+    const run = (agent: ReturnType<typeof defineAgent>) =>
+      runAndStream(bed.client, bed.worker.taskQueue, { agent, input: 'go' });
 
     it('folds a child whose model answers 401 into an unavailable tool result; the parent answers and its stream goes on', async () => {
-      const usage = (prompt_tokens: number, completion_tokens: number) => ({ usage: { prompt_tokens, completion_tokens } });
-      bed.server.scriptFor('You are the parent.', toolCalls([toolCall('helper', { task: 'try' }, { id: 'call_helper' })], usage(100, 10)), text('answered anyway', { ...usage(200, 20), chunkSize: 3, delayMs: 10 }));
+      const usage = (prompt_tokens: number, completion_tokens: number) => ({
+        usage: { prompt_tokens, completion_tokens },
+      });
+      bed.server.scriptFor(
+        'You are the parent.',
+        toolCalls([toolCall('helper', { task: 'try' }, { id: 'call_helper' })], usage(100, 10)),
+        text('answered anyway', { ...usage(200, 20), chunkSize: 3, delayMs: 10 }),
+      );
       // The child spends tokens on one turn before its model refuses it.
-      bed.server.scriptFor('You are the broken helper.', toolCalls([toolCall('echo', { text: 'first' })], usage(20, 2)), { error: { status: 401 } });
+      bed.server.scriptFor(
+        'You are the broken helper.',
+        toolCalls([toolCall('echo', { text: 'first' })], usage(20, 2)),
+        { error: { status: 401 } },
+      );
 
-      const { rootRunId, events, output } = await run(parentOf(helper({ instructions: 'You are the broken helper.', tools: ['echo'] })));
+      const { rootRunId, events, output } = await run(
+        parentOf(helper({ instructions: 'You are the broken helper.', tools: ['echo'] })),
+      );
 
-      expect(output).toMatchObject({ terminationReason: 'completed', response: 'answered anyway', metrics: { toolErrors: 1 } });
-      const result: unknown = JSON.parse(sentToolResult(requestsOf(bed.server, 'You are the parent.')[1], 'call_helper'));
+      expect(output).toMatchObject({
+        terminationReason: 'completed',
+        response: 'answered anyway',
+        metrics: { toolErrors: 1 },
+      });
+      const result: unknown = JSON.parse(
+        sentToolResult(requestsOf(bed.server, 'You are the parent.')[1], 'call_helper'),
+      );
       expect(result).toEqual({ unavailable: true, agent: 'helper', error: expect.stringContaining('HTTP 401') });
       expect(requestsOf(bed.server, 'You are the broken helper.')).toHaveLength(2);
       const childRunId = `${rootRunId}/tool/call_helper`;
@@ -50,31 +81,52 @@ describe('nested agent faults', () => {
       expect(output.usage).toEqual({ promptTokens: 320, completionTokens: 32, totalTokens: 352 });
       expectWholeStream(events, rootRunId, 'RUN_COMPLETED');
       const failed = events.findIndex((e) => e.type === 'RUN_FAILED');
-      expect(events[failed]).toMatchObject({ runId: childRunId, depth: 1, parentRunId: rootRunId, data: { error: { type: 'ModelAuthError' } } });
+      expect(events[failed]).toMatchObject({
+        runId: childRunId,
+        depth: 1,
+        parentRunId: rootRunId,
+        data: { error: { type: 'ModelAuthError' } },
+      });
       expect(events[failed].usage).toEqual({ promptTokens: 20, completionTokens: 2, totalTokens: 22 });
       expect(events.slice(failed + 1).map((e) => e.runId)).toEqual(events.slice(failed + 1).map(() => rootRunId));
       expect(events.slice(failed + 1).some((e) => e.type === 'STEP_DELTA')).toBe(true);
     });
 
     it('cancels a child that outlives its timeoutMs, which ends itself cleanly, and folds it into an unavailable tool result', async () => {
-      bed.server.scriptFor('You are the parent.', toolCalls([toolCall('helper', { task: 'take your time' }, { id: 'call_slow' })]), text('went on without it'));
+      bed.server.scriptFor(
+        'You are the parent.',
+        toolCalls([toolCall('helper', { task: 'take your time' }, { id: 'call_slow' })]),
+        text('went on without it'),
+      );
       // Whatever the child asks its model hangs; under load its timeout may even come before it asks.
       bed.server.setDefault(text('far too late', { hangMs: 30_000 }));
 
       const started = Date.now();
-      const { rootRunId, events, output } = await run(parentOf(helper({ instructions: 'You are the slow helper.' }), { timeoutMs: 1500 }));
+      const { rootRunId, events, output } = await run(
+        parentOf(helper({ instructions: 'You are the slow helper.' }), { timeoutMs: 1500 }),
+      );
 
       expect(Date.now() - started).toBeLessThan(15_000);
       expect(output.response).toBe('went on without it');
       const result: unknown = JSON.parse(sentToolResult(requestsOf(bed.server, 'You are the parent.')[1], 'call_slow'));
-      expect(result).toEqual({ unavailable: true, agent: 'helper', error: 'timed out: it did not finish within its timeoutMs of 1500 ms' });
+      expect(result).toEqual({
+        unavailable: true,
+        agent: 'helper',
+        error: 'timed out: it did not finish within its timeoutMs of 1500 ms',
+      });
       const childRunId = `${rootRunId}/tool/call_slow`;
       // The parent's timer cancelled the child: the child ran its own ending (before, the server timed it out silently).
       expect((await bed.client.workflow.getHandle(childRunId).describe()).status.name).toBe('CANCELLED');
       expectWholeStream(events, rootRunId, 'RUN_COMPLETED');
       const lifecycle = eventsOf(events, childRunId).filter((e) => e.type.startsWith('RUN_'));
       expect(lifecycle.map((e) => e.type)).toEqual(['RUN_STARTED', 'RUN_CANCELLED']);
-      expect(lifecycle[1]).toMatchObject({ depth: 1, parentRunId: rootRunId, toolCallId: 'call_slow', agent: 'helper', nestingType: 'agent_tool' });
+      expect(lifecycle[1]).toMatchObject({
+        depth: 1,
+        parentRunId: rootRunId,
+        toolCallId: 'call_slow',
+        agent: 'helper',
+        nestingType: 'agent_tool',
+      });
       expect(lifecycle[1].data?.reportedBy).toBeUndefined();
       // It recorded its own end: its run span is closed.
       const trace = await bed.worker.stores.traces.getTrace('default', rootRunId);
@@ -88,18 +140,34 @@ describe('nested agent faults', () => {
         instructions: 'You are the middle.',
         tools: [asTool(slow('left'), { description: 'Left.' }), asTool(slow('right'), { description: 'Right.' })],
       });
-      bed.server.scriptFor('You are the parent.', toolCalls([toolCall('middle', { task: 'delegate' }, { id: 'call_middle' })]), text('top answer'));
-      bed.server.scriptFor('You are the middle.', toolCalls([toolCall('left', { task: 'l' }, { id: 'call_left' }), toolCall('right', { task: 'r' }, { id: 'call_right' })]));
+      bed.server.scriptFor(
+        'You are the parent.',
+        toolCalls([toolCall('middle', { task: 'delegate' }, { id: 'call_middle' })]),
+        text('top answer'),
+      );
+      bed.server.scriptFor(
+        'You are the middle.',
+        toolCalls([
+          toolCall('left', { task: 'l' }, { id: 'call_left' }),
+          toolCall('right', { task: 'r' }, { id: 'call_right' }),
+        ]),
+      );
       bed.server.setDefault(text('never', { hangMs: 30_000 }));
 
       const { rootRunId, events, output } = await run(parentOf(middle, { timeoutMs: 2500 }));
 
       expect(output.response).toBe('top answer');
       const middleId = `${rootRunId}/tool/call_middle`;
-      expect(JSON.parse(sentToolResult(requestsOf(bed.server, 'You are the parent.')[1], 'call_middle'))).toMatchObject({ unavailable: true, agent: 'middle', error: expect.stringMatching(/^timed out/) });
+      expect(JSON.parse(sentToolResult(requestsOf(bed.server, 'You are the parent.')[1], 'call_middle'))).toMatchObject(
+        { unavailable: true, agent: 'middle', error: expect.stringMatching(/^timed out/) },
+      );
       for (const id of [middleId, `${middleId}/tool/call_left`, `${middleId}/tool/call_right`]) {
         expect((await bed.client.workflow.getHandle(id).describe()).status.name).toBe('CANCELLED');
-        expect(eventsOf(events, id).filter((e) => e.type.startsWith('RUN_')).map((e) => e.type)).toEqual(['RUN_STARTED', 'RUN_CANCELLED']);
+        expect(
+          eventsOf(events, id)
+            .filter((e) => e.type.startsWith('RUN_'))
+            .map((e) => e.type),
+        ).toEqual(['RUN_STARTED', 'RUN_CANCELLED']);
       }
       // Each grandchild ended before the middle did, and the middle before the root went on.
       const at = (id: string) => events.findIndex((e) => e.runId === id && e.type === 'RUN_CANCELLED');
@@ -113,10 +181,24 @@ describe('nested agent faults', () => {
       const middle = defineAgent({
         name: 'middle',
         instructions: 'You are the middle.',
-        tools: [asTool(slow('left'), { description: 'Left.', timeoutMs: 1500 }), asTool(slow('right'), { description: 'Right.', timeoutMs: 1500 })],
+        tools: [
+          asTool(slow('left'), { description: 'Left.', timeoutMs: 1500 }),
+          asTool(slow('right'), { description: 'Right.', timeoutMs: 1500 }),
+        ],
       });
-      bed.server.scriptFor('You are the parent.', toolCalls([toolCall('middle', { task: 'delegate' }, { id: 'call_middle' })]), text('top answer'));
-      bed.server.scriptFor('You are the middle.', toolCalls([toolCall('left', { task: 'l' }, { id: 'call_left' }), toolCall('right', { task: 'r' }, { id: 'call_right' })]), text('middle answer'));
+      bed.server.scriptFor(
+        'You are the parent.',
+        toolCalls([toolCall('middle', { task: 'delegate' }, { id: 'call_middle' })]),
+        text('top answer'),
+      );
+      bed.server.scriptFor(
+        'You are the middle.',
+        toolCalls([
+          toolCall('left', { task: 'l' }, { id: 'call_left' }),
+          toolCall('right', { task: 'r' }, { id: 'call_right' }),
+        ]),
+        text('middle answer'),
+      );
       bed.server.setDefault(text('never', { hangMs: 30_000 }));
 
       const { rootRunId, events, output } = await run(parentOf(middle));
@@ -124,7 +206,9 @@ describe('nested agent faults', () => {
       expect(output.response).toBe('top answer');
       const middleId = `${rootRunId}/tool/call_middle`;
       for (const side of ['left', 'right']) {
-        expect(JSON.parse(sentToolResult(requestsOf(bed.server, 'You are the middle.')[1], `call_${side}`))).toMatchObject({ unavailable: true, agent: side });
+        expect(
+          JSON.parse(sentToolResult(requestsOf(bed.server, 'You are the middle.')[1], `call_${side}`)),
+        ).toMatchObject({ unavailable: true, agent: side });
         const lifecycle = eventsOf(events, `${middleId}/tool/call_${side}`).filter((e) => e.type.startsWith('RUN_'));
         expect(lifecycle.map((e) => [e.type, e.depth, e.parentRunId])).toEqual([
           ['RUN_STARTED', 2, middleId],
@@ -132,7 +216,9 @@ describe('nested agent faults', () => {
         ]);
       }
       expectWholeStream(events, rootRunId, 'RUN_COMPLETED');
-      expect(events.find((e) => e.runId === middleId && e.type === 'RUN_COMPLETED')?.data).toMatchObject({ response: 'middle answer' });
+      expect(events.find((e) => e.runId === middleId && e.type === 'RUN_COMPLETED')?.data).toMatchObject({
+        response: 'middle answer',
+      });
     });
 
     it("cancels the whole tree when the root is cancelled while a grandchild streams, ending the stream with the root's RUN_CANCELLED", async () => {
@@ -168,7 +254,8 @@ describe('nested agent faults', () => {
         [bId, 1],
         [handle.workflowId, 0],
       ]);
-      for (const id of [handle.workflowId, bId, cId]) expect((await bed.client.workflow.getHandle(id).describe()).status.name).toBe('CANCELLED');
+      for (const id of [handle.workflowId, bId, cId])
+        expect((await bed.client.workflow.getHandle(id).describe()).status.name).toBe('CANCELLED');
       // The grandchild's model call was cancelled too: its HTTP stream stops long before its 200 chunks.
       await until(() => Date.now() - lastChunkAt > 1000);
       expect(chunksSent).toBeLessThan(150);
@@ -178,16 +265,29 @@ describe('nested agent faults', () => {
   describe('when a worker process is SIGKILLed while a child streams', () => {
     const workers = failoverWorkers();
 
-    it("resumes the same child on a new worker without re-running its finished steps, and the parent completes", async () => {
+    it('resumes the same child on a new worker without re-running its finished steps, and the parent completes', async () => {
       const taskQueue = uniqueId('kill-nested');
       const first = (workers.first = await startTestWorkerProcess({ taskQueue, model: model(), tools: ['record'] }));
       const bee = helper({ instructions: 'You are the worker bee.', tools: ['record'] });
-      bed.server.scriptFor('You are the parent.', toolCalls([toolCall('helper', { task: 'record, then report' }, { id: 'call_bee' })]), text('the parent is done'));
+      bed.server.scriptFor(
+        'You are the parent.',
+        toolCalls([toolCall('helper', { task: 'record, then report' }, { id: 'call_bee' })]),
+        text('the parent is done'),
+      );
       // A slow stream (~25 chunks 150 ms apart); the worker dies after its third chunk.
       const slow = slowAnswer(bed.server, 'a long answer that never arrives', 2);
       const killed = slow.reached.then(() => first.kill('SIGKILL'));
-      bed.server.scriptFor('You are the worker bee.', toolCalls([toolCall('record', { label: 'before the crash' }, { id: 'call_record' })]), slow.answer, text('the bee reports'));
-      const handle = await startRun(bed.client, taskQueue, { agent: parentOf(bee), input: 'go', context: { limits: { modelHeartbeatTimeoutMs: 2000 } } });
+      bed.server.scriptFor(
+        'You are the worker bee.',
+        toolCalls([toolCall('record', { label: 'before the crash' }, { id: 'call_record' })]),
+        slow.answer,
+        text('the bee reports'),
+      );
+      const handle = await startRun(bed.client, taskQueue, {
+        agent: parentOf(bee),
+        input: 'go',
+        context: { limits: { modelHeartbeatTimeoutMs: 2000 } },
+      });
       const childRunId = `${handle.workflowId}/tool/call_bee`;
 
       await killed;
@@ -218,8 +318,12 @@ describe('nested agent faults', () => {
       expectWholeStream(events, handle.workflowId, 'RUN_COMPLETED');
       const stepIds = events.filter((e) => e.type === 'STEP_COMPLETED').map((e) => e.stepId);
       expect(new Set(stepIds).size).toBe(stepIds.length);
-      expect(stepIds.filter((id) => id?.startsWith(childRunId))).toEqual([0, 1, 2, 3, 4].map((i) => `${childRunId}:${i}`));
-      expect(events.filter((e) => e.type === 'STEP_RETRY').map((e) => [e.runId, e.stepId, e.attempt])).toEqual([[childRunId, `${childRunId}:4`, 2]]);
+      expect(stepIds.filter((id) => id?.startsWith(childRunId))).toEqual(
+        [0, 1, 2, 3, 4].map((i) => `${childRunId}:${i}`),
+      );
+      expect(events.filter((e) => e.type === 'STEP_RETRY').map((e) => [e.runId, e.stepId, e.attempt])).toEqual([
+        [childRunId, `${childRunId}:4`, 2],
+      ]);
     });
   });
 });

@@ -28,11 +28,17 @@ describe('an oversized model answer', () => {
     expect(bed.server.requests).toHaveLength(1);
     const events = await readStream(bed.client, run.runId);
     expectWholeStream(events, run.runId, 'RUN_FAILED');
-    expect(events.at(-1)).toMatchObject({ type: 'RUN_FAILED', data: { error: { type: ErrorType.ModelOutputTooLarge } } });
+    expect(events.at(-1)).toMatchObject({
+      type: 'RUN_FAILED',
+      data: { error: { type: ErrorType.ModelOutputTooLarge } },
+    });
   }, 60_000);
 
   it("uses the run's own limit", async () => {
-    bed.server.script(text('z'.repeat(90_000), { chunkSize: 16 * 1024 }), text('z'.repeat(150_000), { chunkSize: 16 * 1024 }));
+    bed.server.script(
+      text('z'.repeat(90_000), { chunkSize: 16 * 1024 }),
+      text('z'.repeat(150_000), { chunkSize: 16 * 1024 }),
+    );
     const limits = { maxModelOutputBytes: 100_000 };
     const fits = await bed.agio.start(defineAgent({ name: 'bounded-1' }), 'write some', { limits });
     expect((await fits.result()).response).toHaveLength(90_000);

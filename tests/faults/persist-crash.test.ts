@@ -23,7 +23,9 @@ type HistoryEvent = NonNullable<Awaited<ReturnType<WorkflowHandle['fetchHistory'
 /** The activity type of a local activity's marker event (undefined for any other event). */
 function localActivityType(event: HistoryEvent): string | undefined {
   const data = event.markerRecordedEventAttributes?.details?.data?.payloads?.[0]?.data;
-  return data ? (JSON.parse(Buffer.from(data).toString('utf8')) as { activity_type?: string }).activity_type : undefined;
+  return data
+    ? (JSON.parse(Buffer.from(data).toString('utf8')) as { activity_type?: string }).activity_type
+    : undefined;
 }
 
 describe('persisted steps when a worker process is SIGKILLed', () => {
@@ -45,10 +47,18 @@ describe('persisted steps when a worker process is SIGKILLed', () => {
 
   /** A worker process on MongoDB stores; the dead worker's sticky queue is given up after 1 s. */
   const startFirst = (taskQueue: string, extra: Partial<WorkerProcessConfig> = {}) =>
-    startTestWorkerProcess({ taskQueue, model: model(), workspaceRoot: path.join(dir, 'workspaces'), tools: ['record'], mongoUri: mongo.uri, ...extra });
+    startTestWorkerProcess({
+      taskQueue,
+      model: model(),
+      workspaceRoot: path.join(dir, 'workspaces'),
+      tools: ['record'],
+      mongoUri: mongo.uri,
+      ...extra,
+    });
 
   /** The run's step documents as stored (every field), straight from the collection. */
-  const storedStepDocs = (runId: string) => mongo.client.db(mongo.dbName).collection('steps').find({ tenant: TENANT, runId }).toArray();
+  const storedStepDocs = (runId: string) =>
+    mongo.client.db(mongo.dbName).collection('steps').find({ tenant: TENANT, runId }).toArray();
 
   /** Every step of the run stored exactly once, indexes 0..n-1, equal to the steps the run returned. */
   async function expectStepsOnce(handle: WorkflowHandle, output: RunOutput): Promise<void> {
@@ -64,7 +74,12 @@ describe('persisted steps when a worker process is SIGKILLed', () => {
     const trace = await mongo.stores.traces.getTrace(TENANT, runId);
     const spanIds = trace!.spans.map((s) => s.spanId);
     expect(new Set(spanIds).size).toBe(spanIds.length);
-    expect(trace!.spans.map((s) => [s.kind, s.status]).sort()).toEqual([['model', 'ok'], ['model', 'ok'], ['run', 'ok'], ['tool', 'ok']]);
+    expect(trace!.spans.map((s) => [s.kind, s.status]).sort()).toEqual([
+      ['model', 'ok'],
+      ['model', 'ok'],
+      ['run', 'ok'],
+      ['tool', 'ok'],
+    ]);
   }
 
   it('stores a turn written just before the kill once, though the model call that wrote it runs again on the next worker', async () => {
@@ -72,10 +87,23 @@ describe('persisted steps when a worker process is SIGKILLed', () => {
     const markerFile = path.join(dir, `${taskQueue}.json`);
     // The tool step has index 3 (system, user, assistant with the call, tool). The tool turn rides on the next model
     // call, which stores it before calling the model: the worker dies right after that write.
-    const first = (workers.first = await startFirst(taskQueue, { killAfterPersistingStep: { stepIndex: 3, markerFile } }));
-    bed.server.script(toolCalls([toolCall('record', { label: 'before the kill' }, { id: 'call_record' })]), text('finished after the kill'));
-    const input: AgentRunInput = { agent, input: 'survive', context: { tenant: TENANT, limits: { modelHeartbeatTimeoutMs: 2000 } } };
-    const handle = await bed.client.workflow.start('agentRun', { taskQueue, workflowId: uniqueId('run'), args: [input] });
+    const first = (workers.first = await startFirst(taskQueue, {
+      killAfterPersistingStep: { stepIndex: 3, markerFile },
+    }));
+    bed.server.script(
+      toolCalls([toolCall('record', { label: 'before the kill' }, { id: 'call_record' })]),
+      text('finished after the kill'),
+    );
+    const input: AgentRunInput = {
+      agent,
+      input: 'survive',
+      context: { tenant: TENANT, limits: { modelHeartbeatTimeoutMs: 2000 } },
+    };
+    const handle = await bed.client.workflow.start('agentRun', {
+      taskQueue,
+      workflowId: uniqueId('run'),
+      args: [input],
+    });
     const runId = handle.workflowId;
 
     expect(await first.exited).toEqual({ code: null, signal: 'SIGKILL' });
@@ -97,8 +125,12 @@ describe('persisted steps when a worker process is SIGKILLed', () => {
     // No turn wrote its steps with a local activity of its own: only the run's end did (the final answer).
     expect(history.filter((e) => localActivityType(e) === 'persistSteps')).toHaveLength(1);
     // The handed steps name their messages in the call's inline conversation instead of repeating their content.
-    const secondCall = history.filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel')[1];
-    const callInput = JSON.parse(Buffer.from(secondCall.activityTaskScheduledEventAttributes!.input!.payloads![0].data!).toString('utf8')) as { persist: { steps: Record<string, unknown>[] } };
+    const secondCall = history.filter(
+      (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'callModel',
+    )[1];
+    const callInput = JSON.parse(
+      Buffer.from(secondCall.activityTaskScheduledEventAttributes!.input!.payloads![0].data!).toString('utf8'),
+    ) as { persist: { steps: Record<string, unknown>[] } };
     expect(callInput.persist.steps.map((s) => [s.index, typeof s.message, 'content' in s])).toEqual([
       [2, 'number', false],
       [3, 'number', false],
@@ -123,8 +155,16 @@ describe('persisted steps when a worker process is SIGKILLed', () => {
         }
       };
     });
-    const input: AgentRunInput = { agent, input: 'survive', context: { tenant: TENANT, limits: { modelHeartbeatTimeoutMs: 2000 } } };
-    const handle = await bed.client.workflow.start('agentRun', { taskQueue, workflowId: uniqueId('run'), args: [input] });
+    const input: AgentRunInput = {
+      agent,
+      input: 'survive',
+      context: { tenant: TENANT, limits: { modelHeartbeatTimeoutMs: 2000 } },
+    };
+    const handle = await bed.client.workflow.start('agentRun', {
+      taskQueue,
+      workflowId: uniqueId('run'),
+      args: [input],
+    });
 
     await killed;
     expect(await first.exited).toEqual({ code: null, signal: 'SIGKILL' });

@@ -10,7 +10,13 @@ import { expectWholeStream, readStream, waitForEvent } from '../helpers/nested-r
 import { useTestBed } from '../helpers/test-bed';
 
 /** A 503 that asks to be tried again after `ms` (the provider's Retry-After, honoured like a 429's). */
-const unavailable = (ms: number) => ({ error: { status: 503, body: { error: { message: 'upstream overloaded' } }, headers: { 'retry-after-ms': String(ms) } } });
+const unavailable = (ms: number) => ({
+  error: {
+    status: 503,
+    body: { error: { message: 'upstream overloaded' } },
+    headers: { 'retry-after-ms': String(ms) },
+  },
+});
 
 describe('a model provider outage', () => {
   const bed = useTestBed({ bridge: true });
@@ -27,7 +33,10 @@ describe('a model provider outage', () => {
     expect(outage.map((e) => e.attempt)).toEqual([3, 4, 5, 6, 7, 8]);
     for (const e of outage) {
       expect(e.stepId).toBe(`${run.runId}:1`);
-      expect(e.data).toMatchObject({ errorType: ErrorType.ModelServerError, reason: expect.stringContaining('HTTP 503') });
+      expect(e.data).toMatchObject({
+        errorType: ErrorType.ModelServerError,
+        reason: expect.stringContaining('HTTP 503'),
+      });
       const data = e.data as { nextAttemptAt: number; failingSince: number };
       expect(data.nextAttemptAt - e.timestamp).toBe(200);
       expect(data.failingSince).toBeLessThanOrEqual(e.timestamp);
@@ -41,13 +50,27 @@ describe('a model provider outage', () => {
 
     const status = await request(`${bed.bridge.url}/runs/${run.runId}`, { token: 'test-token' });
     expect(status.status).toBe(200);
-    expect(status.body).toMatchObject({ status: 'RUNNING', modelUnavailable: { attempt: expect.any(Number), errorType: ErrorType.ModelServerError, reason: expect.stringContaining('HTTP 503') } });
-    const { modelUnavailable } = status.body as { modelUnavailable: { attempt: number; retryUntil: string; lastFailedAt: string } };
+    expect(status.body).toMatchObject({
+      status: 'RUNNING',
+      modelUnavailable: {
+        attempt: expect.any(Number),
+        errorType: ErrorType.ModelServerError,
+        reason: expect.stringContaining('HTTP 503'),
+      },
+    });
+    const { modelUnavailable } = status.body as {
+      modelUnavailable: { attempt: number; retryUntil: string; lastFailedAt: string };
+    };
     expect(modelUnavailable.attempt).toBeGreaterThanOrEqual(3);
     // The retry window (default 6 h) is when the run would stop waiting.
-    expect(Date.parse(modelUnavailable.retryUntil) - Date.parse(modelUnavailable.lastFailedAt)).toBeGreaterThan(5 * 60 * 60_000);
+    expect(Date.parse(modelUnavailable.retryUntil) - Date.parse(modelUnavailable.lastFailedAt)).toBeGreaterThan(
+      5 * 60 * 60_000,
+    );
     const state = await request(`${bed.bridge.url}/runs/${run.runId}/state`, { token: 'test-token' });
-    expect(state.body).toMatchObject({ status: 'running', modelUnavailable: { errorType: ErrorType.ModelServerError } });
+    expect(state.body).toMatchObject({
+      status: 'running',
+      modelUnavailable: { errorType: ErrorType.ModelServerError },
+    });
     expect((await run.state()).modelUnavailable?.reason).toContain('HTTP 503');
 
     expect((await run.result()).response).toBe('recovered');

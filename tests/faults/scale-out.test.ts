@@ -11,7 +11,12 @@ import { testEnv } from '../helpers/test-env';
 import { useTestBed } from '../helpers/test-bed';
 import { uniqueId } from '../helpers/temporal';
 import { waitFor } from '../helpers/workflow-agents';
-import { killWorkerProcess, startTestWorkerProcess, stopWorkerProcess, type WorkerProcess } from '../helpers/worker-process';
+import {
+  killWorkerProcess,
+  startTestWorkerProcess,
+  stopWorkerProcess,
+  type WorkerProcess,
+} from '../helpers/worker-process';
 
 const RUNS = 50;
 const TOKEN = 'test-token';
@@ -25,7 +30,12 @@ async function follow(runId: string, bridges: () => string[]): Promise<{ frames:
     reconnects++;
     const urls = bridges();
     const url = urls[i % urls.length];
-    await readSse(`${url}/runs/${runId}/events`, { token: TOKEN, timeoutMs: 120_000, onEvent: (f) => frames.push(f), ...(frames.length ? { lastEventId: frames.at(-1)!.id } : {}) }).catch(() => undefined);
+    await readSse(`${url}/runs/${runId}/events`, {
+      token: TOKEN,
+      timeoutMs: 120_000,
+      onEvent: (f) => frames.push(f),
+      ...(frames.length ? { lastEventId: frames.at(-1)!.id } : {}),
+    }).catch(() => undefined);
   }
   return { frames, reconnects };
 }
@@ -52,15 +62,25 @@ describe('two workers and two bridges on the live lane, one of each killed mid-s
       contents.set(tag, answer);
       return text(answer, { chunkSize: 6, delayMs: 60 });
     });
-    workers.push(...(await Promise.all([0, 1].map(() => startTestWorkerProcess({ taskQueue, model: bed.model(), natsUrl })))));
+    workers.push(
+      ...(await Promise.all([0, 1].map(() => startTestWorkerProcess({ taskQueue, model: bed.model(), natsUrl })))),
+    );
     bridges.push(...(await Promise.all([0, 1].map(() => startBridgeProcess({ taskQueue, natsUrl })))));
     const alive = new Set(bridges.map((b) => b.url));
     const agio = new AgioClient(bed.client, { taskQueue });
 
     const agent = defineAgent({ name: 'streamer' });
-    const runs = await Promise.all(Array.from({ length: RUNS }, (_, i) => agio.start(agent, `run-${i}`, { limits: { modelHeartbeatTimeoutMs: 2000 } })));
+    const runs = await Promise.all(
+      Array.from({ length: RUNS }, (_, i) =>
+        agio.start(agent, `run-${i}`, { limits: { modelHeartbeatTimeoutMs: 2000 } }),
+      ),
+    );
     // Half the clients start on each bridge; the dead one drops out of the list they reconnect to.
-    const following = runs.map((run, i) => follow(run.runId, () => (i % 2 === 0 ? [bridges[0].url, bridges[1].url] : [bridges[1].url, bridges[0].url]).filter((u) => alive.has(u))));
+    const following = runs.map((run, i) =>
+      follow(run.runId, () =>
+        (i % 2 === 0 ? [bridges[0].url, bridges[1].url] : [bridges[1].url, bridges[0].url]).filter((u) => alive.has(u)),
+      ),
+    );
     // Kill once every run's model call is streaming (each takes about 4 s), not after a fixed sleep: on a loaded
     // machine the runs may not have reached their model call yet, and then no call is lost with the worker.
     await waitFor('every run to be calling the model', () => bed.server.requests.length >= RUNS, 60_000);
@@ -77,7 +97,9 @@ describe('two workers and two bridges on the live lane, one of each killed mid-s
       // Every committed event once, in order, across the reconnect.
       expect(durable.map((e) => e.offset)).toEqual(durable.map((_, k) => k));
       expect(durable.at(-1)).toMatchObject({ type: 'RUN_COMPLETED', runId: run.runId });
-      expect(durable.find((e) => e.type === 'STEP_COMPLETED' && e.snapshot?.role === 'assistant')?.snapshot?.content).toBe(contents.get(String(i)));
+      expect(
+        durable.find((e) => e.type === 'STEP_COMPLETED' && e.snapshot?.role === 'assistant')?.snapshot?.content,
+      ).toBe(contents.get(String(i)));
     }
     // The clients of the killed bridge reconnected to the other one; model calls lost with the killed worker ran
     // again (STEP_RETRY); and deltas did stream, from both attempts' lanes.

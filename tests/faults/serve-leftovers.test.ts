@@ -35,8 +35,23 @@ describe('agio serve and its data directory', () => {
     const first = serves[0];
     const url = first.url;
     const port = Number(new URL(url).port);
-    const started = JSON.parse(curl('-X', 'POST', `${url}/runs`, '-H', H, '-H', 'content-type: application/json', '-d', '{"agent":"assistant","input":"hello"}')) as { runId: string };
-    const lock = JSON.parse(fs.readFileSync(path.join(dataDir, 'serve.lock'), 'utf8')) as { pid: number; children: { pid: number }[] };
+    const started = JSON.parse(
+      curl(
+        '-X',
+        'POST',
+        `${url}/runs`,
+        '-H',
+        H,
+        '-H',
+        'content-type: application/json',
+        '-d',
+        '{"agent":"assistant","input":"hello"}',
+      ),
+    ) as { runId: string };
+    const lock = JSON.parse(fs.readFileSync(path.join(dataDir, 'serve.lock'), 'utf8')) as {
+      pid: number;
+      children: { pid: number }[];
+    };
     expect(lock.pid).toBe(first.child.pid);
     first.child.kill('SIGKILL');
     await first.exited;

@@ -59,7 +59,11 @@ describe('a Temporal server restart mid-run', () => {
 
     let sawDelta!: () => void;
     const streaming = new Promise<void>((resolve) => (sawDelta = resolve));
-    const stayed = readSse(url, { token: TOKEN, timeoutMs: 90_000, onEvent: (f) => f.event === 'STEP_DELTA' && sawDelta() });
+    const stayed = readSse(url, {
+      token: TOKEN,
+      timeoutMs: 90_000,
+      onEvent: (f) => f.event === 'STEP_DELTA' && sawDelta(),
+    });
     // A second client reads a few events, then drops; it comes back after the restart.
     const dropped = await readSse(url, { token: TOKEN, maxEvents: 4, timeoutMs: 30_000 });
     expect(dropped.closedBy).toBe('client');

@@ -13,7 +13,9 @@ describe('a stalled model stream', () => {
     // Headers sent, then no chunk for 60 s.
     bed.server.script(text('never seen', { firstChunkDelayMs: 60_000 }), text('moving again'));
     const startedAt = Date.now();
-    const run = await bed.agio.start(defineAgent({ name: 'stalled' }), 'hello', { limits: { modelStreamIdleMs: 1500 } });
+    const run = await bed.agio.start(defineAgent({ name: 'stalled' }), 'hello', {
+      limits: { modelStreamIdleMs: 1500 },
+    });
 
     expect((await run.result()).response).toBe('moving again');
     expect(Date.now() - startedAt).toBeLessThan(20_000);

@@ -34,7 +34,9 @@ describe('stream faults', () => {
       const newText = 'NEW attempt text, streamed in full by the worker that took over.';
       // Attempt 1 streams slowly (~2.5 s) so the kill lands mid-stream; attempt 2 streams at full speed.
       bed.server.script(text(oldText, { chunkSize: 3, delayMs: 100 }), text(newText, { chunkSize: 3, delayMs: 5 }));
-      const run = await bridge.agio.start(defineAgent({ name: 'survivor' }), 'stream something', { limits: { modelHeartbeatTimeoutMs: 2000 } });
+      const run = await bridge.agio.start(defineAgent({ name: 'survivor' }), 'stream something', {
+        limits: { modelHeartbeatTimeoutMs: 2000 },
+      });
 
       // The worker dies as soon as the bed.client has seen attempt 1's first delta.
       let killed!: () => void;
@@ -97,7 +99,17 @@ describe('stream faults', () => {
       const batch = (sequence: number, marker: string): PublishBatch => ({
         publisherId: 'test:duplicate',
         sequence,
-        events: [{ type: 'AGENT_STATE', runId: run.runId, rootRunId: run.runId, agent: 'deduplicated', depth: 0, data: { marker }, timestamp: Date.now() }],
+        events: [
+          {
+            type: 'AGENT_STATE',
+            runId: run.runId,
+            rootRunId: run.runId,
+            agent: 'deduplicated',
+            depth: 0,
+            data: { marker },
+            timestamp: Date.now(),
+          },
+        ],
       });
 
       await handle.signal(publishSignal, batch(0, 'first'));
@@ -119,13 +131,19 @@ describe('stream faults', () => {
       bed.server.script({ error: { status: 401 } });
       const run = await bed.bridge.agio.start(defineAgent({ name: 'unauthorised' }), 'hi');
 
-      const { events: frames, closedBy } = await readSse(`${bed.bridge.url}/runs/${run.runId}/events`, { token: TOKEN });
+      const { events: frames, closedBy } = await readSse(`${bed.bridge.url}/runs/${run.runId}/events`, {
+        token: TOKEN,
+      });
 
       const events = agioEvents(frames);
       expect(closedBy).toBe('server');
       expectContiguous(events);
       expect(events.map((e) => e.type)).toEqual(['RUN_STARTED', 'STEP_COMPLETED', 'RUN_FAILED']);
-      expect(events.at(-1)).toMatchObject({ depth: 0, runId: run.runId, data: { error: { type: ErrorType.ModelAuthError, message: expect.stringContaining('401') } } });
+      expect(events.at(-1)).toMatchObject({
+        depth: 0,
+        runId: run.runId,
+        data: { error: { type: ErrorType.ModelAuthError, message: expect.stringContaining('401') } },
+      });
       expect((await run.workflow.describe()).status.name).toBe('FAILED');
     });
   });

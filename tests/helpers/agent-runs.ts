@@ -3,16 +3,32 @@
 // attempt completed).
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { AgentRunInput, RunOutput } from '../../common';
-import { text, type RecordedRequest, type ScriptedModelServer, type ScriptedResponder, type ScriptedTurn } from '../../devkit/scripted-model-server';
+import {
+  text,
+  type RecordedRequest,
+  type ScriptedModelServer,
+  type ScriptedResponder,
+  type ScriptedTurn,
+} from '../../devkit/scripted-model-server';
 import { uniqueId } from './temporal';
 
 /** Starts an agentRun workflow on `taskQueue` under a fresh workflow id (or the given one). */
-export function startRun(client: Client, taskQueue: string, input: AgentRunInput, workflowId = uniqueId('run')): Promise<WorkflowHandle> {
+export function startRun(
+  client: Client,
+  taskQueue: string,
+  input: AgentRunInput,
+  workflowId = uniqueId('run'),
+): Promise<WorkflowHandle> {
   return client.workflow.start('agentRun', { taskQueue, workflowId, args: [input] });
 }
 
 /** Starts a run and waits for its output. */
-export async function runToEnd(client: Client, taskQueue: string, input: AgentRunInput, workflowId?: string): Promise<{ output: RunOutput; handle: WorkflowHandle }> {
+export async function runToEnd(
+  client: Client,
+  taskQueue: string,
+  input: AgentRunInput,
+  workflowId?: string,
+): Promise<{ output: RunOutput; handle: WorkflowHandle }> {
   const handle = await startRun(client, taskQueue, input, workflowId);
   return { output: (await handle.result()) as RunOutput, handle };
 }
@@ -34,7 +50,11 @@ export function heldAnswer(turn: ScriptedTurn): { answer: ScriptedResponder; rel
  * A scripted answer streamed slowly (2-character chunks 150 ms apart) and a promise that resolves once its stream
  * has written chunk `chunkIndex`: the moment to kill a worker mid-stream. It sets the server's `onChunk` hook.
  */
-export function slowAnswer(server: ScriptedModelServer, content: string, chunkIndex: number): { answer: ScriptedResponder; reached: Promise<void> } {
+export function slowAnswer(
+  server: ScriptedModelServer,
+  content: string,
+  chunkIndex: number,
+): { answer: ScriptedResponder; reached: Promise<void> } {
   let requestIndex = -1;
   const reached = new Promise<void>((resolve) => {
     server.onChunk = (chunk) => {
@@ -71,7 +91,8 @@ export function sentToolResults(request: RecordedRequest): { id: string | undefi
 /** The tool result the model received for `toolCallId` (throws when there is none). */
 export function sentToolResult(request: RecordedRequest, toolCallId: string): string {
   const found = sentToolResults(request).find((r) => r.id === toolCallId);
-  if (!found) throw new Error(`no tool result for ${toolCallId} in the request; got ${JSON.stringify(sentToolResults(request))}`);
+  if (!found)
+    throw new Error(`no tool result for ${toolCallId} in the request; got ${JSON.stringify(sentToolResults(request))}`);
   return found.content;
 }
 
@@ -114,7 +135,8 @@ export function activities(history: History, type?: string): ActivityRecord[] {
         completed: false,
       });
     }
-    if (e.activityTaskStartedEventAttributes) attemptByStarted.set(id, e.activityTaskStartedEventAttributes.attempt ?? 0);
+    if (e.activityTaskStartedEventAttributes)
+      attemptByStarted.set(id, e.activityTaskStartedEventAttributes.attempt ?? 0);
     const done = e.activityTaskCompletedEventAttributes;
     if (done) {
       const record = byScheduled.get(num(done.scheduledEventId));

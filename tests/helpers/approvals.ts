@@ -1,4 +1,4 @@
-// Helpers for integration tests of tool approvals (DESIGN.md section 7): agents whose calls ask first, waiting for
+// Helpers for integration tests of tool approvals (docs/ARCHITECTURE.md, "Approvals"): agents whose calls ask first, waiting for
 // a TOOL_AUTH_REQUIRED event in a root run's stream, the TOOL_AUTH trail of a stream, and the `record` tool's runs.
 import type { Client } from '@temporalio/client';
 import { defineAgent, type AgentSpec, type AgentSpecInput, type AgioEvent } from '../../common';
@@ -20,20 +20,41 @@ export interface AuthData {
 
 /** An LLM agent with its own routing key (`You are <name>.`); `record` asks for approval unless `extra` says otherwise. */
 export function askingAgent(name: string, extra: Partial<AgentSpecInput> = {}): AgentSpec {
-  return defineAgent({ name, instructions: `You are ${name}.`, tools: ['record'], permissions: [{ tool: 'record', action: 'ask' }], ...extra });
+  return defineAgent({
+    name,
+    instructions: `You are ${name}.`,
+    tools: ['record'],
+    permissions: [{ tool: 'record', action: 'ask' }],
+    ...extra,
+  });
 }
 
 /** The routing key of an agent made by {@link askingAgent}. */
 export const keyOf = (agent: AgentSpec): string => `You are ${agent.name}.`;
 
 /** Resolves with the TOOL_AUTH_REQUIRED event of `toolCallId` once the root's stream holds it. */
-export function waitForAsk(client: Client, rootRunId: string, toolCallId: string): Promise<AgioEvent & { data: AuthData }> {
-  return waitForEvent(client, rootRunId, (e) => e.type === 'TOOL_AUTH_REQUIRED' && authData(e).toolCallId === toolCallId) as Promise<AgioEvent & { data: AuthData }>;
+export function waitForAsk(
+  client: Client,
+  rootRunId: string,
+  toolCallId: string,
+): Promise<AgioEvent & { data: AuthData }> {
+  return waitForEvent(
+    client,
+    rootRunId,
+    (e) => e.type === 'TOOL_AUTH_REQUIRED' && authData(e).toolCallId === toolCallId,
+  ) as Promise<AgioEvent & { data: AuthData }>;
 }
 
 /** Resolves with the first event of `type` about `toolCallId` once the root's stream holds it. */
-export function waitForAuth(client: Client, rootRunId: string, type: 'TOOL_AUTH_GRANTED' | 'TOOL_AUTH_DENIED', toolCallId: string): Promise<AgioEvent & { data: AuthData }> {
-  return waitForEvent(client, rootRunId, (e) => e.type === type && authData(e).toolCallId === toolCallId) as Promise<AgioEvent & { data: AuthData }>;
+export function waitForAuth(
+  client: Client,
+  rootRunId: string,
+  type: 'TOOL_AUTH_GRANTED' | 'TOOL_AUTH_DENIED',
+  toolCallId: string,
+): Promise<AgioEvent & { data: AuthData }> {
+  return waitForEvent(client, rootRunId, (e) => e.type === type && authData(e).toolCallId === toolCallId) as Promise<
+    AgioEvent & { data: AuthData }
+  >;
 }
 
 /** The data of a TOOL_AUTH_* event, typed. */

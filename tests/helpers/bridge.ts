@@ -42,7 +42,17 @@ export interface TestBridge {
 /** Starts a bridge on 127.0.0.1 and a free port. */
 export async function startBridge(opts: TestBridgeOptions): Promise<TestBridge> {
   const agio = new AgioClient(opts.client, { taskQueue: opts.taskQueue, agents: opts.agents ?? [] });
-  const app = createBridge({ agio, tokens: parseTokens(opts.tokens ?? 'test-token:default'), heartbeatMs: opts.heartbeatMs, ...(opts.stores ? { stores: opts.stores } : {}), ...(opts.liveLane ? { liveLane: opts.liveLane } : {}), corsOrigins: opts.corsOrigins, streamTokenSecret: opts.streamTokenSecret, streamTokenTtlMs: opts.streamTokenTtlMs, viewerDir: opts.viewerDir });
+  const app = createBridge({
+    agio,
+    tokens: parseTokens(opts.tokens ?? 'test-token:default'),
+    heartbeatMs: opts.heartbeatMs,
+    ...(opts.stores ? { stores: opts.stores } : {}),
+    ...(opts.liveLane ? { liveLane: opts.liveLane } : {}),
+    corsOrigins: opts.corsOrigins,
+    streamTokenSecret: opts.streamTokenSecret,
+    streamTokenTtlMs: opts.streamTokenTtlMs,
+    viewerDir: opts.viewerDir,
+  });
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   return { url, app, agio, close: () => app.close() };
 }

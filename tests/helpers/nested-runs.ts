@@ -16,14 +16,26 @@ export async function readStream(client: Client, rootRunId: string): Promise<Agi
 }
 
 /** Starts a run, reads its whole stream live meanwhile, and returns the stream with the run's output. */
-export async function runAndStream(client: Client, taskQueue: string, input: AgentRunInput, workflowId?: string): Promise<{ rootRunId: string; events: AgioEvent[]; output: RunOutput }> {
+export async function runAndStream(
+  client: Client,
+  taskQueue: string,
+  input: AgentRunInput,
+  workflowId?: string,
+): Promise<{ rootRunId: string; events: AgioEvent[]; output: RunOutput }> {
   const handle = await startRun(client, taskQueue, input, workflowId);
-  const [events, output] = await Promise.all([readStream(client, handle.workflowId), handle.result() as Promise<RunOutput>]);
+  const [events, output] = await Promise.all([
+    readStream(client, handle.workflowId),
+    handle.result() as Promise<RunOutput>,
+  ]);
   return { rootRunId: handle.workflowId, events, output };
 }
 
 /** Offsets 0..n-1 with no gap, and only the last event — the root's terminal one, of `type` — ends the stream. */
-export function expectWholeStream(events: AgioEvent[], rootRunId: string, type: AgioEvent['type'] = 'RUN_COMPLETED'): void {
+export function expectWholeStream(
+  events: AgioEvent[],
+  rootRunId: string,
+  type: AgioEvent['type'] = 'RUN_COMPLETED',
+): void {
   expect(events.map((e) => e.offset)).toEqual(events.map((_, i) => i));
   expect(events.filter(endsStream)).toEqual([events[events.length - 1]]);
   expect(events[events.length - 1]).toMatchObject({ type, depth: 0, runId: rootRunId });
@@ -31,7 +43,11 @@ export function expectWholeStream(events: AgioEvent[], rootRunId: string, type: 
 
 /** The requests whose system prompt contains `key` (each test agent has distinct instructions). */
 export function requestsOf(server: ScriptedModelServer, key: string): RecordedRequest[] {
-  return server.requests.filter((r) => sentMessages(r).find((m) => m.role === 'system')?.content?.includes(key));
+  return server.requests.filter((r) =>
+    sentMessages(r)
+      .find((m) => m.role === 'system')
+      ?.content?.includes(key),
+  );
 }
 
 /** Events without their timestamps (a replayed read may time an event that follows a local activity differently). */
@@ -50,8 +66,13 @@ export async function eventsNow(client: Client, rootRunId: string): Promise<Agio
 }
 
 /** Resolves once the stream so far holds an event matching `match` (reads through AgioClient). */
-export async function waitForEvent(client: Client, rootRunId: string, match: (e: AgioEvent) => boolean): Promise<AgioEvent> {
-  for await (const event of new AgioClient(client).getHandle(rootRunId).stream({ maxPollMs: 50 })) if (match(event)) return event;
+export async function waitForEvent(
+  client: Client,
+  rootRunId: string,
+  match: (e: AgioEvent) => boolean,
+): Promise<AgioEvent> {
+  for await (const event of new AgioClient(client).getHandle(rootRunId).stream({ maxPollMs: 50 }))
+    if (match(event)) return event;
   throw new Error(`the stream of ${rootRunId} ended without a matching event`);
 }
 
@@ -69,6 +90,8 @@ export function childStarts(history: History): ChildStart[] {
     .map((e) => ({
       workflowId: e.startChildWorkflowExecutionInitiatedEventAttributes!.workflowId ?? '',
       eventId: num(e.eventId),
-      workflowTaskCompletedEventId: num(e.startChildWorkflowExecutionInitiatedEventAttributes!.workflowTaskCompletedEventId),
+      workflowTaskCompletedEventId: num(
+        e.startChildWorkflowExecutionInitiatedEventAttributes!.workflowTaskCompletedEventId,
+      ),
     }));
 }

@@ -15,8 +15,12 @@ export async function releaseBBundle(): Promise<{ code: string }> {
       if (!resource.context.startsWith(RELEASE_B)) resource.request = path.join(RELEASE_B, name);
     });
   const code = await bundleWorkflows(require.resolve('../fixtures/test-workflows'), {
-    webpackConfigHook: (config) => ({ ...config, plugins: [...(config.plugins ?? []), swap('emitter'), swap('run-context')] }),
+    webpackConfigHook: (config) => ({
+      ...config,
+      plugins: [...(config.plugins ?? []), swap('emitter'), swap('run-context')],
+    }),
   });
-  if (!/release-b\/emitter/.test(code) || !/release-b\/run-context/.test(code)) throw new Error("release B's modules were not swapped in");
+  if (!/release-b\/emitter/.test(code) || !/release-b\/run-context/.test(code))
+    throw new Error("release B's modules were not swapped in");
   return { code };
 }

@@ -6,7 +6,8 @@ import path from 'node:path';
 const REPO_ROOT = path.resolve(__dirname, '../..');
 
 /** The real curl binary, as the README uses it (silent, 60 s at most); returns what it printed. */
-export const curl = (...args: string[]): string => execFileSync('curl', ['-s', '--max-time', '60', ...args], { encoding: 'utf8' });
+export const curl = (...args: string[]): string =>
+  execFileSync('curl', ['-s', '--max-time', '60', ...args], { encoding: 'utf8' });
 /** The header of serve's default bearer token. */
 export const DEV_TOKEN_HEADER = 'Authorization: Bearer dev-token';
 const START_TIMEOUT_MS = 180_000;
@@ -37,10 +38,22 @@ export async function startServe(dataDir: string, port = 0, opts: ServeOptions =
   const until = opts.until ?? 'agio is running';
   // No Web UI: the tests do not use it, and its first start would build it with Go beside the suite.
   const env: NodeJS.ProcessEnv = { ...process.env, AGIO_DATA_DIR: dataDir, PORT: String(port), AGIO_WEB_UI: 'false' };
-  for (const key of ['TEMPORAL_ADDRESS', 'OPENAI_API_KEY', 'OPENAI_BASE_URL', 'MONGODB_URI', 'AGIO_TOKENS', 'AGIO_AGENTS']) delete env[key];
+  for (const key of [
+    'TEMPORAL_ADDRESS',
+    'OPENAI_API_KEY',
+    'OPENAI_BASE_URL',
+    'MONGODB_URI',
+    'AGIO_TOKENS',
+    'AGIO_AGENTS',
+  ])
+    delete env[key];
   Object.assign(env, opts.env);
   // As scripts/serve starts it: one process, so `child.pid` is serve's own.
-  const child = spawn(process.execPath, ['--import', 'tsx', 'cli/main.ts', 'serve', ...(opts.args ?? [])], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'cli/main.ts', 'serve', ...(opts.args ?? [])], {
+    cwd: REPO_ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (output += d.toString()));

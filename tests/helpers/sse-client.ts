@@ -49,7 +49,11 @@ export function readSse(url: string, opts: ReadSseOptions = {}): Promise<SseResu
     });
   return new Promise<SseResult>((resolve, reject) => {
     const source = new EventSource(url, { fetch: authFetch });
-    const timer = setTimeout(() => end(new Error(`SSE stream ${url} did not end within ${opts.timeoutMs ?? 30_000} ms; got ${describe(events)}`)), opts.timeoutMs ?? 30_000);
+    const timer = setTimeout(
+      () =>
+        end(new Error(`SSE stream ${url} did not end within ${opts.timeoutMs ?? 30_000} ms; got ${describe(events)}`)),
+      opts.timeoutMs ?? 30_000,
+    );
     const end = (error?: Error, closedBy: SseResult['closedBy'] = 'server') => {
       clearTimeout(timer);
       // After the current dispatch: on a server close the client arms its reconnect timer after firing `error`.
@@ -70,7 +74,11 @@ export function readSse(url: string, opts: ReadSseOptions = {}): Promise<SseResu
       const { code, message } = e as Event & { code?: number; message?: string };
       // A clean end of the response makes the client schedule a reconnect (CONNECTING) with no message.
       if (source.readyState === source.CONNECTING && !message) return end();
-      end(new Error(`SSE stream ${url} failed: ${message ?? 'connection error'}${code ? ` (HTTP ${code})` : ''}; got ${describe(events)}`));
+      end(
+        new Error(
+          `SSE stream ${url} failed: ${message ?? 'connection error'}${code ? ` (HTTP ${code})` : ''}; got ${describe(events)}`,
+        ),
+      );
     });
   });
 }
@@ -81,7 +89,9 @@ export function agioEvents(frames: SseEvent[]): AgioEvent[] {
     const event = JSON.parse(frame.data) as AgioEvent;
     // A durable event's id is its offset; once live deltas flow, ids also carry the lane position (`offset.seq`).
     if ((frame.id !== String(event.offset) && !frame.id.startsWith(`${event.offset}.`)) || frame.event !== event.type) {
-      throw new Error(`SSE frame id/event (${frame.id}/${frame.event}) disagree with its data (${event.offset}/${event.type})`);
+      throw new Error(
+        `SSE frame id/event (${frame.id}/${frame.event}) disagree with its data (${event.offset}/${event.type})`,
+      );
     }
     return event;
   });

@@ -34,7 +34,9 @@ export interface TestWorker extends AgioWorker {
 }
 
 /** Starts an Agio worker on a fresh task queue (unless one is given) with the test bundle (unless another is given). */
-export async function startTestWorker(opts: Omit<CreateWorkerOptions, 'connection'> & { connection?: NativeConnection }): Promise<TestWorker> {
+export async function startTestWorker(
+  opts: Omit<CreateWorkerOptions, 'connection'> & { connection?: NativeConnection },
+): Promise<TestWorker> {
   quietRuntime();
   const connection = opts.connection ?? (await NativeConnection.connect({ address: testEnv('temporalAddress') }));
   const workspaceRoot = opts.workspaceRoot ?? (await fs.promises.mkdtemp(path.join(os.tmpdir(), 'agio-ws-')));

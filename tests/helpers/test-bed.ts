@@ -63,11 +63,22 @@ export function useTestBed(opts: TestBedOptions = {}): TestBed {
     bed.server = await ScriptedModelServer.start();
     if (opts.worker === false) return;
     stores = await opts.stores?.();
-    bed.worker = await startTestWorker({ ...opts.workerOptions, ...(stores ? { stores: stores.stores } : {}), model: { ...bed.model(), ...opts.model }, tools: opts.tools ?? [] });
+    bed.worker = await startTestWorker({
+      ...opts.workerOptions,
+      ...(stores ? { stores: stores.stores } : {}),
+      model: { ...bed.model(), ...opts.model },
+      tools: opts.tools ?? [],
+    });
     bed.agio = new AgioClient(bed.client, { taskQueue: bed.worker.taskQueue, agents: opts.agents ?? [] });
     if (opts.bridge) {
       const bridgeOptions = typeof opts.bridge === 'object' ? opts.bridge : {};
-      bed.bridge = await startBridge({ stores: bed.worker.stores, ...bridgeOptions, client: bed.client, taskQueue: bed.worker.taskQueue, agents: opts.agents });
+      bed.bridge = await startBridge({
+        stores: bed.worker.stores,
+        ...bridgeOptions,
+        client: bed.client,
+        taskQueue: bed.worker.taskQueue,
+        agents: opts.agents,
+      });
     }
   });
   afterAll(async () => {

@@ -23,6 +23,7 @@ export interface TestServers {
 /** Reads a value the global setup exported; fails clearly when a test runs outside the integration project. */
 export function testEnv(key: keyof typeof TEST_ENV): string {
   const value = process.env[TEST_ENV[key]];
-  if (!value) throw new Error(`${TEST_ENV[key]} is not set: run this test through jest's integration project (npm test)`);
+  if (!value)
+    throw new Error(`${TEST_ENV[key]} is not set: run this test through jest's integration project (npm test)`);
   return value;
 }

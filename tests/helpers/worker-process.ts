@@ -66,7 +66,10 @@ const READY_TIMEOUT_MS = 30_000;
  * Spawns `node --import tsx tests/fixtures/worker-main.ts` with `config` (and extra environment variables)
  * and resolves once it prints READY, i.e. polls its task queue.
  */
-export function startWorkerProcess(config: WorkerProcessConfig, env: Record<string, string> = {}): Promise<WorkerProcess> {
+export function startWorkerProcess(
+  config: WorkerProcessConfig,
+  env: Record<string, string> = {},
+): Promise<WorkerProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join('tests', 'fixtures', 'worker-main.ts')], {
     cwd: REPO_ROOT,
     env: { ...process.env, ...env, [WORKER_CONFIG_ENV]: JSON.stringify(config) },

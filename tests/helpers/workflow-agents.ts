@@ -15,7 +15,11 @@ export function agentKey(name: string): string {
 /** An LLM sub-agent whose instructions begin with its routing key (plus `instructions`, if given). */
 export function subAgent(name: string, extra: Partial<AgentSpecInput> = {}): AgentSpec {
   const { instructions, ...rest } = extra;
-  return defineAgent({ name, ...rest, instructions: `${agentKey(name)} You are ${name}.${instructions ? ` ${instructions}` : ''}` });
+  return defineAgent({
+    name,
+    ...rest,
+    instructions: `${agentKey(name)} You are ${name}.${instructions ? ` ${instructions}` : ''}`,
+  });
 }
 
 /** The model requests one sub-agent made, in order. */
@@ -46,7 +50,10 @@ export function agentStates(events: AgioEvent[], runId?: string): Position[] {
     .filter((e) => e.type === 'AGENT_STATE' && (runId ? e.runId === runId : e.depth === 0))
     .map((e) => {
       const data = e.data as Position;
-      return { ...(data.timesLooped !== undefined ? { timesLooped: data.timesLooped } : {}), currentSubAgent: data.currentSubAgent };
+      return {
+        ...(data.timesLooped !== undefined ? { timesLooped: data.timesLooped } : {}),
+        currentSubAgent: data.currentSubAgent,
+      };
     });
 }
 
@@ -69,7 +76,10 @@ export async function waitFor<T>(what: string, check: () => T | Promise<T>, time
     } catch (err) {
       last = err;
     }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${(last as Error).message})` : ''}`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${what}${last ? ` (last error: ${(last as Error).message})` : ''}`,
+      );
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }

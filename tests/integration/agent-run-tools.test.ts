@@ -34,8 +34,12 @@ describe('agentRun tool calls', () => {
     expect(output.metrics).toMatchObject({ toolCalls: 4, toolErrors: 4 });
     const next = bed.server.requests[1];
     expect(sentToolResults(next).map((r) => r.id)).toEqual(['call_unknown', 'call_json', 'call_schema', 'call_throw']);
-    expect(sentToolResult(next, 'call_unknown')).toBe('Error: unknown tool "no_such_tool"; available tools: record, echo, explode');
-    expect(sentToolResult(next, 'call_json')).toMatch(/^Error: arguments for "record" are not valid JSON \(.+\); send a JSON object/);
+    expect(sentToolResult(next, 'call_unknown')).toBe(
+      'Error: unknown tool "no_such_tool"; available tools: record, echo, explode',
+    );
+    expect(sentToolResult(next, 'call_json')).toMatch(
+      /^Error: arguments for "record" are not valid JSON \(.+\); send a JSON object/,
+    );
     const schema = sentToolResult(next, 'call_schema');
     expect(schema).toMatch(/^Error: invalid arguments for "echo":/);
     expect(schema).toMatch(/expected string.*\n.*→ at text/);
@@ -47,7 +51,10 @@ describe('agentRun tool calls', () => {
   });
 
   it('runs a quick tool as a local activity inside the workflow task and any other tool as an activity', async () => {
-    bed.server.script(toolCalls([toolCall('ls', {}, { id: 'call_ls' }), toolCall('echo', { text: 'hi' }, { id: 'call_echo' })]), text('listed and echoed'));
+    bed.server.script(
+      toolCalls([toolCall('ls', {}, { id: 'call_ls' }), toolCall('echo', { text: 'hi' }, { id: 'call_echo' })]),
+      text('listed and echoed'),
+    );
     const agent = defineAgent({ name: 'mixed', tools: ['ls', 'echo'] });
 
     const { output, handle } = await runToEnd(bed.client, bed.worker.taskQueue, { agent, input: 'both' });
@@ -73,14 +80,24 @@ describe('agentRun tool calls', () => {
     bed.server.script(toolCalls([toolCall('big_output', { bytes: 5000 }, { id: 'call_big' })]), text('seen it'));
     const agent = defineAgent({ name: 'verbose', tools: ['big_output'] });
 
-    const { output } = await runToEnd(bed.client, bed.worker.taskQueue, { agent, input: 'dump', context: { limits: { maxToolOutputBytes: 1000 } } });
+    const { output } = await runToEnd(bed.client, bed.worker.taskQueue, {
+      agent,
+      input: 'dump',
+      context: { limits: { maxToolOutputBytes: 1000 } },
+    });
 
     const sent = sentToolResult(bed.server.requests[1], 'call_big');
     expect(sent).toMatch(/\[… output truncated: \d+ of 5000 bytes omitted …\]/);
     expect(Buffer.byteLength(sent)).toBeLessThanOrEqual(1000);
     const step = output.steps.find((s) => s.toolCallId === 'call_big');
     expect(step?.isError).toBe(false);
-    expect(step?.metadata).toEqual({ source: 'big_output', requestedBytes: 5000, truncated: true, originalBytes: 5000, ref: expect.stringMatching(/^tr_[0-9a-f]{32}$/) });
+    expect(step?.metadata).toEqual({
+      source: 'big_output',
+      requestedBytes: 5000,
+      truncated: true,
+      originalBytes: 5000,
+      ref: expect.stringMatching(/^tr_[0-9a-f]{32}$/),
+    });
   });
 
   it('refuses ../ paths, absolute paths and symlinks that lead outside the workspace in every file tool', async () => {
@@ -92,7 +109,10 @@ describe('agentRun tool calls', () => {
     await fs.mkdir(workspace, { recursive: true });
     await fs.symlink(outside, path.join(workspace, 'escape'));
     const ways = {
-      dotdot: { dir: path.relative(workspace, outside), file: path.relative(workspace, path.join(outside, 'secret.txt')) },
+      dotdot: {
+        dir: path.relative(workspace, outside),
+        file: path.relative(workspace, path.join(outside, 'secret.txt')),
+      },
       absolute: { dir: outside, file: path.join(outside, 'secret.txt') },
       symlink: { dir: 'escape', file: 'escape/secret.txt' },
     };
@@ -110,17 +130,28 @@ describe('agentRun tool calls', () => {
       );
     }
     bed.server.script(toolCalls(calls), text('all refused'));
-    const agent = defineAgent({ name: 'escaper', tools: ['file_read', 'file_write', 'file_edit', 'ls', 'glob', 'grep'] });
+    const agent = defineAgent({
+      name: 'escaper',
+      tools: ['file_read', 'file_write', 'file_edit', 'ls', 'glob', 'grep'],
+    });
 
     try {
-      const { output } = await runToEnd(bed.client, bed.worker.taskQueue, { agent, input: 'read the secret' }, workflowId);
+      const { output } = await runToEnd(
+        bed.client,
+        bed.worker.taskQueue,
+        { agent, input: 'read the secret' },
+        workflowId,
+      );
 
       expect(output.terminationReason).toBe('completed');
       const results = sentToolResults(bed.server.requests[1]);
       expect(results.map((r) => r.id)).toEqual(calls.map((c) => c.id));
       for (const call of calls) {
         const content = sentToolResult(bed.server.requests[1], call.id!);
-        expect({ id: call.id, content }).toEqual({ id: call.id, content: expect.stringMatching(/^Error: tool "\w+" failed: Path ".+" is outside the run's workspace/) });
+        expect({ id: call.id, content }).toEqual({
+          id: call.id,
+          content: expect.stringMatching(/^Error: tool "\w+" failed: Path ".+" is outside the run's workspace/),
+        });
         expect(content).not.toContain(secret);
       }
       // Nothing outside changed.
@@ -138,7 +169,10 @@ describe('agentRun tool calls', () => {
     const taskQueue = uniqueId('tools-proc');
 
     beforeAll(async () => {
-      proc = await startTestWorkerProcess({ taskQueue, model: bed.model(), tools: ['env_has'] }, { [secretName]: secretValue });
+      proc = await startTestWorkerProcess(
+        { taskQueue, model: bed.model(), tools: ['env_has'] },
+        { [secretName]: secretValue },
+      );
     });
     afterAll(() => stopWorkerProcess(proc));
 

@@ -5,7 +5,15 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { ErrorType, defineAgent } from '../../common';
 import { MAX_STEPS_PROMPT } from '../../workflows/run-context';
 import { recordedToolCalls, testTools } from '../fixtures/test-tools';
-import { activities, offeredTools, runToEnd, sentMessages, sentToolResults, startRun, workflowTaskCompletedIds } from '../helpers/agent-runs';
+import {
+  activities,
+  offeredTools,
+  runToEnd,
+  sentMessages,
+  sentToolResults,
+  startRun,
+  workflowTaskCompletedIds,
+} from '../helpers/agent-runs';
 import { readStream } from '../helpers/nested-runs';
 import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
 import { useTestBed } from '../helpers/test-bed';
@@ -17,7 +25,11 @@ describe('agentRun workflow', () => {
     bed.server.script(text('The answer is 42.', { usage: { prompt_tokens: 31, completion_tokens: 7 } }));
     const agent = defineAgent({ name: 'plain', instructions: 'You help {user}.' });
 
-    const { output, handle } = await runToEnd(bed.client, bed.worker.taskQueue, { agent, input: 'What is the answer?', state: { user: 'Ada' } });
+    const { output, handle } = await runToEnd(bed.client, bed.worker.taskQueue, {
+      agent,
+      input: 'What is the answer?',
+      state: { user: 'Ada' },
+    });
 
     expect(output.response).toBe('The answer is 42.');
     expect(output.terminationReason).toBe('completed');
@@ -41,9 +53,15 @@ describe('agentRun workflow', () => {
 
   it('runs two tool calls of one turn in parallel (scheduled by one workflow task) and sends both results in call order', async () => {
     bed.server.script(
-      toolCalls([toolCall('record', { label: 'slow', ms: 600 }, { id: 'call_slow' }), toolCall('record', { label: 'fast', ms: 50 }, { id: 'call_fast' })], {
-        usage: { prompt_tokens: 20, completion_tokens: 10 },
-      }),
+      toolCalls(
+        [
+          toolCall('record', { label: 'slow', ms: 600 }, { id: 'call_slow' }),
+          toolCall('record', { label: 'fast', ms: 50 }, { id: 'call_fast' }),
+        ],
+        {
+          usage: { prompt_tokens: 20, completion_tokens: 10 },
+        },
+      ),
       text('both done', { usage: { prompt_tokens: 40, completion_tokens: 3 } }),
     );
     const agent = defineAgent({ name: 'parallel', tools: ['record'] });
@@ -56,7 +74,9 @@ describe('agentRun workflow', () => {
     const runs = activities(history, 'runTool');
     expect(runs).toHaveLength(2);
     expect(runs[0].workflowTaskCompletedEventId).toBe(runs[1].workflowTaskCompletedEventId);
-    const between = workflowTaskCompletedIds(history).filter((id) => id > runs[0].scheduledEventId && id < runs[1].scheduledEventId);
+    const between = workflowTaskCompletedIds(history).filter(
+      (id) => id > runs[0].scheduledEventId && id < runs[1].scheduledEventId,
+    );
     expect(between).toEqual([]);
     // The executions overlapped in time, and the fast one finished first...
     const calls = recordedToolCalls.filter((c) => c.runId === handle.workflowId);
@@ -79,7 +99,10 @@ describe('agentRun workflow', () => {
 
   it('runs the tool calls of a sequentialToolCalls agent one after another, each scheduled by its own workflow task', async () => {
     bed.server.script(
-      toolCalls([toolCall('record', { label: 'first', ms: 300 }, { id: 'call_first' }), toolCall('record', { label: 'second', ms: 10 }, { id: 'call_second' })]),
+      toolCalls([
+        toolCall('record', { label: 'first', ms: 300 }, { id: 'call_first' }),
+        toolCall('record', { label: 'second', ms: 10 }, { id: 'call_second' }),
+      ]),
       text('in order'),
     );
     const agent = defineAgent({ name: 'sequential', tools: ['record'], sequentialToolCalls: true });
@@ -91,7 +114,9 @@ describe('agentRun workflow', () => {
     const runs = activities(history, 'runTool');
     expect(runs).toHaveLength(2);
     expect(runs[1].workflowTaskCompletedEventId).toBeGreaterThan(runs[0].workflowTaskCompletedEventId);
-    const between = workflowTaskCompletedIds(history).filter((id) => id > runs[0].scheduledEventId && id < runs[1].scheduledEventId);
+    const between = workflowTaskCompletedIds(history).filter(
+      (id) => id > runs[0].scheduledEventId && id < runs[1].scheduledEventId,
+    );
     expect(between).toHaveLength(1);
     const calls = recordedToolCalls.filter((c) => c.runId === handle.workflowId);
     expect(calls.map((c) => c.label)).toEqual(['first', 'second']);
@@ -125,10 +150,17 @@ describe('agentRun workflow', () => {
   });
 
   it("keeps the agent's maxSteps when the run's context overrides another limit", async () => {
-    bed.server.script(toolCalls([toolCall('record', { label: 'only' }, { id: 'call_only' })]), text('stopped after one step'));
+    bed.server.script(
+      toolCalls([toolCall('record', { label: 'only' }, { id: 'call_only' })]),
+      text('stopped after one step'),
+    );
     const agent = defineAgent({ name: 'one-step', tools: ['record'], maxSteps: 1 });
 
-    const { output } = await runToEnd(bed.client, bed.worker.taskQueue, { agent, input: 'go', context: { limits: { maxToolOutputBytes: 4096 } } });
+    const { output } = await runToEnd(bed.client, bed.worker.taskQueue, {
+      agent,
+      input: 'go',
+      context: { limits: { maxToolOutputBytes: 4096 } },
+    });
 
     expect(output.terminationReason).toBe('max_steps');
     expect(output.response).toBe('stopped after one step');
@@ -146,7 +178,9 @@ describe('agentRun workflow', () => {
     expect((failure as WorkflowFailedError).cause).toMatchObject({
       type: ErrorType.UnknownTool,
       nonRetryable: true,
-      message: expect.stringMatching(/^agent "partly-equipped" names a tool the worker does not have: "not_in_this_worker"; this worker has .*\brecord\b/),
+      message: expect.stringMatching(
+        /^agent "partly-equipped" names a tool the worker does not have: "not_in_this_worker"; this worker has .*\brecord\b/,
+      ),
     });
     expect(bed.server.requests).toHaveLength(0);
     const events = await readStream(bed.client, handle.workflowId);

@@ -1,4 +1,4 @@
-// Agents used as tools (DESIGN.md section 5) on a real dev server: each call is a child workflow
+// Agents used as tools (docs/ARCHITECTURE.md, "Nested runs") on a real dev server: each call is a child workflow
 // `${parent}/tool/${callId}` whose events reach the root's one stream, tagged with depth and parent; nested
 // completions never end that stream; the parent sees only the child's final answer; usage rolls up; a child's
 // file tools work in `subagents/<name>/` of the root's workspace and no further.
@@ -9,13 +9,26 @@ import { asTool, defineAgent, runWorkspace, type AgioEvent } from '../../common'
 import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
 import { testTools } from '../fixtures/test-tools';
 import { offeredTools, sentMessages, sentToolResult, sentToolResults } from '../helpers/agent-runs';
-import { childStarts, eventsOf, expectWholeStream, requestsOf, runAndStream, waitForEvent } from '../helpers/nested-runs';
+import {
+  childStarts,
+  eventsOf,
+  expectWholeStream,
+  requestsOf,
+  runAndStream,
+  waitForEvent,
+} from '../helpers/nested-runs';
 import { uniqueId } from '../helpers/temporal';
 import { useTestBed } from '../helpers/test-bed';
 
 /** The nesting tags every event of one run carries. */
 function tagsOf(events: AgioEvent[]): object[] {
-  return [...new Set(events.map((e) => JSON.stringify([e.depth, e.parentRunId ?? null, e.toolCallId ?? null, e.nestingType ?? null, e.rootRunId])))].map((s) => JSON.parse(s) as object);
+  return [
+    ...new Set(
+      events.map((e) =>
+        JSON.stringify([e.depth, e.parentRunId ?? null, e.toolCallId ?? null, e.nestingType ?? null, e.rootRunId]),
+      ),
+    ),
+  ].map((s) => JSON.parse(s) as object);
 }
 
 const index = (events: AgioEvent[], match: (e: AgioEvent) => boolean): number => events.findIndex(match);
@@ -25,12 +38,21 @@ const STREAMED = { chunkSize: 3, delayMs: 10 };
 describe('agents used as tools', () => {
   const bed = useTestBed({ tools: testTools });
 
-  const run = (agent: ReturnType<typeof defineAgent>, input: string, workflowId?: string) => runAndStream(bed.client, bed.worker.taskQueue, { agent, input }, workflowId);
+  const run = (agent: ReturnType<typeof defineAgent>, input: string, workflowId?: string) =>
+    runAndStream(bed.client, bed.worker.taskQueue, { agent, input }, workflowId);
 
   it("does not close the parent's stream when a nested agent completes", async () => {
     const helper = defineAgent({ name: 'helper', instructions: 'You are the helper.' });
-    const parent = defineAgent({ name: 'parent', instructions: 'You are the parent.', tools: [asTool(helper, { description: 'Helps with anything.', stream: 'full' })] });
-    bed.server.scriptFor('You are the parent.', toolCalls([toolCall('helper', { task: 'help me' }, { id: 'call_help' })]), text('the parent is done', STREAMED));
+    const parent = defineAgent({
+      name: 'parent',
+      instructions: 'You are the parent.',
+      tools: [asTool(helper, { description: 'Helps with anything.', stream: 'full' })],
+    });
+    bed.server.scriptFor(
+      'You are the parent.',
+      toolCalls([toolCall('helper', { task: 'help me' }, { id: 'call_help' })]),
+      text('the parent is done', STREAMED),
+    );
     bed.server.scriptFor('You are the helper.', text('the helper answer', STREAMED));
 
     const { rootRunId, events, output } = await run(parent, 'start');
@@ -47,41 +69,88 @@ describe('agents used as tools', () => {
     // After the child's RUN_COMPLETED the root goes on streaming: its tool step, its answer's deltas, its answer.
     const after = events.slice(index(events, (e) => e.runId === childRunId && e.type === 'RUN_COMPLETED') + 1);
     expect(after.every((e) => e.runId === rootRunId)).toBe(true);
-    expect(after.map((e) => e.type).filter((t, i, all) => t !== all[i - 1])).toEqual(['STEP_COMPLETED', 'STEP_DELTA', 'STEP_COMPLETED', 'RUN_COMPLETED']);
+    expect(after.map((e) => e.type).filter((t, i, all) => t !== all[i - 1])).toEqual([
+      'STEP_COMPLETED',
+      'STEP_DELTA',
+      'STEP_COMPLETED',
+      'RUN_COMPLETED',
+    ]);
     expect(after[0].snapshot).toMatchObject({ role: 'tool', toolCallId: 'call_help', content: 'the helper answer' });
-    expect(after.filter((e) => e.type === 'STEP_DELTA').map((e) => e.delta?.content).join('')).toBe('the parent is done');
+    expect(
+      after
+        .filter((e) => e.type === 'STEP_DELTA')
+        .map((e) => e.delta?.content)
+        .join(''),
+    ).toBe('the parent is done');
   });
 
   it('streams several nested calls made in sequence, each to completion, and finishes the parent last', async () => {
     const helper = defineAgent({ name: 'helper', instructions: 'You are the helper.' });
-    const parent = defineAgent({ name: 'parent', instructions: 'You are the parent.', tools: [asTool(helper, { description: 'Helps.', stream: 'full' })] });
+    const parent = defineAgent({
+      name: 'parent',
+      instructions: 'You are the parent.',
+      tools: [asTool(helper, { description: 'Helps.', stream: 'full' })],
+    });
     bed.server.scriptFor(
       'You are the parent.',
       ...[1, 2, 3].map((i) => toolCalls([toolCall('helper', { task: `part ${i}` }, { id: `call_${i}` })])),
       text('all three parts done'),
     );
-    bed.server.scriptFor('You are the helper.', text('part 1 done', STREAMED), text('part 2 done', STREAMED), text('part 3 done', STREAMED));
+    bed.server.scriptFor(
+      'You are the helper.',
+      text('part 1 done', STREAMED),
+      text('part 2 done', STREAMED),
+      text('part 3 done', STREAMED),
+    );
 
     const { rootRunId, events, output } = await run(parent, 'do it in three parts');
 
     expect(output.response).toBe('all three parts done');
     expectWholeStream(events, rootRunId);
     const childIds = [1, 2, 3].map((i) => `${rootRunId}/tool/call_${i}`);
-    const lifecycle = events.filter((e) => e.depth === 1 && (e.type === 'RUN_STARTED' || e.type === 'RUN_COMPLETED')).map((e) => [e.type, e.runId]);
-    expect(lifecycle).toEqual(childIds.flatMap((id) => [['RUN_STARTED', id], ['RUN_COMPLETED', id]]));
+    const lifecycle = events
+      .filter((e) => e.depth === 1 && (e.type === 'RUN_STARTED' || e.type === 'RUN_COMPLETED'))
+      .map((e) => [e.type, e.runId]);
+    expect(lifecycle).toEqual(
+      childIds.flatMap((id) => [
+        ['RUN_STARTED', id],
+        ['RUN_COMPLETED', id],
+      ]),
+    );
     for (const id of childIds) expect(eventsOf(events, id).some((e) => e.type === 'STEP_DELTA')).toBe(true);
-    expect(childStarts(await bed.client.workflow.getHandle(rootRunId).fetchHistory()).map((s) => s.workflowId)).toEqual(childIds);
-    for (const id of childIds) expect((await bed.client.workflow.getHandle(id).describe()).status.name).toBe('COMPLETED');
+    expect(childStarts(await bed.client.workflow.getHandle(rootRunId).fetchHistory()).map((s) => s.workflowId)).toEqual(
+      childIds,
+    );
+    for (const id of childIds)
+      expect((await bed.client.workflow.getHandle(id).describe()).status.name).toBe('COMPLETED');
     const lastParentRequest = requestsOf(bed.server, 'You are the parent.')[3];
-    expect(sentToolResults(lastParentRequest)).toEqual([1, 2, 3].map((i) => ({ id: `call_${i}`, content: `part ${i} done` })));
+    expect(sentToolResults(lastParentRequest)).toEqual(
+      [1, 2, 3].map((i) => ({ id: `call_${i}`, content: `part ${i} done` })),
+    );
   });
 
   it('nests three levels deep with depth 0, 1, 2, each parentRunId the caller and child ids `${parent}/tool/${callId}`', async () => {
     const checker = defineAgent({ name: 'checker', instructions: 'You are the fact checker.' });
-    const researcher = defineAgent({ name: 'researcher', instructions: 'You are the researcher.', tools: [asTool(checker, { description: 'Checks facts.' })] });
-    const planner = defineAgent({ name: 'planner', instructions: 'You are the planner.', tools: [asTool(researcher, { description: 'Researches.' })] });
-    bed.server.scriptFor('You are the planner.', toolCalls([toolCall('researcher', { task: 'research it' }, { id: 'call_a' })]), text('plan ready'));
-    bed.server.scriptFor('You are the researcher.', toolCalls([toolCall('checker', { task: 'check it' }, { id: 'call_b' })]), text('research done'));
+    const researcher = defineAgent({
+      name: 'researcher',
+      instructions: 'You are the researcher.',
+      tools: [asTool(checker, { description: 'Checks facts.' })],
+    });
+    const planner = defineAgent({
+      name: 'planner',
+      instructions: 'You are the planner.',
+      tools: [asTool(researcher, { description: 'Researches.' })],
+    });
+    bed.server.scriptFor(
+      'You are the planner.',
+      toolCalls([toolCall('researcher', { task: 'research it' }, { id: 'call_a' })]),
+      text('plan ready'),
+    );
+    bed.server.scriptFor(
+      'You are the researcher.',
+      toolCalls([toolCall('checker', { task: 'check it' }, { id: 'call_b' })]),
+      text('research done'),
+    );
     bed.server.scriptFor('You are the fact checker.', text('facts check out'));
 
     const { rootRunId: a, events, output } = await run(planner, 'plan');
@@ -118,14 +187,20 @@ describe('agents used as tools', () => {
     const betaRunId = `${rootRunId}/tool/call_beta`;
     bed.server.scriptFor(
       'You are the coordinator.',
-      toolCalls([toolCall('alpha', { task: 'first half' }, { id: 'call_alpha' }), toolCall('beta', { task: 'second half' }, { id: 'call_beta' })]),
+      toolCalls([
+        toolCall('alpha', { task: 'first half' }, { id: 'call_alpha' }),
+        toolCall('beta', { task: 'second half' }, { id: 'call_beta' }),
+      ]),
       text('both halves in'),
     );
     // The children hold each other up through the root's own stream, so they provably overlap: beta streams only
     // once alpha's first step is visible, and alpha streams its answer only after beta has completed.
     bed.server.scriptFor(
       'You are alpha.',
-      toolCalls([toolCall('echo', { text: 'alpha is working' }, { id: 'call_alpha_echo' })], { chunkSize: 3, delayMs: 10 }),
+      toolCalls([toolCall('echo', { text: 'alpha is working' }, { id: 'call_alpha_echo' })], {
+        chunkSize: 3,
+        delayMs: 10,
+      }),
       async () => {
         await waitForEvent(bed.client, rootRunId, (e) => e.runId === betaRunId && e.type === 'RUN_COMPLETED');
         return text('alpha result', { chunkSize: 3, delayMs: 20 });
@@ -168,11 +243,21 @@ describe('agents used as tools', () => {
       instructions: 'You are the parent. PARENT-SYSTEM-PROMPT',
       tools: ['record', asTool(reader, { description: 'Reads documents.', toolsAllowlist: ['echo'] })],
     });
-    const args = { task: 'Summarise report.txt', context: 'The user wants three bullet points.', references: ['report.txt', 'https://example.com/spec'] };
-    bed.server.scriptFor('You are the parent.', toolCalls([toolCall('reader', args, { id: 'call_reader' })]), text('Here is the summary.'));
+    const args = {
+      task: 'Summarise report.txt',
+      context: 'The user wants three bullet points.',
+      references: ['report.txt', 'https://example.com/spec'],
+    };
+    bed.server.scriptFor(
+      'You are the parent.',
+      toolCalls([toolCall('reader', args, { id: 'call_reader' })]),
+      text('Here is the summary.'),
+    );
     bed.server.scriptFor(
       'You are the reader.',
-      toolCalls([toolCall('echo', { text: 'CHILD-TOOL-RESULT' }, { id: 'call_echo' })], { content: 'CHILD-PLANNING-TEXT' }),
+      toolCalls([toolCall('echo', { text: 'CHILD-TOOL-RESULT' }, { id: 'call_echo' })], {
+        content: 'CHILD-PLANNING-TEXT',
+      }),
       text('three bullets'),
     );
 
@@ -184,7 +269,8 @@ describe('agents used as tools', () => {
     expect(sentToolResult(second, 'call_reader')).toBe('three bullets');
     for (const request of [first, second]) {
       const sent = JSON.stringify(request.body);
-      for (const intermediate of ['CHILD-TOOL-RESULT', 'CHILD-PLANNING-TEXT', 'call_echo']) expect(sent).not.toContain(intermediate);
+      for (const intermediate of ['CHILD-TOOL-RESULT', 'CHILD-PLANNING-TEXT', 'call_echo'])
+        expect(sent).not.toContain(intermediate);
     }
     const [childFirst, childSecond] = requestsOf(bed.server, 'You are the reader.');
     const delegated = sentMessages(childFirst);
@@ -201,9 +287,21 @@ describe('agents used as tools', () => {
 
   it("publishes only a stream: 'none' child's RUN_STARTED and RUN_COMPLETED", async () => {
     const quiet = defineAgent({ name: 'quiet', instructions: 'You are the quiet one.', tools: ['echo'] });
-    const parent = defineAgent({ name: 'parent', instructions: 'You are the parent.', tools: [asTool(quiet, { description: 'Works quietly.', stream: 'none' })] });
-    bed.server.scriptFor('You are the parent.', toolCalls([toolCall('quiet', { task: 'work quietly' }, { id: 'call_quiet' })]), text('heard nothing, got the answer'));
-    bed.server.scriptFor('You are the quiet one.', toolCalls([toolCall('echo', { text: 'shh' })], { chunkSize: 2 }), text('the quiet answer', { chunkSize: 2 }));
+    const parent = defineAgent({
+      name: 'parent',
+      instructions: 'You are the parent.',
+      tools: [asTool(quiet, { description: 'Works quietly.', stream: 'none' })],
+    });
+    bed.server.scriptFor(
+      'You are the parent.',
+      toolCalls([toolCall('quiet', { task: 'work quietly' }, { id: 'call_quiet' })]),
+      text('heard nothing, got the answer'),
+    );
+    bed.server.scriptFor(
+      'You are the quiet one.',
+      toolCalls([toolCall('echo', { text: 'shh' })], { chunkSize: 2 }),
+      text('the quiet answer', { chunkSize: 2 }),
+    );
 
     const { rootRunId, events, output } = await run(parent, 'go');
 
@@ -219,17 +317,39 @@ describe('agents used as tools', () => {
   });
 
   it("rolls every nested run's usage into the root's, and puts each run's usage on its terminal event", async () => {
-    const usage = (prompt_tokens: number, completion_tokens: number) => ({ usage: { prompt_tokens, completion_tokens } });
+    const usage = (prompt_tokens: number, completion_tokens: number) => ({
+      usage: { prompt_tokens, completion_tokens },
+    });
     const c = defineAgent({ name: 'leaf', instructions: 'You are the leaf.' });
-    const b = defineAgent({ name: 'middle', instructions: 'You are the middle.', tools: [asTool(c, { description: 'Leaf.' })] });
-    const a = defineAgent({ name: 'top', instructions: 'You are the top.', tools: [asTool(b, { description: 'Middle.' })] });
-    bed.server.scriptFor('You are the top.', toolCalls([toolCall('middle', { task: 'm' }, { id: 'call_m' })], usage(100, 10)), text('top answer', usage(200, 20)));
-    bed.server.scriptFor('You are the middle.', toolCalls([toolCall('leaf', { task: 'l' }, { id: 'call_l' })], usage(20, 2)), text('middle answer', usage(30, 3)));
+    const b = defineAgent({
+      name: 'middle',
+      instructions: 'You are the middle.',
+      tools: [asTool(c, { description: 'Leaf.' })],
+    });
+    const a = defineAgent({
+      name: 'top',
+      instructions: 'You are the top.',
+      tools: [asTool(b, { description: 'Middle.' })],
+    });
+    bed.server.scriptFor(
+      'You are the top.',
+      toolCalls([toolCall('middle', { task: 'm' }, { id: 'call_m' })], usage(100, 10)),
+      text('top answer', usage(200, 20)),
+    );
+    bed.server.scriptFor(
+      'You are the middle.',
+      toolCalls([toolCall('leaf', { task: 'l' }, { id: 'call_l' })], usage(20, 2)),
+      text('middle answer', usage(30, 3)),
+    );
     bed.server.scriptFor('You are the leaf.', text('leaf answer', usage(3, 1)));
 
     const { rootRunId, events, output } = await run(a, 'go');
 
-    const total = (promptTokens: number, completionTokens: number) => ({ promptTokens, completionTokens, totalTokens: promptTokens + completionTokens });
+    const total = (promptTokens: number, completionTokens: number) => ({
+      promptTokens,
+      completionTokens,
+      totalTokens: promptTokens + completionTokens,
+    });
     // top: 100 + 200 own; middle: 20 + 30 own; leaf: 3 own.
     expect(output.usage).toEqual(total(353, 36));
     const completed = (runId: string) => events.find((e) => e.runId === runId && e.type === 'RUN_COMPLETED')!;
@@ -251,8 +371,16 @@ describe('agents used as tools', () => {
     await fs.mkdir(rootWorkspace, { recursive: true });
     const secret = `PARENT-SECRET-${randomUUID()}`;
     await fs.writeFile(path.join(rootWorkspace, 'secret.txt'), secret);
-    const scribe = defineAgent({ name: 'scribe', instructions: 'You are the scribe.', tools: ['file_write', 'file_read'] });
-    const parent = defineAgent({ name: 'parent', instructions: 'You are the parent.', tools: ['file_read', asTool(scribe, { description: 'Writes notes.' })] });
+    const scribe = defineAgent({
+      name: 'scribe',
+      instructions: 'You are the scribe.',
+      tools: ['file_write', 'file_read'],
+    });
+    const parent = defineAgent({
+      name: 'parent',
+      instructions: 'You are the parent.',
+      tools: ['file_read', asTool(scribe, { description: 'Writes notes.' })],
+    });
     bed.server.scriptFor(
       'You are the parent.',
       toolCalls([toolCall('scribe', { task: 'write a note' }, { id: 'call_scribe' })]),
@@ -271,13 +399,17 @@ describe('agents used as tools', () => {
     const { output } = await run(parent, 'take notes', rootRunId);
 
     expect(output.response).toBe('the note is there');
-    await expect(fs.readFile(path.join(rootWorkspace, 'subagents', 'scribe', 'note.txt'), 'utf8')).resolves.toBe('a note from the scribe');
+    await expect(fs.readFile(path.join(rootWorkspace, 'subagents', 'scribe', 'note.txt'), 'utf8')).resolves.toBe(
+      'a note from the scribe',
+    );
     await expect(fs.access(path.join(rootWorkspace, 'note.txt'))).rejects.toThrow();
     const childSecond = requestsOf(bed.server, 'You are the scribe.')[1];
     const escape = sentToolResult(childSecond, 'call_escape');
     expect(escape).toMatch(/^Error: .*outside the run's workspace/);
     expect(JSON.stringify(bed.server.requests.map((r) => r.body))).not.toContain(secret);
     // The parent shares the workspace ("the heap"): it reads the child's note at subagents/scribe/.
-    expect(sentToolResult(requestsOf(bed.server, 'You are the parent.')[2], 'call_parent_read')).toContain('a note from the scribe');
+    expect(sentToolResult(requestsOf(bed.server, 'You are the parent.')[2], 'call_parent_read')).toContain(
+      'a note from the scribe',
+    );
   });
 });

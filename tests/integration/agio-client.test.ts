@@ -31,8 +31,17 @@ describe('AgioClient', () => {
 
     expectContiguous(events);
     expect(events[0]).toMatchObject({ type: 'RUN_STARTED', depth: 0, agent: 'helper' });
-    expect(events.at(-1)).toMatchObject({ type: 'RUN_COMPLETED', depth: 0, data: { response: 'streamed through the client' } });
-    expect(events.filter((e) => e.type === 'STEP_DELTA').map((e) => e.delta?.content).join('')).toBe('streamed through the client');
+    expect(events.at(-1)).toMatchObject({
+      type: 'RUN_COMPLETED',
+      depth: 0,
+      data: { response: 'streamed through the client' },
+    });
+    expect(
+      events
+        .filter((e) => e.type === 'STEP_DELTA')
+        .map((e) => e.delta?.content)
+        .join(''),
+    ).toBe('streamed through the client');
   });
 
   it('start() + stream({ after }) resumes after an offset; result() and state() answer while running and after', async () => {
@@ -48,7 +57,13 @@ describe('AgioClient', () => {
     const done = await run.state();
 
     expect(head.map((e) => e.type)).toEqual(['RUN_STARTED', 'STEP_COMPLETED']);
-    expect(running).toMatchObject({ runId: run.runId, agent: 'helper', status: 'running', modelCalls: 0, runningTools: [] });
+    expect(running).toMatchObject({
+      runId: run.runId,
+      agent: 'helper',
+      status: 'running',
+      modelCalls: 0,
+      runningTools: [],
+    });
     expectContiguous([...head, ...tail]);
     expect(tail.at(-1)?.type).toBe('RUN_COMPLETED');
     expect(output).toMatchObject({ runId: run.runId, response: 'resumed answer', terminationReason: 'completed' });
@@ -94,7 +109,8 @@ describe('AgioClient', () => {
     expect((await run.state()).status).toBe('cancelled');
     // The cancelled model call stops soon: it neither streams on nor retries delta batches its closed run rejects.
     const deadline = Date.now() + 5000;
-    while (bed.worker.worker.getStatus().numInFlightActivities > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    while (bed.worker.worker.getStatus().numInFlightActivities > 0 && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 50));
     expect(bed.worker.worker.getStatus().numInFlightActivities).toBe(0);
     expect(bed.server.requests).toHaveLength(1);
   });
@@ -105,10 +121,14 @@ describe('AgioClient', () => {
     const events = await collect(bed.agio.runStream('helper', 'hi'));
 
     expectContiguous(events);
-    expect(events.at(-1)).toMatchObject({ type: 'RUN_FAILED', depth: 0, data: { error: { type: ErrorType.ModelAuthError } } });
+    expect(events.at(-1)).toMatchObject({
+      type: 'RUN_FAILED',
+      depth: 0,
+      data: { error: { type: ErrorType.ModelAuthError } },
+    });
   });
 
-  it('resolves a run\'s limits when it starts and sends them whole, so a later release\'s defaults never reach it', async () => {
+  it("resolves a run's limits when it starts and sends them whole, so a later release's defaults never reach it", async () => {
     bed.server.script(text('limited'));
     const capped = defineAgent({ name: 'capped', limits: { maxToolOutputBytes: 1000 }, maxSteps: 4 });
     const run = await bed.agio.start(capped, 'hi', { limits: { maxTotalTokens: 5000 } });
@@ -116,6 +136,11 @@ describe('AgioClient', () => {
 
     const input = startInput<AgentRunInput>(await run.workflow.fetchHistory());
     // Every limit is in the input: the defaults of this release, then the agent's, then the run's own.
-    expect(input.context?.limits).toEqual({ ...resolveLimits(), maxToolOutputBytes: 1000, maxSteps: 4, maxTotalTokens: 5000 });
+    expect(input.context?.limits).toEqual({
+      ...resolveLimits(),
+      maxToolOutputBytes: 1000,
+      maxSteps: 4,
+      maxTotalTokens: 5000,
+    });
   });
 });

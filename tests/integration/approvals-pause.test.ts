@@ -1,4 +1,4 @@
-// Approvals and pause (DESIGN.md sections 6 and 7) on a real dev server: a run paused while it waits for a decision
+// Approvals and pause (docs/ARCHITECTURE.md: "Workflow agents and operator control", "Approvals") on a real dev server: a run paused while it waits for a decision
 // counts as parked (the pause update answers), keeps waiting, records an approval given meanwhile, and runs the
 // approved tool only after it is resumed.
 import { asTool, defineAgent } from '../../common';
@@ -17,14 +17,23 @@ describe('approvals of a paused run', () => {
 
   it('keeps waiting while paused, records an approval given meanwhile, and runs the tool only after resume', async () => {
     const agent = askingAgent('paused-asker');
-    bed.server.scriptFor(keyOf(agent), toolCalls([toolCall('record', { label: 'after resume' }, { id: 'call_p' })]), text('resumed and recorded'));
+    bed.server.scriptFor(
+      keyOf(agent),
+      toolCalls([toolCall('record', { label: 'after resume' }, { id: 'call_p' })]),
+      text('resumed and recorded'),
+    );
     const run = await bed.agio.start(agent, 'record something');
     await waitForAsk(bed.client, run.runId, 'call_p');
 
     // Waiting for a human holds nothing: the pause update answers at once with the run parked.
     const parked = await run.pause({ reason: 'change freeze', by: 'ops' });
     expect(parked).toEqual({ paused: true, parked: true, pausedBy: 'ops', pauseReason: 'change freeze' });
-    expect(await run.state()).toMatchObject({ status: 'running', paused: true, parked: true, pendingApprovals: [{ toolCallId: 'call_p' }] });
+    expect(await run.state()).toMatchObject({
+      status: 'running',
+      paused: true,
+      parked: true,
+      pendingApprovals: [{ toolCallId: 'call_p' }],
+    });
 
     expect(await run.approve('call_p', { by: 'alice' })).toEqual({ toolCallId: 'call_p', decision: 'approve' });
     const granted = await waitForAuth(bed.client, run.runId, 'TOOL_AUTH_GRANTED', 'call_p');
@@ -32,8 +41,15 @@ describe('approvals of a paused run', () => {
     // Approved but paused: the tool waits (and the run still counts as parked).
     await sleep(1500);
     expect(recordsOf(run.runId)).toEqual([]);
-    expect(await run.state()).toMatchObject({ paused: true, parked: true, pendingApprovals: [], runningTools: ['call_p'] });
-    expect((await eventsNow(bed.client, run.runId)).some((e) => e.type === 'STEP_COMPLETED' && e.snapshot?.role === 'tool')).toBe(false);
+    expect(await run.state()).toMatchObject({
+      paused: true,
+      parked: true,
+      pendingApprovals: [],
+      runningTools: ['call_p'],
+    });
+    expect(
+      (await eventsNow(bed.client, run.runId)).some((e) => e.type === 'STEP_COMPLETED' && e.snapshot?.role === 'tool'),
+    ).toBe(false);
 
     const resumedAt = Date.now();
     expect(await run.resume({ by: 'ops' })).toMatchObject({ paused: false, parked: false });
@@ -46,12 +62,19 @@ describe('approvals of a paused run', () => {
     expect(sentToolResult(requestsOf(bed.server, keyOf(agent))[1], 'call_p')).toBe('recorded after resume');
     const events = await readStream(bed.client, run.runId);
     expectWholeStream(events, run.runId);
-    expect(authTrail(events)).toEqual([['TOOL_AUTH_REQUIRED', 'call_p'], ['TOOL_AUTH_GRANTED', 'call_p']]);
+    expect(authTrail(events)).toEqual([
+      ['TOOL_AUTH_REQUIRED', 'call_p'],
+      ['TOOL_AUTH_GRANTED', 'call_p'],
+    ]);
   });
 
   it('keeps a paused run waiting for its decision, which a deny given while paused ends without running the tool', async () => {
     const agent = askingAgent('paused-denied-asker');
-    bed.server.scriptFor(keyOf(agent), toolCalls([toolCall('record', { label: 'never' }, { id: 'call_pd' })]), text('denied while paused'));
+    bed.server.scriptFor(
+      keyOf(agent),
+      toolCalls([toolCall('record', { label: 'never' }, { id: 'call_pd' })]),
+      text('denied while paused'),
+    );
     const run = await bed.agio.start(agent, 'record something');
     await waitForAsk(bed.client, run.runId, 'call_pd');
     expect(await run.pause({ by: 'ops' })).toMatchObject({ paused: true, parked: true });
@@ -71,15 +94,31 @@ describe('approvals of a paused run', () => {
 
   it('parks a paused tree whose child waits for approval, and runs the approved call only after the tree resumes', async () => {
     const child = askingAgent('paused-child');
-    const parent = defineAgent({ name: 'paused-parent', instructions: 'You are paused-parent.', tools: [asTool(child, { description: 'Records.' })] });
-    bed.server.scriptFor(keyOf(parent), toolCalls([toolCall('paused-child', { task: 'record' }, { id: 'call_kid' })]), text('the tree is done'));
-    bed.server.scriptFor(keyOf(child), toolCalls([toolCall('record', { label: 'tree' }, { id: 'call_t' })]), text('the child recorded'));
+    const parent = defineAgent({
+      name: 'paused-parent',
+      instructions: 'You are paused-parent.',
+      tools: [asTool(child, { description: 'Records.' })],
+    });
+    bed.server.scriptFor(
+      keyOf(parent),
+      toolCalls([toolCall('paused-child', { task: 'record' }, { id: 'call_kid' })]),
+      text('the tree is done'),
+    );
+    bed.server.scriptFor(
+      keyOf(child),
+      toolCalls([toolCall('record', { label: 'tree' }, { id: 'call_t' })]),
+      text('the child recorded'),
+    );
     const run = await bed.agio.start(parent, 'go');
     const childId = `${run.runId}/tool/call_kid`;
     await waitForAsk(bed.client, run.runId, 'call_t');
 
     expect(await run.pause({ by: 'ops' })).toMatchObject({ paused: true, parked: true });
-    expect(await bed.client.workflow.getHandle(childId).query(stateQuery)).toMatchObject({ paused: true, parked: true, pendingApprovals: [{ toolCallId: 'call_t' }] });
+    expect(await bed.client.workflow.getHandle(childId).query(stateQuery)).toMatchObject({
+      paused: true,
+      parked: true,
+      pendingApprovals: [{ toolCallId: 'call_t' }],
+    });
     await run.approve('call_t');
     await waitForAuth(bed.client, run.runId, 'TOOL_AUTH_GRANTED', 'call_t');
     await sleep(1000);

@@ -1,4 +1,4 @@
-// Permission rules (DESIGN.md section 7) on a real dev server: an allowed call of the same turn runs while another
+// Permission rules (docs/ARCHITECTURE.md, "Approvals") on a real dev server: an allowed call of the same turn runs while another
 // waits for approval; `remember` stops asking for that tool for the rest of the run but never lifts a deny; a deny
 // pattern blocks `rm -rf` before anything runs while `ls` runs; per-run rules come before the agent's; a call id
 // the model reuses in a later turn asks, and is decided, again.
@@ -17,16 +17,25 @@ describe('tool permission rules', () => {
   const bed = useTestBed({ tools: testTools });
 
   it('runs the allowed call of a turn to completion while the other call of the turn waits for approval', async () => {
-    const agent = askingAgent('parallel-asker', { tools: ['record', 'echo'], permissions: [{ tool: 'echo', action: 'ask' }] });
+    const agent = askingAgent('parallel-asker', {
+      tools: ['record', 'echo'],
+      permissions: [{ tool: 'echo', action: 'ask' }],
+    });
     bed.server.scriptFor(
       keyOf(agent),
-      toolCalls([toolCall('echo', { text: 'needs a yes' }, { id: 'call_echo' }), toolCall('record', { label: 'allowed' }, { id: 'call_free' })]),
+      toolCalls([
+        toolCall('echo', { text: 'needs a yes' }, { id: 'call_echo' }),
+        toolCall('record', { label: 'allowed' }, { id: 'call_free' }),
+      ]),
       text('both done'),
     );
     const run = await bed.agio.start(agent, 'do both');
     await waitForAsk(bed.client, run.runId, 'call_echo');
 
-    const [allowed] = await waitFor('the allowed record call to run', () => recordsOf(run.runId).length === 1 && recordsOf(run.runId));
+    const [allowed] = await waitFor(
+      'the allowed record call to run',
+      () => recordsOf(run.runId).length === 1 && recordsOf(run.runId),
+    );
     const approvedAt = Date.now();
     expect(allowed.endedAt).toBeLessThanOrEqual(approvedAt);
     expect(await run.state()).toMatchObject({ pendingApprovals: [{ toolCallId: 'call_echo', tool: 'echo' }] });
@@ -38,7 +47,10 @@ describe('tool permission rules', () => {
     expect(sentToolResult(second, 'call_echo')).toBe('needs a yes');
     expect(sentToolResult(second, 'call_free')).toBe('recorded allowed');
     expect(recordsOf(run.runId).map((r) => r.label)).toEqual(['allowed']);
-    expect(authTrail(await readStream(bed.client, run.runId))).toEqual([['TOOL_AUTH_REQUIRED', 'call_echo'], ['TOOL_AUTH_GRANTED', 'call_echo']]);
+    expect(authTrail(await readStream(bed.client, run.runId))).toEqual([
+      ['TOOL_AUTH_REQUIRED', 'call_echo'],
+      ['TOOL_AUTH_GRANTED', 'call_echo'],
+    ]);
     // In the history, the allowed activity completed before the approval was even accepted.
     const history = (await run.workflow.fetchHistory()).events ?? [];
     const completed = history.findIndex((e) => e.activityTaskCompletedEventAttributes);
@@ -76,7 +88,10 @@ describe('tool permission rules', () => {
       ['TOOL_AUTH_GRANTED', 'call_1'],
       ['TOOL_AUTH_DENIED', 'call_3'],
     ]);
-    expect(authData(events.find((e) => e.type === 'TOOL_AUTH_GRANTED')!)).toMatchObject({ remember: true, by: 'alice' });
+    expect(authData(events.find((e) => e.type === 'TOOL_AUTH_GRANTED')!)).toMatchObject({
+      remember: true,
+      by: 'alice',
+    });
     expect(authData(events.find((e) => e.type === 'TOOL_AUTH_DENIED')!)).toMatchObject({ reason: 'rule' });
     const requests = requestsOf(bed.server, keyOf(agent));
     expect(sentToolResult(requests[2], 'call_2')).toBe('recorded second');
@@ -111,21 +126,37 @@ describe('tool permission rules', () => {
       expect(output.response).toBe('the file is still there');
       expect(await fs.readFile(path.join(dir, 'precious.txt'), 'utf8')).toBe('keep me');
       const requests = requestsOf(bed.server, keyOf(agent));
-      expect(sentToolResult(requests[1], 'call_rm')).toMatch(/^Error: calling "bash" with these arguments is not permitted \(rule: rm -rf\*\)/);
+      expect(sentToolResult(requests[1], 'call_rm')).toMatch(
+        /^Error: calling "bash" with these arguments is not permitted \(rule: rm -rf\*\)/,
+      );
       expect(sentToolResult(requests[2], 'call_ls')).toMatch(/^precious\.txt\nexit code: 0$/);
-      expect(output.steps.find((s) => s.toolCallId === 'call_rm' && s.role === 'tool')).toMatchObject({ isError: true, metadata: { permission: 'denied' } });
+      expect(output.steps.find((s) => s.toolCallId === 'call_rm' && s.role === 'tool')).toMatchObject({
+        isError: true,
+        metadata: { permission: 'denied' },
+      });
       // One bash activity only: the `ls`.
       expect(activities(await run.workflow.fetchHistory(), 'runTool').map((a) => a.completed)).toEqual([true]);
       const events = await readStream(bed.client, run.runId);
       expect(authTrail(events)).toEqual([['TOOL_AUTH_DENIED', 'call_rm']]);
-      expect(authData(events.find((e) => e.type === 'TOOL_AUTH_DENIED')!)).toMatchObject({ reason: 'rule', rule: { tool: 'bash', pattern: 'rm -rf*', action: 'deny' } });
+      expect(authData(events.find((e) => e.type === 'TOOL_AUTH_DENIED')!)).toMatchObject({
+        reason: 'rule',
+        rule: { tool: 'bash', pattern: 'rm -rf*', action: 'deny' },
+      });
     });
   });
 
   it("asks when the run's own rules say ask although the agent allows the tool", async () => {
     const agent = askingAgent('overridden-agent', { permissions: [{ tool: 'record', action: 'allow' }] });
-    bed.server.scriptFor(keyOf(agent), toolCalls([toolCall('record', { label: 'overridden' }, { id: 'call_ov' })]), text('asked after all'));
-    const handle = await startRun(bed.client, bed.worker.taskQueue, { agent, input: 'record', context: { permissions: [{ tool: 'record', action: 'ask' }] } });
+    bed.server.scriptFor(
+      keyOf(agent),
+      toolCalls([toolCall('record', { label: 'overridden' }, { id: 'call_ov' })]),
+      text('asked after all'),
+    );
+    const handle = await startRun(bed.client, bed.worker.taskQueue, {
+      agent,
+      input: 'record',
+      context: { permissions: [{ tool: 'record', action: 'ask' }] },
+    });
     await waitForAsk(bed.client, handle.workflowId, 'call_ov');
     expect(recordsOf(handle.workflowId)).toEqual([]);
 

@@ -1,4 +1,4 @@
-// Human approval of tool calls (DESIGN.md section 7) on a real dev server: an `ask` rule publishes
+// Human approval of tool calls (docs/ARCHITECTURE.md, "Approvals") on a real dev server: an `ask` rule publishes
 // TOOL_AUTH_REQUIRED and the run waits; a decision through the HTTP bridge (or the Temporal CLI) lets the tool run
 // once or gives the model the denial; no decision in time is a denial; a second or unknown decision is rejected
 // and runs nothing; another tenant cannot decide.
@@ -22,23 +22,50 @@ const TOKEN = 'test-token';
 const execFileAsync = promisify(execFile);
 
 describe('tool approvals', () => {
-  const bed = useTestBed({ tools: testTools, bridge: { tokens: `${TOKEN}:default,token-a:tenant-a,token-b:tenant-b` } });
+  const bed = useTestBed({
+    tools: testTools,
+    bridge: { tokens: `${TOKEN}:default,token-a:tenant-a,token-b:tenant-b` },
+  });
 
   const decide = (runId: string, callId: string, decision: 'approve' | 'deny', body: object = {}, token = TOKEN) =>
-    request(`${bed.bridge.url}/runs/${encodeURIComponent(runId)}/tool-calls/${encodeURIComponent(callId)}/${decision}`, { token, body });
+    request(
+      `${bed.bridge.url}/runs/${encodeURIComponent(runId)}/tool-calls/${encodeURIComponent(callId)}/${decision}`,
+      { token, body },
+    );
 
   it('asks before an `ask` tool runs, runs it exactly once after an approval over HTTP, and completes', async () => {
     const agent = askingAgent('approved-asker');
-    bed.server.scriptFor(keyOf(agent), toolCalls([toolCall('record', { label: 'after approval' }, { id: 'call_rec' })]), text('recorded it'));
+    bed.server.scriptFor(
+      keyOf(agent),
+      toolCalls([toolCall('record', { label: 'after approval' }, { id: 'call_rec' })]),
+      text('recorded it'),
+    );
     const run = await bed.bridge.agio.start(agent, 'record something');
 
     const asked = await waitForAsk(bed.client, run.runId, 'call_rec');
-    expect(asked).toMatchObject({ runId: run.runId, depth: 0, data: { workflowId: run.runId, runId: run.runId, toolCallId: 'call_rec', tool: 'record', args: { label: 'after approval' }, reason: '"record" requires approval' } });
-    expect(await run.state()).toMatchObject({ status: 'running', pendingApprovals: [{ toolCallId: 'call_rec', tool: 'record', workflowId: run.runId }] });
+    expect(asked).toMatchObject({
+      runId: run.runId,
+      depth: 0,
+      data: {
+        workflowId: run.runId,
+        runId: run.runId,
+        toolCallId: 'call_rec',
+        tool: 'record',
+        args: { label: 'after approval' },
+        reason: '"record" requires approval',
+      },
+    });
+    expect(await run.state()).toMatchObject({
+      status: 'running',
+      pendingApprovals: [{ toolCallId: 'call_rec', tool: 'record', workflowId: run.runId }],
+    });
     expect(recordsOf(run.runId)).toEqual([]);
 
     const approvedAt = Date.now();
-    expect(await decide(run.runId, 'call_rec', 'approve', { by: 'alice' })).toEqual({ status: 200, body: { toolCallId: 'call_rec', decision: 'approve' } });
+    expect(await decide(run.runId, 'call_rec', 'approve', { by: 'alice' })).toEqual({
+      status: 200,
+      body: { toolCallId: 'call_rec', decision: 'approve' },
+    });
     const output = await run.result();
 
     expect(output.response).toBe('recorded it');
@@ -48,15 +75,31 @@ describe('tool approvals', () => {
     expect(sentToolResult(requestsOf(bed.server, keyOf(agent))[1], 'call_rec')).toBe('recorded after approval');
     const events = await readStream(bed.client, run.runId);
     expectWholeStream(events, run.runId);
-    expect(authTrail(events)).toEqual([['TOOL_AUTH_REQUIRED', 'call_rec'], ['TOOL_AUTH_GRANTED', 'call_rec']]);
-    expect(authData(events.find((e) => e.type === 'TOOL_AUTH_GRANTED')!)).toEqual({ workflowId: run.runId, runId: run.runId, toolCallId: 'call_rec', tool: 'record', by: 'alice', remember: false });
-    expect(events.findIndex((e) => e.type === 'TOOL_AUTH_GRANTED')).toBeLessThan(events.findIndex((e) => e.snapshot?.toolCallId === 'call_rec' && e.snapshot.role === 'tool'));
+    expect(authTrail(events)).toEqual([
+      ['TOOL_AUTH_REQUIRED', 'call_rec'],
+      ['TOOL_AUTH_GRANTED', 'call_rec'],
+    ]);
+    expect(authData(events.find((e) => e.type === 'TOOL_AUTH_GRANTED')!)).toEqual({
+      workflowId: run.runId,
+      runId: run.runId,
+      toolCallId: 'call_rec',
+      tool: 'record',
+      by: 'alice',
+      remember: false,
+    });
+    expect(events.findIndex((e) => e.type === 'TOOL_AUTH_GRANTED')).toBeLessThan(
+      events.findIndex((e) => e.snapshot?.toolCallId === 'call_rec' && e.snapshot.role === 'tool'),
+    );
     expect(activities(await run.workflow.fetchHistory(), 'runTool').map((a) => a.completed)).toEqual([true]);
   });
 
   it('gives the model the message of a denial over HTTP as the tool result and never runs the tool', async () => {
     const agent = askingAgent('denied-asker');
-    bed.server.scriptFor(keyOf(agent), toolCalls([toolCall('record', { label: 'never' }, { id: 'call_no' })]), text('understood, not recording'));
+    bed.server.scriptFor(
+      keyOf(agent),
+      toolCalls([toolCall('record', { label: 'never' }, { id: 'call_no' })]),
+      text('understood, not recording'),
+    );
     const run = await bed.bridge.agio.start(agent, 'record something');
     await waitForAsk(bed.client, run.runId, 'call_no');
 
@@ -70,16 +113,31 @@ describe('tool approvals', () => {
     expect(result).toMatch(/denied by bob/);
     const events = await readStream(bed.client, run.runId);
     expectWholeStream(events, run.runId);
-    expect(authTrail(events)).toEqual([['TOOL_AUTH_REQUIRED', 'call_no'], ['TOOL_AUTH_DENIED', 'call_no']]);
-    expect(authData(events.find((e) => e.type === 'TOOL_AUTH_DENIED')!)).toMatchObject({ reason: 'denied', by: 'bob', message: 'not during the audit', workflowId: run.runId });
-    expect(output.steps.find((s) => s.toolCallId === 'call_no' && s.role === 'tool')).toMatchObject({ isError: true, metadata: { permission: 'denied' } });
+    expect(authTrail(events)).toEqual([
+      ['TOOL_AUTH_REQUIRED', 'call_no'],
+      ['TOOL_AUTH_DENIED', 'call_no'],
+    ]);
+    expect(authData(events.find((e) => e.type === 'TOOL_AUTH_DENIED')!)).toMatchObject({
+      reason: 'denied',
+      by: 'bob',
+      message: 'not during the audit',
+      workflowId: run.runId,
+    });
+    expect(output.steps.find((s) => s.toolCallId === 'call_no' && s.role === 'tool')).toMatchObject({
+      isError: true,
+      metadata: { permission: 'denied' },
+    });
     expect(recordsOf(run.runId)).toEqual([]);
     expect(activities(await run.workflow.fetchHistory(), 'runTool')).toEqual([]);
   });
 
   it('denies a call nobody decides within approvalTimeoutMs with reason "timeout", which the model sees', async () => {
     const agent = askingAgent('impatient-asker', { approvalTimeoutMs: 1500 });
-    bed.server.scriptFor(keyOf(agent), toolCalls([toolCall('record', { label: 'too late' }, { id: 'call_late' })]), text('nobody answered'));
+    bed.server.scriptFor(
+      keyOf(agent),
+      toolCalls([toolCall('record', { label: 'too late' }, { id: 'call_late' })]),
+      text('nobody answered'),
+    );
     const run = await bed.bridge.agio.start(agent, 'record something');
 
     const output = await run.result();
@@ -87,16 +145,27 @@ describe('tool approvals', () => {
     expect(output.response).toBe('nobody answered');
     const events = await readStream(bed.client, run.runId);
     expectWholeStream(events, run.runId);
-    expect(authTrail(events)).toEqual([['TOOL_AUTH_REQUIRED', 'call_late'], ['TOOL_AUTH_DENIED', 'call_late']]);
+    expect(authTrail(events)).toEqual([
+      ['TOOL_AUTH_REQUIRED', 'call_late'],
+      ['TOOL_AUTH_DENIED', 'call_late'],
+    ]);
     const [asked, denied] = events.filter((e) => e.type.startsWith('TOOL_AUTH_'));
-    expect(authData(denied)).toMatchObject({ reason: 'timeout', toolCallId: 'call_late', tool: 'record', workflowId: run.runId });
+    expect(authData(denied)).toMatchObject({
+      reason: 'timeout',
+      toolCallId: 'call_late',
+      tool: 'record',
+      workflowId: run.runId,
+    });
     expect(denied.timestamp - asked.timestamp).toBeGreaterThanOrEqual(1500);
     const result = sentToolResult(requestsOf(bed.server, keyOf(agent))[1], 'call_late');
     expect(result).toMatch(/timeout/);
     expect(result).toMatch(/not approved within 1\.5 s/);
     expect(recordsOf(run.runId)).toEqual([]);
     // Deciding after the timeout is rejected like any decided call.
-    expect(await decide(run.runId, 'call_late', 'approve')).toMatchObject({ status: 409, body: { error: { code: 'decision_rejected' } } });
+    expect(await decide(run.runId, 'call_late', 'approve')).toMatchObject({
+      status: 409,
+      body: { error: { code: 'decision_rejected' } },
+    });
   });
 
   it('rejects a second decision and an unknown call id, over HTTP and as a Temporal update, and runs nothing twice', async () => {
@@ -123,16 +192,28 @@ describe('tool approvals', () => {
 
     const update = (arg: object) => run.workflow.executeUpdate(decideToolCallUpdate, { args: [arg as never] });
     const rejection = async (arg: object): Promise<string> => {
-      const err = await update(arg).then(() => undefined, (e: unknown) => e);
+      const err = await update(arg).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
       expect(err).toBeInstanceOf(WorkflowUpdateFailedError);
       return (err as WorkflowUpdateFailedError).cause?.message ?? '';
     };
-    expect(await rejection({ toolCallId: 'call_one', decision: 'approve' })).toMatch(/tool call "call_one" has already been decided/);
-    expect(await rejection({ toolCallId: 'call_nope', decision: 'approve' })).toMatch(/no tool call "call_nope" is waiting for approval/);
+    expect(await rejection({ toolCallId: 'call_one', decision: 'approve' })).toMatch(
+      /tool call "call_one" has already been decided/,
+    );
+    expect(await rejection({ toolCallId: 'call_nope', decision: 'approve' })).toMatch(
+      /no tool call "call_nope" is waiting for approval/,
+    );
     expect(await rejection({ toolCallId: 'call_two', decision: 'maybe' })).toMatch(/invalid decision/);
-    expect(await run.workflow.query(stateQuery)).toMatchObject({ pendingApprovals: [{ toolCallId: 'call_two', tool: 'record' }] });
+    expect(await run.workflow.query(stateQuery)).toMatchObject({
+      pendingApprovals: [{ toolCallId: 'call_two', tool: 'record' }],
+    });
 
-    expect(await update({ toolCallId: 'call_two', decision: 'deny' })).toEqual({ toolCallId: 'call_two', decision: 'deny' });
+    expect(await update({ toolCallId: 'call_two', decision: 'deny' })).toEqual({
+      toolCallId: 'call_two',
+      decision: 'deny',
+    });
     expect(await rejection({ toolCallId: 'call_two', decision: 'deny' })).toMatch(/already been decided/);
     expect((await run.result()).response).toBe('both handled');
     expect(recordsOf(run.runId).map((r) => r.label)).toEqual(['first']);
@@ -148,12 +229,19 @@ describe('tool approvals', () => {
 
   it("does not let tenant B decide tenant A's call (404), and tenant A still can", async () => {
     const agent = askingAgent('tenant-asker');
-    bed.server.scriptFor(keyOf(agent), toolCalls([toolCall('record', { label: 'tenant a' }, { id: 'call_a' })]), text('done for a'));
+    bed.server.scriptFor(
+      keyOf(agent),
+      toolCalls([toolCall('record', { label: 'tenant a' }, { id: 'call_a' })]),
+      text('done for a'),
+    );
     const run = await bed.bridge.agio.start(agent, 'record for a', { tenant: 'tenant-a' });
     await waitForAsk(bed.client, run.runId, 'call_a');
 
     for (const decision of ['approve', 'deny'] as const) {
-      expect(await decide(run.runId, 'call_a', decision, {}, 'token-b')).toMatchObject({ status: 404, body: { error: { code: 'run_not_found' } } });
+      expect(await decide(run.runId, 'call_a', decision, {}, 'token-b')).toMatchObject({
+        status: 404,
+        body: { error: { code: 'run_not_found' } },
+      });
     }
     expect(await run.state()).toMatchObject({ pendingApprovals: [{ toolCallId: 'call_a' }] });
     expect(recordsOf(run.runId)).toEqual([]);
@@ -167,14 +255,30 @@ describe('tool approvals', () => {
 
   it('approves a pending call with `temporal workflow update execute --name decideToolCall`', async () => {
     const agent = askingAgent('cli-asker');
-    bed.server.scriptFor(keyOf(agent), toolCalls([toolCall('record', { label: 'via cli' }, { id: 'call_cli' })]), text('the cli approved'));
+    bed.server.scriptFor(
+      keyOf(agent),
+      toolCalls([toolCall('record', { label: 'via cli' }, { id: 'call_cli' })]),
+      text('the cli approved'),
+    );
     const run = await bed.bridge.agio.start(agent, 'record something');
     await waitForAsk(bed.client, run.runId, 'call_cli');
 
     const input = JSON.stringify({ toolCallId: 'call_cli', decision: 'approve', by: 'ops' });
     const { stdout } = await execFileAsync(
       findBinary(TEMPORAL_CLI)!,
-      ['workflow', 'update', 'execute', '--address', testEnv('temporalAddress'), '--workflow-id', run.runId, '--name', 'decideToolCall', '--input', input],
+      [
+        'workflow',
+        'update',
+        'execute',
+        '--address',
+        testEnv('temporalAddress'),
+        '--workflow-id',
+        run.runId,
+        '--name',
+        'decideToolCall',
+        '--input',
+        input,
+      ],
       { timeout: 30_000 },
     );
 

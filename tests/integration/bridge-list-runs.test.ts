@@ -31,9 +31,13 @@ describe('GET /runs', () => {
     release?.();
     if (running) await bed.bridge.agio.getHandle(running).result();
   });
-  const bed = useTestBed({ agents: [defineAgent({ name: 'echoer' }), defineAgent({ name: 'helper' })], bridge: { tokens: `${A}:${tenantA},${B}:${tenantB}` } });
+  const bed = useTestBed({
+    agents: [defineAgent({ name: 'echoer' }), defineAgent({ name: 'helper' })],
+    bridge: { tokens: `${A}:${tenantA},${B}:${tenantB}` },
+  });
   const list = (token: string, query = '') => request(`${bed.bridge.url}/runs${query}`, { token });
-  const start = async (token: string, agent: string) => (await request(`${bed.bridge.url}/runs`, { token, body: { agent, input: 'hi' } })).body.runId as string;
+  const start = async (token: string, agent: string) =>
+    (await request(`${bed.bridge.url}/runs`, { token, body: { agent, input: 'hi' } })).body.runId as string;
   let done: string[];
   let ofB: string;
 
@@ -49,8 +53,16 @@ describe('GET /runs', () => {
     ofB = await start(B, 'echoer');
     await bed.bridge.agio.getHandle(ofB).result();
     // Visibility is eventually consistent: wait until every run shows with its latest status.
-    await waitFor("tenant A's three runs in visibility", async () => (await list(A)).body.runs?.filter((r: Listed) => r.status === 'COMPLETED').length === 2 && (await list(A)).body.runs.length === 3);
-    await waitFor("tenant B's run in visibility", async () => (await list(B, '?status=completed')).body.runs?.length === 1);
+    await waitFor(
+      "tenant A's three runs in visibility",
+      async () =>
+        (await list(A)).body.runs?.filter((r: Listed) => r.status === 'COMPLETED').length === 2 &&
+        (await list(A)).body.runs.length === 3,
+    );
+    await waitFor(
+      "tenant B's run in visibility",
+      async () => (await list(B, '?status=completed')).body.runs?.length === 1,
+    );
   });
 
   it("lists the caller's own root runs, newest first, and nobody else's", async () => {
@@ -58,9 +70,20 @@ describe('GET /runs', () => {
     expect(a.status).toBe(200);
     expect(a.body.nextPageToken).toBeUndefined();
     expect(new Set(a.body.runs.map((r: Listed) => r.runId))).toEqual(new Set([...done, running]));
-    expect(a.body.runs.find((r: Listed) => r.runId === running)).toEqual({ runId: running, agent: 'echoer', status: 'RUNNING', startTime: expect.any(String) });
+    expect(a.body.runs.find((r: Listed) => r.runId === running)).toEqual({
+      runId: running,
+      agent: 'echoer',
+      status: 'RUNNING',
+      startTime: expect.any(String),
+    });
     const helper = a.body.runs.find((r: Listed) => r.runId === done[1]);
-    expect(helper).toEqual({ runId: done[1], agent: 'helper', status: 'COMPLETED', startTime: expect.any(String), closeTime: expect.any(String) });
+    expect(helper).toEqual({
+      runId: done[1],
+      agent: 'helper',
+      status: 'COMPLETED',
+      startTime: expect.any(String),
+      closeTime: expect.any(String),
+    });
     expect(Date.parse(helper.closeTime)).toBeGreaterThanOrEqual(Date.parse(helper.startTime));
 
     const b = await list(B);
@@ -111,7 +134,10 @@ describe('GET /runs', () => {
     // A token continues only the listing that issued it: not another filter's, not another tenant's.
     const token = (await list(A, '?limit=1')).body.nextPageToken;
     expect(token).toEqual(expect.any(String));
-    expect(await list(A, `?limit=1&status=running&pageToken=${token}`)).toEqual({ status: 400, body: jsonError('invalid_request') });
+    expect(await list(A, `?limit=1&status=running&pageToken=${token}`)).toEqual({
+      status: 400,
+      body: jsonError('invalid_request'),
+    });
     expect(await list(B, `?limit=1&pageToken=${token}`)).toEqual({ status: 400, body: jsonError('invalid_request') });
     expect(await request(`${bed.bridge.url}/runs`, {})).toEqual({ status: 401, body: jsonError('unauthorized') });
   });

@@ -27,10 +27,19 @@ describe('Temporal dev server launcher', () => {
 
   it('stops the server when the process that started it is killed with SIGKILL', async () => {
     const { spawn } = await import('node:child_process');
-    const child = spawn(process.execPath, ['--import', 'tsx', '-e', `
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        'tsx',
+        '-e',
+        `
       const { startTemporalDevServer } = require('./devkit/temporal-server');
       startTemporalDevServer().then((s) => { console.log('READY ' + s.pid); setInterval(() => {}, 1000); });
-    `], { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'inherit'] });
+    `,
+      ],
+      { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     const pid = await new Promise<number>((resolve, reject) => {
       let out = '';
       child.stdout!.on('data', (d: Buffer) => {

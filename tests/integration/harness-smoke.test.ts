@@ -20,7 +20,10 @@ describe('test harness', () => {
   });
 
   it('runs a workflow on the real dev server that is signalled, queried and calls an activity', async () => {
-    const handle = await client.workflow.start('smokeWorkflow', { taskQueue: worker.taskQueue, workflowId: uniqueId('smoke') });
+    const handle = await client.workflow.start('smokeWorkflow', {
+      taskQueue: worker.taskQueue,
+      workflowId: uniqueId('smoke'),
+    });
     await expect(handle.query(smokeStatusQuery)).resolves.toBe('waiting');
     await handle.signal(smokeNameSignal, 'agio');
     await expect(handle.result()).resolves.toBe('hello, agio');

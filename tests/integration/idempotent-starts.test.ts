@@ -22,7 +22,11 @@ describe('idempotent starts', () => {
   async function post(body: object, key?: string, token = A): Promise<JsonResponse & { replayed: string | null }> {
     const res = await fetch(`${bed.bridge.url}/runs`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', ...(key !== undefined ? { 'idempotency-key': key } : {}) },
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        ...(key !== undefined ? { 'idempotency-key': key } : {}),
+      },
       body: JSON.stringify(body),
     });
     return { status: res.status, body: await res.json(), replayed: res.headers.get('idempotent-replayed') };
@@ -48,14 +52,24 @@ describe('idempotent starts', () => {
     const output: RunOutput = await bed.bridge.agio.getHandle(runId).result();
     const afterEnd = await post({ limits: { maxSteps: 3 }, input: 'hello', agent: 'echoer' }, key);
 
-    expect(first).toEqual({ status: 201, body: { runId: expect.stringMatching(/^run-[0-9a-f]{32}$/), links: { self: `/runs/${runId}`, events: `/runs/${runId}/events` } }, replayed: null });
+    expect(first).toEqual({
+      status: 201,
+      body: {
+        runId: expect.stringMatching(/^run-[0-9a-f]{32}$/),
+        links: { self: `/runs/${runId}`, events: `/runs/${runId}/events` },
+      },
+      replayed: null,
+    });
     expect(repeat).toEqual({ status: 200, body: first.body, replayed: 'true' });
     // Completed, and the same body with its keys in another order: still the same request, still the same run.
     expect(afterEnd).toEqual({ status: 200, body: first.body, replayed: 'true' });
     expect(output.response).toBe('echoed once');
     expect(bed.server.requests).toHaveLength(1);
     expect(await executionsOf(runId)).toBe(1);
-    expect(await request(`${bed.bridge.url}/runs/${runId}`, { token: A })).toMatchObject({ status: 200, body: { status: 'COMPLETED', output: { response: 'echoed once' } } });
+    expect(await request(`${bed.bridge.url}/runs/${runId}`, { token: A })).toMatchObject({
+      status: 200,
+      body: { status: 'COMPLETED', output: { response: 'echoed once' } },
+    });
   });
 
   it('answers 409 idempotency_conflict to the same key with a different body, running or closed, and starts nothing', async () => {
@@ -64,14 +78,21 @@ describe('idempotent starts', () => {
     const key = uniqueId('conflict');
     const first = await post({ agent: 'echoer', input: 'hello' }, key);
 
-    const whileRunning = [await post({ agent: 'echoer', input: 'hello?' }, key), await post({ agent: 'echoer', input: 'hello', limits: { maxSteps: 2 } }, key)];
+    const whileRunning = [
+      await post({ agent: 'echoer', input: 'hello?' }, key),
+      await post({ agent: 'echoer', input: 'hello', limits: { maxSteps: 2 } }, key),
+    ];
     release();
     await bed.bridge.agio.getHandle(first.body.runId).result();
     const afterEnd = await post({ agent: 'echoer', input: 'hello', sessionId: 's-1' }, key);
 
     expect(first.status).toBe(201);
     for (const res of [...whileRunning, afterEnd]) {
-      expect(res).toEqual({ status: 409, body: { error: { code: 'idempotency_conflict', message: expect.stringContaining(key) } }, replayed: null });
+      expect(res).toEqual({
+        status: 409,
+        body: { error: { code: 'idempotency_conflict', message: expect.stringContaining(key) } },
+        replayed: null,
+      });
     }
     expect(bed.server.requests).toHaveLength(1);
     expect(await executionsOf(first.body.runId)).toBe(1);
@@ -88,10 +109,20 @@ describe('idempotent starts', () => {
 
     expect([ofA.status, ofB.status]).toEqual([201, 201]);
     expect(ofA.body.runId).not.toBe(ofB.body.runId);
-    expect((await bed.bridge.agio.getHandle(ofA.body.runId).workflow.describe()).memo).toMatchObject({ tenant: 'tenant-a' });
-    expect((await bed.bridge.agio.getHandle(ofB.body.runId).workflow.describe()).memo).toMatchObject({ tenant: 'tenant-b' });
-    expect(await request(`${bed.bridge.url}/runs/${ofA.body.runId}`, { token: B })).toMatchObject({ status: 404, body: { error: { code: 'run_not_found' } } });
-    expect(await request(`${bed.bridge.url}/runs/${ofB.body.runId}`, { token: A })).toMatchObject({ status: 404, body: { error: { code: 'run_not_found' } } });
+    expect((await bed.bridge.agio.getHandle(ofA.body.runId).workflow.describe()).memo).toMatchObject({
+      tenant: 'tenant-a',
+    });
+    expect((await bed.bridge.agio.getHandle(ofB.body.runId).workflow.describe()).memo).toMatchObject({
+      tenant: 'tenant-b',
+    });
+    expect(await request(`${bed.bridge.url}/runs/${ofA.body.runId}`, { token: B })).toMatchObject({
+      status: 404,
+      body: { error: { code: 'run_not_found' } },
+    });
+    expect(await request(`${bed.bridge.url}/runs/${ofB.body.runId}`, { token: A })).toMatchObject({
+      status: 404,
+      body: { error: { code: 'run_not_found' } },
+    });
     // Each tenant's repeat finds its own run.
     expect(await post(body, key, B)).toMatchObject({ status: 200, body: { runId: ofB.body.runId } });
   });
@@ -123,7 +154,10 @@ describe('idempotent starts', () => {
     bed.server.script(text('first'), text('second'));
     const runs = [await post({ agent: 'echoer', input: 'no key' }), await post({ agent: 'echoer', input: 'no key' })];
     await Promise.all(runs.map((r) => bed.bridge.agio.getHandle(r.body.runId).result()));
-    expect(runs.map((r) => [r.status, r.replayed])).toEqual([[201, null], [201, null]]);
+    expect(runs.map((r) => [r.status, r.replayed])).toEqual([
+      [201, null],
+      [201, null],
+    ]);
     expect(runs[0].body.runId).not.toBe(runs[1].body.runId);
   });
 
@@ -131,7 +165,12 @@ describe('idempotent starts', () => {
     bed.server.script(toolCalls([toolCall('record', { label: 'once' }, { id: 'call_1' })]), text('recorded, done'));
     const agent = defineAgent({ name: 'recorder', tools: ['record'] });
     const runId = uniqueId('client-run');
-    const opts = { runId, tenant: 'acme', limits: { continueAsNewAfterModelCalls: 1 }, modelSettings: { temperature: 0.4 } };
+    const opts = {
+      runId,
+      tenant: 'acme',
+      limits: { continueAsNewAfterModelCalls: 1 },
+      modelSettings: { temperature: 0.4 },
+    };
 
     const first = await bed.agio.start(agent, 'record once', opts);
     const again = await bed.agio.start(agent, 'record once', { ...opts, modelSettings: { temperature: 0.4 } });
@@ -144,16 +183,26 @@ describe('idempotent starts', () => {
     expect([again.runId, afterEnd.runId]).toEqual([runId, runId]);
     expect(await afterEnd.result()).toEqual(output);
     expect(output.response).toBe('recorded, done');
-    for (const different of [{ ...opts, modelSettings: { temperature: 0.5 } }, { ...opts, tenant: 'other' }]) {
+    for (const different of [
+      { ...opts, modelSettings: { temperature: 0.5 } },
+      { ...opts, tenant: 'other' },
+    ]) {
       await expect(bed.agio.start(agent, 'record once', different)).rejects.toThrow(IdempotencyConflictError);
     }
     const conflict = await bed.agio.start(agent, 'record twice', opts).catch((err: unknown) => err);
-    expect(conflict).toMatchObject({ name: 'IdempotencyConflictError', runId, message: expect.stringMatching(/different request/) });
+    expect(conflict).toMatchObject({
+      name: 'IdempotencyConflictError',
+      runId,
+      message: expect.stringMatching(/different request/),
+    });
     expect(bed.server.requests).toHaveLength(2);
   });
 
   it('keeps a failed run for its id (a repeat finds the failure), and refuses an id taken by a run started without one', async () => {
-    bed.server.script(text('', { error: { status: 400, body: { error: { message: 'bad request' } } } }), text('a plain run'));
+    bed.server.script(
+      text('', { error: { status: 400, body: { error: { message: 'bad request' } } } }),
+      text('a plain run'),
+    );
     const runId = uniqueId('failing');
     const failed = await bed.agio.start(echoer, 'fail', { runId });
     await expect(failed.result()).rejects.toThrow();
@@ -165,7 +214,10 @@ describe('idempotent starts', () => {
     const plain = await bed.agio.start(echoer, 'no key');
     expect(plain.created).toBe(true);
     await plain.result();
-    await expect(bed.agio.start(echoer, 'no key', { runId: plain.runId })).rejects.toMatchObject({ name: 'IdempotencyConflictError', message: expect.stringMatching(/no request fingerprint/) });
+    await expect(bed.agio.start(echoer, 'no key', { runId: plain.runId })).rejects.toMatchObject({
+      name: 'IdempotencyConflictError',
+      message: expect.stringMatching(/no request fingerprint/),
+    });
     expect(bed.server.requests).toHaveLength(2);
   });
 });

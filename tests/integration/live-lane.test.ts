@@ -11,7 +11,10 @@ const TOKEN = 'test-token';
 const lane = new InProcessLane();
 
 /** The history events of a workflow, and how many of them are signals. */
-async function historyOf(bed: ReturnType<typeof useTestBed>, workflowId: string): Promise<{ events: number; signals: number }> {
+async function historyOf(
+  bed: ReturnType<typeof useTestBed>,
+  workflowId: string,
+): Promise<{ events: number; signals: number }> {
   const history = await bed.client.workflow.getHandle(workflowId).fetchHistory();
   const events = history.events ?? [];
   return { events: events.length, signals: events.filter((e) => e.workflowExecutionSignaledEventAttributes).length };
@@ -31,7 +34,10 @@ describe('the live lane', () => {
     const words = Array.from({ length: 60 }, (_, i) => `w${i} `);
     bed.server.script(text(words.join(''), { chunkSize: 3, delayMs: 10 }));
     const run = await bed.bridge.agio.start(defineAgent({ name: 'talker' }), 'talk');
-    const { events: frames, closedBy } = await readSse(`${bed.bridge.url}/runs/${run.runId}/events`, { token: TOKEN, timeoutMs: 30_000 });
+    const { events: frames, closedBy } = await readSse(`${bed.bridge.url}/runs/${run.runId}/events`, {
+      token: TOKEN,
+      timeoutMs: 30_000,
+    });
     const events = agioEvents(frames);
 
     expect(closedBy).toBe('server');
@@ -71,12 +77,22 @@ describe('the live lane', () => {
 
   it('keeps a lead small whose nested coder streams for seconds, while every token reaches the root stream', async () => {
     const coder = defineAgent({ name: 'coder', instructions: 'You are the coder.' });
-    const lead = defineAgent({ name: 'lead', instructions: 'You are the lead.', tools: [asTool(coder, { description: 'Codes.', stream: 'full' })] });
+    const lead = defineAgent({
+      name: 'lead',
+      instructions: 'You are the lead.',
+      tools: [asTool(coder, { description: 'Codes.', stream: 'full' })],
+    });
     const tokens = Array.from({ length: 600 }, (_, i) => `k${i} `).join('');
-    bed.server.scriptFor('You are the lead.', toolCalls([toolCall('coder', { task: 'code' }, { id: 'call_coder' })]), text('done'));
+    bed.server.scriptFor(
+      'You are the lead.',
+      toolCalls([toolCall('coder', { task: 'code' }, { id: 'call_coder' })]),
+      text('done'),
+    );
     bed.server.scriptFor('You are the coder.', text(tokens, { chunkSize: 5, delayMs: 5 }));
     const run = await bed.bridge.agio.start(lead, 'go');
-    const events = agioEvents((await readSse(`${bed.bridge.url}/runs/${run.runId}/events`, { token: TOKEN, timeoutMs: 60_000 })).events);
+    const events = agioEvents(
+      (await readSse(`${bed.bridge.url}/runs/${run.runId}/events`, { token: TOKEN, timeoutMs: 60_000 })).events,
+    );
 
     const coderRun = `${run.runId}/tool/call_coder`;
     expect(streamedText(events, `${coderRun}:2`)).toBe(tokens); // system, user, then its answer

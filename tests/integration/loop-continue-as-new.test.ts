@@ -1,4 +1,4 @@
-// A long loop continues as new between iterations (DESIGN.md section 6): with `continueAsNewEvery: 3`, twenty
+// A long loop continues as new between iterations (docs/ARCHITECTURE.md, "Workflow agents and operator control"): with `continueAsNewEvery: 3`, twenty
 // iterations run over seven workflow runs of one workflow id, carrying the loop position, the shared state and the
 // Wire, so the stream's offsets stay continuous — read live during the run and read again afterwards.
 import { loopAgent, type AgioEvent } from '../../common';
@@ -14,7 +14,12 @@ describe('a loop that continues as new', () => {
 
   it('completes 20 iterations over 7 runs with continuous offsets, live and after the end, and the right timesLooped', async () => {
     for (let i = 0; i < ITERATIONS; i++) bed.server.scriptFor(agentKey('tick'), text(`tick ${i}`));
-    const loop = loopAgent({ name: 'clock', subAgents: [subAgent('tick', { outputKey: 'last' })], maxIterations: ITERATIONS, continueAsNewEvery: 3 });
+    const loop = loopAgent({
+      name: 'clock',
+      subAgents: [subAgent('tick', { outputKey: 'last' })],
+      maxIterations: ITERATIONS,
+      continueAsNewEvery: 3,
+    });
 
     const run = await bed.agio.start(loop, 'tick tock', { state: { started: 'yes' } });
     const [live, output] = await Promise.all([readStream(bed.client, run.runId), run.result()]);
@@ -32,7 +37,9 @@ describe('a loop that continues as new', () => {
       expect(offsetsOf(events)).toEqual(events.map((_, i) => i));
       expect(events.filter((e) => e.type === 'RUN_STARTED' && e.depth === 0)).toHaveLength(1);
       expect(events.filter((e: AgioEvent) => e.type === 'RUN_COMPLETED' && e.depth === 0)).toEqual([events.at(-1)]);
-      expect(agentStates(events)).toEqual(Array.from({ length: ITERATIONS }, (_, timesLooped) => ({ timesLooped, currentSubAgent: 'tick' })));
+      expect(agentStates(events)).toEqual(
+        Array.from({ length: ITERATIONS }, (_, timesLooped) => ({ timesLooped, currentSubAgent: 'tick' })),
+      );
       // Every iteration's child ran and reported once.
       const children = events.filter((e) => e.type === 'RUN_COMPLETED' && e.depth === 1).map((e) => e.runId);
       expect(children).toEqual(Array.from({ length: ITERATIONS }, (_, i) => `${run.runId}/loop-${i}/0-tick`));
@@ -41,7 +48,9 @@ describe('a loop that continues as new', () => {
     // Its event log holds the whole stream: each run wrote what it added before continuing as new. (Read without the
     // stores, the stream's last page may come from a replay, which can time an event that follows a local activity a
     // few ms differently: timestamps are left out of the comparison.)
-    expect(withoutTimestamps(await bed.worker.stores.events.read('default', run.runId, -1, 1000))).toEqual(withoutTimestamps(live));
+    expect(withoutTimestamps(await bed.worker.stores.events.read('default', run.runId, -1, 1000))).toEqual(
+      withoutTimestamps(live),
+    );
     expect(live.at(-1)).toMatchObject({ type: 'RUN_COMPLETED', data: { terminationReason: 'max_iterations' } });
   });
 });

@@ -8,14 +8,20 @@ import { runToEnd, sentMessages, type History } from '../helpers/agent-runs';
 import { useTestBed } from '../helpers/test-bed';
 
 /** The inputs of a history's callModel activities, in scheduling order. */
-function callModelInputs(history: History): { messages?: unknown[]; conversation?: { workflowId: string; runId: string; count: number } }[] {
+function callModelInputs(
+  history: History,
+): { messages?: unknown[]; conversation?: { workflowId: string; runId: string; count: number } }[] {
   return (history.events ?? [])
     .map((e) => e.activityTaskScheduledEventAttributes)
     .filter((a) => a?.activityType?.name === 'callModel')
     .map((a) => JSON.parse(Buffer.from(a!.input!.payloads![0].data!).toString('utf8')));
 }
 
-const script = () => [toolCalls([toolCall('echo', { text: 'one' }, { id: 'c1' })]), toolCalls([toolCall('echo', { text: 'two' }, { id: 'c2' })]), text('done after two echoes')];
+const script = () => [
+  toolCalls([toolCall('echo', { text: 'one' }, { id: 'c1' })]),
+  toolCalls([toolCall('echo', { text: 'two' }, { id: 'c2' })]),
+  text('done after two echoes'),
+];
 
 describe('callModel input by reference', () => {
   const bed = useTestBed({ tools: testTools });
@@ -25,12 +31,20 @@ describe('callModel input by reference', () => {
 
   it('sends the model the same conversation whether it travels inline or is read with the conversation Query', async () => {
     bed.server.script(...script());
-    const inline = await runToEnd(bed.client, bed.worker.taskQueue, { agent, input: 'go', context: { limits: { inlineModelInputBytes: 1_000_000 } } });
+    const inline = await runToEnd(bed.client, bed.worker.taskQueue, {
+      agent,
+      input: 'go',
+      context: { limits: { inlineModelInputBytes: 1_000_000 } },
+    });
     const inlineSent = bed.server.requests.map(sentMessages);
     bed.server.reset();
 
     bed.server.script(...script());
-    const byRef = await runToEnd(bed.client, bed.worker.taskQueue, { agent, input: 'go', context: { limits: { inlineModelInputBytes: 0 } } });
+    const byRef = await runToEnd(bed.client, bed.worker.taskQueue, {
+      agent,
+      input: 'go',
+      context: { limits: { inlineModelInputBytes: 0 } },
+    });
     const byRefSent = bed.server.requests.map(sentMessages);
 
     expect(byRef.output).toMatchObject({ terminationReason: 'completed', response: 'done after two echoes' });
@@ -43,7 +57,9 @@ describe('callModel input by reference', () => {
     const inputs = callModelInputs(await byRef.handle.fetchHistory());
     const { runId } = await byRef.handle.describe();
     expect(inputs.map((i) => i.messages)).toEqual([undefined, undefined, undefined]);
-    expect(inputs.map((i) => i.conversation)).toEqual([2, 4, 6].map((count) => ({ workflowId: byRef.handle.workflowId, runId, count })));
+    expect(inputs.map((i) => i.conversation)).toEqual(
+      [2, 4, 6].map((count) => ({ workflowId: byRef.handle.workflowId, runId, count })),
+    );
     const inlineInputs = callModelInputs(await inline.handle.fetchHistory());
     expect(inlineInputs.map((i) => i.messages?.length)).toEqual([2, 4, 6]);
     inlineBytes = inlineInputs.map((i) => Buffer.byteLength(JSON.stringify(i.messages)));
@@ -53,7 +69,11 @@ describe('callModel input by reference', () => {
     expect(inlineBytes).toHaveLength(3);
     bed.server.script(...script());
     // Just the first conversation fits.
-    const { output, handle } = await runToEnd(bed.client, bed.worker.taskQueue, { agent, input: 'go', context: { limits: { inlineModelInputBytes: inlineBytes[0] } } });
+    const { output, handle } = await runToEnd(bed.client, bed.worker.taskQueue, {
+      agent,
+      input: 'go',
+      context: { limits: { inlineModelInputBytes: inlineBytes[0] } },
+    });
     expect(output.response).toBe('done after two echoes');
     const inputs = callModelInputs(await handle.fetchHistory());
     expect(inputs.map((i) => (i.messages ? 'inline' : 'ref'))).toEqual(['inline', 'ref', 'ref']);

@@ -11,7 +11,9 @@ describe('MongoDB-protocol test server', () => {
   afterAll(() => mongo?.close());
 
   it('inserts, queries with a filter and sort, and creates an index through the official driver', async () => {
-    const coll = mongo.db(`smoke_${randomUUID().slice(0, 8)}`).collection<{ run: string; n: number; tenant: string }>('steps');
+    const coll = mongo
+      .db(`smoke_${randomUUID().slice(0, 8)}`)
+      .collection<{ run: string; n: number; tenant: string }>('steps');
     await coll.insertMany([
       { run: 'a', n: 2, tenant: 't1' },
       { run: 'a', n: 1, tenant: 't1' },

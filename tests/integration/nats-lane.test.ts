@@ -31,11 +31,20 @@ describe('the live lane on NATS JetStream', () => {
   let other: TestBridge;
   beforeAll(async () => {
     const url = testEnv('natsUrl');
-    [workerLane.target, bridgeLane.target, otherLane.target] = await Promise.all([NatsLane.connect(url), NatsLane.connect(url), NatsLane.connect(url)]);
+    [workerLane.target, bridgeLane.target, otherLane.target] = await Promise.all([
+      NatsLane.connect(url),
+      NatsLane.connect(url),
+      NatsLane.connect(url),
+    ]);
   });
   const bed = useTestBed({ workerOptions: { liveLane: workerLane }, bridge: { liveLane: bridgeLane } });
   beforeAll(async () => {
-    other = await startBridge({ client: bed.client, taskQueue: bed.worker.taskQueue, stores: bed.worker.stores, liveLane: otherLane });
+    other = await startBridge({
+      client: bed.client,
+      taskQueue: bed.worker.taskQueue,
+      stores: bed.worker.stores,
+      liveLane: otherLane,
+    });
   });
   afterAll(async () => {
     await other?.close();
@@ -46,7 +55,9 @@ describe('the live lane on NATS JetStream', () => {
     const content = words(80, 'n');
     bed.server.script(text(content, { chunkSize: 4, delayMs: 5 }));
     const run = await bed.bridge.agio.start(defineAgent({ name: 'talker' }), 'talk');
-    const events = agioEvents((await readSse(`${bed.bridge.url}/runs/${run.runId}/events`, { token: TOKEN, timeoutMs: 30_000 })).events);
+    const events = agioEvents(
+      (await readSse(`${bed.bridge.url}/runs/${run.runId}/events`, { token: TOKEN, timeoutMs: 30_000 })).events,
+    );
 
     expect(streamedText(events, `${run.runId}:1`)).toBe(content);
     expect(events.filter((e) => e.type === 'STEP_DELTA').every((e) => typeof e.seq === 'number')).toBe(true);
@@ -59,10 +70,18 @@ describe('the live lane on NATS JetStream', () => {
     const content = words(80, 'm');
     bed.server.script(text(content, { chunkSize: 4, delayMs: 25 }));
     const run = await bed.bridge.agio.start(defineAgent({ name: 'resumer' }), 'talk');
-    const first = await readSse(`${bed.bridge.url}/runs/${run.runId}/events`, { token: TOKEN, timeoutMs: 30_000, maxEvents: 12 });
+    const first = await readSse(`${bed.bridge.url}/runs/${run.runId}/events`, {
+      token: TOKEN,
+      timeoutMs: 30_000,
+      maxEvents: 12,
+    });
     const lastId = first.events.at(-1)!.id;
     expect(lastId).toMatch(/^\d+\.\d+$/);
-    const rest = await readSse(`${other.url}/runs/${run.runId}/events`, { token: TOKEN, timeoutMs: 30_000, lastEventId: lastId });
+    const rest = await readSse(`${other.url}/runs/${run.runId}/events`, {
+      token: TOKEN,
+      timeoutMs: 30_000,
+      lastEventId: lastId,
+    });
 
     const all = [...agioEvents(first.events), ...agioEvents(rest.events)];
     const stepId = `${run.runId}:1`;
@@ -80,7 +99,10 @@ describe('when NATS goes away mid-stream', () => {
   const bridgeLane = new DeferredLane();
   beforeAll(async () => {
     nats = await startNatsServer();
-    [workerLane.target, bridgeLane.target] = await Promise.all([NatsLane.connect(nats.url, () => undefined), NatsLane.connect(nats.url, () => undefined)]);
+    [workerLane.target, bridgeLane.target] = await Promise.all([
+      NatsLane.connect(nats.url, () => undefined),
+      NatsLane.connect(nats.url, () => undefined),
+    ]);
   });
   const bed = useTestBed({ workerOptions: { liveLane: workerLane }, bridge: { liveLane: bridgeLane } });
   afterAll(async () => {
@@ -106,7 +128,9 @@ describe('when NATS goes away mid-stream', () => {
     expect(closedBy).toBe('server');
     expect((await run.result()).response).toBe(content);
     durableOffsetsAreWhole(events);
-    expect(events.find((e) => e.type === 'STEP_COMPLETED' && e.snapshot?.role === 'assistant')?.snapshot?.content).toBe(content);
+    expect(events.find((e) => e.type === 'STEP_COMPLETED' && e.snapshot?.role === 'assistant')?.snapshot?.content).toBe(
+      content,
+    );
     expect(events.at(-1)?.type).toBe('RUN_COMPLETED');
     expect(streamedText(events, `${run.runId}:1`).length).toBeLessThan(content.length);
   }, 90_000);
@@ -121,7 +145,9 @@ describe('when NATS goes away mid-stream', () => {
       await new Promise((r) => setTimeout(r, 500));
       bed.server.script(text(content, { chunkSize: 4, delayMs: 10 }));
       const run = await bed.bridge.agio.start(defineAgent({ name: 'returning' }), 'talk');
-      const events = agioEvents((await readSse(`${bed.bridge.url}/runs/${run.runId}/events`, { token: TOKEN, timeoutMs: 30_000 })).events);
+      const events = agioEvents(
+        (await readSse(`${bed.bridge.url}/runs/${run.runId}/events`, { token: TOKEN, timeoutMs: 30_000 })).events,
+      );
       streamed = streamedText(events, `${run.runId}:1`);
     }
     expect(streamed).toBe(content);

@@ -23,15 +23,28 @@ describe('the packed package in a project of its own', () => {
 
   beforeAll(async () => {
     project = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'agio-consumer-'));
-    const packed = await run('npm', ['pack', '--json', '--pack-destination', project], { cwd: ROOT, maxBuffer: 64 * 1024 * 1024 });
+    const packed = await run('npm', ['pack', '--json', '--pack-destination', project], {
+      cwd: ROOT,
+      maxBuffer: 64 * 1024 * 1024,
+    });
     tarball = path.join(project, (JSON.parse(packed.stdout) as { filename: string }[])[0].filename);
     await fs.promises.cp(FIXTURE, project, { recursive: true });
     await fs.promises.mkdir(path.join(project, 'src'));
     await fs.promises.rename(path.join(project, 'main.ts'), path.join(project, 'src', 'main.ts'));
-    const zod = (JSON.parse(await fs.promises.readFile(path.join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> }).dependencies.zod;
-    await fs.promises.writeFile(path.join(project, 'package.json'), JSON.stringify({ name: 'consumer', private: true, dependencies: { agio: `file:${tarball}`, zod } }));
+    const zod = (
+      JSON.parse(await fs.promises.readFile(path.join(ROOT, 'package.json'), 'utf8')) as {
+        dependencies: Record<string, string>;
+      }
+    ).dependencies.zod;
+    await fs.promises.writeFile(
+      path.join(project, 'package.json'),
+      JSON.stringify({ name: 'consumer', private: true, dependencies: { agio: `file:${tarball}`, zod } }),
+    );
     // From npm's cache where it can: the suite's own install has just fetched every dependency.
-    await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: project, maxBuffer: 64 * 1024 * 1024 });
+    await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error'], {
+      cwd: project,
+      maxBuffer: 64 * 1024 * 1024,
+    });
   }, 600_000);
 
   afterAll(async () => {
@@ -40,7 +53,16 @@ describe('the packed package in a project of its own', () => {
 
   it('ships typed entry points, the prebuilt workflow bundle, the example agents and the bin', async () => {
     const installed = path.join(project, 'node_modules', 'agio');
-    for (const file of ['dist/index.d.ts', 'dist/common/index.d.ts', 'dist/worker/index.d.ts', 'dist/client/index.d.ts', 'dist/bridge/index.d.ts', 'dist/workflow-bundle.js', 'dist/ui/index.html', 'agents/examples.yaml']) {
+    for (const file of [
+      'dist/index.d.ts',
+      'dist/common/index.d.ts',
+      'dist/worker/index.d.ts',
+      'dist/client/index.d.ts',
+      'dist/bridge/index.d.ts',
+      'dist/workflow-bundle.js',
+      'dist/ui/index.html',
+      'agents/examples.yaml',
+    ]) {
       expect({ file, exists: fs.existsSync(path.join(installed, file)) }).toEqual({ file, exists: true });
     }
     // The package holds no sources, tests or benchmarks, and no trace of the directory it was built in.
@@ -48,7 +70,14 @@ describe('the packed package in a project of its own', () => {
     expect(fs.existsSync(path.join(installed, 'workflows'))).toBe(false);
     expect(fs.existsSync(path.join(installed, 'ui'))).toBe(false);
     // The packaged bridge finds the packaged viewer.
-    const found = await run(process.execPath, ['-e', `console.log(require(${JSON.stringify(path.join(installed, 'dist', 'bridge', 'viewer-route.js'))}).builtViewerDir())`], { cwd: project });
+    const found = await run(
+      process.execPath,
+      [
+        '-e',
+        `console.log(require(${JSON.stringify(path.join(installed, 'dist', 'bridge', 'viewer-route.js'))}).builtViewerDir())`,
+      ],
+      { cwd: project },
+    );
     expect(found.stdout.trim()).toBe(path.join(fs.realpathSync(installed), 'dist', 'ui'));
     expect(await fs.promises.readFile(path.join(installed, 'dist', 'workflow-bundle.js'), 'utf8')).not.toContain(ROOT);
     const help = await run(path.join(project, 'node_modules', '.bin', 'agio'), ['help']);
@@ -57,26 +86,57 @@ describe('the packed package in a project of its own', () => {
 
   it("typechecks the project against the package's declarations and runs its own agents, tool and worker", async () => {
     const tsc = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
-    await run(process.execPath, [tsc, '-p', project, '--typeRoots', path.join(ROOT, 'node_modules', '@types'), '--types', 'node']).catch((err: { stdout: string }) => {
+    await run(process.execPath, [
+      tsc,
+      '-p',
+      project,
+      '--typeRoots',
+      path.join(ROOT, 'node_modules', '@types'),
+      '--types',
+      'node',
+    ]).catch((err: { stdout: string }) => {
       throw new Error(`the consumer project does not typecheck:\n${err.stdout}`);
     });
 
-    bed.server.scriptFor('You delegate to the helper.', toolCalls([toolCall('helper', { task: 'Say hi loudly.' })]), text('The helper said: HI!'));
+    bed.server.scriptFor(
+      'You delegate to the helper.',
+      toolCalls([toolCall('helper', { task: 'Say hi loudly.' })]),
+      text('The helper said: HI!'),
+    );
     bed.server.scriptFor('You help by shouting.', toolCalls([toolCall('shout', { text: 'hi' })]), text('HI!'));
-    bed.server.scriptFor('You announce things loudly', toolCalls([toolCall('shout', { text: 'release' })]), text('RELEASE!'));
+    bed.server.scriptFor(
+      'You announce things loudly',
+      toolCalls([toolCall('shout', { text: 'release' })]),
+      text('RELEASE!'),
+    );
     bed.server.scriptFor('You count loudly.', text('{"loud":"THREE","count":3}'));
     const { stdout } = await run(process.execPath, [path.join(project, 'dist', 'main.js')], {
       cwd: project,
-      env: { ...process.env, TEMPORAL_ADDRESS: testEnv('temporalAddress'), TASK_QUEUE: uniqueId('consumer'), MODEL_URL: bed.model().baseURL },
+      env: {
+        ...process.env,
+        TEMPORAL_ADDRESS: testEnv('temporalAddress'),
+        TASK_QUEUE: uniqueId('consumer'),
+        MODEL_URL: bed.model().baseURL,
+      },
       timeout: 120_000,
     });
-    const result = JSON.parse(stdout.trim().split('\n').at(-1)!) as { boss: string; announcer: string; counted: string; events: string[]; buildId: string };
+    const result = JSON.parse(stdout.trim().split('\n').at(-1)!) as {
+      boss: string;
+      announcer: string;
+      counted: string;
+      events: string[];
+      buildId: string;
+    };
     expect(result.boss).toBe('The helper said: HI!');
     expect(result.announcer).toBe('RELEASE!');
     expect(result.counted).toBe('three 3');
     // The helper ran nested (depth 1) in the boss's stream, and the tool's own output reached the model.
-    expect(result.events).toEqual(expect.arrayContaining(['0:RUN_STARTED', '1:RUN_STARTED', '1:RUN_COMPLETED', '0:RUN_COMPLETED']));
-    const shoutResults = bed.server.requests.flatMap((r) => (r.body.messages as { role: string; content?: string }[]).filter((m) => m.role === 'tool').map((m) => m.content));
+    expect(result.events).toEqual(
+      expect.arrayContaining(['0:RUN_STARTED', '1:RUN_STARTED', '1:RUN_COMPLETED', '0:RUN_COMPLETED']),
+    );
+    const shoutResults = bed.server.requests.flatMap((r) =>
+      (r.body.messages as { role: string; content?: string }[]).filter((m) => m.role === 'tool').map((m) => m.content),
+    );
     expect(shoutResults).toEqual(expect.arrayContaining(['HI!', 'RELEASE!']));
     expect(result.buildId).toMatch(/^wf-[0-9a-f]{12}$/);
   }, 180_000);

@@ -37,7 +37,7 @@ async function untilListed(client: Client, query: string): Promise<void> {
   const count = async (status: string) => {
     return (await client.workflow.count(`${query} AND ExecutionStatus = '${status}'`)).count;
   };
-  for (const deadline = Date.now() + 20_000; (await count('Running')) !== 1 || (await count('Completed')) !== 1; ) {
+  for (const deadline = Date.now() + 20_000; (await count('Running')) !== 1 || (await count('Completed')) !== 1;) {
     if (Date.now() > deadline) throw new Error(`the runs never showed up in visibility for ${query}`);
     await new Promise((r) => setTimeout(r, 200));
   }

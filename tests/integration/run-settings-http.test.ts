@@ -20,9 +20,21 @@ const TOKEN = 'settings-token';
 describe('per-run settings over HTTP', () => {
   const agents: AnyAgentSpec[] = [
     defineAgent({ name: 'recorder', instructions: 'You are the recorder.', tools: ['record'] }),
-    defineAgent({ name: 'guarded', instructions: 'You are the guarded one.', tools: ['record'], permissions: [{ tool: 'record', action: 'ask' }] }),
-    defineAgent({ name: 'writer', instructions: 'You are the writer. Topic: {topic}.', modelSettings: { temperature: 1, topP: 0.5 } }),
-    sequentialAgent({ name: 'pipeline', subAgents: [subAgent('first', { modelSettings: { topP: 0.9 } }), subAgent('second')] }),
+    defineAgent({
+      name: 'guarded',
+      instructions: 'You are the guarded one.',
+      tools: ['record'],
+      permissions: [{ tool: 'record', action: 'ask' }],
+    }),
+    defineAgent({
+      name: 'writer',
+      instructions: 'You are the writer. Topic: {topic}.',
+      modelSettings: { temperature: 1, topP: 0.5 },
+    }),
+    sequentialAgent({
+      name: 'pipeline',
+      subAgents: [subAgent('first', { modelSettings: { topP: 0.9 } }), subAgent('second')],
+    }),
   ];
   const bridges: { strict?: ReturnType<typeof createBridge>; open?: ReturnType<typeof createBridge> } = {};
   const urls = { strict: '', open: '' };
@@ -35,47 +47,87 @@ describe('per-run settings over HTTP', () => {
   beforeAll(async () => {
     const agio = new AgioClient(bed.client, { taskQueue: bed.worker.taskQueue, agents });
     for (const kind of ['strict', 'open'] as const) {
-      const app = (bridges[kind] = createBridge({ agio, tokens: parseTokens(`${TOKEN}:default`), stores: bed.worker.stores, allowPermissionOverrides: kind === 'open' }));
+      const app = (bridges[kind] = createBridge({
+        agio,
+        tokens: parseTokens(`${TOKEN}:default`),
+        stores: bed.worker.stores,
+        allowPermissionOverrides: kind === 'open',
+      }));
       urls[kind] = await app.listen({ host: '127.0.0.1', port: 0 });
     }
   });
 
-  const post = (body: object, bridge: 'strict' | 'open' = 'strict') => request(`${urls[bridge]}/runs`, { token: TOKEN, body });
+  const post = (body: object, bridge: 'strict' | 'open' = 'strict') =>
+    request(`${urls[bridge]}/runs`, { token: TOKEN, body });
   const handle = (runId: string) => bed.client.workflow.getHandle(runId);
 
   it('makes a tool call wait for approval under an `ask` rule posted with the run, and runs it once approved', async () => {
-    bed.server.scriptFor('You are the recorder.', toolCalls([toolCall('record', { label: 'asked first' }, { id: 'call_rec' })]), text('recorded after asking'));
+    bed.server.scriptFor(
+      'You are the recorder.',
+      toolCalls([toolCall('record', { label: 'asked first' }, { id: 'call_rec' })]),
+      text('recorded after asking'),
+    );
 
-    const started = await post({ agent: 'recorder', input: 'record it', permissions: [{ tool: 'record', action: 'ask' }] });
+    const started = await post({
+      agent: 'recorder',
+      input: 'record it',
+      permissions: [{ tool: 'record', action: 'ask' }],
+    });
     const runId: string = started.body.runId;
     await waitForAsk(bed.client, runId, 'call_rec');
     expect(recordsOf(runId)).toEqual([]);
-    const approved = await request(`${urls.strict}/runs/${runId}/tool-calls/call_rec/approve`, { token: TOKEN, body: {} });
+    const approved = await request(`${urls.strict}/runs/${runId}/tool-calls/call_rec/approve`, {
+      token: TOKEN,
+      body: {},
+    });
 
     expect(started.status).toBe(201);
     expect(approved).toEqual({ status: 200, body: { toolCallId: 'call_rec', decision: 'approve' } });
     expect((await handle(runId).result()).response).toBe('recorded after asking');
     expect(recordsOf(runId).map((r) => r.label)).toEqual(['asked first']);
-    expect(authTrail(await readStream(bed.client, runId))).toEqual([['TOOL_AUTH_REQUIRED', 'call_rec'], ['TOOL_AUTH_GRANTED', 'call_rec']]);
+    expect(authTrail(await readStream(bed.client, runId))).toEqual([
+      ['TOOL_AUTH_REQUIRED', 'call_rec'],
+      ['TOOL_AUTH_GRANTED', 'call_rec'],
+    ]);
   });
 
   it('never runs a tool a `deny` rule posted with the run forbids', async () => {
-    bed.server.scriptFor('You are the recorder.', toolCalls([toolCall('record', { label: 'forbidden' }, { id: 'call_no' })]), text('could not record'));
+    bed.server.scriptFor(
+      'You are the recorder.',
+      toolCalls([toolCall('record', { label: 'forbidden' }, { id: 'call_no' })]),
+      text('could not record'),
+    );
 
-    const { body } = await post({ agent: 'recorder', input: 'record it', permissions: [{ tool: 'record', action: 'deny' }] });
+    const { body } = await post({
+      agent: 'recorder',
+      input: 'record it',
+      permissions: [{ tool: 'record', action: 'deny' }],
+    });
 
     expect((await handle(body.runId).result()).response).toBe('could not record');
     expect(recordsOf(body.runId)).toEqual([]);
     expect(activities(await handle(body.runId).fetchHistory(), 'runTool')).toEqual([]);
   });
 
-  it('refuses an `allow` rule with 400 by default, and with allowPermissionOverrides lets it skip the agent\'s own `ask`', async () => {
+  it("refuses an `allow` rule with 400 by default, and with allowPermissionOverrides lets it skip the agent's own `ask`", async () => {
     const allow = { agent: 'guarded', input: 'record it', permissions: [{ tool: 'record', action: 'allow' }] };
     const refused = await post(allow);
-    expect(refused).toEqual({ status: 400, body: { error: { code: 'permission_override_refused', message: expect.stringContaining('allowPermissionOverrides: true') } } });
+    expect(refused).toEqual({
+      status: 400,
+      body: {
+        error: {
+          code: 'permission_override_refused',
+          message: expect.stringContaining('allowPermissionOverrides: true'),
+        },
+      },
+    });
     expect(bed.server.requests).toHaveLength(0);
 
-    bed.server.scriptFor('You are the guarded one.', toolCalls([toolCall('record', { label: 'allowed' }, { id: 'call_ok' })]), text('recorded without asking'));
+    bed.server.scriptFor(
+      'You are the guarded one.',
+      toolCalls([toolCall('record', { label: 'allowed' }, { id: 'call_ok' })]),
+      text('recorded without asking'),
+    );
     const accepted = await post(allow, 'open');
     expect(accepted.status).toBe(201);
     expect((await handle(accepted.body.runId).result()).response).toBe('recorded without asking');
@@ -86,7 +138,13 @@ describe('per-run settings over HTTP', () => {
   it("sends the run's model settings over the agent's with its model calls, records them in its spec, and fills user and state", async () => {
     bed.server.scriptFor('You are the writer.', text('written'));
 
-    const { status, body } = await post({ agent: 'writer', input: 'write', modelSettings: { temperature: 0.2, maxTokens: 50 }, userId: 'user-7', state: { topic: 'tides' } });
+    const { status, body } = await post({
+      agent: 'writer',
+      input: 'write',
+      modelSettings: { temperature: 0.2, maxTokens: 50 },
+      userId: 'user-7',
+      state: { topic: 'tides' },
+    });
     await handle(body.runId).result();
 
     expect(status).toBe(201);

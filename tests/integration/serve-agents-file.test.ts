@@ -44,14 +44,20 @@ describe('agio serve --agents FILE', () => {
   let dir: string;
   let url: string;
   const headers = { authorization: 'Bearer dev-token', 'content-type': 'application/json' };
-  const post = (body: unknown, extra: Record<string, string> = {}) => fetch(`${url}/runs`, { method: 'POST', headers: { ...headers, ...extra }, body: JSON.stringify(body) });
-  const get = async (route: string) => (await fetch(`${url}${route}`, { headers })).json() as Promise<Record<string, unknown>>;
-  const stream = async (runId: string): Promise<AgioEvent[]> => agioEvents((await readSse(`${url}/runs/${runId}/events`, { token: 'dev-token', timeoutMs: 60_000 })).events);
+  const post = (body: unknown, extra: Record<string, string> = {}) =>
+    fetch(`${url}/runs`, { method: 'POST', headers: { ...headers, ...extra }, body: JSON.stringify(body) });
+  const get = async (route: string) =>
+    (await fetch(`${url}${route}`, { headers })).json() as Promise<Record<string, unknown>>;
+  const stream = async (runId: string): Promise<AgioEvent[]> =>
+    agioEvents((await readSse(`${url}/runs/${runId}/events`, { token: 'dev-token', timeoutMs: 60_000 })).events);
 
   beforeAll(async () => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agio-serve-agents-'));
     fs.writeFileSync(path.join(dir, 'agents.yaml'), AGENTS);
-    serve = await startServe(path.join(dir, 'data'), 0, { args: ['--agents', path.join(dir, 'agents.yaml')], env: { OPENAI_API_KEY: 'test', OPENAI_BASE_URL: bed.server.baseURL, AGIO_MODEL: 'scripted' } });
+    serve = await startServe(path.join(dir, 'data'), 0, {
+      args: ['--agents', path.join(dir, 'agents.yaml')],
+      env: { OPENAI_API_KEY: 'test', OPENAI_BASE_URL: bed.server.baseURL, AGIO_MODEL: 'scripted' },
+    });
     url = serve.url;
   });
 
@@ -67,18 +73,46 @@ describe('agio serve --agents FILE', () => {
     expect(serve.output()).toContain(`agents     ${path.join(dir, 'agents.yaml')}`);
     // Its hint names an agent the file has (the examples' `assistant` is not there).
     expect(serve.output()).toContain(`-d '{"agent":"director","input":"hello"}'`);
-    const listed = (await get('/agents')) as { source: string; agents: { name: string; kind: string; tools?: unknown[]; subAgents?: { name: string }[]; outputSchema?: unknown }[] };
+    const listed = (await get('/agents')) as {
+      source: string;
+      agents: {
+        name: string;
+        kind: string;
+        tools?: unknown[];
+        subAgents?: { name: string }[];
+        outputSchema?: unknown;
+      }[];
+    };
     expect(listed.source).toBe(path.join(dir, 'agents.yaml'));
     expect(listed.agents.map((a) => a.name)).toEqual(['director', 'manager', 'engineer', 'fanout', 'invoice']);
-    expect(listed.agents[0].tools).toEqual([expect.objectContaining({ name: 'manager', agent: expect.objectContaining({ tools: [expect.objectContaining({ name: 'engineer', agent: expect.objectContaining({ tools: ['mcp:everything'] }) })] }) })]);
-    expect(listed.agents[3]).toMatchObject({ kind: 'parallel', subAgents: [{ name: 'engineer' }, { name: 'reviewer' }] });
+    expect(listed.agents[0].tools).toEqual([
+      expect.objectContaining({
+        name: 'manager',
+        agent: expect.objectContaining({
+          tools: [
+            expect.objectContaining({
+              name: 'engineer',
+              agent: expect.objectContaining({ tools: ['mcp:everything'] }),
+            }),
+          ],
+        }),
+      }),
+    ]);
+    expect(listed.agents[3]).toMatchObject({
+      kind: 'parallel',
+      subAgents: [{ name: 'engineer' }, { name: 'reviewer' }],
+    });
     expect(listed.agents[4].outputSchema).toMatchObject({ required: ['total', 'currency'] });
   });
 
   it('runs three levels of agents used as tools down to an MCP tool, once for a repeated Idempotency-Key', async () => {
     bed.server.scriptFor('ROLE-director', toolCalls([toolCall('manager', { task: 'Get it done.' })]), text('directed'));
     bed.server.scriptFor('ROLE-manager', toolCalls([toolCall('engineer', { task: 'Do it.' })]), text('managed'));
-    bed.server.scriptFor('ROLE-engineer', toolCalls([toolCall('everything__echo', { message: 'from three levels down' }, { id: 'call_echo' })]), text('engineered'));
+    bed.server.scriptFor(
+      'ROLE-engineer',
+      toolCalls([toolCall('everything__echo', { message: 'from three levels down' }, { id: 'call_echo' })]),
+      text('engineered'),
+    );
 
     const first = await post({ agent: 'director', input: 'Ship it.' }, { 'idempotency-key': 'ship-1' });
     expect(first.status).toBe(201);
@@ -87,15 +121,27 @@ describe('agio serve --agents FILE', () => {
     expect(again.status).toBe(200);
     expect(again.headers.get('idempotent-replayed')).toBe('true');
     expect(((await again.json()) as { runId: string }).runId).toBe(runId);
-    expect((await post({ agent: 'director', input: 'Ship something else.' }, { 'idempotency-key': 'ship-1' })).status).toBe(409);
+    expect(
+      (await post({ agent: 'director', input: 'Ship something else.' }, { 'idempotency-key': 'ship-1' })).status,
+    ).toBe(409);
 
     const events = await stream(runId);
-    expect(events.filter((e) => e.type === 'RUN_STARTED').map((e) => [e.agent, e.depth])).toEqual([['director', 0], ['manager', 1], ['engineer', 2]]);
+    expect(events.filter((e) => e.type === 'RUN_STARTED').map((e) => [e.agent, e.depth])).toEqual([
+      ['director', 0],
+      ['manager', 1],
+      ['engineer', 2],
+    ]);
     const echoed = events.find((e) => e.type === 'STEP_COMPLETED' && e.snapshot?.toolCallId === 'call_echo');
-    expect(echoed).toMatchObject({ depth: 2, agent: 'engineer', snapshot: { role: 'tool', content: 'Echo: from three levels down' } });
+    expect(echoed).toMatchObject({
+      depth: 2,
+      agent: 'engineer',
+      snapshot: { role: 'tool', content: 'Echo: from three levels down' },
+    });
     expect(await get(`/runs/${runId}`)).toMatchObject({ status: 'COMPLETED', output: { response: 'directed' } });
     // One run, one set of model calls: the repeats started nothing.
-    expect(bed.server.requests.filter((r) => JSON.stringify(r.body.messages).includes('ROLE-director'))).toHaveLength(2);
+    expect(bed.server.requests.filter((r) => JSON.stringify(r.body.messages).includes('ROLE-director'))).toHaveLength(
+      2,
+    );
   });
 
   it('runs a parallel agent over a named and an inline sub-agent', async () => {
@@ -103,19 +149,32 @@ describe('agio serve --agents FILE', () => {
     bed.server.scriptFor('ROLE-reviewer', text('reviewed'));
     const { runId } = (await (await post({ agent: 'fanout', input: 'Both of you.' })).json()) as { runId: string };
     const events = await stream(runId);
-    expect(events.filter((e) => e.type === 'RUN_COMPLETED' && e.depth === 1).map((e) => e.agent).sort()).toEqual(['engineer', 'reviewer']);
+    expect(
+      events
+        .filter((e) => e.type === 'RUN_COMPLETED' && e.depth === 1)
+        .map((e) => e.agent)
+        .sort(),
+    ).toEqual(['engineer', 'reviewer']);
     expect(await get(`/runs/${runId}`)).toMatchObject({ status: 'COMPLETED' });
   });
 
   it("returns a structured-output agent's answer parsed, checked against the file's JSON Schema", async () => {
     bed.server.scriptFor('ROLE-invoice', text('{"total": "lots"}'), text('{"total": 42.5, "currency": "EUR"}'));
-    const { runId } = (await (await post({ agent: 'invoice', input: 'Total of: 40 + 2.5 EUR' })).json()) as { runId: string };
+    const { runId } = (await (await post({ agent: 'invoice', input: 'Total of: 40 + 2.5 EUR' })).json()) as {
+      runId: string;
+    };
     await stream(runId);
-    expect(await get(`/runs/${runId}`)).toMatchObject({ status: 'COMPLETED', output: { output: { total: 42.5, currency: 'EUR' } } });
+    expect(await get(`/runs/${runId}`)).toMatchObject({
+      status: 'COMPLETED',
+      output: { output: { total: 42.5, currency: 'EUR' } },
+    });
     // The first answer was off the schema: the second call was the repair turn, and both asked for the schema.
     const calls = bed.server.requests.filter((r) => JSON.stringify(r.body.messages).includes('ROLE-invoice'));
     expect(calls).toHaveLength(2);
-    expect(calls[0].body.response_format).toMatchObject({ type: 'json_schema', json_schema: { schema: { required: ['total', 'currency'] } } });
+    expect(calls[0].body.response_format).toMatchObject({
+      type: 'json_schema',
+      json_schema: { schema: { required: ['total', 'currency'] } },
+    });
   });
 
   it('stops before starting anything when the file is wrong, naming the file, the line and the problem', async () => {
@@ -124,7 +183,9 @@ describe('agio serve --agents FILE', () => {
     const broken = await startServe(path.join(dir, 'bad-data'), 0, { args: ['--agents', bad], until: 'agents file' });
     expect(await broken.exited).toBe(1);
     expect(broken.output()).toContain(`agents file ${bad}:`);
-    expect(broken.output()).toContain('line 4: agents[0].tools[0].agent: unknown agent "ghost"; the file defines: lead');
+    expect(broken.output()).toContain(
+      'line 4: agents[0].tools[0].agent: unknown agent "ghost"; the file defines: lead',
+    );
     expect(broken.output()).not.toContain('starting the Temporal dev server');
   });
 });

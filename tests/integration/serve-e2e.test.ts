@@ -32,37 +32,74 @@ describe('agio serve, driven with curl as the README shows', () => {
   });
 
   it('starts a run with curl, streams its events with curl -N until the stream closes, and returns the result', () => {
-    const started = JSON.parse(curl('-X', 'POST', `${url}/runs`, '-H', H, '-H', 'content-type: application/json', '-d', '{"agent":"lead","input":"what is in the workspace?"}')) as { runId: string };
+    const started = JSON.parse(
+      curl(
+        '-X',
+        'POST',
+        `${url}/runs`,
+        '-H',
+        H,
+        '-H',
+        'content-type: application/json',
+        '-d',
+        '{"agent":"lead","input":"what is in the workspace?"}',
+      ),
+    ) as { runId: string };
     expect(started.runId).toMatch(/^run-/);
     const sse = curl('-N', `${url}/runs/${started.runId}/events`, '-H', H);
-    const events = sse.split('\n\n').filter((f) => f.includes('data: ')).map((f) => JSON.parse(f.slice(f.indexOf('data: ') + 6)) as { offset: number; type: string; depth: number; agent: string });
+    const events = sse
+      .split('\n\n')
+      .filter((f) => f.includes('data: '))
+      .map(
+        (f) =>
+          JSON.parse(f.slice(f.indexOf('data: ') + 6)) as {
+            offset: number;
+            type: string;
+            depth: number;
+            agent: string;
+          },
+      );
     // Durable events have offsets 0..n-1; live deltas (in process: worker and bridge share serve) carry the offset
     // before them and their lane position.
     const durable = events.filter((e) => e.type !== 'STEP_DELTA');
     expect(durable.map((e) => e.offset)).toEqual(durable.map((_, i) => i));
-    expect(events.filter((e) => e.type === 'STEP_DELTA').every((e) => typeof (e as { seq?: number }).seq === 'number')).toBe(true);
+    expect(
+      events.filter((e) => e.type === 'STEP_DELTA').every((e) => typeof (e as { seq?: number }).seq === 'number'),
+    ).toBe(true);
     expect(events[0].type).toBe('RUN_STARTED');
     expect(events.at(-1)).toMatchObject({ type: 'RUN_COMPLETED', depth: 0, agent: 'lead' });
     expect(events.some((e) => e.depth === 1 && e.agent === 'coder' && e.type === 'RUN_COMPLETED')).toBe(true);
     expect(events.some((e) => e.type === 'STEP_DELTA')).toBe(true);
     const resumed = curl('-N', `${url}/runs/${started.runId}/events`, '-H', H, '-H', 'Last-Event-ID: 5');
     expect(resumed).toMatch(/^: run .*\n\nid: 6\n/);
-    const status = JSON.parse(curl(`${url}/runs/${started.runId}`, '-H', H)) as { status: string; output: { response: string } };
+    const status = JSON.parse(curl(`${url}/runs/${started.runId}`, '-H', H)) as {
+      status: string;
+      output: { response: string };
+    };
     expect(status.status).toBe('COMPLETED');
     expect(status.output.response).toContain('offline demo model');
     const agents = JSON.parse(curl(`${url}/agents`, '-H', H)) as { agents: { name: string }[] };
-    expect(agents.agents.map((a) => a.name)).toEqual(expect.arrayContaining(['assistant', 'coder', 'researcher', 'lead']));
+    expect(agents.agents.map((a) => a.name)).toEqual(
+      expect.arrayContaining(['assistant', 'coder', 'researcher', 'lead']),
+    );
     expect(JSON.parse(curl(`${url}/runs/${started.runId}`))).toMatchObject({ error: { code: 'unauthorized' } });
   });
 
   it('lists the finished run with `agio runs` (visibility catches up within seconds)', async () => {
-    const agio = (...args: string[]) => execFileSync(path.join(root, 'node_modules/.bin/tsx'), ['cli/main.ts', ...args], { cwd: root, encoding: 'utf8', env: { ...process.env, AGIO_URL: url, AGIO_TOKEN: 'dev-token' } });
+    const agio = (...args: string[]) =>
+      execFileSync(path.join(root, 'node_modules/.bin/tsx'), ['cli/main.ts', ...args], {
+        cwd: root,
+        encoding: 'utf8',
+        env: { ...process.env, AGIO_URL: url, AGIO_TOKEN: 'dev-token' },
+      });
     let listed: { runs: { runId: string; agent: string; status: string }[] } = { runs: [] };
     for (let i = 0; i < 20 && !listed.runs.length; i++) {
       listed = JSON.parse(agio('runs', '--status', 'completed', '--agent', 'lead', '--limit', '5'));
       if (!listed.runs.length) await new Promise((r) => setTimeout(r, 500));
     }
-    expect(listed.runs).toEqual([expect.objectContaining({ agent: 'lead', status: 'COMPLETED', runId: expect.stringMatching(/^run-/) })]);
+    expect(listed.runs).toEqual([
+      expect.objectContaining({ agent: 'lead', status: 'COMPLETED', runId: expect.stringMatching(/^run-/) }),
+    ]);
   });
 
   it('shuts everything down on Ctrl-C, leaves no Temporal server behind and releases its data directory', async () => {

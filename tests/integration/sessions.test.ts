@@ -24,7 +24,9 @@ describe.each([
     const agent = defineAgent({ name: 'chat', instructions: 'You are the session agent.', tools: ['echo'] });
     const sessionId = uniqueId('session');
     bed.server.script(
-      toolCalls([toolCall('echo', { text: 'ping', times: 2 }, { id: 'call_echo' })], { usage: { prompt_tokens: 11, completion_tokens: 4 } }),
+      toolCalls([toolCall('echo', { text: 'ping', times: 2 }, { id: 'call_echo' })], {
+        usage: { prompt_tokens: 11, completion_tokens: 4 },
+      }),
       text('first answer', { usage: { prompt_tokens: 20, completion_tokens: 2 } }),
       text('second answer', { usage: { prompt_tokens: 30, completion_tokens: 3 } }),
     );
@@ -43,11 +45,21 @@ describe.each([
     expect(firstRun).toEqual([
       system,
       { role: 'user', content: 'first question' },
-      { role: 'assistant', content: null, tool_calls: [{ id: 'call_echo', type: 'function', function: { name: 'echo', arguments: '{"text":"ping","times":2}' } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [
+          { id: 'call_echo', type: 'function', function: { name: 'echo', arguments: '{"text":"ping","times":2}' } },
+        ],
+      },
       { role: 'tool', tool_call_id: 'call_echo', content: 'ping ping' },
     ]);
     // The second run starts from all of that plus the first answer, between its system prompt and its own input.
-    expect(sentMessages(bed.server.requests[2])).toEqual([...firstRun, { role: 'assistant', content: 'first answer' }, { role: 'user', content: 'second question' }]);
+    expect(sentMessages(bed.server.requests[2])).toEqual([
+      ...firstRun,
+      { role: 'assistant', content: 'first answer' },
+      { role: 'user', content: 'second question' },
+    ]);
     // The earlier conversation is context, not the second run's own steps.
     expect(output.steps.map((s) => [s.index, s.role, s.content])).toEqual([
       [0, 'system', 'You are the session agent.'],
@@ -59,21 +71,45 @@ describe.each([
     expect(status).toBe(200);
     expect(body).toMatchObject({ sessionId, createdAt: expect.any(Number), updatedAt: expect.any(Number) });
     expect(body.runs).toEqual([
-      expect.objectContaining({ runId: first.runId, rootRunId: first.runId, sessionId, agent: 'chat', status: 'completed', usage: { promptTokens: 31, completionTokens: 6, totalTokens: 37 } }),
-      expect.objectContaining({ runId: second.runId, rootRunId: second.runId, sessionId, agent: 'chat', status: 'completed', usage: { promptTokens: 30, completionTokens: 3, totalTokens: 33 } }),
+      expect.objectContaining({
+        runId: first.runId,
+        rootRunId: first.runId,
+        sessionId,
+        agent: 'chat',
+        status: 'completed',
+        usage: { promptTokens: 31, completionTokens: 6, totalTokens: 37 },
+      }),
+      expect.objectContaining({
+        runId: second.runId,
+        rootRunId: second.runId,
+        sessionId,
+        agent: 'chat',
+        status: 'completed',
+        usage: { promptTokens: 30, completionTokens: 3, totalTokens: 33 },
+      }),
     ]);
     expect(body.runs[0].startedAt).toBeLessThanOrEqual(body.runs[1].startedAt);
     expect(body.runs[0].endedAt).toBeGreaterThanOrEqual(body.runs[0].startedAt);
     expect(body.steps.map((r: { runId: string }) => r.runId)).toEqual([first.runId, second.runId]);
     const [firstSteps, secondSteps] = body.steps.map((r: { steps: unknown[] }) => r.steps);
-    expect(firstSteps.map((s: { id: string; index: number; role: string; content: string | null; toolCallId?: string }) => [s.id, s.index, s.role, s.content, s.toolCallId ?? null])).toEqual([
+    expect(
+      firstSteps.map((s: { id: string; index: number; role: string; content: string | null; toolCallId?: string }) => [
+        s.id,
+        s.index,
+        s.role,
+        s.content,
+        s.toolCallId ?? null,
+      ]),
+    ).toEqual([
       [`${first.runId}:0`, 0, 'system', 'You are the session agent.', null],
       [`${first.runId}:1`, 1, 'user', 'first question', null],
       [`${first.runId}:2`, 2, 'assistant', null, null],
       [`${first.runId}:3`, 3, 'tool', 'ping ping', 'call_echo'],
       [`${first.runId}:4`, 4, 'assistant', 'first answer', null],
     ]);
-    expect(firstSteps[2].toolCalls).toEqual([{ id: 'call_echo', name: 'echo', arguments: '{"text":"ping","times":2}' }]);
+    expect(firstSteps[2].toolCalls).toEqual([
+      { id: 'call_echo', name: 'echo', arguments: '{"text":"ping","times":2}' },
+    ]);
     expect(firstSteps[2].usage).toEqual({ promptTokens: 11, completionTokens: 4, totalTokens: 15 });
     // The stored steps are the steps the run returned.
     expect(secondSteps).toEqual(JSON.parse(JSON.stringify(output.steps)));
@@ -100,7 +136,9 @@ describe.each([
       // At once: the run has closed (its end is recorded before its terminal event), and the stores say how it ended.
       expect((await first.workflow.describe()).status.name).toBe('CANCELLED');
       const { body } = await request(`${bed.bridge.url}/sessions/${sessionId}`, { token: TOKEN });
-      expect(body.runs).toEqual([expect.objectContaining({ runId: first.runId, status: 'cancelled', endedAt: expect.any(Number) })]);
+      expect(body.runs).toEqual([
+        expect.objectContaining({ runId: first.runId, status: 'cancelled', endedAt: expect.any(Number) }),
+      ]);
       expect(body.steps[0].steps.map((s: { role: string; content: string }) => [s.role, s.content])).toEqual([
         ['system', 'You are the waiting agent.'],
         ['user', 'first question'],
@@ -121,9 +159,18 @@ describe.each([
 
   it("lists a nested run with the session's runs, but continues the session from the root runs' conversation only", async () => {
     const helper = defineAgent({ name: 'session-helper', instructions: 'You are the session helper.' });
-    const agent = defineAgent({ name: 'delegator', instructions: 'You are the session delegator.', tools: [asTool(helper, { description: 'Helps.' })] });
+    const agent = defineAgent({
+      name: 'delegator',
+      instructions: 'You are the session delegator.',
+      tools: [asTool(helper, { description: 'Helps.' })],
+    });
     const sessionId = uniqueId('nested-session');
-    bed.server.scriptFor('You are the session delegator.', toolCalls([toolCall('session-helper', { task: 'find the answer' }, { id: 'call_helper' })]), text('delegated answer'), text('follow-up answer'));
+    bed.server.scriptFor(
+      'You are the session delegator.',
+      toolCalls([toolCall('session-helper', { task: 'find the answer' }, { id: 'call_helper' })]),
+      text('delegated answer'),
+      text('follow-up answer'),
+    );
     bed.server.scriptFor('You are the session helper.', text('the helper found it'));
 
     const first = await bed.bridge.agio.start(agent, 'first question', { sessionId });
@@ -132,7 +179,9 @@ describe.each([
     expect((await second.result()).response).toBe('follow-up answer');
 
     const childId = `${first.runId}/tool/call_helper`;
-    const requests = bed.server.requests.filter((r) => sentMessages(r)[0]?.content === 'You are the session delegator.');
+    const requests = bed.server.requests.filter(
+      (r) => sentMessages(r)[0]?.content === 'You are the session delegator.',
+    );
     expect(requests).toHaveLength(3);
     expect(sentMessages(requests[2]).map((m) => [m.role, m.content])).toEqual([
       ['system', 'You are the session delegator.'],
@@ -144,7 +193,15 @@ describe.each([
     ]);
     const { status, body } = await request(`${bed.bridge.url}/sessions/${sessionId}`, { token: TOKEN });
     expect(status).toBe(200);
-    expect(body.runs.map((r: { runId: string; parentRunId?: string; rootRunId: string; agent: string; status: string }) => [r.runId, r.parentRunId ?? null, r.rootRunId, r.agent, r.status])).toEqual([
+    expect(
+      body.runs.map((r: { runId: string; parentRunId?: string; rootRunId: string; agent: string; status: string }) => [
+        r.runId,
+        r.parentRunId ?? null,
+        r.rootRunId,
+        r.agent,
+        r.status,
+      ]),
+    ).toEqual([
       [first.runId, null, first.runId, 'delegator', 'completed'],
       [childId, first.runId, first.runId, 'session-helper', 'completed'],
       [second.runId, null, second.runId, 'delegator', 'completed'],

@@ -44,7 +44,14 @@ function hugeContent(bytes: number, multibyte = false): string {
 const hugeOutputTool = defineTool({
   name: 'huge_output',
   description: 'Answers with `bytes` bytes of numbered lines.',
-  parameters: z.object({ bytes: z.number().int().min(1).max(10 * 1024 * 1024), multibyte: z.boolean().optional() }),
+  parameters: z.object({
+    bytes: z
+      .number()
+      .int()
+      .min(1)
+      .max(10 * 1024 * 1024),
+    multibyte: z.boolean().optional(),
+  }),
   idempotent: true,
   async execute({ bytes, multibyte }) {
     return hugeContent(bytes, multibyte);
@@ -75,7 +82,9 @@ async function startSearchServer(apiKey: string, organic: { title: string; link:
         res.writeHead(403, { 'content-type': 'application/json' }).end(JSON.stringify({ message: 'bad key' }));
         return;
       }
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ searchParameters: { q: parsed.q }, organic: organic.slice(0, parsed.num) }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ searchParameters: { q: parsed.q }, organic: organic.slice(0, parsed.num) }));
     });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -88,10 +97,18 @@ async function startSearchServer(apiKey: string, organic: { title: string; link:
 
 describe('stores wiring on MongoDB', () => {
   let mongo: TestMongoStores;
-  const bed = useTestBed({ tools: [...testTools, hugeOutputTool], stores: async () => (mongo = await openMongoStores()), bridge: { tokens: TOKENS } });
+  const bed = useTestBed({
+    tools: [...testTools, hugeOutputTool],
+    stores: async () => (mongo = await openMongoStores()),
+    bridge: { tokens: TOKENS },
+  });
 
   describe('a 5 MB tool output', () => {
-    const agent = defineAgent({ name: 'reader', instructions: 'You read big outputs.', tools: ['huge_output', 'get_tool_result'] });
+    const agent = defineAgent({
+      name: 'reader',
+      instructions: 'You read big outputs.',
+      tools: ['huge_output', 'get_tool_result'],
+    });
     let runId: string;
     let ref: string;
     let full: string;
@@ -101,12 +118,25 @@ describe('stores wiring on MongoDB', () => {
       bed.server.script(
         toolCalls([toolCall('huge_output', { bytes: FIVE_MB }, { id: 'call_huge' })]),
         // The model follows the hint: it reads the ref from the tool result it was given.
-        (req) => toolCalls([toolCall('get_tool_result', { ref: REF_HINT.exec(lastToolResult(req))?.[1] ?? 'no ref in the result' }, { id: 'call_read_head' })]),
+        (req) =>
+          toolCalls([
+            toolCall(
+              'get_tool_result',
+              { ref: REF_HINT.exec(lastToolResult(req))?.[1] ?? 'no ref in the result' },
+              { id: 'call_read_head' },
+            ),
+          ]),
         // Then the last 1000 characters, at the offset the first page's trailer makes it compute.
         (req) => {
           const more = MORE.exec(lastToolResult(req));
           const total = more ? Number(more[1]) + Number(more[2]) : 0;
-          return toolCalls([toolCall('get_tool_result', { ref: REF_HINT.exec(lastToolResult(bed.server.requests[1]))?.[1], offset: total - 1000 }, { id: 'call_read_tail' })]);
+          return toolCalls([
+            toolCall(
+              'get_tool_result',
+              { ref: REF_HINT.exec(lastToolResult(bed.server.requests[1]))?.[1], offset: total - 1000 },
+              { id: 'call_read_tail' },
+            ),
+          ]);
         },
         text('read it all'),
       );
@@ -145,7 +175,11 @@ describe('stores wiring on MongoDB', () => {
       expect(head.slice(0, head.length - more![0].length) === full.slice(0, next)).toBe(true);
       // The tail read at an offset: the last 1000 characters, exactly.
       expect(sentToolResult(bed.server.requests[3], 'call_read_tail')).toBe(full.slice(FIVE_MB - 1000));
-      expect(output.steps.find((s) => s.toolCallId === 'call_read_tail')?.metadata).toEqual({ ref, offset: FIVE_MB - 1000, totalChars: FIVE_MB });
+      expect(output.steps.find((s) => s.toolCallId === 'call_read_tail')?.metadata).toEqual({
+        ref,
+        offset: FIVE_MB - 1000,
+        totalChars: FIVE_MB,
+      });
 
       // The run's whole history (every activity input and result, the output's steps) is far below 5 MB.
       const history = historyToJSON(await run.workflow.fetchHistory());
@@ -155,23 +189,37 @@ describe('stores wiring on MongoDB', () => {
     it("pages get_tool_result within the run's own maxToolOutputBytes, on multibyte text, so no page is truncated again", async () => {
       const limit = 4096;
       const content = hugeContent(100_000, true);
-      const refIn = (req: RecordedRequest) => REF_HINT.exec(sentToolResult(req, 'call_multi'))?.[1] ?? 'no ref in the result';
+      const refIn = (req: RecordedRequest) =>
+        REF_HINT.exec(sentToolResult(req, 'call_multi'))?.[1] ?? 'no ref in the result';
       const nextOffset = (req: RecordedRequest, id: string) => Number(MORE.exec(sentToolResult(req, id))?.[2] ?? -1);
       bed.server.script(
         toolCalls([toolCall('huge_output', { bytes: 100_000, multibyte: true }, { id: 'call_multi' })]),
         (req) => toolCalls([toolCall('get_tool_result', { ref: refIn(req) }, { id: 'call_page_1' })]),
-        (req) => toolCalls([toolCall('get_tool_result', { ref: refIn(req), offset: nextOffset(req, 'call_page_1') }, { id: 'call_page_2' })]),
+        (req) =>
+          toolCalls([
+            toolCall(
+              'get_tool_result',
+              { ref: refIn(req), offset: nextOffset(req, 'call_page_1') },
+              { id: 'call_page_2' },
+            ),
+          ]),
         text('paged'),
       );
 
-      const run = await bed.bridge.agio.start(agent, 'read it page by page', { tenant: TENANT, limits: { maxToolOutputBytes: limit } });
+      const run = await bed.bridge.agio.start(agent, 'read it page by page', {
+        tenant: TENANT,
+        limits: { maxToolOutputBytes: limit },
+      });
       expect((await run.result()).response).toBe('paged');
 
       const seen = sentToolResult(bed.server.requests[1], 'call_multi');
       expect(Buffer.byteLength(seen)).toBeLessThanOrEqual(limit);
       expect(seen).not.toContain('\uFFFD');
       let offset = 0;
-      for (const [i, id] of [[2, 'call_page_1'], [3, 'call_page_2']] as const) {
+      for (const [i, id] of [
+        [2, 'call_page_1'],
+        [3, 'call_page_2'],
+      ] as const) {
         const page = sentToolResult(bed.server.requests[i], id);
         expect(page).not.toMatch(/output truncated|full output stored/);
         expect(Buffer.byteLength(page)).toBeLessThanOrEqual(limit);
@@ -197,7 +245,12 @@ describe('stores wiring on MongoDB', () => {
       expect(sentToolResult(bed.server.requests[1], 'call_steal')).toBe(refused);
       // Same run id in another tenant (the first run has closed, so a plain Temporal start may reuse its id; AgioClient.start
       // never reuses a run id, see docs/IDEMPOTENCY.md): the ref is the same, the tenant is not.
-      const sameIdOtherTenant = await startRun(bed.client, bed.worker.taskQueue, { agent, input: 'read it from another tenant', context: { tenant: OTHER_TENANT } }, runId);
+      const sameIdOtherTenant = await startRun(
+        bed.client,
+        bed.worker.taskQueue,
+        { agent, input: 'read it from another tenant', context: { tenant: OTHER_TENANT } },
+        runId,
+      );
       expect(((await sameIdOtherTenant.result()) as RunOutput).response).toBe('nothing there either');
       expect(sentToolResult(bed.server.requests[3], 'call_steal')).toBe(refused);
 
@@ -209,13 +262,22 @@ describe('stores wiring on MongoDB', () => {
 
   it("stores a nested run's spans under the parent's tool span, with usage summed over the tree", async () => {
     const child = defineAgent({ name: 'trace-child', instructions: 'You are the trace child.' });
-    const parent = defineAgent({ name: 'trace-parent', instructions: 'You are the trace parent.', tools: [asTool(child, { description: 'Looks things up.' })] });
+    const parent = defineAgent({
+      name: 'trace-parent',
+      instructions: 'You are the trace parent.',
+      tools: [asTool(child, { description: 'Looks things up.' })],
+    });
     bed.server.scriptFor(
       'You are the trace parent.',
-      toolCalls([toolCall('trace-child', { task: 'look it up' }, { id: 'call_child' })], { usage: { prompt_tokens: 100, completion_tokens: 10 } }),
+      toolCalls([toolCall('trace-child', { task: 'look it up' }, { id: 'call_child' })], {
+        usage: { prompt_tokens: 100, completion_tokens: 10 },
+      }),
       text('parent done', { usage: { prompt_tokens: 200, completion_tokens: 20 } }),
     );
-    bed.server.scriptFor('You are the trace child.', text('child done', { usage: { prompt_tokens: 7, completion_tokens: 3 } }));
+    bed.server.scriptFor(
+      'You are the trace child.',
+      text('child done', { usage: { prompt_tokens: 7, completion_tokens: 3 } }),
+    );
 
     const sessionId = uniqueId('trace-session');
     const run = await bed.bridge.agio.start(parent, 'trace this', { tenant: TENANT, sessionId });
@@ -243,22 +305,70 @@ describe('stores wiring on MongoDB', () => {
       total: node.totalUsage,
       children: node.children.map(shape),
     });
-    const usage = (promptTokens: number, completionTokens: number) => ({ promptTokens, completionTokens, totalTokens: promptTokens + completionTokens });
+    const usage = (promptTokens: number, completionTokens: number) => ({
+      promptTokens,
+      completionTokens,
+      totalTokens: promptTokens + completionTokens,
+    });
     expect(body.tree.map(shape)).toEqual([
       {
-        id: rootId, kind: 'run', name: 'trace-parent', status: 'ok', runId: rootId, total: usage(307, 33),
+        id: rootId,
+        kind: 'run',
+        name: 'trace-parent',
+        status: 'ok',
+        runId: rootId,
+        total: usage(307, 33),
         children: [
-          { id: `${rootId}:2`, kind: 'model', name: 'model', status: 'ok', runId: rootId, usage: usage(100, 10), total: usage(100, 10), children: [] },
           {
-            id: `${rootId}:tool:call_child`, kind: 'tool', name: 'trace-child', status: 'ok', runId: rootId, total: usage(7, 3),
+            id: `${rootId}:2`,
+            kind: 'model',
+            name: 'model',
+            status: 'ok',
+            runId: rootId,
+            usage: usage(100, 10),
+            total: usage(100, 10),
+            children: [],
+          },
+          {
+            id: `${rootId}:tool:call_child`,
+            kind: 'tool',
+            name: 'trace-child',
+            status: 'ok',
+            runId: rootId,
+            total: usage(7, 3),
             children: [
               {
-                id: childId, kind: 'run', name: 'trace-child', status: 'ok', runId: childId, total: usage(7, 3),
-                children: [{ id: `${childId}:2`, kind: 'model', name: 'model', status: 'ok', runId: childId, usage: usage(7, 3), total: usage(7, 3), children: [] }],
+                id: childId,
+                kind: 'run',
+                name: 'trace-child',
+                status: 'ok',
+                runId: childId,
+                total: usage(7, 3),
+                children: [
+                  {
+                    id: `${childId}:2`,
+                    kind: 'model',
+                    name: 'model',
+                    status: 'ok',
+                    runId: childId,
+                    usage: usage(7, 3),
+                    total: usage(7, 3),
+                    children: [],
+                  },
+                ],
               },
             ],
           },
-          { id: `${rootId}:4`, kind: 'model', name: 'model', status: 'ok', runId: rootId, usage: usage(200, 20), total: usage(200, 20), children: [] },
+          {
+            id: `${rootId}:4`,
+            kind: 'model',
+            name: 'model',
+            status: 'ok',
+            runId: rootId,
+            usage: usage(200, 20),
+            total: usage(200, 20),
+            children: [],
+          },
         ],
       },
     ]);
@@ -285,8 +395,18 @@ describe('stores wiring on MongoDB', () => {
         { title: 'Durable execution, again', link: 'https://example.com/durable', snippet: 'The same page twice.' },
         { title: 'Not asked for', link: 'https://example.com/fourth', snippet: 'Beyond num.' },
       ]);
-      webWorker = await startTestWorker({ model: bed.model(), builtinTools: false, tools: [createWebSearchTool({ endpoint: search.url, apiKey: 'serper-key' })], stores: mongo.stores });
-      webBridge = await startBridge({ client: bed.client, taskQueue: webWorker.taskQueue, tokens: TOKENS, stores: webWorker.stores });
+      webWorker = await startTestWorker({
+        model: bed.model(),
+        builtinTools: false,
+        tools: [createWebSearchTool({ endpoint: search.url, apiKey: 'serper-key' })],
+        stores: mongo.stores,
+      });
+      webBridge = await startBridge({
+        client: bed.client,
+        taskQueue: webWorker.taskQueue,
+        tokens: TOKENS,
+        stores: webWorker.stores,
+      });
     });
     afterAll(async () => {
       await webBridge?.close();
@@ -295,31 +415,51 @@ describe('stores wiring on MongoDB', () => {
     });
 
     it('records the sources a search returned, and GET /runs/:id/citations lists them in order, once per url', async () => {
-      bed.server.script(toolCalls([toolCall('web_search_api', { query: 'durable agents', num: 3 }, { id: 'call_search' })]), text('durable agents are cited'));
+      bed.server.script(
+        toolCalls([toolCall('web_search_api', { query: 'durable agents', num: 3 }, { id: 'call_search' })]),
+        text('durable agents are cited'),
+      );
       const agent = defineAgent({ name: 'researcher', instructions: 'You research.', tools: ['web_search_api'] });
 
       const run = await webBridge.agio.start(agent, 'research durable agents', { tenant: TENANT });
       expect((await run.result()).response).toBe('durable agents are cited');
 
       expect(search.received).toEqual([{ q: 'durable agents', num: 3, key: 'serper-key' }]);
-      expect(sentToolResult(bed.server.requests[1], 'call_search')).toContain('1. Durable execution\n   https://example.com/durable');
+      expect(sentToolResult(bed.server.requests[1], 'call_search')).toContain(
+        '1. Durable execution\n   https://example.com/durable',
+      );
       const { status, body } = await request(`${webBridge.url}/runs/${run.runId}/citations`, { token: TOKEN });
       expect(status).toBe(200);
-      const common = { runId: run.runId, stepId: `${run.runId}:3`, toolCallId: 'call_search', createdAt: expect.any(Number) };
+      const common = {
+        runId: run.runId,
+        stepId: `${run.runId}:3`,
+        toolCallId: 'call_search',
+        createdAt: expect.any(Number),
+      };
       expect(body).toEqual({
         runId: run.runId,
         citations: [
-          { ...common, url: 'https://example.com/durable', title: 'Durable execution', snippet: 'Workflows survive crashes.' },
+          {
+            ...common,
+            url: 'https://example.com/durable',
+            title: 'Durable execution',
+            snippet: 'Workflows survive crashes.',
+          },
           { ...common, url: 'https://example.com/agents', title: 'Agents', snippet: 'Agents call tools.' },
         ],
       });
       // The run's tool step keeps the sources too.
-      const step = (await mongo.stores.sessions.listSteps(TENANT, run.runId)).find((s) => s.toolCallId === 'call_search');
+      const step = (await mongo.stores.sessions.listSteps(TENANT, run.runId)).find(
+        (s) => s.toolCallId === 'call_search',
+      );
       expect(step?.id).toBe(`${run.runId}:3`);
       expect((step?.metadata as { sources: unknown[] }).sources).toHaveLength(3);
       // Another tenant asking for this run's citations gets the same 404 as for a run that does not exist.
       const other = await request(`${webBridge.url}/runs/${run.runId}/citations`, { token: OTHER_TOKEN });
-      expect(other).toEqual({ status: 404, body: { error: { code: 'run_not_found', message: `no run with id "${run.runId}"` } } });
+      expect(other).toEqual({
+        status: 404,
+        body: { error: { code: 'run_not_found', message: `no run with id "${run.runId}"` } },
+      });
       // A worker without the built-in tools still serves get_tool_result: every worker stores large outputs.
       expect(webWorker.tools.find('get_tool_result')).toBeDefined();
     });
@@ -330,7 +470,14 @@ describe('stores wiring on MongoDB', () => {
     try {
       expect(fromUri.stores.sessions).toBeInstanceOf(MongoSessionStore);
       const runId = uniqueId('env-run');
-      await fromUri.stores.sessions.recordRun({ tenant: TENANT, runId, rootRunId: runId, agent: 'env', status: 'running', startedAt: 1 });
+      await fromUri.stores.sessions.recordRun({
+        tenant: TENANT,
+        runId,
+        rootRunId: runId,
+        agent: 'env',
+        status: 'running',
+        startedAt: 1,
+      });
       // Written through the URI's database: the test's own stores (same database) read it.
       expect(await mongo.client.db(mongo.dbName).collection('runs').countDocuments({ tenant: TENANT, runId })).toBe(1);
     } finally {
@@ -355,10 +502,18 @@ describe('stores wiring on MongoDB', () => {
       const bad = ['bad$id', 'x'.repeat(600), '%00', 'a%20b', '%7B%22%24ne%22%3Anull%7D'];
       for (const id of bad) {
         for (const path of [`/runs/${id}/trace`, `/runs/${id}/citations`]) {
-          expect({ path, ...(await request(`${bed.bridge.url}${path}`, { token: TOKEN })) }).toEqual({ path, status: 400, body: { error: { code: 'invalid_request', message: 'id: malformed run id' } } });
+          expect({ path, ...(await request(`${bed.bridge.url}${path}`, { token: TOKEN })) }).toEqual({
+            path,
+            status: 400,
+            body: { error: { code: 'invalid_request', message: 'id: malformed run id' } },
+          });
         }
         const path = `/sessions/${id}`;
-        expect({ path, ...(await request(`${bed.bridge.url}${path}`, { token: TOKEN })) }).toEqual({ path, status: 400, body: { error: { code: 'invalid_request', message: 'id: malformed session id' } } });
+        expect({ path, ...(await request(`${bed.bridge.url}${path}`, { token: TOKEN })) }).toEqual({
+          path,
+          status: 400,
+          body: { error: { code: 'invalid_request', message: 'id: malformed session id' } },
+        });
       }
       // What the router itself refuses (a segment longer than any id, a broken percent-encoding) answers alike.
       for (const [id, message] of [
@@ -366,7 +521,11 @@ describe('stores wiring on MongoDB', () => {
         ['%zz', 'the URL has a malformed path segment'],
       ]) {
         for (const path of [`/runs/${id}/trace`, `/runs/${id}/citations`, `/sessions/${id}`]) {
-          expect({ path, ...(await request(`${bed.bridge.url}${path}`, { token: TOKEN })) }).toEqual({ path, status: 400, body: { error: { code: 'invalid_request', message } } });
+          expect({ path, ...(await request(`${bed.bridge.url}${path}`, { token: TOKEN })) }).toEqual({
+            path,
+            status: 400,
+            body: { error: { code: 'invalid_request', message } },
+          });
         }
       }
       // 128 characters is still a session id; 129 is not.
@@ -375,9 +534,15 @@ describe('stores wiring on MongoDB', () => {
     });
 
     it("answers 404 for another tenant's ids exactly as for ids that do not exist", async () => {
-      expect(await request(`${bed.bridge.url}/sessions/${sessionId}`, { token: TOKEN })).toMatchObject({ status: 200, body: { sessionId, runs: [{ runId }] } });
+      expect(await request(`${bed.bridge.url}/sessions/${sessionId}`, { token: TOKEN })).toMatchObject({
+        status: 200,
+        body: { sessionId, runs: [{ runId }] },
+      });
       expect((await request(`${bed.bridge.url}/runs/${runId}/trace`, { token: TOKEN })).status).toBe(200);
-      expect(await request(`${bed.bridge.url}/runs/${runId}/citations`, { token: TOKEN })).toEqual({ status: 200, body: { runId, citations: [] } });
+      expect(await request(`${bed.bridge.url}/runs/${runId}/citations`, { token: TOKEN })).toEqual({
+        status: 200,
+        body: { runId, citations: [] },
+      });
 
       const missingRun = `run-${'0'.repeat(8)}-missing`;
       const missingSession = 'no-such-session';
@@ -386,9 +551,15 @@ describe('stores wiring on MongoDB', () => {
         [missingRun, missingSession],
       ]) {
         const token = id === runId ? OTHER_TOKEN : TOKEN;
-        expect(await request(`${bed.bridge.url}/sessions/${sid}`, { token })).toEqual({ status: 404, body: { error: { code: 'session_not_found', message: `no session with id "${sid}"` } } });
+        expect(await request(`${bed.bridge.url}/sessions/${sid}`, { token })).toEqual({
+          status: 404,
+          body: { error: { code: 'session_not_found', message: `no session with id "${sid}"` } },
+        });
         for (const route of ['trace', 'citations']) {
-          expect(await request(`${bed.bridge.url}/runs/${id}/${route}`, { token })).toEqual({ status: 404, body: { error: { code: 'run_not_found', message: `no run with id "${id}"` } } });
+          expect(await request(`${bed.bridge.url}/runs/${id}/${route}`, { token })).toEqual({
+            status: 404,
+            body: { error: { code: 'run_not_found', message: `no run with id "${id}"` } },
+          });
         }
       }
       // And without a token, nothing at all.

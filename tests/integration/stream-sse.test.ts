@@ -26,7 +26,8 @@ function shape(events: AgioEvent[]): string[] {
 /** Number of `publish` signals a run received (batches of activity events). */
 async function publishSignals(handle: WorkflowHandle): Promise<number> {
   const history = await handle.fetchHistory();
-  return (history.events ?? []).filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'publish').length;
+  return (history.events ?? []).filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'publish')
+    .length;
 }
 
 async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
@@ -47,7 +48,10 @@ describe('run events over SSE', () => {
   afterAll(() => otherBridge?.close());
 
   const startRun = async (): Promise<string> => {
-    const { status, body } = await request(`${bed.bridge.url}/runs`, { token: TOKEN, body: { agent: 'streamer', input: 'tell me a story' } });
+    const { status, body } = await request(`${bed.bridge.url}/runs`, {
+      token: TOKEN,
+      body: { agent: 'streamer', input: 'tell me a story' },
+    });
     expect(status).toBe(201);
     return body.runId as string;
   };
@@ -92,8 +96,15 @@ describe('run events over SSE', () => {
 
     const first = await readSse(eventsUrl(bed.bridge, runId), { token: TOKEN, maxEvents: 5 });
     // The client left mid-run; the bridge lets go of it.
-    await waitFor('the bridge to drop the disconnected client', async () => (await streamStats(bed.bridge)).subscribers === 0);
-    const second = await readSse(eventsUrl(bed.bridge, runId), { token: TOKEN, lastEventId: first.events.at(-1)!.id, maxEvents: 10 });
+    await waitFor(
+      'the bridge to drop the disconnected client',
+      async () => (await streamStats(bed.bridge)).subscribers === 0,
+    );
+    const second = await readSse(eventsUrl(bed.bridge, runId), {
+      token: TOKEN,
+      lastEventId: first.events.at(-1)!.id,
+      maxEvents: 10,
+    });
     const rest = await readSse(eventsUrl(otherBridge, runId), { token: TOKEN, lastEventId: second.events.at(-1)!.id });
 
     expect([first.closedBy, second.closedBy, rest.closedBy]).toEqual(['client', 'client', 'server']);
@@ -120,8 +131,15 @@ describe('run events over SSE', () => {
     const pastEnd = await readSse(`${eventsUrl(bed.bridge, runId)}?after=${all.length - 1}`, { token: TOKEN });
     expect(pastEnd).toEqual({ events: [], closedBy: 'server' });
 
-    for (const bad of [{ headers: { 'last-event-id': 'abc' } }, { headers: { 'last-event-id': '-2' } }, { query: '?after=1.5.5' }]) {
-      const res = await request(`${eventsUrl(bed.bridge, runId)}${bad.query ?? ''}`, { token: TOKEN, headers: bad.headers });
+    for (const bad of [
+      { headers: { 'last-event-id': 'abc' } },
+      { headers: { 'last-event-id': '-2' } },
+      { query: '?after=1.5.5' },
+    ]) {
+      const res = await request(`${eventsUrl(bed.bridge, runId)}${bad.query ?? ''}`, {
+        token: TOKEN,
+        headers: bad.headers,
+      });
       expect(res).toEqual({ status: 400, body: { error: { code: 'invalid_offset', message: expect.any(String) } } });
     }
   });
@@ -174,7 +192,9 @@ describe('run events over SSE', () => {
 
     const before = await streamStats(bed.bridge);
     const again = agioEvents((await readSse(eventsUrl(bed.bridge, runId), { token: TOKEN })).events);
-    const resumed = agioEvents((await readSse(eventsUrl(bed.bridge, runId), { token: TOKEN, lastEventId: '2' })).events);
+    const resumed = agioEvents(
+      (await readSse(eventsUrl(bed.bridge, runId), { token: TOKEN, lastEventId: '2' })).events,
+    );
     const after = await streamStats(bed.bridge);
     expect(again).toEqual(live);
     expect(resumed).toEqual(live.slice(3));
@@ -184,7 +204,9 @@ describe('run events over SSE', () => {
     // The other bridge has no stores: the same events, through a Query a worker answers by replaying the run.
     const otherBefore = await streamStats(otherBridge);
     expect(agioEvents((await readSse(eventsUrl(otherBridge, runId), { token: TOKEN })).events)).toEqual(live);
-    expect((await streamStats(otherBridge)).closedRuns.replayedPages).toBeGreaterThan(otherBefore.closedRuns.replayedPages);
+    expect((await streamStats(otherBridge)).closedRuns.replayedPages).toBeGreaterThan(
+      otherBefore.closedRuns.replayedPages,
+    );
   });
 
   it('falls back to the Query when the event log stops short of a finished run’s end or has a gap', async () => {
@@ -196,7 +218,12 @@ describe('run events over SSE', () => {
       // A bridge whose stores hold a log that a failed write left short, or with an event missing.
       const stores = createMemoryStores();
       await stores.events.append('default', runId, partial);
-      const bridge = await startBridge({ client: bed.client, taskQueue: bed.worker.taskQueue, agents: [streamer], stores });
+      const bridge = await startBridge({
+        client: bed.client,
+        taskQueue: bed.worker.taskQueue,
+        agents: [streamer],
+        stores,
+      });
       try {
         expect(agioEvents((await readSse(eventsUrl(bridge, runId), { token: TOKEN })).events)).toEqual(live);
         expect((await streamStats(bridge)).closedRuns).toMatchObject({ storedPages: 0, replayedPages: 1 });

@@ -1,4 +1,4 @@
-// Upgrading Agio under running runs (DESIGN.md section 12), on a real dev server: runs start on release A — one
+// Upgrading Agio under running runs (docs/ARCHITECTURE.md, "Long-lived runs"), on a real dev server: runs start on release A — one
 // paused, one waiting for an approval, one mid-loop, one lead whose child is running — then release B is deployed on
 // the same task queue. B's workflow code differs as a release's would (a new event before each run's first one, and
 // a changed limit default), so replaying an A history on B would fail. Runs stay pinned to A until their next safe
@@ -22,7 +22,8 @@ import { AgioClient } from '../../client/agio-client';
 
 /** How long each wait of the upgrade may take on a loaded machine. */
 const TIMEOUT_MS = 60_000;
-const agent = (name: string, tools: string[] = ['record']) => defineAgent({ name, instructions: `You are ${name}.`, tools });
+const agent = (name: string, tools: string[] = ['record']) =>
+  defineAgent({ name, instructions: `You are ${name}.`, tools });
 
 describe('upgrading from release A to release B under running runs', () => {
   const bed = useTestBed({ worker: false, tools: testTools });
@@ -50,25 +51,52 @@ describe('upgrading from release A to release B under running runs', () => {
 
     // 2. Waiting for an approval.
     const asker = askingAgent('upg-asker');
-    bed.server.scriptFor(keyOf(asker), toolCalls([toolCall('record', { label: 'approved' }, { id: 'call_upg' })]), text('approval run done'));
+    bed.server.scriptFor(
+      keyOf(asker),
+      toolCalls([toolCall('record', { label: 'approved' }, { id: 'call_upg' })]),
+      text('approval run done'),
+    );
     const askerRun = await agio.start(asker, 'record with approval');
     await waitForAsk(bed.client, askerRun.runId, 'call_upg');
 
     // 3. Mid-loop, started as another SDK would (no limits: release A's code resolves them), its second model call in flight.
     const looper = agent('upg-looper');
     const looperSecond = heldAnswer(toolCalls([toolCall('record', { label: 'loop 2' })]));
-    bed.server.scriptFor(keyOf(looper), toolCalls([toolCall('record', { label: 'loop 1' })]), looperSecond.answer, text('loop done'));
+    bed.server.scriptFor(
+      keyOf(looper),
+      toolCalls([toolCall('record', { label: 'loop 1' })]),
+      looperSecond.answer,
+      text('loop done'),
+    );
     const looperId = uniqueId('upg-looper');
     const looperInput: AgentRunInput = { agent: looper, input: 'loop a while' } as AgentRunInput;
-    await bed.client.workflow.start(WorkflowType.agentRun, { taskQueue, workflowId: looperId, args: [looperInput], memo: { tenant: 'default', agent: looper.name } });
+    await bed.client.workflow.start(WorkflowType.agentRun, {
+      taskQueue,
+      workflowId: looperId,
+      args: [looperInput],
+      memo: { tenant: 'default', agent: looper.name },
+    });
     await waitForModelCall(bed.server, keyOf(looper), 2);
 
     // 4. A lead whose child (an agent used as a tool) is running its second model call.
     const child = agent('upg-child');
-    const lead = defineAgent({ name: 'upg-lead', instructions: 'You are upg-lead.', tools: [asTool(child, { name: 'ask_child', description: 'asks the child' })] });
+    const lead = defineAgent({
+      name: 'upg-lead',
+      instructions: 'You are upg-lead.',
+      tools: [asTool(child, { name: 'ask_child', description: 'asks the child' })],
+    });
     const childSecond = heldAnswer(toolCalls([toolCall('record', { label: 'child 2' })]));
-    bed.server.scriptFor(keyOf(child), toolCalls([toolCall('record', { label: 'child 1' })]), childSecond.answer, text('child done'));
-    bed.server.scriptFor(keyOf(lead), toolCalls([toolCall('ask_child', { task: 'help' }, { id: 'call_child' })]), text('lead done'));
+    bed.server.scriptFor(
+      keyOf(child),
+      toolCalls([toolCall('record', { label: 'child 1' })]),
+      childSecond.answer,
+      text('child done'),
+    );
+    bed.server.scriptFor(
+      keyOf(lead),
+      toolCalls([toolCall('ask_child', { task: 'help' }, { id: 'call_child' })]),
+      text('lead done'),
+    );
     const leadRun = await agio.start(lead, 'lead the work');
     await waitForModelCall(bed.server, keyOf(child), 2);
     const rootIds = [pausedRun.runId, askerRun.runId, looperId, leadRun.runId];
@@ -79,33 +107,70 @@ describe('upgrading from release A to release B under running runs', () => {
     for (const id of runIds) expect((await versionOf(id))?.buildId).toBe(versionA);
 
     // Deploy B: its worker polls the same task queue and makes its version current; runs pinned to A are asked to move.
-    const workerB = await startTestWorker({ taskQueue, model: bed.model(), tools: testTools, workflowBundle: await releaseBBundle() });
+    const workerB = await startTestWorker({
+      taskQueue,
+      model: bed.model(),
+      tools: testTools,
+      workflowBundle: await releaseBBundle(),
+    });
     workers.push(workerB);
     await workerB.current;
     const versionB = workerB.version!.buildId;
     expect(versionB).not.toBe(versionA);
     // What `agio versions` shows now: B current, A still holding the five runs pinned to it.
-    await waitFor('the versions listing to show B current and five runs on A', async () => {
-      const versions = await listDeploymentVersions(bed.connection, bed.client, 'default', taskQueue);
-      return versions.some((v) => v.buildId === versionB && v.current) && versions.some((v) => v.buildId === versionA && !v.current && v.openRuns === runIds.length);
-    }, TIMEOUT_MS);
+    await waitFor(
+      'the versions listing to show B current and five runs on A',
+      async () => {
+        const versions = await listDeploymentVersions(bed.connection, bed.client, 'default', taskQueue);
+        return (
+          versions.some((v) => v.buildId === versionB && v.current) &&
+          versions.some((v) => v.buildId === versionA && !v.current && v.openRuns === runIds.length)
+        );
+      },
+      TIMEOUT_MS,
+    );
     const asked = await askRunsToUpgrade(bed.client, taskQueue, versionB);
     expect(asked.map((a) => a.runId).sort()).toEqual([...runIds].sort());
 
     // The paused run moves at once, still paused and parked.
-    await waitFor('the paused run to move to B', async () => (await versionOf(pausedRun.runId))?.buildId === versionB, TIMEOUT_MS);
-    expect(await pausedRun.state()).toMatchObject({ paused: true, parked: true, version: { buildId: versionB, behavior: 'pinned' } });
+    await waitFor(
+      'the paused run to move to B',
+      async () => (await versionOf(pausedRun.runId))?.buildId === versionB,
+      TIMEOUT_MS,
+    );
+    expect(await pausedRun.state()).toMatchObject({
+      paused: true,
+      parked: true,
+      version: { buildId: versionB, behavior: 'pinned' },
+    });
     // New runs start on B: one with no limits of its own gets B's default step budget.
     const fresh = agent('upg-fresh');
-    bed.server.scriptFor(keyOf(fresh), ...Array.from({ length: RELEASE_B_MAX_STEPS }, () => toolCalls([toolCall('record', { label: 'again' })])), text('out of steps'));
-    const freshHandle = await bed.client.workflow.start(WorkflowType.agentRun, { taskQueue, workflowId: uniqueId('upg-fresh'), args: [{ agent: fresh, input: 'go on' } as AgentRunInput], memo: { tenant: 'default', agent: fresh.name } });
+    bed.server.scriptFor(
+      keyOf(fresh),
+      ...Array.from({ length: RELEASE_B_MAX_STEPS }, () => toolCalls([toolCall('record', { label: 'again' })])),
+      text('out of steps'),
+    );
+    const freshHandle = await bed.client.workflow.start(WorkflowType.agentRun, {
+      taskQueue,
+      workflowId: uniqueId('upg-fresh'),
+      args: [{ agent: fresh, input: 'go on' } as AgentRunInput],
+      memo: { tenant: 'default', agent: fresh.name },
+    });
 
     // The others finish their turn on A and move at its end.
     await askerRun.approve('call_upg', { by: 'ops' });
     looperSecond.release();
     childSecond.release();
-    const [askerOut, looperOut, leadOut] = await Promise.all([askerRun.result(), bed.client.workflow.getHandle(looperId).result() as Promise<RunOutput>, leadRun.result()]);
-    expect([askerOut.response, looperOut.response, leadOut.response]).toEqual(['approval run done', 'loop done', 'lead done']);
+    const [askerOut, looperOut, leadOut] = await Promise.all([
+      askerRun.result(),
+      bed.client.workflow.getHandle(looperId).result() as Promise<RunOutput>,
+      leadRun.result(),
+    ]);
+    expect([askerOut.response, looperOut.response, leadOut.response]).toEqual([
+      'approval run done',
+      'loop done',
+      'lead done',
+    ]);
 
     // Nothing is pinned to A any more: it drains, and its worker stops.
     await waitFor('release A to drain', async () => (await versionStatus(versionA)) === 5 /* DRAINED */, TIMEOUT_MS);
@@ -115,21 +180,28 @@ describe('upgrading from release A to release B under running runs', () => {
     await pausedRun.resume({ by: 'ops' });
     expect((await pausedRun.result()).response).toBe('paused run done');
     const freshOut = (await freshHandle.result()) as RunOutput;
-    expect(freshOut).toMatchObject({ terminationReason: 'max_steps', metrics: { modelCalls: RELEASE_B_MAX_STEPS + 1 } });
+    expect(freshOut).toMatchObject({
+      terminationReason: 'max_steps',
+      metrics: { modelCalls: RELEASE_B_MAX_STEPS + 1 },
+    });
 
     for (const id of runIds) {
       const executions = await executionsOf(id);
       // Each began on A (pinned there) and ended on B, after continuing as new; none ever failed a workflow task.
       expect(executions.length).toBeGreaterThanOrEqual(2);
       expect(runVersionOf(executions[0].description)).toMatchObject({ buildId: versionA, behavior: 'pinned' });
-      expect(runVersionOf(executions[executions.length - 1].description)).toMatchObject({ buildId: versionB, behavior: 'pinned' });
+      expect(runVersionOf(executions[executions.length - 1].description)).toMatchObject({
+        buildId: versionB,
+        behavior: 'pinned',
+      });
       for (const { history } of executions) expect(failedWorkflowTasks(history)).toEqual([]);
     }
     // The run started without limits keeps release A's default (10 steps) on B, where new such runs get 3.
     const looperOnB = (await executionsOf(looperId)).at(-1)!;
     expect(startInput<AgentRunInput>(looperOnB.history).context?.limits?.maxSteps).toBe(10);
     // Release B's new event shows in every moved run's stream, the child's included (sent to its root on A).
-    const released = (events: AgioEvent[], runId: string) => events.some((e) => e.runId === runId && e.type === 'AGENT_STATE' && e.data?.release === 'B');
+    const released = (events: AgioEvent[], runId: string) =>
+      events.some((e) => e.runId === runId && e.type === 'AGENT_STATE' && e.data?.release === 'B');
     expect(released(await readStream(bed.client, pausedRun.runId), pausedRun.runId)).toBe(true);
     const leadEvents = await readStream(bed.client, leadRun.runId);
     expect(released(leadEvents, leadRun.runId) && released(leadEvents, childId!)).toBe(true);
@@ -140,31 +212,50 @@ describe('upgrading from release A to release B under running runs', () => {
   }
 
   async function versionStatus(buildId: string): Promise<number | undefined> {
-    const { workerDeploymentInfo } = await bed.connection.workflowService.describeWorkerDeployment({ namespace: 'default', deploymentName: workers[0].version!.deploymentName });
-    return workerDeploymentInfo?.versionSummaries?.find((v) => v.deploymentVersion?.buildId === buildId)?.status ?? undefined;
+    const { workerDeploymentInfo } = await bed.connection.workflowService.describeWorkerDeployment({
+      namespace: 'default',
+      deploymentName: workers[0].version!.deploymentName,
+    });
+    return (
+      workerDeploymentInfo?.versionSummaries?.find((v) => v.deploymentVersion?.buildId === buildId)?.status ?? undefined
+    );
   }
 
   function runningIds(taskQueue: string): Promise<string[]> {
-    return waitFor('five running runs in visibility', async () => {
-      const ids: string[] = [];
-      for await (const e of bed.client.workflow.list({ query: `TaskQueue = "${taskQueue}" AND ExecutionStatus = "Running"` })) ids.push(e.workflowId);
-      return ids.length >= 5 && ids;
-    }, TIMEOUT_MS);
+    return waitFor(
+      'five running runs in visibility',
+      async () => {
+        const ids: string[] = [];
+        for await (const e of bed.client.workflow.list({
+          query: `TaskQueue = "${taskQueue}" AND ExecutionStatus = "Running"`,
+        }))
+          ids.push(e.workflowId);
+        return ids.length >= 5 && ids;
+      },
+      TIMEOUT_MS,
+    );
   }
 
-  async function executionsOf(workflowId: string): Promise<{ description: WorkflowExecutionDescription; history: History }[]> {
+  async function executionsOf(
+    workflowId: string,
+  ): Promise<{ description: WorkflowExecutionDescription; history: History }[]> {
     const runs: { runId: string; start: number }[] = [];
-    for await (const e of bed.client.workflow.list({ query: `WorkflowId = "${workflowId}"` })) runs.push({ runId: e.runId, start: e.startTime.getTime() });
+    for await (const e of bed.client.workflow.list({ query: `WorkflowId = "${workflowId}"` }))
+      runs.push({ runId: e.runId, start: e.startTime.getTime() });
     runs.sort((a, b) => a.start - b.start);
-    return Promise.all(runs.map(async ({ runId }) => {
-      const handle = bed.client.workflow.getHandle(workflowId, runId);
-      return { description: await handle.describe(), history: await handle.fetchHistory() };
-    }));
+    return Promise.all(
+      runs.map(async ({ runId }) => {
+        const handle = bed.client.workflow.getHandle(workflowId, runId);
+        return { description: await handle.describe(), history: await handle.fetchHistory() };
+      }),
+    );
   }
 });
 
 function failedWorkflowTasks(history: History): string[] {
-  return (history.events ?? []).filter((e) => e.workflowTaskFailedEventAttributes).map((e) => e.workflowTaskFailedEventAttributes?.failure?.message ?? 'failed');
+  return (history.events ?? [])
+    .filter((e) => e.workflowTaskFailedEventAttributes)
+    .map((e) => e.workflowTaskFailedEventAttributes?.failure?.message ?? 'failed');
 }
 
 async function waitForModelCall(server: ScriptedModelServer, key: string, count: number): Promise<void> {

@@ -17,12 +17,33 @@ import { useTestBed } from '../helpers/test-bed';
 const A = 'a-token';
 const B = 'b-token';
 const lane = new InProcessLane();
-const helper = defineAgent({ name: 'helper', instructions: 'You help.', tools: ['record'], permissions: [{ tool: 'record', action: 'ask' }] });
-const lead = defineAgent({ name: 'lead', instructions: 'You lead.', tools: [asTool(helper, { description: 'Delegates to helper.' })] });
+const helper = defineAgent({
+  name: 'helper',
+  instructions: 'You help.',
+  tools: ['record'],
+  permissions: [{ tool: 'record', action: 'ask' }],
+});
+const lead = defineAgent({
+  name: 'lead',
+  instructions: 'You lead.',
+  tools: [asTool(helper, { description: 'Delegates to helper.' })],
+});
 const worker = defineAgent({ name: 'worker', instructions: 'You work.', tools: ['record'] });
 const writer = defineAgent({ name: 'writer', instructions: 'You write.' });
-const guarded = defineAgent({ name: 'guarded', instructions: 'You ask first.', tools: ['record'], permissions: [{ tool: 'record', action: 'ask' }] });
-const room = loopAgent({ name: 'room', subAgents: [defineAgent({ name: 'drafter', instructions: 'Draft.' }), defineAgent({ name: 'reviewer', instructions: 'Review.' })], maxIterations: 2 });
+const guarded = defineAgent({
+  name: 'guarded',
+  instructions: 'You ask first.',
+  tools: ['record'],
+  permissions: [{ tool: 'record', action: 'ask' }],
+});
+const room = loopAgent({
+  name: 'room',
+  subAgents: [
+    defineAgent({ name: 'drafter', instructions: 'Draft.' }),
+    defineAgent({ name: 'reviewer', instructions: 'Review.' }),
+  ],
+  maxIterations: 2,
+});
 /** A long answer streamed in small slow pieces: seconds of live deltas to reload or cut in the middle of. */
 const STORY = Array.from({ length: 60 }, (_, i) => `line ${i + 1} of the story.`).join('\n');
 
@@ -58,12 +79,20 @@ describe('the run viewer in Chromium', () => {
     await watched.page.goto(`${bed.bridge.url}${path}#token=${token}`);
     return watched.page;
   };
-  const startRun = async (agent: string, input: string, token = A) => (await request(`${bed.bridge.url}/runs`, { token, body: { agent, input } })).body.runId as string;
+  const startRun = async (agent: string, input: string, token = A) =>
+    (await request(`${bed.bridge.url}/runs`, { token, body: { agent, input } })).body.runId as string;
   const rootStatus = (page: Page) => page.getByTestId('run-status');
   const stats = async (page: Page) => {
     const el = page.getByTestId('event-stats');
     const read = async (name: string) => Number(await el.getAttribute(`data-${name}`));
-    return { durable: await read('durable'), first: await read('first'), last: await read('last'), deltas: await read('deltas'), duplicates: await read('duplicates'), gaps: await read('gaps') };
+    return {
+      durable: await read('durable'),
+      first: await read('first'),
+      last: await read('last'),
+      deltas: await read('deltas'),
+      duplicates: await read('duplicates'),
+      gaps: await read('gaps'),
+    };
   };
   /** The whole log arrived once: offsets 0..last, each once, with no hole. */
   const expectWholeLog = async (page: Page) => {
@@ -104,14 +133,18 @@ describe('the run viewer in Chromium', () => {
     expect(await nested.locator('[data-testid=tool-call][data-tool=record]').getAttribute('data-status')).toBe('done');
     expect(await nested.locator('[data-testid=tool-result]').textContent()).toBe('recorded one');
     expect(await nested.getAttribute('data-status')).toBe('completed');
-    const answers = page.locator(`[data-run-id="${runId}"] > .steps > [data-testid=assistant-step] [data-testid=step-content]`);
+    const answers = page.locator(
+      `[data-run-id="${runId}"] > .steps > [data-testid=assistant-step] [data-testid=step-content]`,
+    );
     expect(await answers.last().textContent()).toBe(STORY.slice(0, 400));
     expect(await page.getByTestId('reasoning').last().textContent()).toBe('thinking about the summary');
     const s = await expectWholeLog(page);
     expect(s.deltas).toBeGreaterThan(0);
     // Usage of the whole tree as the run reports it.
     const described = await request(`${bed.bridge.url}/runs/${encodeURIComponent(runId)}`, { token: A });
-    expect(Number(await page.getByTestId('tree-usage').getAttribute('data-total'))).toBe(described.body.output.usage.totalTokens);
+    expect(Number(await page.getByTestId('tree-usage').getAttribute('data-total'))).toBe(
+      described.body.output.usage.totalTokens,
+    );
     await screenshot(page, 'nested-run');
   });
 
@@ -131,7 +164,9 @@ describe('the run viewer in Chromium', () => {
     await page.getByTestId('resume').click();
     await page.locator('[data-testid=run-status]:text("completed")').waitFor();
     expect(await page.getByTestId('run-paused').count()).toBe(0);
-    expect(await page.locator('.notices').textContent()).toMatch(/paused by api:tenant-a[\s\S]*resumed by api:tenant-a/);
+    expect(await page.locator('.notices').textContent()).toMatch(
+      /paused by api:tenant-a[\s\S]*resumed by api:tenant-a/,
+    );
     await expectWholeLog(page);
   });
 
@@ -203,9 +238,18 @@ describe('the run viewer in Chromium', () => {
     const page = await open(`/ui/runs/${encodeURIComponent(runId)}`);
     await page.locator('[data-testid=run-status]:text("completed")').waitFor();
     const root = page.locator(`[data-run-id="${runId}"]`);
-    expect(await root.locator('> [data-testid=run-node]').evaluateAll((nodes) => nodes.map((n) => n.getAttribute('data-agent')))).toEqual(['drafter', 'reviewer', 'drafter', 'reviewer']);
+    expect(
+      await root
+        .locator('> [data-testid=run-node]')
+        .evaluateAll((nodes) => nodes.map((n) => n.getAttribute('data-agent'))),
+    ).toEqual(['drafter', 'reviewer', 'drafter', 'reviewer']);
     expect(await root.locator('> header [data-testid=position]').textContent()).toBe('iteration 2 · at reviewer (#2)');
-    expect(await root.locator('> [data-testid=run-node] [data-testid=step-content]').allTextContents()).toEqual(['draft 1', 'review 1', 'draft 2', 'review 2']);
+    expect(await root.locator('> [data-testid=run-node] [data-testid=step-content]').allTextContents()).toEqual([
+      'draft 1',
+      'review 1',
+      'draft 2',
+      'review 2',
+    ]);
     await expectWholeLog(page);
     await screenshot(page, 'loop');
   });
@@ -221,9 +265,16 @@ describe('the run viewer in Chromium', () => {
     expect(asset).toBeDefined();
     expect((await fetch(`${bed.bridge.url}${asset}`)).headers.get('cache-control')).toContain('immutable');
     expect((await fetch(`${bed.bridge.url}/ui`, { redirect: 'manual' })).headers.get('location')).toBe('/ui/');
-    const bare = await startBridge({ client: bed.client, taskQueue: bed.worker.taskQueue, viewerDir: await mkdtemp(path.join(tmpdir(), 'agio-no-viewer-')) });
+    const bare = await startBridge({
+      client: bed.client,
+      taskQueue: bed.worker.taskQueue,
+      viewerDir: await mkdtemp(path.join(tmpdir(), 'agio-no-viewer-')),
+    });
     try {
-      expect(await request(`${bare.url}/ui/`)).toMatchObject({ status: 503, body: { error: { code: 'viewer_not_built', message: expect.stringContaining('npm run build:ui') } } });
+      expect(await request(`${bare.url}/ui/`)).toMatchObject({
+        status: 503,
+        body: { error: { code: 'viewer_not_built', message: expect.stringContaining('npm run build:ui') } },
+      });
     } finally {
       await bare.close();
     }

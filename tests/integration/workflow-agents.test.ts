@@ -1,4 +1,4 @@
-// Sequential and parallel agents on a real dev server (DESIGN.md section 6): a sequence runs its sub-agents once,
+// Sequential and parallel agents on a real dev server (docs/ARCHITECTURE.md, "Workflow agents and operator control"): a sequence runs its sub-agents once,
 // in order, each seeing the state the earlier ones wrote; a parallel agent starts every branch at once (one
 // workflow task, overlapping model calls), gathers results in order and reports a failing branch in its slot
 // without losing the others. Sub-agents keep their own step budgets.
@@ -8,7 +8,14 @@ import { testTools } from '../fixtures/test-tools';
 import { offeredTools } from '../helpers/agent-runs';
 import { childStarts, eventsOf, readStream, withoutTimestamps } from '../helpers/nested-runs';
 import { useTestBed } from '../helpers/test-bed';
-import { agentKey, agentOfRequest, agentStates, requestsOfAgent, subAgent, systemPrompt } from '../helpers/workflow-agents';
+import {
+  agentKey,
+  agentOfRequest,
+  agentStates,
+  requestsOfAgent,
+  subAgent,
+  systemPrompt,
+} from '../helpers/workflow-agents';
 
 describe('workflow agents', () => {
   const bed = useTestBed({ tools: testTools });
@@ -31,11 +38,23 @@ describe('workflow agents', () => {
       const [events, output] = await Promise.all([readStream(bed.client, run.runId), run.result()]);
 
       expect(output).toMatchObject({ terminationReason: 'completed', response: 'Otters live by rivers and eat fish.' });
-      expect(output.state).toEqual({ facts: 'facts about otters', outline: '1. habitat 2. diet', article: 'Otters live by rivers and eat fish.' });
+      expect(output.state).toEqual({
+        facts: 'facts about otters',
+        outline: '1. habitat 2. diet',
+        article: 'Otters live by rivers and eat fish.',
+      });
       expect(bed.server.requests.map(agentOfRequest)).toEqual(['research', 'outline', 'write']);
-      expect(systemPrompt(requestsOfAgent(bed.server, 'outline')[0])).toContain('Outline these facts: <<facts about otters>>');
-      expect(systemPrompt(requestsOfAgent(bed.server, 'write')[0])).toContain('Write from <<facts about otters>> following <<1. habitat 2. diet>>');
-      expect(agentStates(events)).toEqual([{ currentSubAgent: 'research' }, { currentSubAgent: 'outline' }, { currentSubAgent: 'write' }]);
+      expect(systemPrompt(requestsOfAgent(bed.server, 'outline')[0])).toContain(
+        'Outline these facts: <<facts about otters>>',
+      );
+      expect(systemPrompt(requestsOfAgent(bed.server, 'write')[0])).toContain(
+        'Write from <<facts about otters>> following <<1. habitat 2. diet>>',
+      );
+      expect(agentStates(events)).toEqual([
+        { currentSubAgent: 'research' },
+        { currentSubAgent: 'outline' },
+        { currentSubAgent: 'write' },
+      ]);
       // One child after the other: each completed before the next started.
       const ids = childStarts(await run.workflow.fetchHistory()).map((c) => c.workflowId);
       expect(ids).toEqual(['0-research', '1-outline', '2-write'].map((s) => `${run.runId}/seq/${s}`));
@@ -44,16 +63,29 @@ describe('workflow agents', () => {
         expect(previousEnd.type).toBe('RUN_COMPLETED');
         expect(eventsOf(events, ids[i])[0].offset).toBeGreaterThan(previousEnd.offset);
       }
-      expect(events.at(-1)).toMatchObject({ type: 'RUN_COMPLETED', depth: 0, data: { terminationReason: 'completed' } });
+      expect(events.at(-1)).toMatchObject({
+        type: 'RUN_COMPLETED',
+        depth: 0,
+        data: { terminationReason: 'completed' },
+      });
       // As a root it filled its event log, its children's events included: a finished run is read from there. (This
       // stream was read without the stores, so its last page may come from a replay, which can time an event that
       // follows a local activity a few ms differently: timestamps are left out of the comparison.)
-      expect(withoutTimestamps(await bed.worker.stores.events.read('default', run.runId, -1, 1000))).toEqual(withoutTimestamps(events));
+      expect(withoutTimestamps(await bed.worker.stores.events.read('default', run.runId, -1, 1000))).toEqual(
+        withoutTimestamps(events),
+      );
     });
 
     it("keeps a sub-agent's own step budget instead of the enclosing run's", async () => {
-      bed.server.scriptFor(agentKey('brief'), toolCalls([toolCall('echo', { text: 'once' })]), text('summary after one step'));
-      const seq = sequentialAgent({ name: 'budgeted', subAgents: [subAgent('brief', { tools: ['echo'], maxSteps: 1 })] });
+      bed.server.scriptFor(
+        agentKey('brief'),
+        toolCalls([toolCall('echo', { text: 'once' })]),
+        text('summary after one step'),
+      );
+      const seq = sequentialAgent({
+        name: 'budgeted',
+        subAgents: [subAgent('brief', { tools: ['echo'], maxSteps: 1 })],
+      });
 
       const run = await bed.agio.start(seq, 'go', { limits: { maxSteps: 5 } });
       const [events, output] = await Promise.all([readStream(bed.client, run.runId), run.result()]);
@@ -63,7 +95,9 @@ describe('workflow agents', () => {
       expect(offeredTools(first)).toEqual(['echo']);
       // The second call is the max_steps summary: no tools offered.
       expect(offeredTools(last)).toEqual([]);
-      expect(events.find((e) => e.runId === `${run.runId}/seq/0-brief` && e.type === 'RUN_COMPLETED')).toMatchObject({ data: { terminationReason: 'max_steps' } });
+      expect(events.find((e) => e.runId === `${run.runId}/seq/0-brief` && e.type === 'RUN_COMPLETED')).toMatchObject({
+        data: { terminationReason: 'max_steps' },
+      });
     });
   });
 
@@ -84,17 +118,32 @@ describe('workflow agents', () => {
       bed.server.scriptFor(agentKey('south'), text('south has some rain now', slow));
       bed.server.scriptFor(agentKey('west'), text('west is windy this time', slow));
       const times = trackRequests();
-      const fan = parallelAgent({ name: 'forecast', subAgents: [subAgent('north', { outputKey: 'n' }), subAgent('south', { outputKey: 's' }), subAgent('west', { outputKey: 'w' })] });
+      const fan = parallelAgent({
+        name: 'forecast',
+        subAgents: [
+          subAgent('north', { outputKey: 'n' }),
+          subAgent('south', { outputKey: 's' }),
+          subAgent('west', { outputKey: 'w' }),
+        ],
+      });
 
       const run = await bed.agio.start(fan, 'weather?');
       const [events, output] = await Promise.all([readStream(bed.client, run.runId), run.result()]);
 
       expect(output.terminationReason).toBe('completed');
-      expect(output.response).toBe('[north]\nnorth looks clear today\n\n[south]\nsouth has some rain now\n\n[west]\nwest is windy this time');
-      expect(output.state).toEqual({ n: 'north looks clear today', s: 'south has some rain now', w: 'west is windy this time' });
+      expect(output.response).toBe(
+        '[north]\nnorth looks clear today\n\n[south]\nsouth has some rain now\n\n[west]\nwest is windy this time',
+      );
+      expect(output.state).toEqual({
+        n: 'north looks clear today',
+        s: 'south has some rain now',
+        w: 'west is windy this time',
+      });
       // The three children were started by one workflow task…
       const starts = childStarts(await run.workflow.fetchHistory());
-      expect(starts.map((c) => c.workflowId)).toEqual(['0-north', '1-south', '2-west'].map((s) => `${run.runId}/branch/${s}`));
+      expect(starts.map((c) => c.workflowId)).toEqual(
+        ['0-north', '1-south', '2-west'].map((s) => `${run.runId}/branch/${s}`),
+      );
       expect(new Set(starts.map((c) => c.workflowTaskCompletedEventId)).size).toBe(1);
       // …and the model saw all three requests before it finished answering any of them.
       const spans = [...times.values()];
@@ -104,13 +153,19 @@ describe('workflow agents', () => {
       expect(events.find((e) => e.type === 'AGENT_STATE')?.data).toEqual({ branches: ['north', 'south', 'west'] });
     });
 
-    it("gives each branch an equal share of what is left of the token budget, so branches together cannot overspend it", async () => {
+    it('gives each branch an equal share of what is left of the token budget, so branches together cannot overspend it', async () => {
       // 100 tokens for two branches: 50 each. A branch that spends 60 on its first call stops there; with the whole
       // budget each (100) it would have gone on to call its tool.
-      const spend = toolCalls([toolCall('echo', { text: 'more' })], { content: 'partial', usage: { prompt_tokens: 55, completion_tokens: 5 } });
+      const spend = toolCalls([toolCall('echo', { text: 'more' })], {
+        content: 'partial',
+        usage: { prompt_tokens: 55, completion_tokens: 5 },
+      });
       bed.server.scriptFor(agentKey('east'), spend);
       bed.server.scriptFor(agentKey('west'), spend);
-      const fan = parallelAgent({ name: 'budgeted', subAgents: [subAgent('east', { tools: ['echo'] }), subAgent('west', { tools: ['echo'] })] });
+      const fan = parallelAgent({
+        name: 'budgeted',
+        subAgents: [subAgent('east', { tools: ['echo'] }), subAgent('west', { tools: ['echo'] })],
+      });
 
       const run = await bed.agio.start(fan, 'go', { limits: { maxTotalTokens: 100 } });
       const [events, output] = await Promise.all([readStream(bed.client, run.runId), run.result()]);
@@ -118,7 +173,10 @@ describe('workflow agents', () => {
       expect(requestsOfAgent(bed.server, 'east')).toHaveLength(1);
       expect(requestsOfAgent(bed.server, 'west')).toHaveLength(1);
       const ends = events.filter((e) => e.depth === 1 && e.type === 'RUN_COMPLETED');
-      expect(ends.map((e) => (e.data as { terminationReason?: string }).terminationReason)).toEqual(['max_tokens', 'max_tokens']);
+      expect(ends.map((e) => (e.data as { terminationReason?: string }).terminationReason)).toEqual([
+        'max_tokens',
+        'max_tokens',
+      ]);
       expect(output.usage.totalTokens).toBe(120);
     });
 
@@ -126,7 +184,10 @@ describe('workflow agents', () => {
       bed.server.scriptFor(agentKey('left'), text('left result', { chunkSize: 3, delayMs: 30 }));
       bed.server.scriptFor(agentKey('middle'), { error: { status: 401 } });
       bed.server.scriptFor(agentKey('right'), text('right result', { chunkSize: 3, delayMs: 30 }));
-      const fan = parallelAgent({ name: 'partial', subAgents: [subAgent('left'), subAgent('middle'), subAgent('right')] });
+      const fan = parallelAgent({
+        name: 'partial',
+        subAgents: [subAgent('left'), subAgent('middle'), subAgent('right')],
+      });
 
       const run = await bed.agio.start(fan, 'go');
       const [events, output] = await Promise.all([readStream(bed.client, run.runId), run.result()]);
@@ -136,9 +197,20 @@ describe('workflow agents', () => {
       expect(left).toBe('[left]\nleft result');
       expect(right).toBe('[right]\nright result');
       expect(middle.startsWith('[middle]\n')).toBe(true);
-      expect(JSON.parse(middle.slice('[middle]\n'.length))).toEqual({ unavailable: true, error: expect.stringContaining('401') });
-      expect(events.filter((e) => e.type === 'ERROR')).toEqual([expect.objectContaining({ depth: 0, runId: run.runId, data: { branch: 'middle', error: expect.stringContaining('401') } })]);
-      expect(events.find((e) => e.runId === `${run.runId}/branch/1-middle` && e.type === 'RUN_FAILED')).toMatchObject({ depth: 1 });
+      expect(JSON.parse(middle.slice('[middle]\n'.length))).toEqual({
+        unavailable: true,
+        error: expect.stringContaining('401'),
+      });
+      expect(events.filter((e) => e.type === 'ERROR')).toEqual([
+        expect.objectContaining({
+          depth: 0,
+          runId: run.runId,
+          data: { branch: 'middle', error: expect.stringContaining('401') },
+        }),
+      ]);
+      expect(events.find((e) => e.runId === `${run.runId}/branch/1-middle` && e.type === 'RUN_FAILED')).toMatchObject({
+        depth: 1,
+      });
       expect(events.at(-1)).toMatchObject({ type: 'RUN_COMPLETED', depth: 0 });
       expect(requestsOfAgent(bed.server, 'middle')).toHaveLength(1);
     });

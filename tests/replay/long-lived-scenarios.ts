@@ -6,17 +6,29 @@ import { member, waitForEvent, waitUntil, type Scenario } from './scenario';
 
 /** An agent whose `ls` calls wait for a person's approval (or `approvalTimeoutMs`). */
 const asker = (approvalTimeoutMs?: number) =>
-  member('asker', { permissions: [{ tool: 'ls', action: 'ask' }], ...(approvalTimeoutMs ? { approvalTimeoutMs } : {}) });
+  member('asker', {
+    permissions: [{ tool: 'ls', action: 'ask' }],
+    ...(approvalTimeoutMs ? { approvalTimeoutMs } : {}),
+  });
 
 /** An agent that calls `scout`, another agent, as a tool. */
-const lead = defineAgent({ name: 'lead', instructions: 'You are the lead.', tools: [asTool(member('scout'), { description: 'Looks around.' })] });
+const lead = defineAgent({
+  name: 'lead',
+  instructions: 'You are the lead.',
+  tools: [asTool(member('scout'), { description: 'Looks around.' })],
+});
 
 export const longLivedScenarios: Scenario[] = [
   {
     // Paused while its first model call runs, so it parks at the next safe point (the pause update answers then);
     // resumed by signal, it makes its second model call and completes.
     name: 'agent-run-paused',
-    script: (model) => model.scriptFor('You are pausable.', toolCalls([toolCall('ls', {})], { hangMs: 1500 }), text('Listed, after a pause.')),
+    script: (model) =>
+      model.scriptFor(
+        'You are pausable.',
+        toolCalls([toolCall('ls', {})], { hangMs: 1500 }),
+        text('Listed, after a pause.'),
+      ),
     args: [{ agent: member('pausable'), input: 'list the files' }],
     drive: async (run, model) => {
       await waitUntil('the first model call is under way', () => model.requests.length > 0);
@@ -28,7 +40,12 @@ export const longLivedScenarios: Scenario[] = [
   {
     // A tool call that asks first: TOOL_AUTH_REQUIRED, a wait, the decideToolCall update approving it, the tool.
     name: 'agent-run-approval-wait',
-    script: (model) => model.scriptFor('You are asker.', toolCalls([toolCall('ls', {}, { id: 'call_ls' })]), text('Listed once approved.')),
+    script: (model) =>
+      model.scriptFor(
+        'You are asker.',
+        toolCalls([toolCall('ls', {}, { id: 'call_ls' })]),
+        text('Listed once approved.'),
+      ),
     args: [{ agent: asker(), input: 'list the files' }],
     drive: async (run) => {
       await waitForEvent(run, (e) => e.type === 'TOOL_AUTH_REQUIRED');
@@ -38,14 +55,18 @@ export const longLivedScenarios: Scenario[] = [
   {
     // Nobody decides: the approval's timer fires, the call is denied with reason "timeout" and the run goes on.
     name: 'agent-run-approval-timeout',
-    script: (model) => model.scriptFor('You are asker.', toolCalls([toolCall('ls', {}, { id: 'call_ls' })]), text('Nobody answered.')),
+    script: (model) =>
+      model.scriptFor('You are asker.', toolCalls([toolCall('ls', {}, { id: 'call_ls' })]), text('Nobody answered.')),
     args: [{ agent: asker(1000), input: 'list the files' }],
   },
   {
     // A run that continues as new after its first model call (its steps stored first), and the run that finishes it.
     name: 'agent-run-continue-as-new',
-    script: (model) => model.scriptFor('You are chained.', toolCalls([toolCall('ls', {})]), text('Listed across two runs.')),
-    args: [{ agent: member('chained'), input: 'list the files', context: { limits: { continueAsNewAfterModelCalls: 1 } } }],
+    script: (model) =>
+      model.scriptFor('You are chained.', toolCalls([toolCall('ls', {})]), text('Listed across two runs.')),
+    args: [
+      { agent: member('chained'), input: 'list the files', context: { limits: { continueAsNewAfterModelCalls: 1 } } },
+    ],
     recordings: [
       { name: 'agent-run-continue-as-new', of: 'first run' },
       { name: 'agent-run-continued', of: 'last run' },
@@ -65,7 +86,10 @@ export const longLivedScenarios: Scenario[] = [
   {
     // The model refuses the request (HTTP 400, not retryable): RUN_FAILED and the run fails.
     name: 'agent-run-failed',
-    script: (model) => model.scriptFor('You are refused.', { error: { status: 400, body: { error: { message: 'unsupported parameter' } } } }),
+    script: (model) =>
+      model.scriptFor('You are refused.', {
+        error: { status: 400, body: { error: { message: 'unsupported parameter' } } },
+      }),
     args: [{ agent: member('refused'), input: 'hello' }],
     ends: 'failed',
   },
@@ -74,7 +98,11 @@ export const longLivedScenarios: Scenario[] = [
     // the root by signal.
     name: 'agent-run-lead',
     script: (model) => {
-      model.scriptFor('You are the lead.', toolCalls([toolCall('scout', { task: 'look around' }, { id: 'call_scout' })]), text('The scout looked around.'));
+      model.scriptFor(
+        'You are the lead.',
+        toolCalls([toolCall('scout', { task: 'look around' }, { id: 'call_scout' })]),
+        text('The scout looked around.'),
+      );
       model.scriptFor('You are scout.', toolCalls([toolCall('ls', {})]), text('Nothing much here.'));
     },
     args: [{ agent: lead, input: 'what is there?' }],
@@ -90,7 +118,17 @@ export const longLivedScenarios: Scenario[] = [
       model.scriptFor('You are drafter.', text('draft 1'), text('draft 2'));
       model.scriptFor('You are critic.', text('better'), text('good'));
     },
-    args: [{ agent: loopAgent({ name: 'refine', maxIterations: 2, continueAsNewEvery: 1, subAgents: [member('drafter'), member('critic')] }), input: 'a line' }],
+    args: [
+      {
+        agent: loopAgent({
+          name: 'refine',
+          maxIterations: 2,
+          continueAsNewEvery: 1,
+          subAgents: [member('drafter'), member('critic')],
+        }),
+        input: 'a line',
+      },
+    ],
     recordings: [{ name: 'loop-agent-continue-as-new', of: 'first run' }],
   },
 ];

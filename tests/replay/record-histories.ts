@@ -2,7 +2,12 @@
 // model, each scenario with a history missing from the current release's directory (histories/<package.json version>)
 // and writes its histories as JSON (`-- --all` records all of them again). Earlier releases' directories are never
 // written: histories recorded by older code are the point of replay tests.
-import { Client, Connection, type WorkflowHandle, type WorkflowHandleWithFirstExecutionRunId } from '@temporalio/client';
+import {
+  Client,
+  Connection,
+  type WorkflowHandle,
+  type WorkflowHandleWithFirstExecutionRunId,
+} from '@temporalio/client';
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { NativeConnection } from '@temporalio/worker';
 import fs from 'node:fs';
@@ -55,7 +60,13 @@ async function main(): Promise<void> {
 }
 
 /** Runs one scenario to its end and writes its histories; fails if it ends otherwise or leaves model turns unused. */
-async function record(scenario: Scenario, dir: string, client: Client, agio: AgioClient, model: ScriptedModelServer): Promise<void> {
+async function record(
+  scenario: Scenario,
+  dir: string,
+  client: Client,
+  agio: AgioClient,
+  model: ScriptedModelServer,
+): Promise<void> {
   model.reset();
   scenario.script(model);
   const workflowId = workflowIdOf(scenario);
@@ -67,12 +78,17 @@ async function record(scenario: Scenario, dir: string, client: Client, agio: Agi
   const expected = scenario.ends ?? 'completed';
   if (status !== expected) throw new Error(`${scenario.name}: the run ended ${status}, not ${expected}`);
   if (model.pending() || model.unexpected.length) {
-    throw new Error(`${scenario.name}: ${model.pending()} scripted model turns unused, ${model.unexpected.length} requests unexpected`);
+    throw new Error(
+      `${scenario.name}: ${model.pending()} scripted model turns unused, ${model.unexpected.length} requests unexpected`,
+    );
   }
 
   for (const recording of recordingsOf(scenario)) {
     const history = await executionHandle(client, handle, recording.of).fetchHistory();
-    fs.writeFileSync(path.join(dir, `${recording.name}.json`), JSON.stringify(JSON.parse(historyToJSON(history)), null, 1) + '\n');
+    fs.writeFileSync(
+      path.join(dir, `${recording.name}.json`),
+      JSON.stringify(JSON.parse(historyToJSON(history)), null, 1) + '\n',
+    );
     console.log(`recorded ${recording.name}.json (${history.events?.length} events)`);
   }
 }

@@ -6,11 +6,17 @@ export interface RecordedHistory {
   events: {
     eventId?: string;
     eventType?: string;
-    markerRecordedEventAttributes?: { markerName?: string; details?: Record<string, { payloads?: { data?: unknown }[] }> };
+    markerRecordedEventAttributes?: {
+      markerName?: string;
+      details?: Record<string, { payloads?: { data?: unknown }[] }>;
+    };
     workflowExecutionStartedEventAttributes?: StartedAttributes;
     activityTaskScheduledEventAttributes?: { activityType?: { name?: string } };
     startChildWorkflowExecutionInitiatedEventAttributes?: { workflowId?: string };
-    signalExternalWorkflowExecutionInitiatedEventAttributes?: { signalName?: string; workflowExecution?: { workflowId?: string } };
+    signalExternalWorkflowExecutionInitiatedEventAttributes?: {
+      signalName?: string;
+      workflowExecution?: { workflowId?: string };
+    };
   }[];
 }
 
@@ -23,10 +29,13 @@ export interface StartedAttributes {
   parentInitiatedEventId?: string;
 }
 
-export const startedAttributes = (h: RecordedHistory): StartedAttributes => h.events[0].workflowExecutionStartedEventAttributes ?? {};
+export const startedAttributes = (h: RecordedHistory): StartedAttributes =>
+  h.events[0].workflowExecutionStartedEventAttributes ?? {};
 export const workflowType = (h: RecordedHistory) => startedAttributes(h).workflowType?.name;
-export const childIds = (h: RecordedHistory) => h.events.flatMap((e) => e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId ?? []);
-export const activityTypes = (h: RecordedHistory) => h.events.flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
+export const childIds = (h: RecordedHistory) =>
+  h.events.flatMap((e) => e.startChildWorkflowExecutionInitiatedEventAttributes?.workflowId ?? []);
+export const activityTypes = (h: RecordedHistory) =>
+  h.events.flatMap((e) => e.activityTaskScheduledEventAttributes?.activityType?.name ?? []);
 /** Event types without Temporal's `EVENT_TYPE_` prefix, e.g. `WORKFLOW_EXECUTION_SIGNALED`. */
 export const eventTypes = (h: RecordedHistory) => h.events.map((e) => (e.eventType ?? '').replace(/^EVENT_TYPE_/, ''));
 /** The last event's type: how the run closed (`WORKFLOW_EXECUTION_COMPLETED`, `…_CONTINUED_AS_NEW`, …). */

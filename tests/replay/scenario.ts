@@ -31,7 +31,8 @@ export interface Scenario {
 export const workflowIdOf = (scenario: Scenario): string => `replay-${scenario.name}`;
 
 /** The histories a scenario writes. */
-export const recordingsOf = (scenario: Scenario): Recording[] => scenario.recordings ?? [{ name: scenario.name, of: 'last run' }];
+export const recordingsOf = (scenario: Scenario): Recording[] =>
+  scenario.recordings ?? [{ name: scenario.name, of: 'last run' }];
 
 /** An LLM sub-agent whose requests the scripted model recognises by its instructions. */
 export const member = (name: string, extra: Partial<AgentSpecInput> = {}): AgentSpec =>

@@ -9,57 +9,124 @@ export const shortLivedScenarios: Scenario[] = [
     name: 'agent-run-parallel-tools',
     script: (model) =>
       model.script(
-        toolCalls([toolCall('file_write', { path: 'a.txt', content: 'alpha' }), toolCall('file_write', { path: 'b.txt', content: 'beta' })]),
+        toolCalls([
+          toolCall('file_write', { path: 'a.txt', content: 'alpha' }),
+          toolCall('file_write', { path: 'b.txt', content: 'beta' }),
+        ]),
         toolCalls([toolCall('file_read', { path: 'a.txt' }), toolCall('ls', {})]),
         text('Wrote a.txt and b.txt.'),
       ),
-    args: [{ agent: defineAgent({ name: 'writer', instructions: 'Write files.', tools: ['file_write', 'file_read', 'ls'] }), input: 'write two files' }],
+    args: [
+      {
+        agent: defineAgent({ name: 'writer', instructions: 'Write files.', tools: ['file_write', 'file_read', 'ls'] }),
+        input: 'write two files',
+      },
+    ],
   },
   {
     // Quick tools as local activities, and the root's event log with its tail written after the terminal event.
     name: 'agent-run-event-log',
-    script: (model) => model.script(toolCalls([toolCall('ls', {}), toolCall('file_write', { path: 'c.txt', content: 'gamma' })]), toolCalls([toolCall('file_read', { path: 'c.txt' })]), text('c.txt says gamma.')),
-    args: [{ agent: defineAgent({ name: 'reader', instructions: 'Read files.', tools: ['ls', 'file_write', 'file_read'] }), input: 'write and read c.txt' }],
+    script: (model) =>
+      model.script(
+        toolCalls([toolCall('ls', {}), toolCall('file_write', { path: 'c.txt', content: 'gamma' })]),
+        toolCalls([toolCall('file_read', { path: 'c.txt' })]),
+        text('c.txt says gamma.'),
+      ),
+    args: [
+      {
+        agent: defineAgent({ name: 'reader', instructions: 'Read files.', tools: ['ls', 'file_write', 'file_read'] }),
+        input: 'write and read c.txt',
+      },
+    ],
   },
   {
     // The same run on the lean step path: tools resolved locally, a turn's steps riding on the next model call.
     name: 'agent-run-lean-steps',
-    script: (model) => model.script(toolCalls([toolCall('ls', {}), toolCall('file_write', { path: 'c.txt', content: 'gamma' })]), toolCalls([toolCall('file_read', { path: 'c.txt' })]), text('c.txt says gamma.')),
-    args: [{ agent: defineAgent({ name: 'reader', instructions: 'Read files.', tools: ['ls', 'file_write', 'file_read'] }), input: 'write and read c.txt' }],
+    script: (model) =>
+      model.script(
+        toolCalls([toolCall('ls', {}), toolCall('file_write', { path: 'c.txt', content: 'gamma' })]),
+        toolCalls([toolCall('file_read', { path: 'c.txt' })]),
+        text('c.txt says gamma.'),
+      ),
+    args: [
+      {
+        agent: defineAgent({ name: 'reader', instructions: 'Read files.', tools: ['ls', 'file_write', 'file_read'] }),
+        input: 'write and read c.txt',
+      },
+    ],
   },
   {
     // An agent used as a tool (a child workflow), and a conversation passed to callModel by reference.
     name: 'agent-run-agent-tool',
     script: (model) => {
-      model.scriptFor('You are the lead.', toolCalls([toolCall('helper', { task: 'look around' }, { id: 'call_helper' })]), text('The helper looked around.'));
+      model.scriptFor(
+        'You are the lead.',
+        toolCalls([toolCall('helper', { task: 'look around' }, { id: 'call_helper' })]),
+        text('The helper looked around.'),
+      );
       model.scriptFor('You are helper.', toolCalls([toolCall('ls', {})]), text('Nothing much here.'));
     },
-    args: [{ agent: defineAgent({ name: 'lead', instructions: 'You are the lead.', tools: [asTool(member('helper'), { description: 'Looks around.' })] }), input: 'what is there?', context: { limits: { inlineModelInputBytes: 0 } } }],
+    args: [
+      {
+        agent: defineAgent({
+          name: 'lead',
+          instructions: 'You are the lead.',
+          tools: [asTool(member('helper'), { description: 'Looks around.' })],
+        }),
+        input: 'what is there?',
+        context: { limits: { inlineModelInputBytes: 0 } },
+      },
+    ],
   },
   {
     // An agent used as a tool on the lean step path: the child's patch markers come first in its history too.
     name: 'agent-run-agent-tool-lean-steps',
     script: (model) => {
-      model.scriptFor('You are the lead.', toolCalls([toolCall('helper', { task: 'look around' }, { id: 'call_helper' })]), text('The helper looked around.'));
+      model.scriptFor(
+        'You are the lead.',
+        toolCalls([toolCall('helper', { task: 'look around' }, { id: 'call_helper' })]),
+        text('The helper looked around.'),
+      );
       model.scriptFor('You are helper.', toolCalls([toolCall('ls', {})]), text('Nothing much here.'));
     },
-    args: [{ agent: defineAgent({ name: 'lead', instructions: 'You are the lead.', tools: [asTool(member('helper'), { description: 'Looks around.' })] }), input: 'what is there?' }],
+    args: [
+      {
+        agent: defineAgent({
+          name: 'lead',
+          instructions: 'You are the lead.',
+          tools: [asTool(member('helper'), { description: 'Looks around.' })],
+        }),
+        input: 'what is there?',
+      },
+    ],
   },
   {
     // A conversation compacted near its (lowered) threshold: older file contents stored and replaced by references.
     name: 'agent-run-compaction',
     script: (model) =>
       model.script(
-        ...[0, 1, 2].map((i) => toolCalls([toolCall('file_write', { path: `f${i}.txt`, content: String(i).repeat(3000) }, { id: `call_write_${i}` })])),
+        ...[0, 1, 2].map((i) =>
+          toolCalls([
+            toolCall('file_write', { path: `f${i}.txt`, content: String(i).repeat(3000) }, { id: `call_write_${i}` }),
+          ]),
+        ),
         text('Wrote three files.'),
       ),
-    args: [{ agent: defineAgent({ name: 'writer', instructions: 'Write files.', tools: ['file_write', 'get_tool_result'] }), input: 'write three files', context: { limits: { compactModelInputBytes: 5000 } } }],
+    args: [
+      {
+        agent: defineAgent({ name: 'writer', instructions: 'Write files.', tools: ['file_write', 'get_tool_result'] }),
+        input: 'write three files',
+        context: { limits: { compactModelInputBytes: 5000 } },
+      },
+    ],
   },
   {
     // A model call retried through an outage (the retry window, MODEL_UNAVAILABLE from the third attempt).
     name: 'agent-run-outage',
     script: (model) => {
-      const unavailable = { error: { status: 503, body: { error: { message: 'overloaded' } }, headers: { 'retry-after-ms': '100' } } };
+      const unavailable = {
+        error: { status: 503, body: { error: { message: 'overloaded' } }, headers: { 'retry-after-ms': '100' } },
+      };
       model.script(unavailable, unavailable, unavailable, text('back'));
     },
     args: [{ agent: defineAgent({ name: 'patient', instructions: 'Wait.' }), input: 'hello' }],
@@ -68,7 +135,14 @@ export const shortLivedScenarios: Scenario[] = [
     // Agent tools with deadlines kept by the parent: one child finishes in time, the other is cancelled at its timeout.
     name: 'agent-run-agent-tool-deadline',
     script: (model) => {
-      model.scriptFor('You are the lead.', toolCalls([toolCall('quick', { task: 'q' }, { id: 'call_quick' }), toolCall('slow', { task: 's' }, { id: 'call_slow' })]), text('One answered.'));
+      model.scriptFor(
+        'You are the lead.',
+        toolCalls([
+          toolCall('quick', { task: 'q' }, { id: 'call_quick' }),
+          toolCall('slow', { task: 's' }, { id: 'call_slow' }),
+        ]),
+        text('One answered.'),
+      );
       model.scriptFor('You are quick.', text('done'));
       model.scriptFor('You are slow.', text('too late', { hangMs: 4000 }));
     },
@@ -77,7 +151,10 @@ export const shortLivedScenarios: Scenario[] = [
         agent: defineAgent({
           name: 'lead',
           instructions: 'You are the lead.',
-          tools: [asTool(member('quick'), { description: 'Quick.', timeoutMs: 60_000 }), asTool(member('slow'), { description: 'Slow.', timeoutMs: 1500 })],
+          tools: [
+            asTool(member('quick'), { description: 'Quick.', timeoutMs: 60_000 }),
+            asTool(member('slow'), { description: 'Slow.', timeoutMs: 1500 }),
+          ],
         }),
         input: 'ask both',
       },
@@ -89,7 +166,12 @@ export const shortLivedScenarios: Scenario[] = [
       model.scriptFor('You are drafter.', text('draft 1'), text('draft 2'));
       model.scriptFor('You are critic.', toolCalls([toolCall('ls', {})]), text('better'), text('good'));
     },
-    args: [{ agent: loopAgent({ name: 'refine', maxIterations: 2, subAgents: [member('drafter'), member('critic')] }), input: 'write a line' }],
+    args: [
+      {
+        agent: loopAgent({ name: 'refine', maxIterations: 2, subAgents: [member('drafter'), member('critic')] }),
+        input: 'write a line',
+      },
+    ],
   },
   {
     // A loop that continues as new as the root: its event log written before it continues and when it ends.
@@ -98,7 +180,17 @@ export const shortLivedScenarios: Scenario[] = [
       model.scriptFor('You are drafter.', text('draft 1'), text('draft 2'));
       model.scriptFor('You are critic.', text('better'), text('good'));
     },
-    args: [{ agent: loopAgent({ name: 'refine', maxIterations: 2, continueAsNewEvery: 1, subAgents: [member('drafter'), member('critic')] }), input: 'write a line' }],
+    args: [
+      {
+        agent: loopAgent({
+          name: 'refine',
+          maxIterations: 2,
+          continueAsNewEvery: 1,
+          subAgents: [member('drafter'), member('critic')],
+        }),
+        input: 'write a line',
+      },
+    ],
   },
   {
     name: 'sequential-agent',
@@ -106,7 +198,12 @@ export const shortLivedScenarios: Scenario[] = [
       model.scriptFor('You are researcher.', toolCalls([toolCall('ls', {})]), text('facts'));
       model.scriptFor('You are writer.', text('an article'));
     },
-    args: [{ agent: sequentialAgent({ name: 'pipeline', subAgents: [member('researcher'), member('writer')] }), input: 'otters' }],
+    args: [
+      {
+        agent: sequentialAgent({ name: 'pipeline', subAgents: [member('researcher'), member('writer')] }),
+        input: 'otters',
+      },
+    ],
   },
   {
     name: 'parallel-agent',
@@ -114,19 +211,50 @@ export const shortLivedScenarios: Scenario[] = [
       model.scriptFor('You are north.', toolCalls([toolCall('ls', {})]), text('clear'));
       model.scriptFor('You are south.', text('rain'));
     },
-    args: [{ agent: parallelAgent({ name: 'forecast', subAgents: [member('north'), member('south')] }), input: 'weather?' }],
+    args: [
+      { agent: parallelAgent({ name: 'forecast', subAgents: [member('north'), member('south')] }), input: 'weather?' },
+    ],
   },
   {
     // Structured output (since 0.3.0): an answer off the schema, a repair turn, then a valid answer after a tool call.
     name: 'agent-run-structured-output',
-    script: (model) => model.script(text('{"total": "lots"}'), toolCalls([toolCall('ls', {})]), text('{"total": 42, "currency": "EUR"}')),
-    args: [{ agent: defineAgent({ name: 'invoice', instructions: 'Extract the total.', tools: ['ls'], outputSchema: { type: 'object', properties: { total: { type: 'number' }, currency: { type: 'string' } }, required: ['total', 'currency'] } }), input: 'the invoice' }],
+    script: (model) =>
+      model.script(
+        text('{"total": "lots"}'),
+        toolCalls([toolCall('ls', {})]),
+        text('{"total": 42, "currency": "EUR"}'),
+      ),
+    args: [
+      {
+        agent: defineAgent({
+          name: 'invoice',
+          instructions: 'Extract the total.',
+          tools: ['ls'],
+          outputSchema: {
+            type: 'object',
+            properties: { total: { type: 'number' }, currency: { type: 'string' } },
+            required: ['total', 'currency'],
+          },
+        }),
+        input: 'the invoice',
+      },
+    ],
   },
   {
     // Structured output that never fits: the run fails with OutputValidationError once its one repair is used.
     name: 'agent-run-structured-output-failed',
     script: (model) => model.script(text('not json'), text('{"total": "still not a number"}')),
-    args: [{ agent: defineAgent({ name: 'invoice', instructions: 'Extract the total.', maxOutputRepairs: 1, outputSchema: { type: 'object', properties: { total: { type: 'number' } }, required: ['total'] } }), input: 'the invoice' }],
+    args: [
+      {
+        agent: defineAgent({
+          name: 'invoice',
+          instructions: 'Extract the total.',
+          maxOutputRepairs: 1,
+          outputSchema: { type: 'object', properties: { total: { type: 'number' } }, required: ['total'] },
+        }),
+        input: 'the invoice',
+      },
+    ],
     ends: 'failed',
   },
   {
@@ -136,6 +264,21 @@ export const shortLivedScenarios: Scenario[] = [
       model.scriptFor('You are extractor.', text('{"city": "Oslo"}'));
       model.scriptFor('You are writer.', text('A line about Oslo.'));
     },
-    args: [{ agent: sequentialAgent({ name: 'pipeline', subAgents: [member('extractor', { tools: [], outputKey: 'place', outputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }), member('writer', { instructions: 'You are writer. Write about {place}.' })] }), input: 'somewhere cold' }],
+    args: [
+      {
+        agent: sequentialAgent({
+          name: 'pipeline',
+          subAgents: [
+            member('extractor', {
+              tools: [],
+              outputKey: 'place',
+              outputSchema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+            }),
+            member('writer', { instructions: 'You are writer. Write about {place}.' }),
+          ],
+        }),
+        input: 'somewhere cold',
+      },
+    ],
   },
 ];

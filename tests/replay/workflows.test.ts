@@ -4,7 +4,16 @@ import { DeterminismViolationError } from '@temporalio/workflow';
 import { Worker, DefaultLogger, Runtime } from '@temporalio/worker';
 import { AGIO_WORKFLOWS, bundleWorkflows } from '../../worker/workflow-bundle-options';
 import { allFixtures, workflowIdOf, type Fixture } from './fixtures';
-import { activityTypes, childIds, closingEvent, eventTypes, localActivityTypes, patchIds, signalsSent, workflowType } from './recorded-history';
+import {
+  activityTypes,
+  childIds,
+  closingEvent,
+  eventTypes,
+  localActivityTypes,
+  patchIds,
+  signalsSent,
+  workflowType,
+} from './recorded-history';
 
 const fixtures = allFixtures();
 const fixture = (id: string): Fixture => {
@@ -15,7 +24,8 @@ const fixture = (id: string): Fixture => {
 const history = (id: string) => fixture(id).history;
 /** The patch under which 0.2.0's runs move to a newer worker version at continue-as-new (a patch id never changes). */
 const UPGRADE_PATCH = 'agio-upgrade-on-continue-as-new';
-const childrenOf = (id: string) => childIds(history(id)).map((c) => c.slice(workflowIdOf(fixture(id), fixtures).length + 1));
+const childrenOf = (id: string) =>
+  childIds(history(id)).map((c) => c.slice(workflowIdOf(fixture(id), fixtures).length + 1));
 
 describe('workflow replay', () => {
   jest.setTimeout(120_000);
@@ -35,13 +45,22 @@ describe('workflow replay', () => {
     expect(fixtures.length).toBeGreaterThanOrEqual(22);
   });
 
-  it.each(fixtures.map((f) => [`${f.release}/${f.name}`, f] as const))('replays %s without a determinism error', async (_id, f) => {
-    await expect(Worker.runReplayHistory({ workflowBundle: { code } }, f.history, workflowIdOf(f, fixtures))).resolves.toBeUndefined();
-  });
+  it.each(fixtures.map((f) => [`${f.release}/${f.name}`, f] as const))(
+    'replays %s without a determinism error',
+    async (_id, f) => {
+      await expect(
+        Worker.runReplayHistory({ workflowBundle: { code } }, f.history, workflowIdOf(f, fixtures)),
+      ).resolves.toBeUndefined();
+    },
+  );
 
   it('fails replay when the workflow code changes the commands it issues', async () => {
     const f = fixture('0.1.0/agent-run-parallel-tools');
-    const replay = Worker.runReplayHistory({ workflowsPath: require.resolve('../fixtures/changed-workflows') }, f.history, workflowIdOf(f, fixtures));
+    const replay = Worker.runReplayHistory(
+      { workflowsPath: require.resolve('../fixtures/changed-workflows') },
+      f.history,
+      workflowIdOf(f, fixtures),
+    );
     await expect(replay).rejects.toThrow(DeterminismViolationError);
   });
 });
@@ -57,7 +76,14 @@ describe('the 0.1.0 histories', () => {
     const markers = recorded.events.flatMap((e) => e.markerRecordedEventAttributes?.markerName ?? []);
     expect(markers[0]).toBe('core_patch');
     expect(markers.filter((m) => m === 'core_local_activity').length).toBeGreaterThanOrEqual(4);
-    expect(activityTypes(recorded)).toEqual(['resolveTools', 'callModel', 'runTool', 'callModel', 'callModel', 'logEvents']);
+    expect(activityTypes(recorded)).toEqual([
+      'resolveTools',
+      'callModel',
+      'runTool',
+      'callModel',
+      'callModel',
+      'logEvents',
+    ]);
   });
 
   it('the lean step path: tools resolved locally, turns riding on model calls, one local write at its end', () => {
@@ -96,16 +122,52 @@ describe('the 0.1.0 histories', () => {
 describe('the 0.2.0 histories of long-lived runs', () => {
   it.each([
     // name, workflow type, how it closed, events it must hold (without EVENT_TYPE_), child workflows
-    ['agent-run-paused', 'agentRun', 'WORKFLOW_EXECUTION_COMPLETED', ['WORKFLOW_EXECUTION_UPDATE_ACCEPTED', 'WORKFLOW_EXECUTION_SIGNALED'], []],
-    ['agent-run-approval-wait', 'agentRun', 'WORKFLOW_EXECUTION_COMPLETED', ['WORKFLOW_EXECUTION_UPDATE_ACCEPTED', 'WORKFLOW_EXECUTION_UPDATE_COMPLETED'], []],
+    [
+      'agent-run-paused',
+      'agentRun',
+      'WORKFLOW_EXECUTION_COMPLETED',
+      ['WORKFLOW_EXECUTION_UPDATE_ACCEPTED', 'WORKFLOW_EXECUTION_SIGNALED'],
+      [],
+    ],
+    [
+      'agent-run-approval-wait',
+      'agentRun',
+      'WORKFLOW_EXECUTION_COMPLETED',
+      ['WORKFLOW_EXECUTION_UPDATE_ACCEPTED', 'WORKFLOW_EXECUTION_UPDATE_COMPLETED'],
+      [],
+    ],
     ['agent-run-approval-timeout', 'agentRun', 'WORKFLOW_EXECUTION_COMPLETED', ['TIMER_STARTED', 'TIMER_FIRED'], []],
     ['agent-run-continue-as-new', 'agentRun', 'WORKFLOW_EXECUTION_CONTINUED_AS_NEW', [], []],
     ['agent-run-continued', 'agentRun', 'WORKFLOW_EXECUTION_COMPLETED', [], []],
-    ['agent-run-cancelled', 'agentRun', 'WORKFLOW_EXECUTION_CANCELED', ['WORKFLOW_EXECUTION_CANCEL_REQUESTED', 'ACTIVITY_TASK_CANCEL_REQUESTED'], []],
+    [
+      'agent-run-cancelled',
+      'agentRun',
+      'WORKFLOW_EXECUTION_CANCELED',
+      ['WORKFLOW_EXECUTION_CANCEL_REQUESTED', 'ACTIVITY_TASK_CANCEL_REQUESTED'],
+      [],
+    ],
     ['agent-run-failed', 'agentRun', 'WORKFLOW_EXECUTION_FAILED', ['ACTIVITY_TASK_FAILED'], []],
-    ['agent-run-lead', 'agentRun', 'WORKFLOW_EXECUTION_COMPLETED', ['CHILD_WORKFLOW_EXECUTION_COMPLETED'], ['tool/call_scout']],
-    ['agent-run-child', 'agentRun', 'WORKFLOW_EXECUTION_COMPLETED', ['SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED'], []],
-    ['loop-agent-continue-as-new', 'loopAgentRun', 'WORKFLOW_EXECUTION_CONTINUED_AS_NEW', [], ['loop-0/0-drafter', 'loop-0/1-critic']],
+    [
+      'agent-run-lead',
+      'agentRun',
+      'WORKFLOW_EXECUTION_COMPLETED',
+      ['CHILD_WORKFLOW_EXECUTION_COMPLETED'],
+      ['tool/call_scout'],
+    ],
+    [
+      'agent-run-child',
+      'agentRun',
+      'WORKFLOW_EXECUTION_COMPLETED',
+      ['SIGNAL_EXTERNAL_WORKFLOW_EXECUTION_INITIATED'],
+      [],
+    ],
+    [
+      'loop-agent-continue-as-new',
+      'loopAgentRun',
+      'WORKFLOW_EXECUTION_CONTINUED_AS_NEW',
+      [],
+      ['loop-0/0-drafter', 'loop-0/1-critic'],
+    ],
   ])('%s: %s recorded under the upgrade patch, closing with %s', (name, type, closing, holds, children) => {
     const recorded = history(`0.2.0/${name}`);
     expect(workflowType(recorded)).toBe(type);
@@ -131,7 +193,9 @@ describe('the 0.3.0 histories of structured output', () => {
   it('a repaired answer: three model calls (the answer off the schema, the tool turn, the fitting answer) and one tool', () => {
     const recorded = history('0.3.0/agent-run-structured-output');
     expect(closingEvent(recorded)).toBe('WORKFLOW_EXECUTION_COMPLETED');
-    expect([...activityTypes(recorded), ...localActivityTypes(recorded)].filter((t) => t === 'callModel')).toHaveLength(3);
+    expect([...activityTypes(recorded), ...localActivityTypes(recorded)].filter((t) => t === 'callModel')).toHaveLength(
+      3,
+    );
   });
 
   it('an answer that never fits: the run fails after its one repair', () => {

@@ -10,7 +10,12 @@ import * as path from 'node:path';
 import { z } from 'zod';
 import { AgentHealth } from '../../activities/healthcheck';
 import { createCallModel, noSink, type CallModelInput, type ModelConfig } from '../../activities/model';
-import { createToolActivities, resolveWorkspaceDir, truncateOutput, type RunToolInput } from '../../activities/run-tool';
+import {
+  createToolActivities,
+  resolveWorkspaceDir,
+  truncateOutput,
+  type RunToolInput,
+} from '../../activities/run-tool';
 import { defineTool, type ToolDefinition } from '../../activities/tools/define-tool';
 import { ToolRegistry } from '../../activities/tools/registry';
 import { ErrorType, asTool, defineAgent, loopAgent, sequentialAgent } from '../../common';
@@ -20,7 +25,11 @@ const quiet = () => new DefaultLogger('ERROR', () => undefined);
 const newEnv = () => new MockActivityEnvironment({}, { logger: quiet() });
 
 /** Runs an activity in `env` with its result typed (MockActivityEnvironment.run cannot infer it). */
-function runIn<A extends unknown[], R>(env: MockActivityEnvironment, fn: (...args: A) => Promise<R>, ...args: A): Promise<R> {
+function runIn<A extends unknown[], R>(
+  env: MockActivityEnvironment,
+  fn: (...args: A) => Promise<R>,
+  ...args: A
+): Promise<R> {
   return env.run(fn, ...args) as Promise<R>;
 }
 
@@ -29,7 +38,10 @@ const tools: ToolDefinition[] = [
   defineTool({
     name: 'echo',
     description: 'Repeats text.',
-    parameters: z.object({ text: z.string().describe('what to repeat'), times: z.number().int().positive().optional() }),
+    parameters: z.object({
+      text: z.string().describe('what to repeat'),
+      times: z.number().int().positive().optional(),
+    }),
     execute: async ({ text, times }, ctx) => {
       seen.workspace = ctx.workspace;
       seen.idempotencyKey = ctx.idempotencyKey;
@@ -58,7 +70,11 @@ const tools: ToolDefinition[] = [
   }),
 ];
 const registry = new ToolRegistry(tools);
-const modelConfig = (baseURL = 'http://127.0.0.1:9/v1'): ModelConfig => ({ baseURL, apiKey: 'test-key', defaultModel: 'scripted-model' });
+const modelConfig = (baseURL = 'http://127.0.0.1:9/v1'): ModelConfig => ({
+  baseURL,
+  apiKey: 'test-key',
+  defaultModel: 'scripted-model',
+});
 
 let root: string;
 beforeAll(async () => {
@@ -69,7 +85,15 @@ afterAll(() => fs.rm(root, { recursive: true, force: true }));
 describe('runTool', () => {
   const run = (input: Partial<RunToolInput>) => {
     const activities = createToolActivities(registry, root, new AgentHealth(registry, modelConfig()));
-    return runIn(newEnv(), activities.runTool, { runId: 'run-1', toolCallId: 'call-1', name: 'echo', arguments: '{"text":"hi"}', workspace: 'runs/run-1', maxOutputBytes: 64 * 1024, ...input });
+    return runIn(newEnv(), activities.runTool, {
+      runId: 'run-1',
+      toolCallId: 'call-1',
+      name: 'echo',
+      arguments: '{"text":"hi"}',
+      workspace: 'runs/run-1',
+      maxOutputBytes: 64 * 1024,
+      ...input,
+    });
   };
 
   it('runs a tool with validated arguments in the run’s workspace and returns its text', async () => {
@@ -104,11 +128,18 @@ describe('runTool', () => {
   });
 
   it('turns a throwing tool into an error result instead of a failed activity', async () => {
-    expect(await run({ name: 'boom', arguments: '{}' })).toEqual({ content: 'Error: tool "boom" failed: disk on fire', isError: true });
+    expect(await run({ name: 'boom', arguments: '{}' })).toEqual({
+      content: 'Error: tool "boom" failed: disk on fire',
+      isError: true,
+    });
   });
 
   it('passes the tool’s metadata through', async () => {
-    expect(await run({ name: 'sources', arguments: '{}' })).toEqual({ content: 'found 2', isError: false, metadata: { sources: ['a', 'b'] } });
+    expect(await run({ name: 'sources', arguments: '{}' })).toEqual({
+      content: 'found 2',
+      isError: false,
+      metadata: { sources: ['a', 'b'] },
+    });
   });
 
   it('truncates output over maxOutputBytes with a marker, keeping the tool’s metadata and adding the truncation record', async () => {
@@ -130,21 +161,32 @@ describe('runTool', () => {
 });
 
 describe('ToolRegistry quick tools', () => {
-  const quick = (extra: Partial<ToolDefinition>) => defineTool({ name: 'peek', description: 'peeks', parameters: z.object({}), execute: async () => 'ok', ...extra });
+  const quick = (extra: Partial<ToolDefinition>) =>
+    defineTool({ name: 'peek', description: 'peeks', parameters: z.object({}), execute: async () => 'ok', ...extra });
 
   it('gives a quick, idempotent tool a quick spec with a 10 s timeout by default', () => {
-    expect(new ToolRegistry([quick({ idempotent: true, quick: true })]).spec('peek')).toMatchObject({ quick: true, idempotent: true, timeoutMs: 10_000, maxAttempts: 3 });
+    expect(new ToolRegistry([quick({ idempotent: true, quick: true })]).spec('peek')).toMatchObject({
+      quick: true,
+      idempotent: true,
+      timeoutMs: 10_000,
+      maxAttempts: 3,
+    });
     expect(new ToolRegistry([quick({ idempotent: true })]).spec('peek')).not.toHaveProperty('quick');
   });
 
   it('refuses a quick tool that is not idempotent, or whose timeout is over 30 s, saying why', () => {
     expect(() => new ToolRegistry([quick({ quick: true })])).toThrow('tool "peek" is quick but not idempotent');
-    expect(() => new ToolRegistry([quick({ quick: true, idempotent: true, timeoutMs: 60_000 })])).toThrow('a quick tool may take at most 30000 ms');
+    expect(() => new ToolRegistry([quick({ quick: true, idempotent: true, timeoutMs: 60_000 })])).toThrow(
+      'a quick tool may take at most 30000 ms',
+    );
   });
 });
 
 describe('ToolRegistry agent checks', () => {
-  const named = (names: string[]) => new ToolRegistry(names.map((name) => defineTool({ name, description: name, parameters: z.object({}), execute: async () => 'ok' })));
+  const named = (names: string[]) =>
+    new ToolRegistry(
+      names.map((name) => defineTool({ name, description: name, parameters: z.object({}), execute: async () => 'ok' })),
+    );
 
   it('accepts agents, agent tools and sub-agents whose tools it has (exit_loop is the workflow’s own)', () => {
     const helper = defineAgent({ name: 'helper', tools: ['echo'] });
@@ -162,8 +204,14 @@ describe('ToolRegistry agent checks', () => {
 
   it('checks what an allowlist leaves of an agent tool, and leaves healthchecked agent tools to their healthcheck', () => {
     const helper = defineAgent({ name: 'helper', tools: ['echo', 'ecko'] });
-    const allowlisted = defineAgent({ name: 'a', tools: [asTool(helper, { description: 'Helps.', toolsAllowlist: ['echo'] })] });
-    const healthchecked = defineAgent({ name: 'b', tools: [asTool(helper, { description: 'Helps.', healthcheck: true })] });
+    const allowlisted = defineAgent({
+      name: 'a',
+      tools: [asTool(helper, { description: 'Helps.', toolsAllowlist: ['echo'] })],
+    });
+    const healthchecked = defineAgent({
+      name: 'b',
+      tools: [asTool(helper, { description: 'Helps.', healthcheck: true })],
+    });
     expect(() => named(['echo']).checkAgents([allowlisted, healthchecked])).not.toThrow();
   });
 });
@@ -256,7 +304,13 @@ describe('callModel', () => {
   }
 
   it('assembles streamed text, reasoning and usage into the returned step', async () => {
-    server.script(text('Hello there, durable world.', { reasoning: 'greet them', chunkSize: 3, usage: { prompt_tokens: 11, completion_tokens: 7 } }));
+    server.script(
+      text('Hello there, durable world.', {
+        reasoning: 'greet them',
+        chunkSize: 3,
+        usage: { prompt_tokens: 11, completion_tokens: 7 },
+      }),
+    );
     const out = await runIn(newEnv(), callModel(), input());
     expect(out.finishReason).toBe('stop');
     expect(out.usage).toEqual({ promptTokens: 11, completionTokens: 7, totalTokens: 18 });
@@ -271,12 +325,20 @@ describe('callModel', () => {
       metrics: { attempt: 1 },
     });
     expect(out.step.toolCalls).toBeUndefined();
-    expect(server.requests[0].body).toMatchObject({ model: 'scripted-model', stream: true, stream_options: { include_usage: true } });
+    expect(server.requests[0].body).toMatchObject({
+      model: 'scripted-model',
+      stream: true,
+      stream_options: { include_usage: true },
+    });
     expect(server.requests[0].body.tools).toBeUndefined();
   });
 
   it('assembles several tool calls with their ids and arguments, content null', async () => {
-    server.script(toolCalls([toolCall('echo', { text: 'a', times: 2 }, { id: 'call_x' }), toolCall('sources', {})], { chunkSize: 2 }));
+    server.script(
+      toolCalls([toolCall('echo', { text: 'a', times: 2 }, { id: 'call_x' }), toolCall('sources', {})], {
+        chunkSize: 2,
+      }),
+    );
     const out = await runIn(newEnv(), callModel(), input({ tools: ['echo', 'sources'] }));
     expect(out.finishReason).toBe('tool_calls');
     expect(out.step.content).toBeNull();
@@ -314,7 +376,11 @@ describe('callModel', () => {
     );
     expect(server.requests[0].body.messages).toEqual([
       { role: 'user', content: 'q' },
-      { role: 'assistant', content: null, tool_calls: [{ id: 'c1', type: 'function', function: { name: 'echo', arguments: '{"text":"x"}' } }] },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'c1', type: 'function', function: { name: 'echo', arguments: '{"text":"x"}' } }],
+      },
       { role: 'tool', tool_call_id: 'c1', content: 'x' },
     ]);
   });

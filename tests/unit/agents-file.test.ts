@@ -1,7 +1,16 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { AgentSpec, asTool, defineAgent, loopAgent, parallelAgent, sequentialAgent, ASK_FOR_RISKY_TOOLS, type AnyAgentSpec } from '../../common';
+import {
+  AgentSpec,
+  asTool,
+  defineAgent,
+  loopAgent,
+  parallelAgent,
+  sequentialAgent,
+  ASK_FOR_RISKY_TOOLS,
+  type AnyAgentSpec,
+} from '../../common';
 import { AgentsFileError, loadAgentsFile, parseAgentsFile } from '../../worker/agents-file';
 import { agentsToServe } from '../../worker/example-agents';
 
@@ -50,10 +59,27 @@ agents:
     maxIterations: 3
     subAgents: [worker]
 `);
-    const worker = defineAgent({ name: 'worker', tools: ['file_read', 'bash'], permissions: [{ tool: 'bash', action: 'ask' }], limits: { maxSteps: 4, maxTotalTokens: 10_000 } });
-    const manager = defineAgent({ name: 'manager', tools: [asTool(worker, { description: 'Works.', toolsAllowlist: ['file_read'] }), 'file_read'] });
-    const lead = defineAgent({ name: 'lead', model: 'big-model', modelSettings: { temperature: 0.2, maxTokens: 2000 }, instructions: 'Lead.', tools: [asTool(manager, { description: 'Manages.', stream: 'none', timeoutMs: 60_000 })] });
-    const fanout = parallelAgent({ name: 'fanout', subAgents: [worker, { name: 'inline-helper', instructions: 'Help.' }] });
+    const worker = defineAgent({
+      name: 'worker',
+      tools: ['file_read', 'bash'],
+      permissions: [{ tool: 'bash', action: 'ask' }],
+      limits: { maxSteps: 4, maxTotalTokens: 10_000 },
+    });
+    const manager = defineAgent({
+      name: 'manager',
+      tools: [asTool(worker, { description: 'Works.', toolsAllowlist: ['file_read'] }), 'file_read'],
+    });
+    const lead = defineAgent({
+      name: 'lead',
+      model: 'big-model',
+      modelSettings: { temperature: 0.2, maxTokens: 2000 },
+      instructions: 'Lead.',
+      tools: [asTool(manager, { description: 'Manages.', stream: 'none', timeoutMs: 60_000 })],
+    });
+    const fanout = parallelAgent({
+      name: 'fanout',
+      subAgents: [worker, { name: 'inline-helper', instructions: 'Help.' }],
+    });
     expect(agents.map((a) => a.name)).toEqual(['lead', 'manager', 'worker', 'fanout', 'pipeline', 'refine']);
     expect(byName(agents, 'lead')).toEqual(lead);
     expect(byName(agents, 'fanout')).toEqual(fanout);
@@ -70,7 +96,8 @@ agents:
     const coder = defineAgent({
       name: 'coder',
       description: 'Reads, writes and runs code in its workspace.',
-      instructions: 'You are a careful software engineer working in a sandboxed workspace. Use the tools to inspect and change files.',
+      instructions:
+        'You are a careful software engineer working in a sandboxed workspace. Use the tools to inspect and change files.',
       tools: ['ls', 'glob', 'grep', 'file_read', 'file_write', 'file_edit', 'bash', 'get_tool_result'],
       permissions: [{ tool: 'bash', pattern: 'rm -rf*', action: 'deny' }, ...ASK_FOR_RISKY_TOOLS],
       maxSteps: 100,
@@ -83,7 +110,12 @@ agents:
         name: 'lead',
         description: 'Plans and delegates coding work to the coder agent.',
         instructions: 'You are a tech lead. Delegate hands-on work in the workspace to the coder agent, then report.',
-        tools: [asTool(coder, { description: 'A coding agent that inspects and changes files in its own workspace. Give it a complete task.' })],
+        tools: [
+          asTool(coder, {
+            description:
+              'A coding agent that inspects and changes files in its own workspace. Give it a complete task.',
+          }),
+        ],
       }),
     );
   });
@@ -108,12 +140,28 @@ agents:
   });
 
   it('refuses unknown agents, cycles, duplicates and workflow agents used as tools', () => {
-    expect(problems(`agents:\n  - { name: a, tools: [{ agent: ghost, description: x }] }\n`)).toEqual([expect.stringContaining('agents[0].tools[0].agent: unknown agent "ghost"; the file defines: a')]);
-    expect(problems(`agents:\n  - { name: a, tools: [{ agent: b, description: x }] }\n  - { name: b, tools: [{ agent: a, description: y }] }\n`)).toEqual([expect.stringContaining('agent "a" uses itself: a → b → a')]);
-    expect(problems(`agents:\n  - { name: a }\n  - { name: a }\n`)).toEqual([expect.stringContaining('line 3: agents[1].name: agent "a" is defined twice (also agents[0])')]);
-    expect(problems(`agents:\n  - { name: l, kind: loop, subAgents: [b] }\n  - { name: b }\n  - { name: a, tools: [{ agent: l, description: x }] }\n`)).toEqual([expect.stringContaining('"l" is a loop agent; only LLM agents can be used as tools')]);
-    expect(problems(`agents:\n  - { name: s, kind: sequence, subAgents: [a] }\n`)).toEqual([expect.stringMatching(/agents\[0\]\.kind: /)]);
-    expect(problems(`agents:\n  - { name: s, kind: parallel, subAgents: [] }\n`)).toEqual([expect.stringContaining('agents[0].subAgents: a workflow agent needs at least one sub-agent')]);
+    expect(problems(`agents:\n  - { name: a, tools: [{ agent: ghost, description: x }] }\n`)).toEqual([
+      expect.stringContaining('agents[0].tools[0].agent: unknown agent "ghost"; the file defines: a'),
+    ]);
+    expect(
+      problems(
+        `agents:\n  - { name: a, tools: [{ agent: b, description: x }] }\n  - { name: b, tools: [{ agent: a, description: y }] }\n`,
+      ),
+    ).toEqual([expect.stringContaining('agent "a" uses itself: a → b → a')]);
+    expect(problems(`agents:\n  - { name: a }\n  - { name: a }\n`)).toEqual([
+      expect.stringContaining('line 3: agents[1].name: agent "a" is defined twice (also agents[0])'),
+    ]);
+    expect(
+      problems(
+        `agents:\n  - { name: l, kind: loop, subAgents: [b] }\n  - { name: b }\n  - { name: a, tools: [{ agent: l, description: x }] }\n`,
+      ),
+    ).toEqual([expect.stringContaining('"l" is a loop agent; only LLM agents can be used as tools')]);
+    expect(problems(`agents:\n  - { name: s, kind: sequence, subAgents: [a] }\n`)).toEqual([
+      expect.stringMatching(/agents\[0\]\.kind: /),
+    ]);
+    expect(problems(`agents:\n  - { name: s, kind: parallel, subAgents: [] }\n`)).toEqual([
+      expect.stringContaining('agents[0].subAgents: a workflow agent needs at least one sub-agent'),
+    ]);
   });
 
   it('refuses YAML syntax errors with their line, an empty file and unknown top-level keys', () => {
@@ -123,21 +171,38 @@ agents:
   });
 
   it('names a missing file', () => {
-    expect(() => loadAgentsFile(path.join(os.tmpdir(), 'no-such-agents.yaml'))).toThrow(/agents file .*no-such-agents\.yaml:\n {2}cannot be read: ENOENT/);
+    expect(() => loadAgentsFile(path.join(os.tmpdir(), 'no-such-agents.yaml'))).toThrow(
+      /agents file .*no-such-agents\.yaml:\n {2}cannot be read: ENOENT/,
+    );
   });
 
   it('declares MCP servers and checks them', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agents-file-'));
     const file = path.join(dir, 'agents.yaml');
-    fs.writeFileSync(file, `mcpServers:\n  - { name: everything, transport: stdio, command: mcp-server-everything }\nagents:\n  - { name: a, tools: ["mcp:everything"] }\n`);
+    fs.writeFileSync(
+      file,
+      `mcpServers:\n  - { name: everything, transport: stdio, command: mcp-server-everything }\nagents:\n  - { name: a, tools: ["mcp:everything"] }\n`,
+    );
     const loaded = loadAgentsFile(file);
-    expect(loaded.mcpServers).toEqual([expect.objectContaining({ name: 'everything', transport: 'stdio', command: 'mcp-server-everything' })]);
+    expect(loaded.mcpServers).toEqual([
+      expect.objectContaining({ name: 'everything', transport: 'stdio', command: 'mcp-server-everything' }),
+    ]);
     expect(AgentSpec.parse(loaded.agents[0]).tools).toEqual(['mcp:everything']);
     const withSecret = `mcpServers:\n  - { name: docs, transport: http, url: "https://\${DOCS_HOST}/mcp", headers: { Authorization: "Bearer \${DOCS_TOKEN}" } }\nagents: [{ name: a }]\n`;
-    expect(parseAgentsFile(withSecret, 'x.yaml', { DOCS_HOST: 'mcp.example.com', DOCS_TOKEN: 's3cret' }).mcpServers[0]).toMatchObject({ url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer s3cret' } });
-    expect(() => parseAgentsFile(withSecret, 'x.yaml', { DOCS_HOST: 'mcp.example.com' })).toThrow('line 2: mcpServers[0].headers.Authorization: environment variable DOCS_TOKEN is not set');
-    expect(problems(`mcpServers:\n  - { name: x, transport: smoke }\nagents: [{ name: a }]\n`)).toEqual([expect.stringMatching(/^line 2: mcpServers\[0\]\.transport: /)]);
-    expect(problems(`mcpServers:\n  - { name: x, transport: stdio, command: a }\n  - { name: x, transport: stdio, command: b }\nagents: [{ name: a }]\n`)).toEqual([expect.stringContaining('MCP server "x" is declared twice')]);
+    expect(
+      parseAgentsFile(withSecret, 'x.yaml', { DOCS_HOST: 'mcp.example.com', DOCS_TOKEN: 's3cret' }).mcpServers[0],
+    ).toMatchObject({ url: 'https://mcp.example.com/mcp', headers: { Authorization: 'Bearer s3cret' } });
+    expect(() => parseAgentsFile(withSecret, 'x.yaml', { DOCS_HOST: 'mcp.example.com' })).toThrow(
+      'line 2: mcpServers[0].headers.Authorization: environment variable DOCS_TOKEN is not set',
+    );
+    expect(problems(`mcpServers:\n  - { name: x, transport: smoke }\nagents: [{ name: a }]\n`)).toEqual([
+      expect.stringMatching(/^line 2: mcpServers\[0\]\.transport: /),
+    ]);
+    expect(
+      problems(
+        `mcpServers:\n  - { name: x, transport: stdio, command: a }\n  - { name: x, transport: stdio, command: b }\nagents: [{ name: a }]\n`,
+      ),
+    ).toEqual([expect.stringContaining('MCP server "x" is declared twice')]);
   });
 });
 

@@ -3,7 +3,13 @@
 import { compactSteps, fittingInput } from '../../workflows/carry-over';
 import { jsonBytes, type Step } from '../../common';
 
-const step = (index: number, role: Step['role'], content: string): Step => ({ id: `r:${index}`, runId: 'r', index, role, content });
+const step = (index: number, role: Step['role'], content: string): Step => ({
+  id: `r:${index}`,
+  runId: 'r',
+  index,
+  role,
+  content,
+});
 
 describe('compactSteps', () => {
   it('returns the steps unchanged when they fit the budget', () => {
@@ -13,7 +19,14 @@ describe('compactSteps', () => {
 
   it('shortens older tool outputs first and keeps the newest turn whole', () => {
     const big = 'x'.repeat(50_000);
-    const steps = [step(0, 'user', 'go'), step(1, 'assistant', ''), step(2, 'tool', big), step(3, 'tool', big), step(4, 'assistant', ''), step(5, 'tool', big)];
+    const steps = [
+      step(0, 'user', 'go'),
+      step(1, 'assistant', ''),
+      step(2, 'tool', big),
+      step(3, 'tool', big),
+      step(4, 'assistant', ''),
+      step(5, 'tool', big),
+    ];
     const out = compactSteps(steps, 70_000);
     expect(JSON.stringify(out).length).toBeLessThanOrEqual(70_000);
     expect(out[2].content).toMatch(/characters omitted when the run continued as new/);
@@ -30,7 +43,13 @@ describe('compactSteps', () => {
 describe('fittingInput', () => {
   it('counts the whole input in UTF-8 bytes: multibyte tool outputs that fit in characters are still shortened', () => {
     const wide = 'é'.repeat(40_000); // 40,000 characters, 80,000 bytes
-    const steps = [step(0, 'user', 'go'), step(1, 'assistant', ''), step(2, 'tool', wide), step(3, 'assistant', ''), step(4, 'tool', 'newest')];
+    const steps = [
+      step(0, 'user', 'go'),
+      step(1, 'assistant', ''),
+      step(2, 'tool', wide),
+      step(3, 'assistant', ''),
+      step(4, 'tool', 'newest'),
+    ];
     const build = (carried: Step[]) => ({ input: 'x'.repeat(10_000), resume: { steps: carried } });
     expect(JSON.stringify(build(steps)).length).toBeLessThan(60_000);
     const out = fittingInput(steps, build, 60_000);
@@ -41,6 +60,8 @@ describe('fittingInput', () => {
 
   it('fails clearly when what goes with the steps alone is over the budget', () => {
     const build = (carried: Step[]) => ({ history: 'h'.repeat(70_000), resume: { steps: carried } });
-    expect(() => fittingInput([step(0, 'user', 'go')], build, 60_000)).toThrow(/does not fit into a continue-as-new input/);
+    expect(() => fittingInput([step(0, 'user', 'go')], build, 60_000)).toThrow(
+      /does not fit into a continue-as-new input/,
+    );
   });
 });

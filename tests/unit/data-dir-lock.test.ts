@@ -6,7 +6,10 @@ import os from 'node:os';
 import path from 'node:path';
 import { DataDirLockedError, lockDataDir } from '../../devkit/data-dir-lock';
 
-const exited = (child: ChildProcess) => new Promise<void>((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve())));
+const exited = (child: ChildProcess) =>
+  new Promise<void>((resolve) =>
+    child.exitCode !== null || child.signalCode !== null ? resolve() : child.once('exit', () => resolve()),
+  );
 
 describe('lockDataDir', () => {
   let dir: string;
@@ -21,7 +24,10 @@ describe('lockDataDir', () => {
 
   /** A lock file as a serve with pid `pid` would have left it. */
   const leaveLock = (pid: number, children: { name: string; pid: number; command: string }[]) =>
-    fs.writeFileSync(path.join(dir, 'serve.lock'), JSON.stringify({ pid, startedAt: '2026-11-24T00:00:00.000Z', children }));
+    fs.writeFileSync(
+      path.join(dir, 'serve.lock'),
+      JSON.stringify({ pid, startedAt: '2026-11-24T00:00:00.000Z', children }),
+    );
 
   /** A pid no process has (a child that has already exited). */
   async function deadPid(): Promise<number> {
@@ -36,7 +42,9 @@ describe('lockDataDir', () => {
     leaveLock(holder.pid!, []);
     const err = await lockDataDir(dir, () => undefined).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(DataDirLockedError);
-    expect((err as Error).message).toBe(`another agio serve (pid ${holder.pid}) is using ${dir}: stop it first, or set AGIO_DATA_DIR to another directory`);
+    expect((err as Error).message).toBe(
+      `another agio serve (pid ${holder.pid}) is using ${dir}: stop it first, or set AGIO_DATA_DIR to another directory`,
+    );
     expect(JSON.parse(fs.readFileSync(path.join(dir, 'serve.lock'), 'utf8'))).toMatchObject({ pid: holder.pid });
   });
 
@@ -49,10 +57,17 @@ describe('lockDataDir', () => {
     const lock = await lockDataDir(dir, (msg) => said.push(msg));
     await exited(leftover);
     expect(leftover.signalCode).toBe('SIGTERM');
-    expect(said).toEqual([`agio: a previous serve (pid ${dead}, started 2026-11-24T00:00:00.000Z) was killed and left its Temporal dev server (pid ${leftover.pid}) running; stopping it`]);
-    expect(JSON.parse(fs.readFileSync(path.join(dir, 'serve.lock'), 'utf8'))).toMatchObject({ pid: process.pid, children: [] });
+    expect(said).toEqual([
+      `agio: a previous serve (pid ${dead}, started 2026-11-24T00:00:00.000Z) was killed and left its Temporal dev server (pid ${leftover.pid}) running; stopping it`,
+    ]);
+    expect(JSON.parse(fs.readFileSync(path.join(dir, 'serve.lock'), 'utf8'))).toMatchObject({
+      pid: process.pid,
+      children: [],
+    });
     await lock.recordChild('Temporal dev server', 4242, 'temporal');
-    expect(JSON.parse(fs.readFileSync(path.join(dir, 'serve.lock'), 'utf8')).children).toEqual([{ name: 'Temporal dev server', pid: 4242, command: 'temporal' }]);
+    expect(JSON.parse(fs.readFileSync(path.join(dir, 'serve.lock'), 'utf8')).children).toEqual([
+      { name: 'Temporal dev server', pid: 4242, command: 'temporal' },
+    ]);
     await lock.release();
     expect(fs.existsSync(path.join(dir, 'serve.lock'))).toBe(false);
   });

@@ -1,6 +1,18 @@
 // The agent loop's pure decisions: what follows a model step (decideNext), and how a run's context, its
 // instructions and its first conversation are built from the input (run-context).
-import { asTool, defineAgent, loopAgent, resolveLimits, sequentialAgent, type AgentToolSpec, type AnyAgentSpec, type RunContext, type RunLimits, type Step, type Usage } from '../../common';
+import {
+  asTool,
+  defineAgent,
+  loopAgent,
+  resolveLimits,
+  sequentialAgent,
+  type AgentToolSpec,
+  type AnyAgentSpec,
+  type RunContext,
+  type RunLimits,
+  type Step,
+  type Usage,
+} from '../../common';
 import { decideNext, spentBudget } from '../../workflows/decisions';
 import { childContext, tokensLeft } from '../../workflows/child-context';
 import { buildRunContext, initialMessages, renderInstructions } from '../../workflows/run-context';
@@ -23,7 +35,9 @@ describe('decideNext', () => {
   });
 
   it('runs the tools while steps and tokens remain', () => {
-    expect(decideNext(assistant(null, [call]), 1, usage(10), limits({ maxSteps: 3, maxTotalTokens: 100 }))).toEqual({ kind: 'run_tools' });
+    expect(decideNext(assistant(null, [call]), 1, usage(10), limits({ maxSteps: 3, maxTotalTokens: 100 }))).toEqual({
+      kind: 'run_tools',
+    });
   });
 
   it('stops with max_steps once the model calls reach maxSteps', () => {
@@ -33,9 +47,15 @@ describe('decideNext', () => {
   });
 
   it('stops with max_tokens once the usage reaches maxTotalTokens, before checking steps', () => {
-    expect(decideNext(assistant(null, [call]), 1, usage(99), limits({ maxTotalTokens: 100 }))).toEqual({ kind: 'run_tools' });
-    expect(decideNext(assistant(null, [call]), 1, usage(100), limits({ maxTotalTokens: 100 }))).toEqual({ kind: 'max_tokens' });
-    expect(decideNext(assistant(null, [call]), 10, usage(500), limits({ maxSteps: 10, maxTotalTokens: 100 }))).toEqual({ kind: 'max_tokens' });
+    expect(decideNext(assistant(null, [call]), 1, usage(99), limits({ maxTotalTokens: 100 }))).toEqual({
+      kind: 'run_tools',
+    });
+    expect(decideNext(assistant(null, [call]), 1, usage(100), limits({ maxTotalTokens: 100 }))).toEqual({
+      kind: 'max_tokens',
+    });
+    expect(decideNext(assistant(null, [call]), 10, usage(500), limits({ maxSteps: 10, maxTotalTokens: 100 }))).toEqual({
+      kind: 'max_tokens',
+    });
   });
 
   it('has no token limit when maxTotalTokens is unset', () => {
@@ -43,7 +63,10 @@ describe('decideNext', () => {
   });
 
   it('returns the final answer even when the budgets are spent', () => {
-    expect(decideNext(assistant('answer'), 99, usage(10_000), limits({ maxSteps: 2, maxTotalTokens: 10 }))).toEqual({ kind: 'final_output', response: 'answer' });
+    expect(decideNext(assistant('answer'), 99, usage(10_000), limits({ maxSteps: 2, maxTotalTokens: 10 }))).toEqual({
+      kind: 'final_output',
+      response: 'answer',
+    });
   });
 });
 
@@ -72,10 +95,32 @@ describe('buildRunContext', () => {
   it('keeps what a parent passes: root id, depth, lineage, tenant, workspace, ids — but the run id is its own', () => {
     const ctx = buildRunContext(
       agent,
-      { runId: 'ignored', rootRunId: 'root', parentRunId: 'parent', depth: 2, lineage: ['a', 'b'], tenant: 't1', workspace: 'runs/root', toolCallId: 'tc', sessionId: 's', userId: 'u' },
+      {
+        runId: 'ignored',
+        rootRunId: 'root',
+        parentRunId: 'parent',
+        depth: 2,
+        lineage: ['a', 'b'],
+        tenant: 't1',
+        workspace: 'runs/root',
+        toolCallId: 'tc',
+        sessionId: 's',
+        userId: 'u',
+      },
       'child-1',
     );
-    expect(ctx).toMatchObject({ runId: 'child-1', rootRunId: 'root', parentRunId: 'parent', depth: 2, lineage: ['a', 'b'], tenant: 't1', workspace: 'runs/root', toolCallId: 'tc', sessionId: 's', userId: 'u' });
+    expect(ctx).toMatchObject({
+      runId: 'child-1',
+      rootRunId: 'root',
+      parentRunId: 'parent',
+      depth: 2,
+      lineage: ['a', 'b'],
+      tenant: 't1',
+      workspace: 'runs/root',
+      toolCallId: 'tc',
+      sessionId: 's',
+      userId: 'u',
+    });
   });
 
   it('keeps an explicitly empty lineage instead of replacing it with the agent name', () => {
@@ -106,7 +151,9 @@ describe('buildRunContext', () => {
 
 describe('renderInstructions', () => {
   it('replaces placeholders whose keys are in the state', () => {
-    expect(renderInstructions('Hello {name}, you work on {project}.', { name: 'Ada', project: 'Agio' })).toBe('Hello Ada, you work on Agio.');
+    expect(renderInstructions('Hello {name}, you work on {project}.', { name: 'Ada', project: 'Agio' })).toBe(
+      'Hello Ada, you work on Agio.',
+    );
   });
 
   it('leaves placeholders with missing keys as written', () => {
@@ -115,9 +162,9 @@ describe('renderInstructions', () => {
   });
 
   it('writes non-string values as JSON', () => {
-    expect(renderInstructions('n={n} b={b} o={o} a={a} z={z}', { n: 3, b: true, o: { k: 'v' }, a: [1, 2], z: null })).toBe(
-      'n=3 b=true o={"k":"v"} a=[1,2] z=null',
-    );
+    expect(
+      renderInstructions('n={n} b={b} o={o} a={a} z={z}', { n: 3, b: true, o: { k: 'v' }, a: [1, 2], z: null }),
+    ).toBe('n=3 b=true o={"k":"v"} a=[1,2] z=null');
   });
 
   it('accepts dotted and dashed keys as literal keys', () => {
@@ -157,7 +204,8 @@ describe('initialMessages', () => {
 });
 
 describe('the token budget of a tree', () => {
-  const limits = (maxTotalTokens?: number): RunLimits => resolveLimits(maxTotalTokens === undefined ? {} : { maxTotalTokens });
+  const limits = (maxTotalTokens?: number): RunLimits =>
+    resolveLimits(maxTotalTokens === undefined ? {} : { maxTotalTokens });
 
   it('counts as spent once usage reaches the limit, and never without a limit', () => {
     expect(spentBudget({ promptTokens: 60, completionTokens: 39, totalTokens: 99 }, limits(100))).toBe(false);
@@ -182,13 +230,19 @@ describe('the token budget of a tree', () => {
 
   it("lowers what is left by the child agent's own, smaller limit only", () => {
     const parent = buildRunContext(defineAgent({ name: 'parent' }), { limits: { maxTotalTokens: 100 } }, 'root');
-    const child = (own?: number) => asTool(defineAgent({ name: 'child', ...(own ? { limits: { maxTotalTokens: own } } : {}) }), { description: 'A child.' });
+    const child = (own?: number) =>
+      asTool(defineAgent({ name: 'child', ...(own ? { limits: { maxTotalTokens: own } } : {}) }), {
+        description: 'A child.',
+      });
     expect(agentToolContext(parent, child(), 40).limits.maxTotalTokens).toBe(60);
     expect(agentToolContext(parent, child(1000), 40).limits.maxTotalTokens).toBe(60);
     expect(agentToolContext(parent, child(25), 40).limits.maxTotalTokens).toBe(25);
     expect(agentToolContext(parent, child(), 40, 3).limits.maxTotalTokens).toBe(20);
     expect(agentToolContext(parent, child(15), 40, 3).limits.maxTotalTokens).toBe(15);
-    expect(subAgentContext(parent, defineAgent({ name: 'sub', limits: { maxTotalTokens: 15 } }), 40, 3).limits.maxTotalTokens).toBe(15);
+    expect(
+      subAgentContext(parent, defineAgent({ name: 'sub', limits: { maxTotalTokens: 15 } }), 40, 3).limits
+        .maxTotalTokens,
+    ).toBe(15);
   });
 });
 
@@ -207,13 +261,21 @@ describe('the step budget of a child run', () => {
   });
 
   it("gives a workflow agent's sub-agent its own maxSteps, else the step limit of the workflow agent, which takes no steps itself", () => {
-    const loop = buildRunContext(loopAgent({ name: 'loop', subAgents: [own, none], limits: { maxSteps: 3 } }), undefined, 'root');
+    const loop = buildRunContext(
+      loopAgent({ name: 'loop', subAgents: [own, none], limits: { maxSteps: 3 } }),
+      undefined,
+      'root',
+    );
     expect(subAgentContext(loop, own).limits.maxSteps).toBe(7);
     expect(subAgentContext(loop, ownInLimits).limits.maxSteps).toBe(6);
     expect(subAgentContext(loop, none).limits.maxSteps).toBe(3);
     const inner = subAgentContext(loop, sequentialAgent({ name: 'inner', subAgents: [none] }));
     expect(subAgentContext(inner, none).limits.maxSteps).toBe(3);
-    const started = buildRunContext(loopAgent({ name: 'plain', subAgents: [none] }), { limits: { maxSteps: 4 } }, 'root');
+    const started = buildRunContext(
+      loopAgent({ name: 'plain', subAgents: [none] }),
+      { limits: { maxSteps: 4 } },
+      'root',
+    );
     expect(subAgentContext(started, none).limits.maxSteps).toBe(4);
   });
 });
@@ -224,5 +286,11 @@ function agentToolContext(parent: RunContext, tool: AgentToolSpec, spentTokens?:
 }
 
 function subAgentContext(parent: RunContext, spec: AnyAgentSpec, spentTokens?: number, shares?: number): RunContext {
-  return childContext(parent, { runId: `${parent.runId}/seq/0-${spec.name}`, spec, nesting: { type: 'workflow_agent' }, spentTokens, shares });
+  return childContext(parent, {
+    runId: `${parent.runId}/seq/0-${spec.name}`,
+    spec,
+    nesting: { type: 'workflow_agent' },
+    spentTokens,
+    shares,
+  });
 }

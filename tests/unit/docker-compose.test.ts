@@ -99,9 +99,7 @@ const dockerInstructions = (text: string): DockerInstruction[] => {
 
 const dockerfile = dockerInstructions(readRepoFile('Dockerfile'));
 const finalStage = Math.max(...dockerfile.map((i) => i.stage));
-const stageNames = dockerfile
-  .filter((i) => i.keyword === 'FROM')
-  .map((i) => /\bAS\s+(\S+)/i.exec(i.args)?.[1]);
+const stageNames = dockerfile.filter((i) => i.keyword === 'FROM').map((i) => /\bAS\s+(\S+)/i.exec(i.args)?.[1]);
 
 /** COPY/ADD arguments without flags: sources then destination (JSON-array form or whitespace-separated). */
 const copyArgs = (instruction: DockerInstruction): { flags: string[]; sources: string[]; destination: string } => {
@@ -143,7 +141,11 @@ describe('docker-compose.yml', () => {
   it('only depends on services it defines', () => {
     for (const [name, service] of serviceEntries) {
       for (const target of dependsOn(service)) {
-        expect({ name, dependsOn: target, defined: target in services }).toEqual({ name, dependsOn: target, defined: true });
+        expect({ name, dependsOn: target, defined: target in services }).toEqual({
+          name,
+          dependsOn: target,
+          defined: true,
+        });
       }
     }
   });
@@ -167,12 +169,16 @@ describe('docker-compose.yml', () => {
     expect(built.map(([name]) => name)).toEqual(expect.arrayContaining(['worker', 'bridge']));
     for (const [name, service] of built) {
       const context = path.resolve(repoRoot, buildContext(service) ?? '.');
-      const dockerfileName = typeof service.build === 'object' ? (service.build.dockerfile ?? 'Dockerfile') : 'Dockerfile';
+      const dockerfileName =
+        typeof service.build === 'object' ? (service.build.dockerfile ?? 'Dockerfile') : 'Dockerfile';
       expect({ name, contextIsDirectory: existsSync(context) && statSync(context).isDirectory() }).toEqual({
         name,
         contextIsDirectory: true,
       });
-      expect({ name, hasDockerfile: existsSync(path.join(context, dockerfileName)) }).toEqual({ name, hasDockerfile: true });
+      expect({ name, hasDockerfile: existsSync(path.join(context, dockerfileName)) }).toEqual({
+        name,
+        hasDockerfile: true,
+      });
     }
   });
 
@@ -237,11 +243,17 @@ describe('docker-compose.yml', () => {
   });
 
   it('runs a Temporal server on which pinned runs can move at continue-as-new (1.30 or later), its schema set up by the matching admin tools', () => {
-    const version = (image: string | undefined) => /:(\d+)\.(\d+)\.\d+$/.exec(image ?? '')?.slice(1).map(Number);
+    const version = (image: string | undefined) =>
+      /:(\d+)\.(\d+)\.\d+$/
+        .exec(image ?? '')
+        ?.slice(1)
+        .map(Number);
     const [major, minor] = version(services.temporal.image) ?? [0, 0];
     expect(major * 100 + minor).toBeGreaterThanOrEqual(130);
     expect(version(services['temporal-schema'].image)).toEqual(version(services.temporal.image));
-    expect(services.temporal.depends_on).toMatchObject({ 'temporal-schema': { condition: 'service_completed_successfully' } });
+    expect(services.temporal.depends_on).toMatchObject({
+      'temporal-schema': { condition: 'service_completed_successfully' },
+    });
   });
 
   it('passes model settings through to the worker and gives the bridge default tokens', () => {
@@ -328,7 +340,10 @@ describe('Dockerfile', () => {
     const buildConfig = JSON.parse(readRepoFile('tsconfig.build.json')) as { include: string[] };
     const buildStageSources = contextCopies.filter((i) => i.stage < finalStage).flatMap((i) => copyArgs(i).sources);
     for (const included of buildConfig.include) {
-      expect({ included, copied: buildStageSources.some((s) => s === '.' || path.normalize(s) === path.normalize(included)) }).toEqual({
+      expect({
+        included,
+        copied: buildStageSources.some((s) => s === '.' || path.normalize(s) === path.normalize(included)),
+      }).toEqual({
         included,
         copied: true,
       });

@@ -18,11 +18,17 @@ function quietHandle(backlog: AgioEvent[] = []): { handle: WorkflowHandle; queri
 }
 
 /** Reads until `ms` have passed (the generator never yields on a quiet run), then stops the reader. */
-async function readFor(ms: number, handle: WorkflowHandle, opts: Parameters<typeof readEvents>[1] = {}, expected = 0): Promise<void> {
+async function readFor(
+  ms: number,
+  handle: WorkflowHandle,
+  opts: Parameters<typeof readEvents>[1] = {},
+  expected = 0,
+): Promise<void> {
   const abort = new AbortController();
   const timer = setTimeout(() => abort.abort(), ms);
   let seen = 0;
-  for await (const event of readEvents(queryPages(handle), { ...opts, signal: abort.signal })) if (++seen > expected) throw new Error(`unexpected event ${event.type}`);
+  for await (const event of readEvents(queryPages(handle), { ...opts, signal: abort.signal }))
+    if (++seen > expected) throw new Error(`unexpected event ${event.type}`);
   clearTimeout(timer);
   expect(seen).toBe(expected);
 }
@@ -41,7 +47,15 @@ describe('readEvents on a quiet run', () => {
   });
 
   it("counts quiet time from the newest event's own timestamp: joining a run parked long ago, it backs off at once", async () => {
-    const parked: AgioEvent = { type: 'RUN_PAUSED', runId: 'r', rootRunId: 'r', agent: 'a', depth: 0, offset: 0, timestamp: Date.now() - 60_000 };
+    const parked: AgioEvent = {
+      type: 'RUN_PAUSED',
+      runId: 'r',
+      rootRunId: 'r',
+      agent: 'a',
+      depth: 0,
+      offset: 0,
+      timestamp: Date.now() - 60_000,
+    };
     const { handle, queries } = quietHandle([parked]);
     await readFor(1000, handle, { minPollMs: 10, maxPollMs: 40, idleAfterMs: 300, idleMaxPollMs: 400 }, 1);
 
@@ -54,7 +68,13 @@ describe('readEvents on a quiet run', () => {
   it('polls again at once when woken during a long pause', async () => {
     const { handle, queries } = quietHandle();
     const wake = new EventTarget();
-    const reading = readFor(1200, handle, { minPollMs: 10, maxPollMs: 1000, idleAfterMs: 0, idleMaxPollMs: 1000, wake });
+    const reading = readFor(1200, handle, {
+      minPollMs: 10,
+      maxPollMs: 1000,
+      idleAfterMs: 0,
+      idleMaxPollMs: 1000,
+      wake,
+    });
     await new Promise((r) => setTimeout(r, 500));
     const before = queries.length;
     const wokenAt = Date.now();

@@ -6,7 +6,13 @@ import { fitConversation } from '../../stores/conversation';
 const size = (ms: ChatMessage[]) => Buffer.byteLength(JSON.stringify(ms));
 const turn = (i: number, bytes: number): ChatMessage[] => [
   { role: 'user', content: `task ${i}` },
-  { role: 'assistant', content: null, toolCalls: [{ id: `c${i}`, name: 'file_write', arguments: JSON.stringify({ path: `f${i}`, content: 'x'.repeat(bytes) }) }] },
+  {
+    role: 'assistant',
+    content: null,
+    toolCalls: [
+      { id: `c${i}`, name: 'file_write', arguments: JSON.stringify({ path: `f${i}`, content: 'x'.repeat(bytes) }) },
+    ],
+  },
   { role: 'tool', content: 'y'.repeat(bytes), toolCallId: `c${i}`, name: 'file_write' },
   { role: 'assistant', content: `done ${i}` },
 ];
@@ -22,7 +28,10 @@ describe('fitConversation', () => {
     const fitted = fitConversation(messages, 25_000);
     expect(size(fitted)).toBeLessThanOrEqual(25_000);
     expect(fitted).toHaveLength(8);
-    expect(JSON.parse(fitted[1].toolCalls![0].arguments)).toEqual({ path: 'f0', content: expect.stringMatching(/^\[10000 bytes of an earlier run/) });
+    expect(JSON.parse(fitted[1].toolCalls![0].arguments)).toEqual({
+      path: 'f0',
+      content: expect.stringMatching(/^\[10000 bytes of an earlier run/),
+    });
     expect(fitted[2].content).toMatch(/^y{200}…\n\[10000 bytes/);
     expect(fitted.slice(4)).toEqual(messages.slice(4));
   });

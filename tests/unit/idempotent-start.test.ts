@@ -7,11 +7,19 @@ import { idempotencyKeyOf, runIdForKey } from '../../bridge/start-run';
 import { RunParams } from '../../bridge/routes/context';
 
 const agent = defineAgent({ name: 'writer', instructions: 'Write.', modelSettings: { temperature: 0.2 } });
-const request = (over: Partial<StartRequest> = {}): StartRequest => ({ workflowType: 'agentRun', agent, input: 'hello', tenant: 'acme', ...over });
+const request = (over: Partial<StartRequest> = {}): StartRequest => ({
+  workflowType: 'agentRun',
+  agent,
+  input: 'hello',
+  tenant: 'acme',
+  ...over,
+});
 
 describe('canonicalJson', () => {
   it('writes every object with its keys in order, at any depth, and keeps array order', () => {
-    expect(canonicalJson({ b: 1, a: { d: [3, { z: 1, y: 2 }], c: null } })).toBe('{"a":{"c":null,"d":[3,{"y":2,"z":1}]},"b":1}');
+    expect(canonicalJson({ b: 1, a: { d: [3, { z: 1, y: 2 }], c: null } })).toBe(
+      '{"a":{"c":null,"d":[3,{"y":2,"z":1}]},"b":1}',
+    );
     expect(canonicalJson({ a: undefined, b: 1 })).toBe('{"b":1}');
   });
 });
@@ -26,14 +34,19 @@ describe('startFingerprint', () => {
       workflowType: 'agentRun',
       permissions: [{ action: 'ask', tool: 'bash' }],
     };
-    const ordered = request({ limits: { maxSteps: 3, maxTotalTokens: 500 }, permissions: [{ tool: 'bash', action: 'ask' }] });
+    const ordered = request({
+      limits: { maxSteps: 3, maxTotalTokens: 500 },
+      permissions: [{ tool: 'bash', action: 'ask' }],
+    });
     expect(startFingerprint(reordered)).toBe(startFingerprint(ordered));
     expect(startFingerprint(ordered)).toMatch(/^[0-9a-f]{64}$/);
   });
 
   it('counts empty settings and absent ones as the same request', () => {
     const plain = startFingerprint(request());
-    expect(startFingerprint(request({ limits: {}, permissions: [], modelSettings: {}, state: {}, sessionId: undefined }))).toBe(plain);
+    expect(
+      startFingerprint(request({ limits: {}, permissions: [], modelSettings: {}, state: {}, sessionId: undefined })),
+    ).toBe(plain);
   });
 
   it('changes with anything that decides the run', () => {
@@ -57,8 +70,13 @@ describe('startFingerprint', () => {
   });
 
   it('tells the order of permission rules apart (the first matching rule decides)', () => {
-    const rules = [{ tool: 'bash', action: 'ask' }, { tool: '*', action: 'deny' }];
-    expect(startFingerprint(request({ permissions: rules }))).not.toBe(startFingerprint(request({ permissions: [...rules].reverse() })));
+    const rules = [
+      { tool: 'bash', action: 'ask' },
+      { tool: '*', action: 'deny' },
+    ];
+    expect(startFingerprint(request({ permissions: rules }))).not.toBe(
+      startFingerprint(request({ permissions: [...rules].reverse() })),
+    );
   });
 });
 
@@ -81,7 +99,9 @@ describe('idempotency keys', () => {
     expect(idempotencyKeyOf(reqWith({ 'idempotency-key': 'k' }))).toBe('k');
     expect(idempotencyKeyOf(reqWith({ 'idempotency-key': '~'.repeat(255) }))).toBe('~'.repeat(255));
     for (const bad of ['', ' ', 'a b', 'x'.repeat(256), 'tab\there', 'é', 'a, b', ['a', 'b']]) {
-      expect(() => idempotencyKeyOf(reqWith({ 'idempotency-key': bad }))).toThrow(expect.objectContaining({ status: 400, code: 'invalid_request' }));
+      expect(() => idempotencyKeyOf(reqWith({ 'idempotency-key': bad }))).toThrow(
+        expect.objectContaining({ status: 400, code: 'invalid_request' }),
+      );
     }
   });
 });

@@ -4,9 +4,23 @@ import type { EventDraft } from '../../common';
 import { InProcessLane } from '../../live/in-process-lane';
 import type { LaneDelta } from '../../live/lane';
 
-const delta = (stepId: string, content: string, attempt = 1): EventDraft => ({ type: 'STEP_DELTA', runId: 'r', rootRunId: 'r', agent: 'a', depth: 0, stepId, attempt, delta: { content }, timestamp: 1 });
+const delta = (stepId: string, content: string, attempt = 1): EventDraft => ({
+  type: 'STEP_DELTA',
+  runId: 'r',
+  rootRunId: 'r',
+  agent: 'a',
+  depth: 0,
+  stepId,
+  attempt,
+  delta: { content },
+  timestamp: 1,
+});
 
-function collect(lane: InProcessLane, root: string, after: number): { got: [string, boolean][]; seqs: number[]; stop: () => void } {
+function collect(
+  lane: InProcessLane,
+  root: string,
+  after: number,
+): { got: [string, boolean][]; seqs: number[]; stop: () => void } {
   const got: [string, boolean][] = [];
   const seqs: number[] = [];
   const stop = lane.subscribe(root, after, (d: LaneDelta, ended) => {
@@ -22,7 +36,10 @@ describe('InProcessLane', () => {
     const a = collect(lane, 'r', -1);
     const other = collect(lane, 'other', -1);
     lane.publish('r', [delta('s1', 'He'), delta('s1', 'llo')]);
-    expect(a.got).toEqual([['He', false], ['llo', false]]);
+    expect(a.got).toEqual([
+      ['He', false],
+      ['llo', false],
+    ]);
     expect(a.seqs[1]).toBe(a.seqs[0] + 1);
     expect(other.got).toEqual([]);
   });
@@ -34,7 +51,10 @@ describe('InProcessLane', () => {
     lane.endStep('r', 's1', 1);
     first.stop();
     const resumed = collect(lane, 'r', first.seqs[0]);
-    expect(resumed.got).toEqual([['b', true], ['c', false]]);
+    expect(resumed.got).toEqual([
+      ['b', true],
+      ['c', false],
+    ]);
     lane.publish('r', [delta('s2', 'd')]);
     expect(resumed.got.at(-1)).toEqual(['d', false]);
   });

@@ -19,7 +19,9 @@ describe('withInstallLock', () => {
     await fs.promises.mkdir(lock);
     await fs.promises.writeFile(path.join(lock, 'pid'), dead);
     const started = Date.now();
-    expect(await withInstallLock(async () => fs.promises.readFile(path.join(lock, 'pid'), 'utf8'), lock)).toBe(String(process.pid));
+    expect(await withInstallLock(async () => fs.promises.readFile(path.join(lock, 'pid'), 'utf8'), lock)).toBe(
+      String(process.pid),
+    );
     expect(Date.now() - started).toBeLessThan(5000);
     expect(fs.existsSync(lock)).toBe(false);
   });

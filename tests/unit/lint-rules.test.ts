@@ -29,7 +29,11 @@ function lintAll(probes: Probe[]): string[][] {
     console.log(JSON.stringify(results));
   `;
   const input = JSON.stringify(probes);
-  const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: root, input, encoding: 'utf8' });
+  const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
+    cwd: root,
+    input,
+    encoding: 'utf8',
+  });
   if (run.status !== 0) throw new Error(`eslint failed: ${run.stderr}`);
   return JSON.parse(run.stdout) as string[][];
 }
@@ -55,15 +59,28 @@ const forbidden = [
 ]);
 
 const valueImport = (specifier: string) => `import * as probe from '${specifier}';\nexport const x = probe;\n`;
-const typeImport = (specifier: string) => `import type * as probe from '${specifier}';\nexport type X = typeof probe;\n`;
+const typeImport = (specifier: string) =>
+  `import type * as probe from '${specifier}';\nexport type X = typeof probe;\n`;
 
 const named = {
-  nodeFsInWorkflow: { filePath: WORKFLOW_FILE, code: "import fs from 'node:fs';\nexport const x = fs.existsSync('a');\n" },
-  ioLibrariesInCommon: { filePath: COMMON_FILE, code: "import OpenAI from 'openai';\nimport path from 'path';\nexport const x = [OpenAI, path];\n" },
+  nodeFsInWorkflow: {
+    filePath: WORKFLOW_FILE,
+    code: "import fs from 'node:fs';\nexport const x = fs.existsSync('a');\n",
+  },
+  ioLibrariesInCommon: {
+    filePath: COMMON_FILE,
+    code: "import OpenAI from 'openai';\nimport path from 'path';\nexport const x = [OpenAI, path];\n",
+  },
   rootIndexInWorkflow: { filePath: WORKFLOW_FILE, code: valueImport('..') },
   reExportInCommon: { filePath: COMMON_FILE, code: "export { createMemoryStores } from '../stores';\n" },
-  floatingPromise: { filePath: ACTIVITY_FILE, code: 'async function f(): Promise<void> {}\nexport function g(): void {\n  f();\n}\n' },
-  nodeFsInActivity: { filePath: ACTIVITY_FILE, code: "import fs from 'node:fs';\nexport const x = fs.existsSync('a');\n" },
+  floatingPromise: {
+    filePath: ACTIVITY_FILE,
+    code: 'async function f(): Promise<void> {}\nexport function g(): void {\n  f();\n}\n',
+  },
+  nodeFsInActivity: {
+    filePath: ACTIVITY_FILE,
+    code: "import fs from 'node:fs';\nexport const x = fs.existsSync('a');\n",
+  },
   storesInActivity: { filePath: ACTIVITY_FILE, code: valueImport('../stores') },
 };
 
@@ -87,7 +104,9 @@ describe('lint rules', () => {
   });
 
   it('forbids importing node:fs in a workflow file', () => {
-    expect(results.named.nodeFsInWorkflow.some((m) => m.startsWith('no-restricted-imports') && m.includes('deterministic'))).toBe(true);
+    expect(
+      results.named.nodeFsInWorkflow.some((m) => m.startsWith('no-restricted-imports') && m.includes('deterministic')),
+    ).toBe(true);
   });
 
   it('forbids I/O libraries and bare built-ins in common/', () => {
@@ -97,7 +116,9 @@ describe('lint rules', () => {
   const cases = forbidden.map((probe, i) => ({ ...probe, i }));
 
   it.each(cases)('forbids a value import of $folder as $specifier in $filePath', ({ i }) => {
-    expect(results.values[i]).toEqual([expect.stringMatching(/^no-restricted-imports: .*may import only common\/ and workflows\//)]);
+    expect(results.values[i]).toEqual([
+      expect.stringMatching(/^no-restricted-imports: .*may import only common\/ and workflows\//),
+    ]);
   });
 
   it.each(cases)('allows a type-only import of $folder as $specifier in $filePath', ({ i }) => {
@@ -113,7 +134,9 @@ describe('lint rules', () => {
   });
 
   it('makes a floating promise an error', () => {
-    expect(results.named.floatingPromise.some((m) => m.startsWith('@typescript-eslint/no-floating-promises'))).toBe(true);
+    expect(results.named.floatingPromise.some((m) => m.startsWith('@typescript-eslint/no-floating-promises'))).toBe(
+      true,
+    );
   });
 
   it('lets the same node:fs and stores imports pass outside workflow code', () => {

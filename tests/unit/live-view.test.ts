@@ -14,10 +14,18 @@ function render(event: Partial<AgioEvent>): string {
 
 describe('LiveView', () => {
   it('shows a model outage with its attempt, reason and next try', () => {
-    expect(render({ type: 'MODEL_UNAVAILABLE', attempt: 4, data: { reason: 'HTTP 503 from the model', nextAttemptAt: 9_000 } })).toBe('  ⚠ model unavailable (attempt 4): HTTP 503 from the model; next try in 8 s\n');
+    expect(
+      render({
+        type: 'MODEL_UNAVAILABLE',
+        attempt: 4,
+        data: { reason: 'HTTP 503 from the model', nextAttemptAt: 9_000 },
+      }),
+    ).toBe('  ⚠ model unavailable (attempt 4): HTTP 503 from the model; next try in 8 s\n');
   });
 
   it('shows a compaction with what it saved', () => {
-    expect(render({ type: 'CONTEXT_COMPACTED', data: { items: [{}, {}], bytesBefore: 800_000, bytesAfter: 500_000 } })).toBe('  ⇣ conversation compacted: 2 older parts replaced by references (800000 → 500000 bytes)\n');
+    expect(
+      render({ type: 'CONTEXT_COMPACTED', data: { items: [{}, {}], bytesBefore: 800_000, bytesAfter: 500_000 } }),
+    ).toBe('  ⇣ conversation compacted: 2 older parts replaced by references (800000 → 500000 bytes)\n');
   });
 });

@@ -10,8 +10,17 @@ function headers(values: Record<string, string> = {}): Headers {
 }
 
 /** An error exactly as the openai client throws it for an HTTP error response. */
-function apiError(status: number, extraHeaders: Record<string, string> = {}, message = `scripted error ${status}`): APIError {
-  return OpenAI.APIError.generate(status, { error: { message, type: 'invalid_request_error', param: null, code: null } }, undefined, headers(extraHeaders));
+function apiError(
+  status: number,
+  extraHeaders: Record<string, string> = {},
+  message = `scripted error ${status}`,
+): APIError {
+  return OpenAI.APIError.generate(
+    status,
+    { error: { message, type: 'invalid_request_error', param: null, code: null } },
+    undefined,
+    headers(extraHeaders),
+  );
 }
 
 describe('retryAfterMs', () => {
@@ -47,9 +56,12 @@ describe('retryAfterMs', () => {
     expect(retryAfterMs(headers({ 'x-other': '5' }), now)).toBeUndefined();
   });
 
-  it.each(['soon', 'abc', '5s', '-5', '1 2', 'later 7', '1,5', 'Infinity'])('returns undefined for the garbage value %j', (value) => {
-    expect(retryAfterMs(headers({ 'retry-after': value }), now)).toBeUndefined();
-  });
+  it.each(['soon', 'abc', '5s', '-5', '1 2', 'later 7', '1,5', 'Infinity'])(
+    'returns undefined for the garbage value %j',
+    (value) => {
+      expect(retryAfterMs(headers({ 'retry-after': value }), now)).toBeUndefined();
+    },
+  );
 });
 
 describe('classifyModelError', () => {

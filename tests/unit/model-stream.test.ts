@@ -32,7 +32,10 @@ function toolDelta(index: number, part: { id?: string; name?: string; arguments?
       {
         index,
         ...(part.id ? { id: part.id, type: 'function' as const } : {}),
-        function: { ...(part.name !== undefined ? { name: part.name } : {}), ...(part.arguments !== undefined ? { arguments: part.arguments } : {}) },
+        function: {
+          ...(part.name !== undefined ? { name: part.name } : {}),
+          ...(part.arguments !== undefined ? { arguments: part.arguments } : {}),
+        },
       },
     ],
   };
@@ -108,10 +111,16 @@ describe('ChatStreamAssembler', () => {
       a.add(chunk(toolDelta(2, { name: 'ls', arguments: '{}' })));
       return a;
     };
-    const ids = build().toolCalls('run-7:3').map((c) => c.id);
+    const ids = build()
+      .toolCalls('run-7:3')
+      .map((c) => c.id);
     expect(ids).toEqual(['run-7:3:call0', 'call_real', 'run-7:3:call2']);
     // The same stream (a retry, a replay) yields the same ids.
-    expect(build().toolCalls('run-7:3').map((c) => c.id)).toEqual(ids);
+    expect(
+      build()
+        .toolCalls('run-7:3')
+        .map((c) => c.id),
+    ).toEqual(ids);
     expect(new Set(ids).size).toBe(3);
   });
 
@@ -154,7 +163,13 @@ describe('ChatStreamAssembler', () => {
 
   it('returns one delta holding content, reasoning and tool calls when a chunk has all three', () => {
     const a = new ChatStreamAssembler();
-    const delta = a.add(chunk({ content: 'c', reasoning_content: 'r', ...toolDelta(0, { id: 'x', name: 'n', arguments: '{}' }) }));
-    expect(delta).toEqual({ content: 'c', reasoningContent: 'r', toolCalls: [{ index: 0, id: 'x', name: 'n', arguments: '{}' }] });
+    const delta = a.add(
+      chunk({ content: 'c', reasoning_content: 'r', ...toolDelta(0, { id: 'x', name: 'n', arguments: '{}' }) }),
+    );
+    expect(delta).toEqual({
+      content: 'c',
+      reasoningContent: 'r',
+      toolCalls: [{ index: 0, id: 'x', name: 'n', arguments: '{}' }],
+    });
   });
 });

@@ -1,4 +1,4 @@
-// Permission rules (DESIGN.md section 7): a rule's `tool` is a name or a glob over names (an MCP server's `fs__*`),
+// Permission rules (docs/ARCHITECTURE.md, "Approvals"): a rule's `tool` is a name or a glob over names (an MCP server's `fs__*`),
 // and rules written before globs existed decide exactly as they did.
 import { decidePermission, globMatches, ruleNamesTool, type PermissionRule } from '../../common';
 
@@ -33,17 +33,34 @@ describe('permission rules', () => {
       { tool: 'fs__move_file', action: 'deny' },
       { tool: 'fs__*', action: 'ask' },
     ];
-    expect(decidePermission(rules, 'fs__read_text_file', { path: 'secrets/key.pem' })).toMatchObject({ action: 'deny', rule: rules[0] });
-    expect(decidePermission(rules, 'fs__move_file', { source: 'a', destination: 'b' })).toMatchObject({ action: 'deny', rule: rules[1] });
-    expect(decidePermission(rules, 'fs__read_text_file', { path: 'notes/a.md' })).toMatchObject({ action: 'ask', rule: rules[2] });
+    expect(decidePermission(rules, 'fs__read_text_file', { path: 'secrets/key.pem' })).toMatchObject({
+      action: 'deny',
+      rule: rules[0],
+    });
+    expect(decidePermission(rules, 'fs__move_file', { source: 'a', destination: 'b' })).toMatchObject({
+      action: 'deny',
+      rule: rules[1],
+    });
+    expect(decidePermission(rules, 'fs__read_text_file', { path: 'notes/a.md' })).toMatchObject({
+      action: 'ask',
+      rule: rules[2],
+    });
   });
 
   it('matches globs exactly as the RegExp it replaced did, on every pair of a small alphabet', () => {
     // The decisions of runs recorded before the linear matcher must not change (they replay through it).
-    const asRegExp = (glob: string) => new RegExp(`^${glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.')}$`, 's');
+    const asRegExp = (glob: string) =>
+      new RegExp(
+        `^${glob
+          .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+          .replace(/\*/g, '.*')
+          .replace(/\?/g, '.')}$`,
+        's',
+      );
     const words = (alphabet: string[], max: number): string[] => {
       const out = [''];
-      for (let n = 0; n < out.length && out[out.length - 1].length < max; n++) for (const c of alphabet) if (out[n].length < max) out.push(out[n] + c);
+      for (let n = 0; n < out.length && out[out.length - 1].length < max; n++)
+        for (const c of alphabet) if (out[n].length < max) out.push(out[n] + c);
       return out;
     };
     const globs = words(['a', 'b', '*', '?', '.'], 4);
@@ -53,7 +70,10 @@ describe('permission rules', () => {
       const re = asRegExp(glob);
       for (const text of texts) {
         pairs++;
-        if (globMatches(glob, text) !== re.test(text)) throw new Error(`glob ${JSON.stringify(glob)} on ${JSON.stringify(text)}: ${globMatches(glob, text)}, the RegExp says ${re.test(text)}`);
+        if (globMatches(glob, text) !== re.test(text))
+          throw new Error(
+            `glob ${JSON.stringify(glob)} on ${JSON.stringify(text)}: ${globMatches(glob, text)}, the RegExp says ${re.test(text)}`,
+          );
       }
     }
     expect(pairs).toBeGreaterThan(50_000);

@@ -34,7 +34,16 @@ function fakeSender(behave: (attempt: number, batch: PublishBatch) => { delayMs?
 
 let n = 0;
 function ev(extra: Partial<EventDraft> = {}): EventDraft {
-  return { type: 'STEP_DELTA', runId: 'r', rootRunId: 'r', agent: 'a', depth: 0, timestamp: Date.now(), delta: { content: `t${n++}` }, ...extra };
+  return {
+    type: 'STEP_DELTA',
+    runId: 'r',
+    rootRunId: 'r',
+    agent: 'a',
+    depth: 0,
+    timestamp: Date.now(),
+    delta: { content: `t${n++}` },
+    ...extra,
+  };
 }
 
 const tick = () => jest.advanceTimersByTimeAsync(0);
@@ -208,7 +217,9 @@ describe('WirePublisher', () => {
   });
 
   it('sends nothing more once a batch is lost, and keeps rejecting flush()', async () => {
-    const s = fakeSender((attempt) => ({ fail: attempt === 1 ? new WorkflowNotFoundError('gone', 'root', undefined) : undefined }));
+    const s = fakeSender((attempt) => ({
+      fail: attempt === 1 ? new WorkflowNotFoundError('gone', 'root', undefined) : undefined,
+    }));
     const pub = new WirePublisher(s.send, 'p', INTERVAL);
     pub.publish(ev());
     await expect(pub.flush()).rejects.toThrow('gone');
@@ -244,13 +255,38 @@ describe('mergeDeltas', () => {
   it.each([
     ['text + text', { content: 'a' }, { content: 'b' }, { content: 'ab' }],
     ['reasoning + reasoning', { reasoningContent: 'a' }, { reasoningContent: 'b' }, { reasoningContent: 'ab' }],
-    ['arguments of the same call', { toolCalls: [{ index: 2, id: 'x', name: 'n', arguments: '{' }] }, { toolCalls: [{ index: 2, arguments: '}' }] }, { toolCalls: [{ index: 2, id: 'x', name: 'n', arguments: '{}' }] }],
+    [
+      'arguments of the same call',
+      { toolCalls: [{ index: 2, id: 'x', name: 'n', arguments: '{' }] },
+      { toolCalls: [{ index: 2, arguments: '}' }] },
+      { toolCalls: [{ index: 2, id: 'x', name: 'n', arguments: '{}' }] },
+    ],
     ['text + reasoning', { content: 'a' }, { reasoningContent: 'b' }, undefined],
     ['a delta carrying both', { content: 'a', reasoningContent: 'b' }, { content: 'c' }, undefined],
     ['text + tool call', { content: 'a' }, { toolCalls: [{ index: 0, arguments: '{}' }] }, undefined],
-    ['another call index', { toolCalls: [{ index: 0, arguments: '{}' }] }, { toolCalls: [{ index: 1, arguments: '{' }] }, undefined],
-    ['the same index with a new id', { toolCalls: [{ index: 0, arguments: '{}' }] }, { toolCalls: [{ index: 0, id: 'y', arguments: '' }] }, undefined],
-    ['two calls in one chunk', { toolCalls: [{ index: 0, arguments: '' }] }, { toolCalls: [{ index: 0, arguments: '' }, { index: 1, arguments: '' }] }, undefined],
+    [
+      'another call index',
+      { toolCalls: [{ index: 0, arguments: '{}' }] },
+      { toolCalls: [{ index: 1, arguments: '{' }] },
+      undefined,
+    ],
+    [
+      'the same index with a new id',
+      { toolCalls: [{ index: 0, arguments: '{}' }] },
+      { toolCalls: [{ index: 0, id: 'y', arguments: '' }] },
+      undefined,
+    ],
+    [
+      'two calls in one chunk',
+      { toolCalls: [{ index: 0, arguments: '' }] },
+      {
+        toolCalls: [
+          { index: 0, arguments: '' },
+          { index: 1, arguments: '' },
+        ],
+      },
+      undefined,
+    ],
   ])('%s', (_, a, b, merged) => {
     expect(mergeDeltas(a, b)).toEqual(merged);
   });
@@ -268,7 +304,14 @@ describe('deltaPacing', () => {
 });
 
 describe('wireStepSink', () => {
-  const base: EventBase = { runId: 'child', rootRunId: 'root', agent: 'writer', depth: 1, parentRunId: 'root', toolCallId: 'tc1' };
+  const base: EventBase = {
+    runId: 'child',
+    rootRunId: 'root',
+    agent: 'writer',
+    depth: 1,
+    parentRunId: 'root',
+    toolCallId: 'tc1',
+  };
 
   it("slows its batches as the root's history fills and stops its deltas (not the call) once the budget is spent", async () => {
     const s = fakeSender();
@@ -326,7 +369,14 @@ describe('wireStepSink', () => {
   it('sends nothing for a stream that ends before its first delta is due: the committed step carries it all', async () => {
     const s = fakeSender();
     let reads = 0;
-    const sink = wireStepSink(base, 'child:1', new WirePublisher(s.send, 'p', INTERVAL), HOLD, { maxHistoryEvents: 800, checkEveryMs: 1000 }, async () => ++reads);
+    const sink = wireStepSink(
+      base,
+      'child:1',
+      new WirePublisher(s.send, 'p', INTERVAL),
+      HOLD,
+      { maxHistoryEvents: 800, checkEveryMs: 1000 },
+      async () => ++reads,
+    );
     await sink.begin({ attempt: 1 });
     sink.delta({ content: 'a whole ' });
     await jest.advanceTimersByTimeAsync(HOLD - 1);
@@ -346,7 +396,11 @@ describe('wireStepSink', () => {
     sink.delta({ reasoningContent: 'b' });
     sink.delta({ toolCalls: [{ index: 0, arguments: '{}' }] });
     await sink.end();
-    expect(s.delivered().flatMap((a) => a.batch.events.map((e) => e.delta))).toEqual([{ content: 'a' }, { reasoningContent: 'b' }, { toolCalls: [{ index: 0, arguments: '{}' }] }]);
+    expect(s.delivered().flatMap((a) => a.batch.events.map((e) => e.delta))).toEqual([
+      { content: 'a' },
+      { reasoningContent: 'b' },
+      { toolCalls: [{ index: 0, arguments: '{}' }] },
+    ]);
   });
 
   it('merges only adjacent deltas of the same kind; a new tool call starts a new event', async () => {
@@ -355,11 +409,26 @@ describe('wireStepSink', () => {
     await sink.begin({ attempt: 1 });
     sink.delta({ reasoningContent: 'think' }); // the first delta goes alone, after the hold
     await jest.advanceTimersByTimeAsync(HOLD);
-    for (const d of [{ reasoningContent: 'ing' }, { reasoningContent: '…' }, { content: 'I will ' }, { content: 'look.' }, { toolCalls: [{ index: 0, id: 'c1', name: 'grep', arguments: '' }] }, { toolCalls: [{ index: 0, arguments: '{"pat' }] }, { toolCalls: [{ index: 0, arguments: 'tern":"x"}' }] }, { toolCalls: [{ index: 1, id: 'c2', name: 'ls', arguments: '{}' }] }]) sink.delta(d);
+    for (const d of [
+      { reasoningContent: 'ing' },
+      { reasoningContent: '…' },
+      { content: 'I will ' },
+      { content: 'look.' },
+      { toolCalls: [{ index: 0, id: 'c1', name: 'grep', arguments: '' }] },
+      { toolCalls: [{ index: 0, arguments: '{"pat' }] },
+      { toolCalls: [{ index: 0, arguments: 'tern":"x"}' }] },
+      { toolCalls: [{ index: 1, id: 'c2', name: 'ls', arguments: '{}' }] },
+    ])
+      sink.delta(d);
     await sink.end();
     expect(s.delivered().map((a) => a.batch.events.map((e) => e.delta))).toEqual([
       [{ reasoningContent: 'think' }],
-      [{ reasoningContent: 'ing…' }, { content: 'I will look.' }, { toolCalls: [{ index: 0, id: 'c1', name: 'grep', arguments: '{"pattern":"x"}' }] }, { toolCalls: [{ index: 1, id: 'c2', name: 'ls', arguments: '{}' }] }],
+      [
+        { reasoningContent: 'ing…' },
+        { content: 'I will look.' },
+        { toolCalls: [{ index: 0, id: 'c1', name: 'grep', arguments: '{"pattern":"x"}' }] },
+        { toolCalls: [{ index: 1, id: 'c2', name: 'ls', arguments: '{}' }] },
+      ],
     ]);
   });
 
@@ -375,7 +444,9 @@ describe('wireStepSink', () => {
     sink.delta({ content: 'again' });
     await jest.advanceTimersByTimeAsync(HOLD);
     expect(s.attempts).toHaveLength(2);
-    expect(s.attempts[1].batch.events).toEqual([expect.objectContaining({ type: 'STEP_DELTA', stepId: 'child:1', attempt: 2, delta: { content: 'again' } })]);
+    expect(s.attempts[1].batch.events).toEqual([
+      expect.objectContaining({ type: 'STEP_DELTA', stepId: 'child:1', attempt: 2, delta: { content: 'again' } }),
+    ]);
     await sink.end();
   });
 
@@ -393,6 +464,11 @@ describe('wireStepSink', () => {
     });
     await jest.advanceTimersByTimeAsync(60_000);
     expect(await result).toBe('ok');
-    expect(logs.some((l) => l.level === 'WARN' && l.message.includes('could not publish step deltas') && l.meta?.stepId === 'child:1')).toBe(true);
+    expect(
+      logs.some(
+        (l) =>
+          l.level === 'WARN' && l.message.includes('could not publish step deltas') && l.meta?.stepId === 'child:1',
+      ),
+    ).toBe(true);
   });
 });

@@ -8,11 +8,15 @@ describe('listQuery', () => {
   });
 
   it("filters by agent and by status, in Temporal's status names", () => {
-    expect(listQuery({ tenant: 't', agent: 'lead', status: 'CANCELLED' })).toBe("AgioTenant = 't' AND AgioAgent = 'lead' AND ExecutionStatus = 'Canceled'");
+    expect(listQuery({ tenant: 't', agent: 'lead', status: 'CANCELLED' })).toBe(
+      "AgioTenant = 't' AND AgioAgent = 'lead' AND ExecutionStatus = 'Canceled'",
+    );
     expect(listQuery({ tenant: 't', status: 'TIMED_OUT' })).toBe("AgioTenant = 't' AND ExecutionStatus = 'TimedOut'");
   });
 
   it('quotes values, so a tenant or agent name cannot end the string and add conditions', () => {
-    expect(listQuery({ tenant: "x' OR AgioTenant != '", agent: 'a\\' })).toBe("AgioTenant = 'x\\' OR AgioTenant != \\'' AND AgioAgent = 'a\\\\' AND ExecutionStatus != 'ContinuedAsNew'");
+    expect(listQuery({ tenant: "x' OR AgioTenant != '", agent: 'a\\' })).toBe(
+      "AgioTenant = 'x\\' OR AgioTenant != \\'' AND AgioAgent = 'a\\\\' AND ExecutionStatus != 'ContinuedAsNew'",
+    );
   });
 });

@@ -8,18 +8,35 @@ describe('temporalTarget', () => {
   });
 
   it('turns TLS on for an API key, which Temporal Cloud accepts over TLS only', () => {
-    const env = loadEnv({ TEMPORAL_ADDRESS: 'ns.acct.tmprl.cloud:7233', TEMPORAL_NAMESPACE: 'ns.acct', TEMPORAL_API_KEY: 'key' });
-    expect(temporalTarget(env)).toEqual({ address: 'ns.acct.tmprl.cloud:7233', namespace: 'ns.acct', tls: true, apiKey: 'key' });
+    const env = loadEnv({
+      TEMPORAL_ADDRESS: 'ns.acct.tmprl.cloud:7233',
+      TEMPORAL_NAMESPACE: 'ns.acct',
+      TEMPORAL_API_KEY: 'key',
+    });
+    expect(temporalTarget(env)).toEqual({
+      address: 'ns.acct.tmprl.cloud:7233',
+      namespace: 'ns.acct',
+      tls: true,
+      apiKey: 'key',
+    });
   });
 
   it('turns TLS on when TEMPORAL_TLS=true without a key', () => {
-    expect(temporalTarget(loadEnv({ TEMPORAL_ADDRESS: 'temporal:7233', TEMPORAL_TLS: 'true' }))).toEqual({ address: 'temporal:7233', namespace: 'default', tls: true });
+    expect(temporalTarget(loadEnv({ TEMPORAL_ADDRESS: 'temporal:7233', TEMPORAL_TLS: 'true' }))).toEqual({
+      address: 'temporal:7233',
+      namespace: 'default',
+      tls: true,
+    });
   });
 });
 
 describe('localTarget', () => {
   it('connects plainly to a server this process started, whatever the environment says about a remote one', () => {
-    expect(localTarget('127.0.0.1:41000', 'default')).toEqual({ address: '127.0.0.1:41000', namespace: 'default', tls: false });
+    expect(localTarget('127.0.0.1:41000', 'default')).toEqual({
+      address: '127.0.0.1:41000',
+      namespace: 'default',
+      tls: false,
+    });
   });
 });
 
@@ -33,16 +50,28 @@ describe('ensureSearchAttributes', () => {
   it('adds only the missing attributes, as keywords', async () => {
     quiet();
     const addSearchAttributes = jest.fn(async () => ({}));
-    const connection = { operatorService: { listSearchAttributes: async () => ({ customAttributes: { AgioTenant: 2 } }), addSearchAttributes } };
+    const connection = {
+      operatorService: {
+        listSearchAttributes: async () => ({ customAttributes: { AgioTenant: 2 } }),
+        addSearchAttributes,
+      },
+    };
     const added = await ensureSearchAttributes(connection as never, 'default', 'agio');
     expect(added).toEqual(['AgioAgent', 'AgioRootRunId']);
-    expect(addSearchAttributes).toHaveBeenCalledWith({ namespace: 'default', searchAttributes: { AgioAgent: 2, AgioRootRunId: 2 } });
+    expect(addSearchAttributes).toHaveBeenCalledWith({
+      namespace: 'default',
+      searchAttributes: { AgioAgent: 2, AgioRootRunId: 2 },
+    });
   });
 
   it('warns instead of failing when the namespace refuses the call', async () => {
     const warn = quiet();
-    const connection = { operatorService: { listSearchAttributes: async () => Promise.reject(new Error('PermissionDenied')) } };
+    const connection = {
+      operatorService: { listSearchAttributes: async () => Promise.reject(new Error('PermissionDenied')) },
+    };
     expect(await ensureSearchAttributes(connection as never, 'default', 'agio bridge')).toEqual([]);
-    expect(warn).toHaveBeenCalledWith(expect.stringMatching(/^agio bridge: could not check .*PermissionDenied.*AgioTenant, AgioAgent, AgioRootRunId/));
+    expect(warn).toHaveBeenCalledWith(
+      expect.stringMatching(/^agio bridge: could not check .*PermissionDenied.*AgioTenant, AgioAgent, AgioRootRunId/),
+    );
   });
 });

@@ -16,7 +16,11 @@ afterEach(async () => {
   await server.close();
 });
 
-const hello: ChatCompletionCreateParamsStreaming = { model: 'm', messages: [{ role: 'user', content: 'hi' }], stream: true };
+const hello: ChatCompletionCreateParamsStreaming = {
+  model: 'm',
+  messages: [{ role: 'user', content: 'hi' }],
+  stream: true,
+};
 
 async function collect(stream: AsyncIterable<ChatCompletionChunk>): Promise<ChatCompletionChunk[]> {
   const chunks: ChatCompletionChunk[] = [];
@@ -80,7 +84,12 @@ describe('ScriptedModelServer', () => {
   });
 
   it('splits tool-call arguments across chunks that the openai client reassembles by index', async () => {
-    server.script(toolCalls([toolCall('search', { query: 'temporal durable agents', limit: 5 }, { id: 'call_abc' }), toolCall('read_file', { path: '/tmp/x.txt' })]));
+    server.script(
+      toolCalls([
+        toolCall('search', { query: 'temporal durable agents', limit: 5 }, { id: 'call_abc' }),
+        toolCall('read_file', { path: '/tmp/x.txt' }),
+      ]),
+    );
     const chunks = await collect(await client.chat.completions.create(hello));
     const argChunks = chunks.filter((c) => c.choices[0]?.delta.tool_calls?.[0]?.function?.arguments);
     expect(argChunks.length).toBeGreaterThan(4);
@@ -88,7 +97,12 @@ describe('ScriptedModelServer', () => {
     const headers = chunks.flatMap((c) => c.choices[0]?.delta.tool_calls ?? []).filter((d) => d.id);
     expect(headers).toEqual([
       { index: 0, id: 'call_abc', type: 'function', function: { name: 'search', arguments: '' } },
-      { index: 1, id: expect.stringMatching(/^call_\d+$/), type: 'function', function: { name: 'read_file', arguments: '' } },
+      {
+        index: 1,
+        id: expect.stringMatching(/^call_\d+$/),
+        type: 'function',
+        function: { name: 'read_file', arguments: '' },
+      },
     ]);
     const calls = assembleToolCalls(chunks);
     expect(calls.map((c) => [c.name, JSON.parse(c.arguments)])).toEqual([
@@ -108,7 +122,9 @@ describe('ScriptedModelServer', () => {
 
   it('sends a final usage chunk with empty choices only when stream_options.include_usage is set', async () => {
     server.script(text('abc', { usage: { prompt_tokens: 7, completion_tokens: 3 } }), text('abc'));
-    const withUsage = await collect(await client.chat.completions.create({ ...hello, stream_options: { include_usage: true } }));
+    const withUsage = await collect(
+      await client.chat.completions.create({ ...hello, stream_options: { include_usage: true } }),
+    );
     const last = withUsage[withUsage.length - 1];
     expect(last.choices).toEqual([]);
     expect(last.usage).toEqual({ prompt_tokens: 7, completion_tokens: 3, total_tokens: 10 });
@@ -127,7 +143,13 @@ describe('ScriptedModelServer', () => {
     expect(choice.message.role).toBe('assistant');
     expect(choice.message.content).toBe('let me check');
     expect((choice.message as { reasoning_content?: string }).reasoning_content).toBe('need data');
-    expect(choice.message.tool_calls).toEqual([{ id: expect.stringMatching(/^call_\d+$/), type: 'function', function: { name: 'lookup', arguments: '{"id":1}' } }]);
+    expect(choice.message.tool_calls).toEqual([
+      {
+        id: expect.stringMatching(/^call_\d+$/),
+        type: 'function',
+        function: { name: 'lookup', arguments: '{"id":1}' },
+      },
+    ]);
     expect(res.usage?.total_tokens).toBe((res.usage?.prompt_tokens ?? 0) + (res.usage?.completion_tokens ?? 0));
   });
 
@@ -159,7 +181,11 @@ describe('ScriptedModelServer', () => {
     server.script(text('a fairly long answer that gets cut', { chunkSize: 2, cutAfterChunks: 3 }));
     const received: ChatCompletionChunk[] = [];
     const stream = await client.chat.completions.create(hello);
-    const err = await caught((async () => { for await (const c of stream) received.push(c); })());
+    const err = await caught(
+      (async () => {
+        for await (const c of stream) received.push(c);
+      })(),
+    );
     // undici reports the truncated chunked body as TypeError('terminated') caused by UND_ERR_SOCKET (a Node-realm
     // error, so it is matched by name rather than instanceof inside jest's sandbox); the client does not wrap it.
     expect(err).not.toBeInstanceOf(OpenAI.APIError);
@@ -179,14 +205,28 @@ describe('ScriptedModelServer', () => {
   });
 
   it('records every request in order with its parsed body, headers and path', async () => {
-    const tools = [{ type: 'function' as const, function: { name: 'search', parameters: { type: 'object', properties: {} } } }];
+    const tools = [
+      { type: 'function' as const, function: { name: 'search', parameters: { type: 'object', properties: {} } } },
+    ];
     server.script(text('one'), { error: { status: 500 } });
-    await collect(await client.chat.completions.create({ ...hello, messages: [{ role: 'system', content: 'be brief' }, { role: 'user', content: 'first' }], tools }));
+    await collect(
+      await client.chat.completions.create({
+        ...hello,
+        messages: [
+          { role: 'system', content: 'be brief' },
+          { role: 'user', content: 'first' },
+        ],
+        tools,
+      }),
+    );
     await caught(client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'second' }] }));
     expect(server.requests).toHaveLength(2);
     const [first, second] = server.requests;
     expect(first.path).toBe('/v1/chat/completions');
-    expect(first.body.messages).toEqual([{ role: 'system', content: 'be brief' }, { role: 'user', content: 'first' }]);
+    expect(first.body.messages).toEqual([
+      { role: 'system', content: 'be brief' },
+      { role: 'user', content: 'first' },
+    ]);
     expect(first.body.tools).toEqual(tools);
     expect(first.body.stream).toBe(true);
     expect(first.headers.authorization).toBe('Bearer test');
@@ -198,7 +238,9 @@ describe('ScriptedModelServer', () => {
   it('answers an unscripted request with HTTP 500 and records it in unexpected', async () => {
     server.script(text('only one'));
     await client.chat.completions.create({ model: 'm', messages: [] });
-    const err = await caught(client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'extra' }] }));
+    const err = await caught(
+      client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'extra' }] }),
+    );
     expect(err).toBeInstanceOf(OpenAI.InternalServerError);
     expect((err as Error).message).toContain('scripted model: unexpected request #1');
     expect(server.unexpected).toHaveLength(1);
@@ -211,18 +253,31 @@ describe('ScriptedModelServer', () => {
     server.script(text('first'), text('second'));
     expect(server.pending()).toBe(2);
     const replies = [];
-    for (let i = 0; i < 3; i++) replies.push((await client.chat.completions.create({ model: 'm', messages: [] })).choices[0].message.content);
+    for (let i = 0; i < 3; i++)
+      replies.push((await client.chat.completions.create({ model: 'm', messages: [] })).choices[0].message.content);
     expect(replies).toEqual(['first', 'second', 'fallback']);
     expect(server.pending()).toBe(0);
     expect(server.unexpected).toHaveLength(0);
   });
 
   it('routes concurrent requests to per-key queues by model name or system-message content', async () => {
-    server.scriptFor('model-a', text('from A', { firstChunkDelayMs: 50 })).scriptFor('model-b', text('from B')).scriptFor('[run:7]', text('from run 7'));
+    server
+      .scriptFor('model-a', text('from A', { firstChunkDelayMs: 50 }))
+      .scriptFor('model-b', text('from B'))
+      .scriptFor('[run:7]', text('from run 7'));
     const [a, b, c] = await Promise.all([
       client.chat.completions.create({ ...hello, model: 'model-a' }).then(collect),
       client.chat.completions.create({ ...hello, model: 'model-b' }).then(collect),
-      client.chat.completions.create({ ...hello, model: 'shared', messages: [{ role: 'system', content: 'You are agent [run:7].' }, { role: 'user', content: 'go' }] }).then(collect),
+      client.chat.completions
+        .create({
+          ...hello,
+          model: 'shared',
+          messages: [
+            { role: 'system', content: 'You are agent [run:7].' },
+            { role: 'user', content: 'go' },
+          ],
+        })
+        .then(collect),
     ]);
     expect([contentOf(a), contentOf(b), contentOf(c)]).toEqual(['from A', 'from B', 'from run 7']);
     expect(server.pending()).toBe(0);
@@ -230,7 +285,9 @@ describe('ScriptedModelServer', () => {
 
   it('lets a responder function compute the reply from the recorded request and its index', async () => {
     server.script((req, index) => text(`echo #${index}: ${req.body.messages.at(-1).content}`));
-    const chunks = await collect(await client.chat.completions.create({ ...hello, messages: [{ role: 'user', content: 'ping' }] }));
+    const chunks = await collect(
+      await client.chat.completions.create({ ...hello, messages: [{ role: 'user', content: 'ping' }] }),
+    );
     expect(contentOf(chunks)).toBe('echo #0: ping');
   });
 

@@ -4,7 +4,8 @@ import type { AgioEvent } from '../../common';
 import { resumePosition, sseComment, sseFrame } from '../../bridge/sse';
 
 /** The durable offset a position resumes after (what these cases were written against). */
-const resumeOffset = (lastEventId: string | string[] | undefined, after: unknown) => resumePosition(lastEventId, after)?.after;
+const resumeOffset = (lastEventId: string | string[] | undefined, after: unknown) =>
+  resumePosition(lastEventId, after)?.after;
 
 function event(extra: Partial<AgioEvent> = {}): AgioEvent {
   return { type: 'STEP_DELTA', runId: 'r', rootRunId: 'r', agent: 'a', depth: 0, timestamp: 1, offset: 7, ...extra };
@@ -13,7 +14,12 @@ function event(extra: Partial<AgioEvent> = {}): AgioEvent {
 /** Parses one frame the way an EventSource does (field: value lines, blank line ends the frame). */
 function parseFrame(frame: string): { id?: string; event?: string; data: string[]; comments: string[] } {
   expect(frame.endsWith('\n\n')).toBe(true);
-  const out = { data: [] as string[], comments: [] as string[] } as { id?: string; event?: string; data: string[]; comments: string[] };
+  const out = { data: [] as string[], comments: [] as string[] } as {
+    id?: string;
+    event?: string;
+    data: string[];
+    comments: string[];
+  };
   for (const line of frame.slice(0, -2).split(/\r\n|\r|\n/)) {
     if (line.startsWith(':')) out.comments.push(line.slice(1).trimStart());
     else if (line.startsWith('id: ')) out.id = line.slice(4);
@@ -41,7 +47,12 @@ describe('sseFrame', () => {
   });
 
   it('round-trips the whole event, offset included, through the data line', () => {
-    const e = event({ offset: 0, type: 'STEP_COMPLETED', usage: { promptTokens: 1, completionTokens: 2, totalTokens: 3 }, data: { note: 'ünïcödé ✓' } });
+    const e = event({
+      offset: 0,
+      type: 'STEP_COMPLETED',
+      usage: { promptTokens: 1, completionTokens: 2, totalTokens: 3 },
+      data: { note: 'ünïcödé ✓' },
+    });
     const parsed = parseFrame(sseFrame(e));
     expect(parsed).toMatchObject({ id: '0', event: 'STEP_COMPLETED' });
     expect(JSON.parse(parsed.data[0])).toEqual(e);
@@ -100,10 +111,13 @@ describe('resumeOffset', () => {
     expect(resumePosition('1.', undefined)).toBeUndefined();
   });
 
-  it.each(['abc', '1.5.5', '1e3', '0x10', '12abc', '--1', '9999999999999999'])('is undefined for the malformed value %j', (raw) => {
-    expect(resumeOffset(raw, undefined)).toBeUndefined();
-    expect(resumeOffset(undefined, raw)).toBeUndefined();
-  });
+  it.each(['abc', '1.5.5', '1e3', '0x10', '12abc', '--1', '9999999999999999'])(
+    'is undefined for the malformed value %j',
+    (raw) => {
+      expect(resumeOffset(raw, undefined)).toBeUndefined();
+      expect(resumeOffset(undefined, raw)).toBeUndefined();
+    },
+  );
 
   it('is undefined for offsets below -1', () => {
     expect(resumeOffset('-2', undefined)).toBeUndefined();

@@ -2,22 +2,44 @@
 // the answer's JSON text, the check of an answer (activities/output-check.ts), the repair prompt and the failure.
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
-import { AgentSpec, ErrorType, answerJsonText, asTool, defineAgent, outputFailureMessage, outputRepairPrompt, summarizeViolations, type Step } from '../../common';
+import {
+  AgentSpec,
+  ErrorType,
+  answerJsonText,
+  asTool,
+  defineAgent,
+  outputFailureMessage,
+  outputRepairPrompt,
+  summarizeViolations,
+  type Step,
+} from '../../common';
 import { outputChecker, responseFormat, withSchemaInstruction } from '../../activities/output-check';
 import { StructuredOutput } from '../../workflows/structured-output';
 
-const person = { type: 'object', properties: { name: { type: 'string' }, age: { type: 'integer' } }, required: ['name', 'age'], additionalProperties: false };
+const person = {
+  type: 'object',
+  properties: { name: { type: 'string' }, age: { type: 'integer' } },
+  required: ['name', 'age'],
+  additionalProperties: false,
+};
 
 describe('AgentSpec outputSchema', () => {
   it('keeps a JSON Schema object as written, with the optional name, strictness and repair limit', () => {
-    const spec = AgentSpec.parse({ name: 'extractor', outputSchema: person, outputSchemaName: 'person', outputSchemaStrict: true, maxOutputRepairs: 1 });
+    const spec = AgentSpec.parse({
+      name: 'extractor',
+      outputSchema: person,
+      outputSchemaName: 'person',
+      outputSchemaStrict: true,
+      maxOutputRepairs: 1,
+    });
     expect(spec.outputSchema).toEqual(person);
     expect(spec).toMatchObject({ outputSchemaName: 'person', outputSchemaStrict: true, maxOutputRepairs: 1 });
   });
 
   it('leaves an agent without one as before (no new fields filled in)', () => {
     const spec = AgentSpec.parse({ name: 'plain' });
-    for (const field of ['outputSchema', 'outputSchemaName', 'outputSchemaStrict', 'maxOutputRepairs']) expect(spec).not.toHaveProperty(field);
+    for (const field of ['outputSchema', 'outputSchemaName', 'outputSchemaStrict', 'maxOutputRepairs'])
+      expect(spec).not.toHaveProperty(field);
   });
 
   it.each([
@@ -34,11 +56,16 @@ describe('AgentSpec outputSchema', () => {
   });
 
   it('refuses a schema name the provider would refuse', () => {
-    expect(AgentSpec.safeParse({ name: 'a', outputSchema: person, outputSchemaName: 'has spaces' }).success).toBe(false);
+    expect(AgentSpec.safeParse({ name: 'a', outputSchema: person, outputSchemaName: 'has spaces' }).success).toBe(
+      false,
+    );
   });
 
   it('converts a zod schema given to defineAgent into plain JSON Schema (its output side, without $schema)', () => {
-    const agent = defineAgent({ name: 'typed', outputSchema: z.object({ name: z.string(), tags: z.array(z.string()).optional() }) });
+    const agent = defineAgent({
+      name: 'typed',
+      outputSchema: z.object({ name: z.string(), tags: z.array(z.string()).optional() }),
+    });
     expect(agent.outputSchema).toEqual({
       type: 'object',
       properties: { name: { type: 'string' }, tags: { type: 'array', items: { type: 'string' } } },
@@ -57,7 +84,9 @@ describe('AgentSpec outputSchema', () => {
   it('refuses a zod schema that has no JSON Schema form, naming the field', () => {
     const parsed = AgentSpec.safeParse({ name: 'dated', outputSchema: z.object({ at: z.date() }) });
     expect(parsed.success).toBe(false);
-    expect(parsed.error!.issues[0].message).toMatch(/outputSchema: the zod schema has no JSON Schema form \(Date cannot be represented/);
+    expect(parsed.error!.issues[0].message).toMatch(
+      /outputSchema: the zod schema has no JSON Schema form \(Date cannot be represented/,
+    );
   });
 });
 
@@ -91,11 +120,22 @@ describe('outputChecker', () => {
 
   it('lists every schema violation with where it is', () => {
     const { violations } = outputChecker(format)('{"name": 7, "nickname": "x"}');
-    expect(violations).toEqual(expect.arrayContaining(['(root) must have required property \'age\'', '/name must be string', '(root) must NOT have additional properties ("nickname")']));
+    expect(violations).toEqual(
+      expect.arrayContaining([
+        "(root) must have required property 'age'",
+        '/name must be string',
+        '(root) must NOT have additional properties ("nickname")',
+      ]),
+    );
   });
 
   it('reads a draft-07 schema with draft-07 semantics', () => {
-    const tuple = { $schema: 'http://json-schema.org/draft-07/schema#', type: 'array', items: [{ type: 'string' }, { type: 'number' }], additionalItems: false };
+    const tuple = {
+      $schema: 'http://json-schema.org/draft-07/schema#',
+      type: 'array',
+      items: [{ type: 'string' }, { type: 'number' }],
+      additionalItems: false,
+    };
     const check = outputChecker({ name: 'pair', schema: tuple });
     expect(check('["a", 1]').violations).toEqual([]);
     expect(check('["a", "b"]').violations).toEqual(['/1 must be number']);
@@ -114,10 +154,24 @@ describe('outputChecker', () => {
   });
 
   it('builds the response_format, and states the schema in the system prompt for providers without it', () => {
-    expect(responseFormat({ name: 'person', schema: person, strict: true })).toEqual({ type: 'json_schema', json_schema: { name: 'person', schema: person, strict: true } });
-    expect(responseFormat({ name: 'person', schema: person })).toEqual({ type: 'json_schema', json_schema: { name: 'person', schema: person } });
-    const [system, user] = withSchemaInstruction([{ role: 'system', content: 'You extract.' }, { role: 'user', content: 'Ada, 36' }], format);
-    expect(system.content).toMatch(/^You extract\.\n\nWhen you give your final answer, answer with only a JSON value .* named "person":\n\{"type":"object"/s);
+    expect(responseFormat({ name: 'person', schema: person, strict: true })).toEqual({
+      type: 'json_schema',
+      json_schema: { name: 'person', schema: person, strict: true },
+    });
+    expect(responseFormat({ name: 'person', schema: person })).toEqual({
+      type: 'json_schema',
+      json_schema: { name: 'person', schema: person },
+    });
+    const [system, user] = withSchemaInstruction(
+      [
+        { role: 'system', content: 'You extract.' },
+        { role: 'user', content: 'Ada, 36' },
+      ],
+      format,
+    );
+    expect(system.content).toMatch(
+      /^You extract\.\n\nWhen you give your final answer, answer with only a JSON value .* named "person":\n\{"type":"object"/s,
+    );
     expect(user).toEqual({ role: 'user', content: 'Ada, 36' });
     expect(withSchemaInstruction([{ role: 'user', content: 'hi' }], format)[0].role).toBe('system');
   });
@@ -126,7 +180,9 @@ describe('outputChecker', () => {
 describe('repair prompt and failure', () => {
   it('names the schema and each violation, and asks for the JSON only', () => {
     const prompt = outputRepairPrompt({ name: 'person' }, ["(root) must have required property 'age'"]);
-    expect(prompt).toBe('Your answer does not match the required output schema "person":\n- (root) must have required property \'age\'\n\nAnswer again with only the corrected JSON value: no other text and no code fences.');
+    expect(prompt).toBe(
+      'Your answer does not match the required output schema "person":\n- (root) must have required property \'age\'\n\nAnswer again with only the corrected JSON value: no other text and no code fences.',
+    );
   });
 
   it('keeps a long list short', () => {
@@ -137,7 +193,9 @@ describe('repair prompt and failure', () => {
   });
 
   it('says how many repairs were tried in the failure', () => {
-    expect(outputFailureMessage('extractor', { name: 'person' }, 2, ['/age must be integer'])).toBe('agent "extractor" gave no output matching its output schema "person" (its answer and 2 repairs); the last answer\'s violations:\n- /age must be integer');
+    expect(outputFailureMessage('extractor', { name: 'person' }, 2, ['/age must be integer'])).toBe(
+      'agent "extractor" gave no output matching its output schema "person" (its answer and 2 repairs); the last answer\'s violations:\n- /age must be integer',
+    );
   });
 });
 
@@ -151,25 +209,49 @@ describe('StructuredOutput (the loop side)', () => {
 
   it('names the format after the agent unless the spec names it', () => {
     expect(StructuredOutput.of(agent)!.format).toEqual({ name: 'extractor', schema: person });
-    expect(StructuredOutput.of({ ...agent, outputSchemaName: 'person', outputSchemaStrict: false })!.format).toEqual({ name: 'person', schema: person, strict: false });
+    expect(StructuredOutput.of({ ...agent, outputSchemaName: 'person', outputSchemaStrict: false })!.format).toEqual({
+      name: 'person',
+      schema: person,
+      strict: false,
+    });
   });
 
   it('accepts a checked answer as its JSON text and parsed value', () => {
-    const verdict = StructuredOutput.of(agent)!.verdict(answer('```json\n{"name":"Ada","age":36}\n```'), { violations: [] });
-    expect(verdict).toEqual({ kind: 'accepted', response: '{"name":"Ada","age":36}', output: { name: 'Ada', age: 36 } });
+    const verdict = StructuredOutput.of(agent)!.verdict(answer('```json\n{"name":"Ada","age":36}\n```'), {
+      violations: [],
+    });
+    expect(verdict).toEqual({
+      kind: 'accepted',
+      response: '{"name":"Ada","age":36}',
+      output: { name: 'Ada', age: 36 },
+    });
   });
 
   it('rejects an answer its call did not check', () => {
-    expect(StructuredOutput.of(agent)!.verdict(answer('{}'), undefined)).toMatchObject({ kind: 'rejected', violations: [expect.stringMatching(/not checked/)] });
+    expect(StructuredOutput.of(agent)!.verdict(answer('{}'), undefined)).toMatchObject({
+      kind: 'rejected',
+      violations: [expect.stringMatching(/not checked/)],
+    });
   });
 
   it('gives the repairs the spec allows, then fails with OutputValidationError naming the violations', () => {
     const structured = StructuredOutput.of(agent)!;
     const repair = structured.repairStep('r', 3, ['/age must be integer']);
-    expect(repair).toMatchObject({ id: 'r:3', index: 3, role: 'user', metadata: { synthetic: 'output_repair', violations: ['/age must be integer'] } });
+    expect(repair).toMatchObject({
+      id: 'r:3',
+      index: 3,
+      role: 'user',
+      metadata: { synthetic: 'output_repair', violations: ['/age must be integer'] },
+    });
     expect(repair.content).toContain('/age must be integer');
     expect(structured.carried()).toEqual({ used: 1, allowed: 1 });
-    expect(() => structured.repairStep('r', 5, ['/name must be string'])).toThrow(expect.objectContaining({ type: ErrorType.OutputValidationError, nonRetryable: true, message: expect.stringContaining('/name must be string') }));
+    expect(() => structured.repairStep('r', 5, ['/name must be string'])).toThrow(
+      expect.objectContaining({
+        type: ErrorType.OutputValidationError,
+        nonRetryable: true,
+        message: expect.stringContaining('/name must be string'),
+      }),
+    );
   });
 
   it('keeps the repairs carried across continue-as-new, not the spec default', () => {

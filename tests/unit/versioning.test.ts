@@ -7,7 +7,9 @@ const bundle = (root: string, body: string) =>
 
 describe('buildIdOf', () => {
   it('is the same for the same code bundled under two checkout paths (module paths and source map differ)', () => {
-    expect(buildIdOf(bundle('/home/a/agio', 'return 1;'), '/home/a/agio')).toBe(buildIdOf(bundle('/app', 'return 1;'), '/app'));
+    expect(buildIdOf(bundle('/home/a/agio', 'return 1;'), '/home/a/agio')).toBe(
+      buildIdOf(bundle('/app', 'return 1;'), '/app'),
+    );
   });
 
   it('changes with the code', () => {

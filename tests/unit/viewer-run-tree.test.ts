@@ -15,7 +15,15 @@ function stream() {
   const base = (runId: string) =>
     runId === ROOT
       ? { runId, rootRunId: ROOT, agent: 'lead', depth: 0 }
-      : { runId, rootRunId: ROOT, parentRunId: ROOT, agent: 'coder', depth: 1, nestingType: 'agent_tool' as const, toolCallId: 'call_1' };
+      : {
+          runId,
+          rootRunId: ROOT,
+          parentRunId: ROOT,
+          agent: 'coder',
+          depth: 1,
+          nestingType: 'agent_tool' as const,
+          toolCallId: 'call_1',
+        };
   return {
     events,
     durable(runId: string, type: EventType, extra: Partial<AgioEvent> = {}) {
@@ -23,13 +31,27 @@ function stream() {
       return this;
     },
     delta(runId: string, stepId: string, content: string, attempt = 1) {
-      events.push({ ...base(runId), type: 'STEP_DELTA', stepId, attempt, delta: { content }, timestamp: 1000 + events.length, offset, seq: ++seq } as AgioEvent);
+      events.push({
+        ...base(runId),
+        type: 'STEP_DELTA',
+        stepId,
+        attempt,
+        delta: { content },
+        timestamp: 1000 + events.length,
+        offset,
+        seq: ++seq,
+      } as AgioEvent);
       return this;
     },
   };
 }
 
-const step = (runId: string, index: number, role: 'system' | 'user' | 'assistant' | 'tool', extra: Record<string, unknown> = {}) => ({
+const step = (
+  runId: string,
+  index: number,
+  role: 'system' | 'user' | 'assistant' | 'tool',
+  extra: Record<string, unknown> = {},
+) => ({
   stepId: `${runId}:${index}`,
   snapshot: { id: `${runId}:${index}`, runId, index, role, content: null, ...extra },
 });
@@ -41,10 +63,27 @@ function nestedRun() {
     .durable(ROOT, 'STEP_COMPLETED', step(ROOT, 0, 'user', { content: 'add a README' }))
     .delta(ROOT, `${ROOT}:1`, 'Dele')
     .delta(ROOT, `${ROOT}:1`, 'gating')
-    .durable(ROOT, 'STEP_COMPLETED', step(ROOT, 1, 'assistant', { content: 'Delegating', toolCalls: [{ id: 'call_1', name: 'coder', arguments: '{"task":"x"}' }], usage: usage(5) }))
+    .durable(
+      ROOT,
+      'STEP_COMPLETED',
+      step(ROOT, 1, 'assistant', {
+        content: 'Delegating',
+        toolCalls: [{ id: 'call_1', name: 'coder', arguments: '{"task":"x"}' }],
+        usage: usage(5),
+      }),
+    )
     .durable(CHILD, 'RUN_STARTED', { data: { input: '1 messages' } })
-    .durable(CHILD, 'STEP_COMPLETED', step(CHILD, 0, 'assistant', { toolCalls: [{ id: 'call_2', name: 'bash', arguments: '{"command":"ls"}' }], usage: usage(3) }))
-    .durable(CHILD, 'TOOL_AUTH_REQUIRED', { data: { toolCallId: 'call_2', tool: 'bash', args: { command: 'ls' }, reason: '"bash" requires approval' } });
+    .durable(
+      CHILD,
+      'STEP_COMPLETED',
+      step(CHILD, 0, 'assistant', {
+        toolCalls: [{ id: 'call_2', name: 'bash', arguments: '{"command":"ls"}' }],
+        usage: usage(3),
+      }),
+    )
+    .durable(CHILD, 'TOOL_AUTH_REQUIRED', {
+      data: { toolCallId: 'call_2', tool: 'bash', args: { command: 'ls' }, reason: '"bash" requires approval' },
+    });
 }
 
 describe('the viewer run tree', () => {
@@ -57,20 +96,43 @@ describe('the viewer run tree', () => {
     expect(tree.runs[ROOT].children).toEqual([CHILD]);
     expect(tree.runs[CHILD].steps[0].toolCalls[0]).toMatchObject({ name: 'bash', status: 'waiting_approval' });
     expect(treeUsage(tree, ROOT).totalTokens).toBe(16);
-    expect(pendingApprovals(tree)).toEqual([expect.objectContaining({ toolCallId: 'call_2', runId: CHILD, tool: 'bash', args: { command: 'ls' } })]);
+    expect(pendingApprovals(tree)).toEqual([
+      expect.objectContaining({ toolCallId: 'call_2', runId: CHILD, tool: 'bash', args: { command: 'ls' } }),
+    ]);
   });
 
   test('an approval granted runs the call; its result and the child end close it; the end reports usage', () => {
     const s = nestedRun()
-      .durable(CHILD, 'TOOL_AUTH_GRANTED', { data: { toolCallId: 'call_2', tool: 'bash', by: 'api:default', remember: true } })
-      .durable(CHILD, 'STEP_COMPLETED', step(CHILD, 1, 'tool', { content: 'README.md', toolCallId: 'call_2', name: 'bash', metrics: { durationMs: 12 } }))
-      .durable(CHILD, 'RUN_COMPLETED', { usage: { promptTokens: 3, completionTokens: 3, totalTokens: 6 }, data: { response: 'done' } })
-      .durable(ROOT, 'RUN_COMPLETED', { usage: { promptTokens: 9, completionTokens: 9, totalTokens: 18 }, data: { response: 'all done', ownUsage: { promptTokens: 6, completionTokens: 6, totalTokens: 12 } } });
+      .durable(CHILD, 'TOOL_AUTH_GRANTED', {
+        data: { toolCallId: 'call_2', tool: 'bash', by: 'api:default', remember: true },
+      })
+      .durable(
+        CHILD,
+        'STEP_COMPLETED',
+        step(CHILD, 1, 'tool', {
+          content: 'README.md',
+          toolCallId: 'call_2',
+          name: 'bash',
+          metrics: { durationMs: 12 },
+        }),
+      )
+      .durable(CHILD, 'RUN_COMPLETED', {
+        usage: { promptTokens: 3, completionTokens: 3, totalTokens: 6 },
+        data: { response: 'done' },
+      })
+      .durable(ROOT, 'RUN_COMPLETED', {
+        usage: { promptTokens: 9, completionTokens: 9, totalTokens: 18 },
+        data: { response: 'all done', ownUsage: { promptTokens: 6, completionTokens: 6, totalTokens: 12 } },
+      });
     const tree = emptyTree();
     for (const e of s.events) applyEvent(tree, e);
     expect(pendingApprovals(tree)).toEqual([]);
     expect(tree.approvals[0].decision).toMatchObject({ outcome: 'granted', by: 'api:default', remember: true });
-    expect(tree.runs[CHILD].steps[0].toolCalls[0]).toMatchObject({ status: 'done', result: 'README.md', durationMs: 12 });
+    expect(tree.runs[CHILD].steps[0].toolCalls[0]).toMatchObject({
+      status: 'done',
+      result: 'README.md',
+      durationMs: 12,
+    });
     expect(tree.runs[CHILD].status).toBe('completed');
     expect(tree.ended).toBe(true);
     expect(treeUsage(tree, ROOT).totalTokens).toBe(18);
@@ -78,7 +140,9 @@ describe('the viewer run tree', () => {
   });
 
   test('a denied call shows the denial', () => {
-    const s = nestedRun().durable(CHILD, 'TOOL_AUTH_DENIED', { data: { toolCallId: 'call_2', tool: 'bash', by: 'ops', reason: 'denied', message: 'not now' } });
+    const s = nestedRun().durable(CHILD, 'TOOL_AUTH_DENIED', {
+      data: { toolCallId: 'call_2', tool: 'bash', by: 'ops', reason: 'denied', message: 'not now' },
+    });
     const tree = emptyTree();
     for (const e of s.events) applyEvent(tree, e);
     expect(tree.approvals[0].decision).toMatchObject({ outcome: 'denied', message: 'not now' });
@@ -90,7 +154,9 @@ describe('the viewer run tree', () => {
     const tree = emptyTree();
     for (const e of s.events) applyEvent(tree, e);
     expect(tree.runs[ROOT].steps[0]).toMatchObject({ live: true, content: 'Hello wor' });
-    s.durable(ROOT, 'STEP_RETRY', { stepId: `${ROOT}:0`, attempt: 2, data: { reason: 'timeout' } }).delta(ROOT, `${ROOT}:0`, 'Hi', 2).delta(ROOT, `${ROOT}:0`, 'late', 1);
+    s.durable(ROOT, 'STEP_RETRY', { stepId: `${ROOT}:0`, attempt: 2, data: { reason: 'timeout' } })
+      .delta(ROOT, `${ROOT}:0`, 'Hi', 2)
+      .delta(ROOT, `${ROOT}:0`, 'late', 1);
     for (const e of s.events.slice(3)) applyEvent(tree, e);
     expect(tree.runs[ROOT].steps[0]).toMatchObject({ live: true, content: 'Hi', attempt: 2 });
     expect(tree.runs[ROOT].retries).toBe(1);
@@ -119,13 +185,18 @@ describe('the viewer run tree', () => {
       .durable(ROOT, 'RUN_PAUSED', { data: { reason: 'lunch', by: 'ops' } });
     const tree = emptyTree();
     for (const e of s.events) applyEvent(tree, e);
-    expect(tree.runs[ROOT]).toMatchObject({ paused: true, pauseReason: 'lunch', kind: 'loop', position: { timesLooped: 2, currentSubAgent: 'critic' } });
+    expect(tree.runs[ROOT]).toMatchObject({
+      paused: true,
+      pauseReason: 'lunch',
+      kind: 'loop',
+      position: { timesLooped: 2, currentSubAgent: 'critic' },
+    });
     s.durable(ROOT, 'RUN_RESUMED', { data: { by: 'ops' } });
     applyEvent(tree, s.events.at(-1)!);
     expect(tree.runs[ROOT].paused).toBe(false);
   });
 
-  test("the viewer listens for every event type the stream has", () => {
+  test('the viewer listens for every event type the stream has', () => {
     expect([...EVENT_TYPES].sort()).toEqual([...EventType.options].sort());
   });
 });

@@ -6,11 +6,25 @@ import { MAX_PAGE_BYTES, Wire } from '../../workflows/wire';
 let clock = 1_000;
 
 function draft(type: EventType = 'STEP_DELTA', depth = 0, extra: Partial<EventDraft> = {}): EventDraft {
-  return { type, runId: depth === 0 ? 'root' : `child-${depth}`, rootRunId: 'root', agent: 'a', depth, timestamp: clock++, ...extra };
+  return {
+    type,
+    runId: depth === 0 ? 'root' : `child-${depth}`,
+    rootRunId: 'root',
+    agent: 'a',
+    depth,
+    timestamp: clock++,
+    ...extra,
+  };
 }
 
 function batch(publisherId: string, sequence: number, n = 1): PublishBatch {
-  return { publisherId, sequence, events: Array.from({ length: n }, (_, i) => draft('STEP_DELTA', 0, { delta: { content: `${publisherId}#${sequence}.${i}` } })) };
+  return {
+    publisherId,
+    sequence,
+    events: Array.from({ length: n }, (_, i) =>
+      draft('STEP_DELTA', 0, { delta: { content: `${publisherId}#${sequence}.${i}` } }),
+    ),
+  };
 }
 
 const offsets = (wire: Wire) => wire.page().events.map((e) => e.offset);
@@ -144,15 +158,19 @@ describe('Wire', () => {
       expect(wire.page().ended).toBe(true);
     });
 
-    it.each<EventType>(['RUN_COMPLETED', 'RUN_FAILED', 'RUN_CANCELLED'])('ends on a depth-0 %s, also when it arrives in a batch', (type) => {
-      const wire = new Wire();
-      wire.accept({ publisherId: 'p', sequence: 0, events: [draft(type)] });
-      expect(wire.page().ended).toBe(true);
-    });
+    it.each<EventType>(['RUN_COMPLETED', 'RUN_FAILED', 'RUN_CANCELLED'])(
+      'ends on a depth-0 %s, also when it arrives in a batch',
+      (type) => {
+        const wire = new Wire();
+        wire.accept({ publisherId: 'p', sequence: 0, events: [draft(type)] });
+        expect(wire.page().ended).toBe(true);
+      },
+    );
 
     it('does not end on non-terminal root events', () => {
       const wire = new Wire();
-      for (const type of ['RUN_STARTED', 'STEP_COMPLETED', 'RUN_PAUSED', 'ERROR', 'STEP_RETRY'] as EventType[]) wire.append(draft(type));
+      for (const type of ['RUN_STARTED', 'STEP_COMPLETED', 'RUN_PAUSED', 'ERROR', 'STEP_RETRY'] as EventType[])
+        wire.append(draft(type));
       expect(wire.page().ended).toBe(false);
     });
   });
@@ -244,7 +262,14 @@ describe('PublishBatch', () => {
     ['a fractional sequence', { publisherId: 'p', sequence: 1.5, events: [] }],
     ['events that are not an array', { publisherId: 'p', sequence: 0, events: {} }],
     ['an event of unknown type', { publisherId: 'p', sequence: 0, events: [{ ...draft(), type: 'NOPE' }] }],
-    ['an event without a timestamp', { publisherId: 'p', sequence: 0, events: [{ type: 'STEP_DELTA', runId: 'r', rootRunId: 'r', agent: 'a', depth: 0 }] }],
+    [
+      'an event without a timestamp',
+      {
+        publisherId: 'p',
+        sequence: 0,
+        events: [{ type: 'STEP_DELTA', runId: 'r', rootRunId: 'r', agent: 'a', depth: 0 }],
+      },
+    ],
     ['an event with a negative depth', { publisherId: 'p', sequence: 0, events: [draft('STEP_DELTA', -1)] }],
     ['not an object', 'batch'],
   ])('rejects %s', (_label, raw) => {

@@ -40,7 +40,10 @@ export class Api {
   private async call<T>(method: string, path: string, body?: unknown): Promise<T> {
     const res = await fetch(path, {
       method,
-      headers: { authorization: `Bearer ${this.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+      headers: {
+        authorization: `Bearer ${this.token}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
     const text = await res.text();
@@ -52,7 +55,11 @@ export class Api {
     }
     if (!res.ok) {
       const error = (json as { error?: { code?: string; message?: string } } | undefined)?.error;
-      const failure = new ApiError(res.status, error?.code ?? 'http_error', error?.message ?? `${method} ${path}: HTTP ${res.status}`);
+      const failure = new ApiError(
+        res.status,
+        error?.code ?? 'http_error',
+        error?.message ?? `${method} ${path}: HTTP ${res.status}`,
+      );
       if (res.status === 401) this.onUnauthorized(failure.message);
       throw failure;
     }

@@ -16,7 +16,10 @@ export function clock(at: number | string | undefined): string {
   return Number.isNaN(date.getTime()) ? '–' : date.toLocaleString();
 }
 
-export const tokens = (usage: Usage | undefined) => (usage ? `${usage.totalTokens.toLocaleString()} tokens (${usage.promptTokens.toLocaleString()} in, ${usage.completionTokens.toLocaleString()} out)` : '–');
+export const tokens = (usage: Usage | undefined) =>
+  usage
+    ? `${usage.totalTokens.toLocaleString()} tokens (${usage.promptTokens.toLocaleString()} in, ${usage.completionTokens.toLocaleString()} out)`
+    : '–';
 
 /** JSON text pretty-printed when it parses, as it is otherwise (a model's malformed arguments stay visible). */
 export function prettyJson(text: string): string {

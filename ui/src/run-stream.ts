@@ -40,7 +40,8 @@ export function followRun(api: Api, runId: string, opts: FollowOptions): () => v
   let batch: { event: AgioEvent; id: string }[] = [];
   let flushTimer: ReturnType<typeof setTimeout> | undefined;
 
-  const status = (phase: StreamPhase, error?: string) => opts.onStatus({ phase, reconnects, ...(error ? { error } : {}) });
+  const status = (phase: StreamPhase, error?: string) =>
+    opts.onStatus({ phase, reconnects, ...(error ? { error } : {}) });
   const close = () => {
     source?.close();
     source = undefined;
@@ -93,7 +94,10 @@ export function followRun(api: Api, runId: string, opts: FollowOptions): () => v
       flush();
       if (stopped || source !== es || opts.ended()) return;
       // The bridge's own `event: error` frame: the stream failed on its side (it closes the connection next).
-      const reported = e instanceof MessageEvent && typeof e.data === 'string' ? (JSON.parse(e.data) as { error?: { message?: string } }).error?.message : undefined;
+      const reported =
+        e instanceof MessageEvent && typeof e.data === 'string'
+          ? (JSON.parse(e.data) as { error?: { message?: string } }).error?.message
+          : undefined;
       if (es.readyState === EventSource.CLOSED) return retryLater(reported);
       reconnects++;
       status('reconnecting', reported);

@@ -1,22 +1,26 @@
 // The viewer's model of one run tree, folded from the root's event stream: one node per run (the root, agents used
 // as tools, a workflow agent's sub-agents), each with its steps, tool calls, approvals, usage and timings. Pure and
 // DOM-free, so it is unit-tested in jest and the page only renders what it holds.
-import type { AgioEvent, Step, Usage } from '../../common';
-import type { ApprovalView, RunTree, RunView, StepView, ToolCallView } from './run-view';
+import type { AgioEvent, Usage } from '../../common';
+import { addUsage, applyDelta, applySnapshot, findCall, restart, stepOf, ZERO } from './run-steps';
+import type { ApprovalView, RunTree, RunView } from './run-view';
+
+export { callOf, runIdOf } from './run-steps';
 
 export type * from './run-view';
 
-const ZERO: Usage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
-const add = (a: Usage, b?: Usage): Usage => (b ? { promptTokens: a.promptTokens + b.promptTokens, completionTokens: a.completionTokens + b.completionTokens, totalTokens: a.totalTokens + b.totalTokens } : a);
-
 export function emptyTree(): RunTree {
-  return { runs: {}, approvals: [], lastOffset: -1, lastSeq: -1, durableEvents: 0, deltas: 0, duplicates: 0, gaps: 0, ended: false };
-}
-
-/** The index of a step id (`<runId>:<index>`). */
-function stepIndex(stepId: string): number {
-  const n = Number(stepId.slice(stepId.lastIndexOf(':') + 1));
-  return Number.isInteger(n) ? n : Number.MAX_SAFE_INTEGER;
+  return {
+    runs: {},
+    approvals: [],
+    lastOffset: -1,
+    lastSeq: -1,
+    durableEvents: 0,
+    deltas: 0,
+    duplicates: 0,
+    gaps: 0,
+    ended: false,
+  };
 }
 
 function runOf(tree: RunTree, event: AgioEvent): RunView {
@@ -50,105 +54,46 @@ function runOf(tree: RunTree, event: AgioEvent): RunView {
   return run;
 }
 
-/** The run a step belongs to (its id is `<runId>:<index>`). */
-export const runIdOf = (step: Pick<StepView, 'stepId'>) => step.stepId.slice(0, step.stepId.lastIndexOf(':'));
-
-/** A tool call of run `runId`, by id. */
-export function callOf(tree: RunTree, runId: string, callId: string): ToolCallView | undefined {
-  const run = tree.runs[runId];
-  return run ? findCall(run, callId) : undefined;
-}
-
-function findCall(run: RunView, callId: string): ToolCallView | undefined {
-  for (const step of run.steps) for (const call of step.toolCalls) if (call.id === callId) return call;
-  return undefined;
-}
-
-function stepOf(run: RunView, stepId: string, role: Step['role']): StepView {
-  let step = run.steps.find((s) => s.stepId === stepId);
-  if (!step) {
-    step = { stepId, index: stepIndex(stepId), role, content: '', reasoning: '', toolCalls: [], live: true, attempt: 1 };
-    const at = run.steps.findIndex((s) => s.index > step!.index);
-    if (at === -1) run.steps.push(step);
-    else run.steps.splice(at, 0, step);
-  }
-  return step;
-}
-
-/** Restarts a streaming step for a newer attempt: the earlier attempt's partial text is not part of the answer. */
-function restart(step: StepView, attempt: number): void {
-  step.attempt = attempt;
-  step.content = '';
-  step.reasoning = '';
-  step.toolCalls = [];
-}
-
-function applyDelta(run: RunView, event: AgioEvent): void {
-  if (!event.stepId || !event.delta) return;
-  const step = stepOf(run, event.stepId, 'assistant');
-  if (!step.live) return; // its committed snapshot is already here
-  const attempt = event.attempt ?? 1;
-  if (attempt < step.attempt) return;
-  if (attempt > step.attempt) restart(step, attempt);
-  step.content += event.delta.content ?? '';
-  step.reasoning += event.delta.reasoningContent ?? '';
-  for (const piece of event.delta.toolCalls ?? []) {
-    const call = (step.toolCalls[piece.index] ??= { id: piece.id ?? '', name: '', arguments: '', status: 'streaming', retries: 0 });
-    if (piece.id) call.id = piece.id;
-    if (piece.name) call.name += piece.name;
-    call.arguments += piece.arguments ?? '';
-  }
-}
-
-function applySnapshot(tree: RunTree, run: RunView, snapshot: Step): void {
-  const step = stepOf(run, snapshot.id, snapshot.role);
-  const earlier = new Map(step.toolCalls.map((c) => [c.id, c]));
-  Object.assign(step, {
-    index: snapshot.index,
-    role: snapshot.role,
-    content: snapshot.content ?? '',
-    reasoning: snapshot.reasoningContent ?? '',
-    toolCallId: snapshot.toolCallId,
-    name: snapshot.name,
-    isError: snapshot.isError,
-    live: false,
-    usage: snapshot.usage,
-    durationMs: snapshot.metrics?.durationMs,
-    firstTokenMs: snapshot.metrics?.firstTokenMs,
-    toolCalls: (snapshot.toolCalls ?? []).map((c): ToolCallView => {
-      const seen = earlier.get(c.id);
-      const child = Object.values(tree.runs).find((r) => r.parentRunId === run.runId && r.toolCallId === c.id);
-      const waiting = tree.approvals.some((a) => a.toolCallId === c.id && !a.decision);
-      return { id: c.id, name: c.name, arguments: c.arguments, status: seen && seen.status !== 'streaming' ? seen.status : waiting ? 'waiting_approval' : 'running', retries: seen?.retries ?? 0, ...(child ? { childRunId: child.runId } : {}) };
-    }),
-  });
-  if (snapshot.role === 'assistant') run.ownUsage = add(run.ownUsage, snapshot.usage);
-  if (snapshot.role === 'tool' && snapshot.toolCallId) {
-    const call = findCall(run, snapshot.toolCallId);
-    if (call) {
-      call.result = snapshot.content ?? '';
-      call.durationMs = snapshot.metrics?.durationMs;
-      if (call.status !== 'denied') call.status = snapshot.isError ? 'error' : 'done';
-    }
-  }
-}
-
 function approvalEvent(tree: RunTree, run: RunView, event: AgioEvent): void {
   const data = event.data ?? {};
   const toolCallId = String(data.toolCallId ?? event.toolCallId ?? '');
   if (event.type === 'TOOL_AUTH_REQUIRED') {
     if (!tree.approvals.some((a) => a.toolCallId === toolCallId && a.runId === run.runId)) {
-      tree.approvals.push({ toolCallId, runId: run.runId, agent: run.agent, tool: String(data.tool ?? ''), args: data.args, reason: String(data.reason ?? ''), requestedAt: event.timestamp });
+      tree.approvals.push({
+        toolCallId,
+        runId: run.runId,
+        agent: run.agent,
+        tool: String(data.tool ?? ''),
+        args: data.args,
+        reason: String(data.reason ?? ''),
+        requestedAt: event.timestamp,
+      });
     }
     const call = findCall(run, toolCallId);
     if (call) call.status = 'waiting_approval';
     return;
   }
   const granted = event.type === 'TOOL_AUTH_GRANTED';
-  const decision = { outcome: granted ? ('granted' as const) : ('denied' as const), by: str(data.by), reason: str(data.reason), message: str(data.message), remember: data.remember === true };
+  const decision = {
+    outcome: granted ? ('granted' as const) : ('denied' as const),
+    by: str(data.by),
+    reason: str(data.reason),
+    message: str(data.message),
+    remember: data.remember === true,
+  };
   const approval = tree.approvals.find((a) => a.toolCallId === toolCallId && a.runId === run.runId);
   if (approval) approval.decision = decision;
-  else if (!granted) tree.approvals.push({ toolCallId, runId: run.runId, agent: run.agent, tool: String(data.tool ?? ''), args: undefined, reason: String(data.reason ?? ''), requestedAt: event.timestamp, decision });
+  else if (!granted)
+    tree.approvals.push({
+      toolCallId,
+      runId: run.runId,
+      agent: run.agent,
+      tool: String(data.tool ?? ''),
+      args: undefined,
+      reason: String(data.reason ?? ''),
+      requestedAt: event.timestamp,
+      decision,
+    });
   const call = findCall(run, toolCallId);
   if (call) call.status = granted ? 'running' : 'denied';
 }
@@ -201,22 +146,42 @@ export function applyEvent(tree: RunTree, event: AgioEvent, eventId?: string): b
       if (event.toolCallId) {
         const call = findCall(run, event.toolCallId);
         if (call) call.retries++;
-        run.notices.push({ type: event.type, at: event.timestamp, text: `tool call ${event.toolCallId}: attempt ${event.attempt ?? '?'} (${reason})` });
+        run.notices.push({
+          type: event.type,
+          at: event.timestamp,
+          text: `tool call ${event.toolCallId}: attempt ${event.attempt ?? '?'} (${reason})`,
+        });
       } else if (event.stepId) {
         const step = stepOf(run, event.stepId, 'assistant');
         if (step.live && (event.attempt ?? 1) > step.attempt) restart(step, event.attempt ?? 1);
-        run.notices.push({ type: event.type, at: event.timestamp, text: `model call attempt ${event.attempt ?? '?'} (${reason})` });
+        run.notices.push({
+          type: event.type,
+          at: event.timestamp,
+          text: `model call attempt ${event.attempt ?? '?'} (${reason})`,
+        });
       }
       break;
     }
     case 'MODEL_UNAVAILABLE':
-      run.notices.push({ type: event.type, at: event.timestamp, text: `model unavailable (attempt ${event.attempt ?? '?'}): ${str(event.data?.reason) ?? ''}` });
+      run.notices.push({
+        type: event.type,
+        at: event.timestamp,
+        text: `model unavailable (attempt ${event.attempt ?? '?'}): ${str(event.data?.reason) ?? ''}`,
+      });
       break;
     case 'CONTEXT_COMPACTED':
-      run.notices.push({ type: event.type, at: event.timestamp, text: `context compacted: ${String(event.data?.bytesBefore ?? '?')} → ${String(event.data?.bytesAfter ?? '?')} bytes` });
+      run.notices.push({
+        type: event.type,
+        at: event.timestamp,
+        text: `context compacted: ${String(event.data?.bytesBefore ?? '?')} → ${String(event.data?.bytesAfter ?? '?')} bytes`,
+      });
       break;
     case 'ERROR':
-      run.notices.push({ type: event.type, at: event.timestamp, text: `${str(event.data?.branch) ? `branch ${String(event.data?.branch)}: ` : ''}${describeError(event.data?.error)}` });
+      run.notices.push({
+        type: event.type,
+        at: event.timestamp,
+        text: `${str(event.data?.branch) ? `branch ${String(event.data?.branch)}: ` : ''}${describeError(event.data?.error)}`,
+      });
       break;
     case 'AGENT_STATE':
       run.position = { ...run.position, ...(event.data as RunView['position']) };
@@ -224,12 +189,20 @@ export function applyEvent(tree: RunTree, event: AgioEvent, eventId?: string): b
     case 'RUN_PAUSED':
       run.paused = true;
       run.pauseReason = str(event.data?.reason);
-      run.notices.push({ type: event.type, at: event.timestamp, text: `paused${str(event.data?.by) ? ` by ${String(event.data?.by)}` : ''}${run.pauseReason ? `: ${run.pauseReason}` : ''}` });
+      run.notices.push({
+        type: event.type,
+        at: event.timestamp,
+        text: `paused${str(event.data?.by) ? ` by ${String(event.data?.by)}` : ''}${run.pauseReason ? `: ${run.pauseReason}` : ''}`,
+      });
       break;
     case 'RUN_RESUMED':
       run.paused = false;
       run.pauseReason = undefined;
-      run.notices.push({ type: event.type, at: event.timestamp, text: `resumed${str(event.data?.by) ? ` by ${String(event.data?.by)}` : ''}` });
+      run.notices.push({
+        type: event.type,
+        at: event.timestamp,
+        text: `resumed${str(event.data?.by) ? ` by ${String(event.data?.by)}` : ''}`,
+      });
       break;
     case 'TOOL_AUTH_REQUIRED':
     case 'TOOL_AUTH_GRANTED':
@@ -249,7 +222,8 @@ export function applyEvent(tree: RunTree, event: AgioEvent, eventId?: string): b
       if (event.data?.error) run.error = describeError(event.data.error);
       if (event.depth === 0) tree.ended = true;
       // Approvals of a finished run can no longer be decided.
-      for (const a of tree.approvals) if (a.runId === run.runId && !a.decision) a.decision = { outcome: 'denied', reason: 'run ended' };
+      for (const a of tree.approvals)
+        if (a.runId === run.runId && !a.decision) a.decision = { outcome: 'denied', reason: 'run ended' };
       break;
   }
   return true;
@@ -260,7 +234,7 @@ export function treeUsage(tree: RunTree, runId: string): Usage {
   const run = tree.runs[runId];
   if (!run) return ZERO;
   if (run.treeUsage) return run.treeUsage;
-  return run.children.reduce((sum, child) => add(sum, treeUsage(tree, child)), run.ownUsage);
+  return run.children.reduce((sum, child) => addUsage(sum, treeUsage(tree, child)), run.ownUsage);
 }
 
 /** Approvals still waiting for a person, oldest first. */

@@ -84,7 +84,8 @@ function stdioTransport(config: StdioConfig, workspace: string | undefined): Std
   // A relative path is the worker's (spawn would resolve it against the child's cwd, which may be a workspace).
   const command = /[\\/]/.test(config.command) ? path.resolve(config.command) : config.command;
   const cwd = config.cwd !== undefined ? path.resolve(withWorkspace(config.cwd, workspace)) : workspace;
-  const env = config.env && Object.fromEntries(Object.entries(config.env).map(([k, v]) => [k, withWorkspace(v, workspace)]));
+  const env =
+    config.env && Object.fromEntries(Object.entries(config.env).map(([k, v]) => [k, withWorkspace(v, workspace)]));
   return new StdioClientTransport({
     command,
     args: config.args.map((a) => withWorkspace(a, workspace)),

@@ -67,7 +67,10 @@ export function mcpToolDefinition(config: McpServerConfig, tool: Tool, call: Mcp
   return {
     name: mcpToolName(config.name, tool.name),
     description:
-      tool.description ?? tool.title ?? tool.annotations?.title ?? `Tool "${tool.name}" of the MCP server "${config.name}".`,
+      tool.description ??
+      tool.title ??
+      tool.annotations?.title ??
+      `Tool "${tool.name}" of the MCP server "${config.name}".`,
     parameters,
     jsonSchema: schema,
     execute: (args, ctx) => call(tool.name, args as Record<string, unknown>, ctx),

@@ -7,7 +7,14 @@
 import { Client, Connection } from '@temporalio/client';
 import { WorkflowStreamClient } from '@temporalio/workflow-streams/client';
 import readline from 'node:readline';
-import { PEER_CONFIG_ENV, PEER_TOPIC, SUBSCRIBER_DONE_SIGNAL, type PeerConfig, type SubscribeRequest, type SubscriberMessage } from './protocol';
+import {
+  PEER_CONFIG_ENV,
+  PEER_TOPIC,
+  SUBSCRIBER_DONE_SIGNAL,
+  type PeerConfig,
+  type SubscribeRequest,
+  type SubscriberMessage,
+} from './protocol';
 
 /** A raw model stream event as the plugin's streaming activity publishes it (only the fields used here). */
 interface StreamEvent {

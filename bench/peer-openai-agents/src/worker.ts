@@ -28,9 +28,14 @@ const CHECKED_PACKAGES: Record<string, string> = {
 
 /** The package.json of the installed package `name` (some packages do not export theirs). */
 function manifestOf(name: string): string {
-  for (let dir = path.dirname(require.resolve(CHECKED_PACKAGES[name])); dir !== path.dirname(dir); dir = path.dirname(dir)) {
+  for (
+    let dir = path.dirname(require.resolve(CHECKED_PACKAGES[name]));
+    dir !== path.dirname(dir);
+    dir = path.dirname(dir)
+  ) {
     const manifest = path.join(dir, 'package.json');
-    if (fs.existsSync(manifest) && (JSON.parse(fs.readFileSync(manifest, 'utf8')) as { name?: string }).name === name) return manifest;
+    if (fs.existsSync(manifest) && (JSON.parse(fs.readFileSync(manifest, 'utf8')) as { name?: string }).name === name)
+      return manifest;
   }
   throw new Error(`no package.json found for ${name}`);
 }
@@ -41,7 +46,8 @@ function loadedPackages(): Pick<PeerReadyInfo, 'versions' | 'resolved'> {
   const resolved: Record<string, string> = {};
   for (const name of Object.keys(CHECKED_PACKAGES)) {
     const manifest = manifestOf(name);
-    if (!manifest.startsWith(path.join(PACKAGE_ROOT, 'node_modules') + path.sep)) throw new Error(`${name} resolved outside ${PACKAGE_ROOT}: ${manifest}`);
+    if (!manifest.startsWith(path.join(PACKAGE_ROOT, 'node_modules') + path.sep))
+      throw new Error(`${name} resolved outside ${PACKAGE_ROOT}: ${manifest}`);
     versions[name] = (JSON.parse(fs.readFileSync(manifest, 'utf8')) as { version: string }).version;
     resolved[name] = path.dirname(manifest);
   }
@@ -53,8 +59,19 @@ function loadedPackages(): Pick<PeerReadyInfo, 'versions' | 'resolved'> {
  * ESM, so webpack picks @openai/agents-core's `.mjs` build, whose sandbox memory module has `await import()`:
  * webpack would split that into a chunk the workflow sandbox cannot load ("Automatic publicPath is not supported").
  */
-const inlineDynamicImports: NonNullable<NonNullable<WorkerOptions['bundlerOptions']>['webpackConfigHook']> = (config) => {
-  return { ...config, module: { ...config.module, parser: { ...config.module?.parser, javascript: { ...config.module?.parser?.javascript, dynamicImportMode: 'eager' } } } };
+const inlineDynamicImports: NonNullable<NonNullable<WorkerOptions['bundlerOptions']>['webpackConfigHook']> = (
+  config,
+) => {
+  return {
+    ...config,
+    module: {
+      ...config.module,
+      parser: {
+        ...config.module?.parser,
+        javascript: { ...config.module?.parser?.javascript, dynamicImportMode: 'eager' },
+      },
+    },
+  };
 };
 
 async function main(): Promise<void> {

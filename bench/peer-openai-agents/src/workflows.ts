@@ -7,23 +7,50 @@ import { activityAsTool, TemporalOpenAIRunner } from '@temporalio/openai-agents/
 import { condition, defineSignal, setHandler } from '@temporalio/workflow';
 import { WorkflowStream } from '@temporalio/workflow-streams/workflow';
 import type { benchEcho } from './activities';
-import { PEER_BATCH_INTERVAL, PEER_TOPIC, SUBSCRIBER_DONE_SIGNAL, type PeerRunInput, type PeerRunOutput } from './protocol';
+import {
+  PEER_BATCH_INTERVAL,
+  PEER_TOPIC,
+  SUBSCRIBER_DONE_SIGNAL,
+  type PeerRunInput,
+  type PeerRunOutput,
+} from './protocol';
 
 const echoTool = activityAsTool<typeof benchEcho>(
   {
     name: 'bench_echo',
     description: 'Echoes the number it is given.',
-    parameters: { type: 'object', properties: { i: { type: 'integer' } }, required: ['i'], additionalProperties: false },
+    parameters: {
+      type: 'object',
+      properties: { i: { type: 'integer' } },
+      required: ['i'],
+      additionalProperties: false,
+    },
   },
   { startToCloseTimeout: '1 minute' },
 );
 
 const subscriberDone = defineSignal(SUBSCRIBER_DONE_SIGNAL);
 
-export async function peerAgentWorkflow({ input, maxTurns, stream, awaitSubscriber }: PeerRunInput): Promise<PeerRunOutput> {
-  const agent = new Agent({ name: 'bench', instructions: 'You are a benchmark agent.', model: 'scripted-model', tools: [echoTool] });
+export async function peerAgentWorkflow({
+  input,
+  maxTurns,
+  stream,
+  awaitSubscriber,
+}: PeerRunInput): Promise<PeerRunOutput> {
+  const agent = new Agent({
+    name: 'bench',
+    instructions: 'You are a benchmark agent.',
+    model: 'scripted-model',
+    tools: [echoTool],
+  });
   // Started by the bench's own client (without the plugin), so the model activity options come from here.
-  const runner = new TemporalOpenAIRunner({ defaultModelParams: { startToCloseTimeout: '1 minute', streamingTopic: PEER_TOPIC, streamingBatchInterval: PEER_BATCH_INTERVAL } });
+  const runner = new TemporalOpenAIRunner({
+    defaultModelParams: {
+      startToCloseTimeout: '1 minute',
+      streamingTopic: PEER_TOPIC,
+      streamingBatchInterval: PEER_BATCH_INTERVAL,
+    },
+  });
   if (!stream) {
     const result = await runner.run(agent, input, { maxTurns });
     return { finalOutput: String(result.finalOutput ?? ''), modelCalls: result.rawResponses.length };

@@ -45,8 +45,12 @@ describe('file_read', () => {
   test('gives clear errors for a directory, a missing file and an offset past the end', async () => {
     await write('dir/f.txt', 'one\n');
     await expect(callTool(fileReadTool, { path: 'dir' }, t.ctx)).rejects.toThrow(/"dir" is a directory/);
-    await expect(callTool(fileReadTool, { path: 'missing.txt' }, t.ctx)).rejects.toThrow(/No such file or directory: missing.txt/);
-    await expect(callTool(fileReadTool, { path: 'dir/f.txt', offset: 5 }, t.ctx)).rejects.toThrow(/past the end.*1 lines/);
+    await expect(callTool(fileReadTool, { path: 'missing.txt' }, t.ctx)).rejects.toThrow(
+      /No such file or directory: missing.txt/,
+    );
+    await expect(callTool(fileReadTool, { path: 'dir/f.txt', offset: 5 }, t.ctx)).rejects.toThrow(
+      /past the end.*1 lines/,
+    );
   });
 });
 
@@ -55,7 +59,9 @@ describe('file_write', () => {
     const out = await callTool(fileWriteTool, { path: 'deep/er/note.md', content: 'héllo\nworld\n' }, t.ctx);
     expect(out.content).toBe('Wrote 13 bytes to deep/er/note.md.');
     expect(out.metadata).toEqual({ bytes: 13 });
-    expect((await callTool(fileReadTool, { path: 'deep/er/note.md' }, t.ctx)).content).toBe('     1\théllo\n     2\tworld');
+    expect((await callTool(fileReadTool, { path: 'deep/er/note.md' }, t.ctx)).content).toBe(
+      '     1\théllo\n     2\tworld',
+    );
     await callTool(fileWriteTool, { path: 'deep/er/note.md', content: 'replaced' }, t.ctx);
     await expect(fs.readFile(path.join(t.workspace, 'deep/er/note.md'), 'utf8')).resolves.toBe('replaced');
   });
@@ -72,16 +78,24 @@ describe('file_edit', () => {
   });
 
   test('refuses when old_string is absent', async () => {
-    await expect(callTool(fileEditTool, { path: 'code.ts', old_string: 'const d', new_string: 'x' }, t.ctx)).rejects.toThrow(/not found in "code.ts"/);
+    await expect(
+      callTool(fileEditTool, { path: 'code.ts', old_string: 'const d', new_string: 'x' }, t.ctx),
+    ).rejects.toThrow(/not found in "code.ts"/);
   });
 
   test('refuses a non-unique old_string and says how many occurrences there are', async () => {
-    await expect(callTool(fileEditTool, { path: 'code.ts', old_string: '= 1;', new_string: '= 9;' }, t.ctx)).rejects.toThrow(/occurs 2 times/);
+    await expect(
+      callTool(fileEditTool, { path: 'code.ts', old_string: '= 1;', new_string: '= 9;' }, t.ctx),
+    ).rejects.toThrow(/occurs 2 times/);
     await expect(read()).resolves.toBe('const a = 1;\nconst b = 1;\nconst c = 2;\n');
   });
 
   test('replaces every occurrence with replace_all', async () => {
-    const out = await callTool(fileEditTool, { path: 'code.ts', old_string: '= 1;', new_string: '= 9;', replace_all: true }, t.ctx);
+    const out = await callTool(
+      fileEditTool,
+      { path: 'code.ts', old_string: '= 1;', new_string: '= 9;', replace_all: true },
+      t.ctx,
+    );
     expect(out.content).toBe('Replaced 2 occurrences in code.ts.');
     await expect(read()).resolves.toBe('const a = 9;\nconst b = 9;\nconst c = 2;\n');
   });
@@ -100,9 +114,20 @@ describe('ls', () => {
 
 describe('glob', () => {
   beforeEach(async () => {
-    for (const f of ['a.ts', 'b.js', 'src/c.ts', 'src/d.tsx', 'src/deep/e.ts', 'src/x1.md', 'node_modules/m.ts', '.git/g.ts']) await write(f, '');
+    for (const f of [
+      'a.ts',
+      'b.js',
+      'src/c.ts',
+      'src/d.tsx',
+      'src/deep/e.ts',
+      'src/x1.md',
+      'node_modules/m.ts',
+      '.git/g.ts',
+    ])
+      await write(f, '');
   });
-  const glob = async (args: { pattern: string; path?: string; max_results?: number }) => (await callTool(globTool, args, t.ctx)).content;
+  const glob = async (args: { pattern: string; path?: string; max_results?: number }) =>
+    (await callTool(globTool, args, t.ctx)).content;
 
   test('matches ** across directories, * within one segment, ? and {a,b}', async () => {
     expect(await glob({ pattern: '**/*.ts' })).toBe('a.ts\nsrc/c.ts\nsrc/deep/e.ts');
@@ -139,7 +164,9 @@ describe('grep', () => {
   const grep = (args: Record<string, unknown>) => callTool(grepTool, args, t.ctx);
 
   test('returns file:line:text matches relative to the workspace', async () => {
-    expect((await grep({ pattern: 'TODO' })).content).toBe('notes.md:1:TODO write docs\nsrc/a.ts:2:TODO: fix\nsrc/b.js:2:TODO again');
+    expect((await grep({ pattern: 'TODO' })).content).toBe(
+      'notes.md:1:TODO write docs\nsrc/a.ts:2:TODO: fix\nsrc/b.js:2:TODO again',
+    );
   });
 
   test('filters files with glob, searches under path, and honours ignore_case', async () => {

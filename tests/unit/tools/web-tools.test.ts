@@ -100,7 +100,10 @@ describe('web_search_api', () => {
       expect(server.requests[0].headers['x-api-key']).toBe('env-key');
       expect(JSON.parse(server.requests[0].body)).toEqual({ q: 'nothing', num: 10 });
     } finally {
-      for (const [k, v] of [['SERPER_API_URL', saved.url], ['SERPER_API_KEY', saved.key]] as const) {
+      for (const [k, v] of [
+        ['SERPER_API_URL', saved.url],
+        ['SERPER_API_KEY', saved.key],
+      ] as const) {
         if (v === undefined) delete process.env[k];
         else process.env[k] = v;
       }
@@ -109,7 +112,8 @@ describe('web_search_api', () => {
 });
 
 describe('web_reader_api', () => {
-  const page = 'Title: Example Domain\nURL Source: https://example.com/page\n\nMarkdown Content:\nThis domain is for examples.';
+  const page =
+    'Title: Example Domain\nURL Source: https://example.com/page\n\nMarkdown Content:\nThis domain is for examples.';
 
   test('GETs <endpoint>/<url> with the bearer key and returns the text with sources', async () => {
     reply = () => ({ status: 200, body: page, type: 'text/plain' });

@@ -53,15 +53,21 @@ describe('resolveInWorkspace', () => {
   test('resolves relative, absolute-inside, not-yet-existing and internally symlinked paths to real paths', async () => {
     const ws = t.workspace;
     await expect(resolveInWorkspace(ws, 'inside/nested/a.txt')).resolves.toBe(path.join(ws, 'inside/nested/a.txt'));
-    await expect(resolveInWorkspace(ws, path.join(ws, 'inside/nested/a.txt'))).resolves.toBe(path.join(ws, 'inside/nested/a.txt'));
-    await expect(resolveInWorkspace(ws, 'inside/../inside/new/dir/b.txt')).resolves.toBe(path.join(ws, 'inside/new/dir/b.txt'));
+    await expect(resolveInWorkspace(ws, path.join(ws, 'inside/nested/a.txt'))).resolves.toBe(
+      path.join(ws, 'inside/nested/a.txt'),
+    );
+    await expect(resolveInWorkspace(ws, 'inside/../inside/new/dir/b.txt')).resolves.toBe(
+      path.join(ws, 'inside/new/dir/b.txt'),
+    );
     await expect(resolveInWorkspace(ws, 'alias/nested/a.txt')).resolves.toBe(path.join(ws, 'inside/nested/a.txt'));
     await expect(resolveInWorkspace(ws, '.')).resolves.toBe(ws);
     await expect(resolveInWorkspace(ws, '')).resolves.toBe(ws);
   });
 
   test('with mustExist, a missing path inside is a "no such file" error, not an escape', async () => {
-    await expect(resolveInWorkspace(t.workspace, 'nope.txt', { mustExist: true })).rejects.toThrow(/No such file or directory: nope.txt/);
+    await expect(resolveInWorkspace(t.workspace, 'nope.txt', { mustExist: true })).rejects.toThrow(
+      /No such file or directory: nope.txt/,
+    );
   });
 
   test('ensureWorkspace creates the directory tree and returns its real path', async () => {
@@ -80,7 +86,9 @@ const toolCalls: Array<[string, ToolDefinition, (p: string) => Record<string, un
   ['glob', globTool, (p) => ({ pattern: '**/*', path: p })],
   ['grep', grepTool, (p) => ({ pattern: 'SECRET', path: p })],
 ];
-const cases = toolCalls.flatMap(([name, tool, args]) => escapes.map(([label, userPath]) => [name, label, tool, args, userPath] as const));
+const cases = toolCalls.flatMap(([name, tool, args]) =>
+  escapes.map(([label, userPath]) => [name, label, tool, args, userPath] as const),
+);
 
 describe('file tools stay inside the workspace', () => {
   test.each(cases)('%s refuses %s', async (_name, _label, tool, args, userPath) => {
@@ -98,11 +106,22 @@ describe('file tools stay inside the workspace', () => {
 
   test('normal nested paths work for every file tool', async () => {
     const ctx = t.ctx;
-    expect((await callTool(fileWriteTool, { path: 'inside/nested/b.txt', content: 'one two\n' }, ctx)).isError).toBeFalsy();
-    expect((await callTool(fileEditTool, { path: 'inside/nested/b.txt', old_string: 'two', new_string: 'three' }, ctx)).isError).toBeFalsy();
-    expect((await callTool(fileReadTool, { path: path.join(t.workspace, 'inside/nested/b.txt') }, ctx)).content).toBe('     1\tone three');
+    expect(
+      (await callTool(fileWriteTool, { path: 'inside/nested/b.txt', content: 'one two\n' }, ctx)).isError,
+    ).toBeFalsy();
+    expect(
+      (await callTool(fileEditTool, { path: 'inside/nested/b.txt', old_string: 'two', new_string: 'three' }, ctx))
+        .isError,
+    ).toBeFalsy();
+    expect((await callTool(fileReadTool, { path: path.join(t.workspace, 'inside/nested/b.txt') }, ctx)).content).toBe(
+      '     1\tone three',
+    );
     expect((await callTool(lsTool, { path: 'inside/nested' }, ctx)).content).toBe('a.txt\nb.txt');
-    expect((await callTool(globTool, { pattern: '*.txt', path: 'inside/nested' }, ctx)).content).toBe('inside/nested/a.txt\ninside/nested/b.txt');
-    expect((await callTool(grepTool, { pattern: 'three', path: 'inside' }, ctx)).content).toBe('inside/nested/b.txt:1:one three');
+    expect((await callTool(globTool, { pattern: '*.txt', path: 'inside/nested' }, ctx)).content).toBe(
+      'inside/nested/a.txt\ninside/nested/b.txt',
+    );
+    expect((await callTool(grepTool, { pattern: 'three', path: 'inside' }, ctx)).content).toBe(
+      'inside/nested/b.txt:1:one three',
+    );
   });
 });

@@ -26,7 +26,10 @@ function Approval({ api, approval }: { api: Api; approval: ApprovalView }) {
     setError(undefined);
     try {
       const body = decision === 'approve' ? { remember } : message ? { message } : {};
-      await api.post(`${runPath(approval.runId)}/tool-calls/${encodeURIComponent(approval.toolCallId)}/${decision}`, body);
+      await api.post(
+        `${runPath(approval.runId)}/tool-calls/${encodeURIComponent(approval.toolCallId)}/${decision}`,
+        body,
+      );
     } catch (err) {
       setError((err as Error).message);
     } finally {
@@ -41,12 +44,23 @@ function Approval({ api, approval }: { api: Api; approval: ApprovalView }) {
       <pre class="args">{pretty(approval.args)}</pre>
       <div class="row">
         <label>
-          <input type="checkbox" data-testid="remember" checked={remember} onChange={(e) => setRemember(e.currentTarget.checked)} /> remember for this run
+          <input
+            type="checkbox"
+            data-testid="remember"
+            checked={remember}
+            onChange={(e) => setRemember(e.currentTarget.checked)}
+          />{' '}
+          remember for this run
         </label>
         <button data-testid="approve" disabled={busy} onClick={() => void decide('approve')}>
           Approve
         </button>
-        <input data-testid="deny-message" placeholder="message to the agent (optional)" value={message} onInput={(e) => setMessage(e.currentTarget.value)} />
+        <input
+          data-testid="deny-message"
+          placeholder="message to the agent (optional)"
+          value={message}
+          onInput={(e) => setMessage(e.currentTarget.value)}
+        />
         <button class="danger" data-testid="deny" disabled={busy} onClick={() => void decide('deny')}>
           Deny
         </button>

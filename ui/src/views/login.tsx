@@ -12,13 +12,22 @@ export function Login({ error, onToken }: { error?: string; onToken: (token: str
       }}
     >
       <h1>Sign in</h1>
-      <p>Paste a bridge token (one of AGIO_TOKENS; <code>agio serve</code> uses <code>dev-token</code>).</p>
+      <p>
+        Paste a bridge token (one of AGIO_TOKENS; <code>agio serve</code> uses <code>dev-token</code>).
+      </p>
       {error && (
         <p class="error" data-testid="sign-in-error">
           {error}
         </p>
       )}
-      <input type="password" name="token" autocomplete="off" placeholder="token" value={value} onInput={(e) => setValue(e.currentTarget.value)} />
+      <input
+        type="password"
+        name="token"
+        autocomplete="off"
+        placeholder="token"
+        value={value}
+        onInput={(e) => setValue(e.currentTarget.value)}
+      />
       <button type="submit">Sign in</button>
     </form>
   );

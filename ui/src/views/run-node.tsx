@@ -11,7 +11,13 @@ export function RunNode({ tree, runId }: { tree: RunTree; runId: string }) {
   const nestedUnderCalls = new Set(run.steps.flatMap((s) => s.toolCalls.map((c) => c.childRunId)).filter(Boolean));
   const subRuns = run.children.filter((id) => !nestedUnderCalls.has(id));
   return (
-    <section class={`run-node depth-${Math.min(run.depth, 6)}`} data-testid="run-node" data-run-id={run.runId} data-agent={run.agent} data-status={run.status}>
+    <section
+      class={`run-node depth-${Math.min(run.depth, 6)}`}
+      data-testid="run-node"
+      data-run-id={run.runId}
+      data-agent={run.agent}
+      data-status={run.status}
+    >
       <RunHeader tree={tree} run={run} />
       {run.input !== undefined && run.depth === 0 && (
         <details class="input">
@@ -62,7 +68,9 @@ function RunHeader({ tree, run }: { tree: RunTree; run: RunView }) {
       {hasChildren && <span class="muted">tree: {tokens(treeUsage(tree, run.runId))}</span>}
       {run.retries > 0 && <span class="badge retry">{run.retries} retries</span>}
       {run.position && <Position run={run} />}
-      {run.terminationReason && run.terminationReason !== 'completed' && <span class="badge">{run.terminationReason}</span>}
+      {run.terminationReason && run.terminationReason !== 'completed' && (
+        <span class="badge">{run.terminationReason}</span>
+      )}
     </header>
   );
 }
@@ -71,7 +79,9 @@ function Position({ run }: { run: RunView }) {
   const p = run.position!;
   const parts = [
     p.timesLooped !== undefined ? `iteration ${p.timesLooped + 1}` : undefined,
-    p.currentSubAgent ? `at ${p.currentSubAgent}${p.currentSubAgentIndex !== undefined ? ` (#${p.currentSubAgentIndex + 1})` : ''}` : undefined,
+    p.currentSubAgent
+      ? `at ${p.currentSubAgent}${p.currentSubAgentIndex !== undefined ? ` (#${p.currentSubAgentIndex + 1})` : ''}`
+      : undefined,
     p.branches ? `branches: ${p.branches.join(', ')}` : undefined,
   ].filter(Boolean);
   return (

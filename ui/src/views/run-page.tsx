@@ -75,13 +75,23 @@ export function RunPage({ api, runId }: { api: Api; runId: string }) {
           <dt>Started</dt>
           <dd>{clock(run?.startedAt ?? summary?.startTime)}</dd>
           <dt>Took</dt>
-          <dd data-testid="run-duration">{run?.startedAt ? duration((run.endedAt ?? Date.now()) - run.startedAt) : '–'}</dd>
+          <dd data-testid="run-duration">
+            {run?.startedAt ? duration((run.endedAt ?? Date.now()) - run.startedAt) : '–'}
+          </dd>
           <dt>Usage (whole tree)</dt>
           <dd data-testid="tree-usage" data-total={run ? treeUsage(tree, runId).totalTokens : undefined}>
             {run ? tokens(treeUsage(tree, runId)) : '–'}
           </dd>
           <dt>Events</dt>
-          <dd data-testid="event-stats" data-durable={tree.durableEvents} data-first={tree.firstOffset} data-last={tree.lastOffset} data-deltas={tree.deltas} data-duplicates={tree.duplicates} data-gaps={tree.gaps}>
+          <dd
+            data-testid="event-stats"
+            data-durable={tree.durableEvents}
+            data-first={tree.firstOffset}
+            data-last={tree.lastOffset}
+            data-deltas={tree.deltas}
+            data-duplicates={tree.duplicates}
+            data-gaps={tree.gaps}
+          >
             {tree.durableEvents} (offsets {tree.firstOffset ?? '–'}–{tree.lastOffset}), {tree.deltas} live deltas
             {tree.duplicates ? `, ${tree.duplicates} repeats dropped` : ''}
             {tree.gaps ? `, ${tree.gaps} gaps` : ''}

@@ -16,7 +16,10 @@ export function RunsPage({ api, agent, status }: { api: Api; agent?: string; sta
   const [error, setError] = useState<string>();
 
   useEffect(() => {
-    api.get<{ agents: AgentSummary[] }>('/agents').then((r) => setAgents(r.agents), (err: Error) => setError(err.message));
+    api.get<{ agents: AgentSummary[] }>('/agents').then(
+      (r) => setAgents(r.agents),
+      (err: Error) => setError(err.message),
+    );
   }, [api]);
 
   useEffect(() => {
@@ -59,7 +62,11 @@ export function RunsPage({ api, agent, status }: { api: Api; agent?: string; sta
           <h1>Runs</h1>
           <label>
             Agent{' '}
-            <select data-testid="filter-agent" value={agent ?? ''} onChange={(e) => navigate(listUrl({ agent: e.currentTarget.value || undefined, status }), true)}>
+            <select
+              data-testid="filter-agent"
+              value={agent ?? ''}
+              onChange={(e) => navigate(listUrl({ agent: e.currentTarget.value || undefined, status }), true)}
+            >
               <option value="">all</option>
               {agents.map((a) => (
                 <option value={a.name}>{a.name}</option>
@@ -68,7 +75,11 @@ export function RunsPage({ api, agent, status }: { api: Api; agent?: string; sta
           </label>
           <label>
             Status{' '}
-            <select data-testid="filter-status" value={status ?? ''} onChange={(e) => navigate(listUrl({ agent, status: e.currentTarget.value || undefined }), true)}>
+            <select
+              data-testid="filter-status"
+              value={status ?? ''}
+              onChange={(e) => navigate(listUrl({ agent, status: e.currentTarget.value || undefined }), true)}
+            >
               <option value="">all</option>
               {STATUSES.map((s) => (
                 <option value={s}>{s.replace(/_/g, ' ')}</option>
@@ -93,14 +104,20 @@ export function RunsPage({ api, agent, status }: { api: Api; agent?: string; sta
               {runs.map((run) => (
                 <tr data-run-id={run.runId}>
                   <td>
-                    <span class={`badge ${run.status.toLowerCase()}`}>{run.status.toLowerCase().replace(/_/g, ' ')}</span>
+                    <span class={`badge ${run.status.toLowerCase()}`}>
+                      {run.status.toLowerCase().replace(/_/g, ' ')}
+                    </span>
                   </td>
                   <td>{run.agent}</td>
                   <td>
                     <a {...linkTo(runUrl(run.runId))}>{run.runId}</a>
                   </td>
                   <td>{clock(run.startTime)}</td>
-                  <td>{run.startTime ? duration((run.closeTime ? Date.parse(run.closeTime) : Date.now()) - Date.parse(run.startTime)) : '–'}</td>
+                  <td>
+                    {run.startTime
+                      ? duration((run.closeTime ? Date.parse(run.closeTime) : Date.now()) - Date.parse(run.startTime))
+                      : '–'}
+                  </td>
                 </tr>
               ))}
             </tbody>

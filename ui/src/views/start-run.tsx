@@ -36,7 +36,13 @@ export function StartRun({ api, agents }: { api: Api; agents: AgentSummary[] }) 
             </option>
           ))}
         </select>
-        <textarea name="input" rows={2} placeholder="input" value={input} onInput={(e) => setInput(e.currentTarget.value)} />
+        <textarea
+          name="input"
+          rows={2}
+          placeholder="input"
+          value={input}
+          onInput={(e) => setInput(e.currentTarget.value)}
+        />
         <button type="submit" disabled={busy || !chosen || !input.trim()}>
           Start
         </button>

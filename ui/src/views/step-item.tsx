@@ -4,7 +4,15 @@ import type { ComponentChild } from 'preact';
 import { callOf, runIdOf, type ApprovalView, type RunTree, type StepView, type ToolCallView } from '../run-tree';
 import { duration, prettyJson, tokens } from '../format';
 
-export function StepItem({ tree, step, renderRun }: { tree: RunTree; step: StepView; renderRun: (runId: string) => ComponentChild }) {
+export function StepItem({
+  tree,
+  step,
+  renderRun,
+}: {
+  tree: RunTree;
+  step: StepView;
+  renderRun: (runId: string) => ComponentChild;
+}) {
   if (step.role === 'tool') {
     // Shown under its call; only an orphan result gets a line of its own.
     if (step.toolCallId && callOf(tree, runIdOf(step), step.toolCallId)) return null;
@@ -26,10 +34,17 @@ export function StepItem({ tree, step, renderRun }: { tree: RunTree; step: StepV
     );
   }
   return (
-    <li class={`step assistant${step.live ? ' live' : ''}`} data-testid="assistant-step" data-step-id={step.stepId} data-live={step.live}>
+    <li
+      class={`step assistant${step.live ? ' live' : ''}`}
+      data-testid="assistant-step"
+      data-step-id={step.stepId}
+      data-live={step.live}
+    >
       <div class="step-meta">
         <span class="role">assistant</span>
-        {step.live && <span class="badge running">streaming{step.attempt > 1 ? ` (attempt ${step.attempt})` : ''}</span>}
+        {step.live && (
+          <span class="badge running">streaming{step.attempt > 1 ? ` (attempt ${step.attempt})` : ''}</span>
+        )}
         {step.durationMs !== undefined && <span class="muted">{duration(step.durationMs)}</span>}
         {step.firstTokenMs !== undefined && <span class="muted">first token {duration(step.firstTokenMs)}</span>}
         {step.usage && <span class="muted">{tokens(step.usage)}</span>}
@@ -46,15 +61,34 @@ export function StepItem({ tree, step, renderRun }: { tree: RunTree; step: StepV
         </pre>
       )}
       {step.toolCalls.map((call) => (
-        <ToolCallItem key={call.id || call.name} call={call} approval={tree.approvals.find((a) => a.runId === runIdOf(step) && a.toolCallId === call.id)} nested={call.childRunId ? renderRun(call.childRunId) : undefined} />
+        <ToolCallItem
+          key={call.id || call.name}
+          call={call}
+          approval={tree.approvals.find((a) => a.runId === runIdOf(step) && a.toolCallId === call.id)}
+          nested={call.childRunId ? renderRun(call.childRunId) : undefined}
+        />
       ))}
     </li>
   );
 }
 
-function ToolCallItem({ call, approval, nested }: { call: ToolCallView; approval?: ApprovalView; nested?: ComponentChild }) {
+function ToolCallItem({
+  call,
+  approval,
+  nested,
+}: {
+  call: ToolCallView;
+  approval?: ApprovalView;
+  nested?: ComponentChild;
+}) {
   return (
-    <div class={`tool-call ${call.status}`} data-testid="tool-call" data-call-id={call.id} data-status={call.status} data-tool={call.name}>
+    <div
+      class={`tool-call ${call.status}`}
+      data-testid="tool-call"
+      data-call-id={call.id}
+      data-status={call.status}
+      data-tool={call.name}
+    >
       <div class="step-meta">
         <code class="tool-name">{call.name || '…'}</code>
         <span class={`badge ${call.status}`}>{call.status.replace('_', ' ')}</span>
@@ -78,7 +112,14 @@ function ToolCallItem({ call, approval, nested }: { call: ToolCallView; approval
 
 function Decision({ approval }: { approval: ApprovalView }) {
   const d = approval.decision!;
-  const how = d.outcome === 'granted' ? `approved${d.remember ? ' (remembered)' : ''}` : d.reason === 'rule' ? 'denied by a rule' : d.reason === 'timeout' ? 'not approved in time' : 'denied';
+  const how =
+    d.outcome === 'granted'
+      ? `approved${d.remember ? ' (remembered)' : ''}`
+      : d.reason === 'rule'
+        ? 'denied by a rule'
+        : d.reason === 'timeout'
+          ? 'not approved in time'
+          : 'denied';
   return (
     <span class="muted" data-testid="decision">
       {how}
