@@ -9,11 +9,16 @@ import { eventsQuery } from '../common/messages';
 /** Answers one page of a root run's log: its events with offset > after, at most `limit`. */
 export type EventPages = (input: { after: number; limit: number }) => Promise<EventsPage>;
 
-/** Pages through the run's events Query. */
+/**
+ * Pages through the run's events Query. With `signal`, a query in flight (or waiting to be retried) is cancelled when
+ * the reader stops, so nothing is left calling a connection its owner is about to close.
+ */
 export const queryPages =
-  (handle: WorkflowHandle): EventPages =>
+  (handle: WorkflowHandle, signal?: AbortSignal): EventPages =>
   (input) =>
-    handle.query(eventsQuery, input);
+    signal
+      ? handle.client.withAbortSignal(signal, () => handle.query(eventsQuery, input))
+      : handle.query(eventsQuery, input);
 
 /** The log no longer holds the events a reader asked for (they were dropped at continue-as-new). */
 export class EventsGoneError extends Error {

@@ -46,8 +46,8 @@ export class RunLogs {
 
   /** One root run's log (in the event log, under `tenant`, which owns it), for a reader that stops with `signal`. */
   open(rootRunId: string, signal: AbortSignal, tenant?: string): RunLog {
-    const open = queryPages(this.openOnly.getHandle(rootRunId));
-    const replayed = queryPages(this.temporal.workflow.getHandle(rootRunId));
+    const open = queryPages(this.openOnly.getHandle(rootRunId), signal);
+    const replayed = queryPages(this.temporal.workflow.getHandle(rootRunId), signal);
     let closed = false;
     const pages: EventPages = async (input) => {
       if (!closed) {

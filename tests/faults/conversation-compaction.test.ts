@@ -197,5 +197,5 @@ describe('a session whose earlier runs outgrew the model-input limit', () => {
       .map((c) => JSON.parse(c.function.arguments) as { path: string; content: string });
     expect(args.map((a) => a.path)).toEqual(['big-0.txt', 'big-1.txt', 'big-2.txt', 'big-3.txt']);
     expect(args[0].content).toMatch(/^\[\d+ bytes of an earlier run of this session left out/);
-  }, 60_000);
+  }, 120_000);
 });
