@@ -11,14 +11,23 @@ export type EventPages = (input: { after: number; limit: number }) => Promise<Ev
 
 /**
  * Pages through the run's events Query. With `signal`, a query in flight (or waiting to be retried) is cancelled when
- * the reader stops, so nothing is left calling a connection its owner is about to close.
+ * the reader stops, so nothing is left calling a connection its owner is about to close. Each query gets its own
+ * signal: the SDK never removes the listener it adds to a call's signal, and a reader makes thousands of queries.
  */
 export const queryPages =
   (handle: WorkflowHandle, signal?: AbortSignal): EventPages =>
-  (input) =>
-    signal
-      ? handle.client.withAbortSignal(signal, () => handle.query(eventsQuery, input))
-      : handle.query(eventsQuery, input);
+  async (input) => {
+    if (!signal) return handle.query(eventsQuery, input);
+    const call = new AbortController();
+    const cancel = () => call.abort();
+    if (signal.aborted) cancel();
+    signal.addEventListener('abort', cancel, { once: true });
+    try {
+      return await handle.client.withAbortSignal(call.signal, () => handle.query(eventsQuery, input));
+    } finally {
+      signal.removeEventListener('abort', cancel);
+    }
+  };
 
 /** The log no longer holds the events a reader asked for (they were dropped at continue-as-new). */
 export class EventsGoneError extends Error {

@@ -1,6 +1,7 @@
 // readEvents' polling of a quiet run, against a fake handle that answers the events query with empty pages: it
 // backs off further once the run has been quiet for idleAfterMs, and a wake-up makes it poll again at once.
 import type { WorkflowHandle } from '@temporalio/client';
+import { getEventListeners } from 'node:events';
 import { queryPages, readEvents } from '../../client/event-reader';
 import type { AgioEvent } from '../../common';
 
@@ -84,5 +85,35 @@ describe('readEvents on a quiet run', () => {
     expect(queries.length).toBeGreaterThan(before);
     expect(queries[before] - wokenAt).toBeLessThan(100);
     await reading;
+  });
+});
+
+describe('queryPages with a reader signal', () => {
+  it("cancels a query when the reader stops, and leaves no listener on the reader's signal per query", async () => {
+    const callSignals: AbortSignal[] = [];
+    const handle = {
+      // Like the SDK: the call listens on the signal it is given and never removes that listener.
+      client: {
+        withAbortSignal: async <T>(signal: AbortSignal, fn: () => Promise<T>) => {
+          callSignals.push(signal);
+          signal.addEventListener('abort', () => undefined);
+          return fn();
+        },
+      },
+      query: async () => ({ events: [], firstOffset: 0, lastOffset: -1, ended: false }),
+    } as unknown as WorkflowHandle;
+    const reader = new AbortController();
+    const pages = queryPages(handle, reader.signal);
+    for (let i = 0; i < 50; i++) await pages({ after: -1, limit: 1000 });
+    expect(getEventListeners(reader.signal, 'abort')).toHaveLength(0);
+    // A query in flight when the reader stops is cancelled.
+    let release!: () => void;
+    (handle as unknown as { query: () => Promise<unknown> }).query = () => new Promise((r) => (release = () => r({})));
+    const pending = pages({ after: -1, limit: 1000 });
+    await new Promise((r) => setImmediate(r));
+    reader.abort();
+    expect(callSignals.at(-1)?.aborted).toBe(true);
+    release();
+    await pending;
   });
 });

@@ -196,6 +196,31 @@ describe('the viewer run tree', () => {
     expect(tree.runs[ROOT].paused).toBe(false);
   });
 
+  test('orders children as the log started them, and adopts a run whose live deltas came before its parent', () => {
+    const sub = (runId: string, agent: string, parentRunId: string | undefined, depth: number) => ({
+      runId,
+      rootRunId: ROOT,
+      parentRunId,
+      agent,
+      depth,
+      nestingType: 'workflow_agent' as const,
+      timestamp: 1,
+    });
+    const delta = (runId: string) => ({ type: 'STEP_DELTA', stepId: `${runId}:0`, delta: { content: 'x' } });
+    const events = [
+      { ...sub(ROOT, 'room', undefined, 0), type: 'RUN_STARTED', offset: 0 },
+      // Live deltas of the second sub-agent, and of a run nested in it, arrive before the log has started either.
+      { ...sub(`${ROOT}/b/x`, 'inner', `${ROOT}/b`, 2), ...delta(`${ROOT}/b/x`), offset: 0, seq: 0 },
+      { ...sub(`${ROOT}/b`, 'reviewer', ROOT, 1), ...delta(`${ROOT}/b`), offset: 0, seq: 1 },
+      { ...sub(`${ROOT}/a`, 'drafter', ROOT, 1), type: 'RUN_STARTED', offset: 1 },
+      { ...sub(`${ROOT}/b`, 'reviewer', ROOT, 1), type: 'RUN_STARTED', offset: 2 },
+    ] as AgioEvent[];
+    const tree = emptyTree();
+    for (const e of events) applyEvent(tree, e);
+    expect(tree.runs[ROOT].children).toEqual([`${ROOT}/a`, `${ROOT}/b`]);
+    expect(tree.runs[`${ROOT}/b`].children).toEqual([`${ROOT}/b/x`]);
+  });
+
   test('the viewer listens for every event type the stream has', () => {
     expect([...EVENT_TYPES].sort()).toEqual([...EventType.options].sort());
   });

@@ -44,14 +44,28 @@ function runOf(tree: RunTree, event: AgioEvent): RunView {
     tree.runs[event.runId] = run;
     if (event.depth === 0) tree.rootRunId ??= event.runId;
     const parent = event.parentRunId ? tree.runs[event.parentRunId] : undefined;
-    if (parent && !parent.children.includes(run.runId)) parent.children.push(run.runId);
-    // An agent used as a tool: its parent's call points at it.
-    if (parent && event.toolCallId) {
-      const call = findCall(parent, event.toolCallId);
-      if (call) call.childRunId = run.runId;
-    }
+    if (parent) adopt(parent, run);
+    // Live deltas can run ahead of the log: children seen before this run are its children too.
+    for (const other of Object.values(tree.runs)) if (other.parentRunId === run.runId) adopt(run, other);
+  }
+  // Children are in the order the log started them, not the order their first (possibly live) event arrived in.
+  if (event.seq === undefined && run.startOffset === undefined) {
+    run.startOffset = event.offset;
+    const parent = run.parentRunId ? tree.runs[run.parentRunId] : undefined;
+    if (parent) parent.children.sort((a, b) => startOf(tree, a) - startOf(tree, b));
   }
   return run;
+}
+
+const startOf = (tree: RunTree, runId: string) => tree.runs[runId]?.startOffset ?? Number.MAX_SAFE_INTEGER;
+
+function adopt(parent: RunView, child: RunView): void {
+  if (!parent.children.includes(child.runId)) parent.children.push(child.runId);
+  // An agent used as a tool: its parent's call points at it.
+  if (child.toolCallId) {
+    const call = findCall(parent, child.toolCallId);
+    if (call) call.childRunId = child.runId;
+  }
 }
 
 function approvalEvent(tree: RunTree, run: RunView, event: AgioEvent): void {

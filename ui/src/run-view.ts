@@ -62,6 +62,8 @@ export interface RunView {
   agent: string;
   depth: number;
   parentRunId?: string;
+  /** Offset of its first event in the log (live deltas may show it earlier): where it sits among its siblings. */
+  startOffset?: number;
   nestingType?: 'agent_tool' | 'workflow_agent';
   toolCallId?: string;
   status: RunStatus;
