@@ -241,6 +241,15 @@ export const shortLivedScenarios: Scenario[] = [
     ],
   },
   {
+    // A misspelled tool name (since 0.4.0): the run fails before its first model call with a non-retryable UnknownTool.
+    name: 'agent-run-unknown-tool',
+    script: () => undefined,
+    args: [
+      { agent: defineAgent({ name: 'typo', instructions: 'You list files.', tools: ['ls', 'lss'] }), input: 'ls' },
+    ],
+    ends: 'failed',
+  },
+  {
     // Structured output that never fits: the run fails with OutputValidationError once its one repair is used.
     name: 'agent-run-structured-output-failed',
     script: (model) => model.script(text('not json'), text('{"total": "still not a number"}')),

@@ -211,3 +211,12 @@ describe('the 0.3.0 histories of structured output', () => {
     expect(childrenOf('0.3.0/sequential-agent-structured-output')).toHaveLength(2);
   });
 });
+
+describe('the 0.4.0 histories', () => {
+  it('a misspelled tool name: the run fails with UnknownTool before any model call', () => {
+    const recorded = history('0.4.0/agent-run-unknown-tool');
+    expect(closingEvent(recorded)).toBe('WORKFLOW_EXECUTION_FAILED');
+    expect(JSON.stringify(recorded)).toContain('UnknownTool');
+    expect([...activityTypes(recorded), ...localActivityTypes(recorded)]).not.toContain('callModel');
+  });
+});
