@@ -3,21 +3,17 @@
 // with the viewer's bearer token, so every tenant rule applies as it does for any client.
 import fastifyStatic, { type SetHeadersResponse } from '@fastify/static';
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
+import { projectRoot } from '../worker/project-root';
 
 /** Nothing but this origin: the app loads no CDN, inlines nothing and talks only to its bridge. */
 const CONTENT_SECURITY_POLICY =
   "default-src 'self'; img-src 'self' data:; style-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'self'";
 
-/** dist/ui of the package this file belongs to (bridge/ in the sources, dist/bridge/ in the package). */
-export function builtViewerDir(from = __dirname): string | undefined {
-  for (let dir = from; dir !== path.dirname(dir); dir = path.dirname(dir)) {
-    const manifest = path.join(dir, 'package.json');
-    if (existsSync(manifest) && (JSON.parse(readFileSync(manifest, 'utf8')) as { name?: string }).name === 'agio')
-      return path.join(dir, 'dist', 'ui');
-  }
-  return undefined;
+/** dist/ui of Agio's package (from the sources or an installed package alike). */
+export function builtViewerDir(): string {
+  return path.join(projectRoot(), 'dist', 'ui');
 }
 
 function secure(res: SetHeadersResponse, file: string): void {
@@ -32,13 +28,13 @@ function secure(res: SetHeadersResponse, file: string): void {
 }
 
 /** Serves the viewer from `dir`; without a built viewer, /ui answers 503 saying how to build it. */
-export function registerViewer(app: FastifyInstance, dir: string | undefined): void {
-  if (!dir || !existsSync(path.join(dir, 'index.html'))) {
+export function registerViewer(app: FastifyInstance, dir: string): void {
+  if (!existsSync(path.join(dir, 'index.html'))) {
     const notBuilt = async (_req: unknown, reply: FastifyReply) =>
       reply.status(503).send({
         error: {
           code: 'viewer_not_built',
-          message: `the run viewer is not built${dir ? ` (no ${path.join(dir, 'index.html')})` : ''}: run npm run build:ui`,
+          message: `the run viewer is not built (no ${path.join(dir, 'index.html')}): run npm run build:ui`,
         },
       });
     app.get('/ui', notBuilt);

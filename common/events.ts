@@ -1,26 +1,10 @@
 // The event envelope of a run's stream (docs/ARCHITECTURE.md, "The Wire"), carried over from Agio's StepEvent.
 import { z } from 'zod';
+import { EVENT_TYPES } from './event-types';
 import { Step, Usage } from './steps';
 
 /** Every event type a stream can carry. */
-export const EventType = z.enum([
-  'RUN_STARTED',
-  'STEP_DELTA',
-  'STEP_COMPLETED',
-  'RUN_COMPLETED',
-  'RUN_FAILED',
-  'RUN_CANCELLED',
-  'RUN_PAUSED',
-  'RUN_RESUMED',
-  'AGENT_STATE',
-  'TOOL_AUTH_REQUIRED',
-  'TOOL_AUTH_GRANTED',
-  'TOOL_AUTH_DENIED',
-  'STEP_RETRY',
-  'MODEL_UNAVAILABLE',
-  'CONTEXT_COMPACTED',
-  'ERROR',
-]);
+export const EventType = z.enum(EVENT_TYPES);
 /** Every event type a stream can carry. */
 export type EventType = z.infer<typeof EventType>;
 

@@ -11,8 +11,7 @@ const DecisionBody = z.object({
   remember: z.boolean().optional(),
   by: z.string().max(200).optional(),
 });
-const ToolCallParams = z.object({
-  id: z.string().regex(/^[A-Za-z0-9._:/-]{1,512}$/, 'malformed run id'),
+const ToolCallParams = RunParams.extend({
   callId: z.string().regex(/^[A-Za-z0-9._:-]{1,256}$/, 'malformed tool call id'),
 });
 const ControlBody = z.object({ reason: z.string().max(1000).optional(), by: z.string().max(200).optional() });

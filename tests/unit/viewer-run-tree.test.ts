@@ -1,7 +1,7 @@
 // The viewer's fold of a run's stream into a tree: nesting, streaming text, retries, approvals, pause state, usage,
 // and the bookkeeping a resumed stream relies on (repeats dropped, holes counted).
 import { EventType, type AgioEvent } from '../../common';
-import { EVENT_TYPES } from '../../ui/src/event-types';
+import { EVENT_TYPES } from '../../common/event-types';
 import { applyEvent, emptyTree, pendingApprovals, treeUsage, type RunTree } from '../../ui/src/run-tree';
 
 const ROOT = 'run-1';

@@ -5,7 +5,7 @@
 // drops anything it already has, so nothing is shown twice and nothing is skipped.
 import type { AgioEvent } from '../../common';
 import { ApiError, runPath, type Api } from './api';
-import { EVENT_TYPES } from './event-types';
+import { EVENT_TYPES } from '../../common/event-types';
 
 export type StreamPhase = 'connecting' | 'live' | 'reconnecting' | 'ended' | 'failed';
 

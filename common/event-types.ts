@@ -1,5 +1,5 @@
-// The event types of a run's stream, as SSE `event:` names the viewer listens for. A copy of common/events.ts'
-// EventType list (importing it would bundle zod); a unit test keeps the two equal.
+// The event types a run's stream can carry, as a plain list: zod-free, so the browser viewer imports it without
+// bundling zod (common/events.ts builds the EventType schema from it).
 export const EVENT_TYPES = [
   'RUN_STARTED',
   'STEP_DELTA',
