@@ -198,7 +198,7 @@ dynamicConfigClient: { filepath: ${JSON.stringify(o.dynamicConfigFile)}, pollInt
 }
 
 /** Waits for the frontend, then registers the namespace and Agio's search attributes (both only once per database). */
-async function waitForTemporal(address: string, namespace: string, proc: SupervisedProcess): Promise<void> {
+export async function waitForTemporal(address: string, namespace: string, proc: SupervisedProcess): Promise<void> {
   await waitUntil(
     async () => {
       if (proc.child.exitCode !== null) throw new Error(`temporal-server exited early:\n${proc.output()}`);
