@@ -6,20 +6,24 @@ import { MemoryEventLogStore } from './memory/event-log-store';
 import { MemorySessionStore } from './memory/session-store';
 import { MemoryToolResultStore } from './memory/tool-result-store';
 import { MemoryTraceStore } from './memory/trace-store';
+import { MemoryWorkspaceStore } from './memory/workspace-store';
 import { MongoCitationStore } from './mongo/citation-store';
 import { MongoEventLogStore } from './mongo/event-log-store';
 import type { MongoStoreOptions } from './mongo/collections';
 import { MongoSessionStore } from './mongo/session-store';
 import { MongoToolResultStore } from './mongo/tool-result-store';
 import { MongoTraceStore } from './mongo/trace-store';
-import type { CitationStore, EventLogStore, SessionStore, ToolResultStore, TraceStore } from './types';
+import { MongoWorkspaceStore } from './mongo/workspace-store';
+import type { CitationStore, EventLogStore, SessionStore, ToolResultStore, TraceStore, WorkspaceStore } from './types';
 
 export * from './records';
 export * from './types';
+export * from './workspace-files';
 export { toolResultRef } from './tool-result-ref';
 export type { MongoStoreOptions } from './mongo/collections';
 export { MemoryCitationStore, MemoryEventLogStore, MemorySessionStore, MemoryToolResultStore, MemoryTraceStore };
 export { MongoCitationStore, MongoEventLogStore, MongoSessionStore, MongoToolResultStore, MongoTraceStore };
+export { MemoryWorkspaceStore, MongoWorkspaceStore };
 
 /** The stores a worker (and a bridge) uses, of one kind. */
 export interface Stores {
@@ -29,6 +33,8 @@ export interface Stores {
   toolResults: ToolResultStore;
   /** Root runs' event logs, which serve the streams of finished runs. */
   events: EventLogStore;
+  /** Runs' workspaces, which any worker brings up to date before a tool (activities/workspace/). */
+  workspaces: WorkspaceStore;
   /** Sets up every store (creates MongoDB indexes); safe to call again. */
   setup(): Promise<void>;
 }
@@ -50,6 +56,7 @@ export function createMemoryStores(): Stores {
     citations: new MemoryCitationStore(),
     toolResults: new MemoryToolResultStore(),
     events: new MemoryEventLogStore(),
+    workspaces: new MemoryWorkspaceStore(),
   });
 }
 
@@ -61,5 +68,6 @@ export function createMongoStores(client: MongoClient, opts: MongoStoreOptions =
     citations: new MongoCitationStore(client, opts),
     toolResults: new MongoToolResultStore(client, opts),
     events: new MongoEventLogStore(client, opts),
+    workspaces: new MongoWorkspaceStore(client, opts),
   });
 }

@@ -12,6 +12,7 @@ import type {
   ToolResultInput,
   Trace,
 } from './records';
+import type { WorkspaceChange, WorkspaceManifest, WorkspaceQuota } from './workspace-files';
 
 /** Anything that needs indexes before first use; `setup()` may be called any number of times. */
 export interface SetupStore {
@@ -78,4 +79,33 @@ export interface EventLogStore extends SetupStore {
   append(tenant: string, rootRunId: string, events: AgioEvent[]): Promise<void>;
   /** The run's stored events with offset > after, in offset order, at most `limit`. */
   read(tenant: string, rootRunId: string, after: number, limit: number): Promise<AgioEvent[]>;
+}
+
+/**
+ * Runs' workspaces, so any worker can bring a run's files up to date before a tool and keep what the tool changed
+ * (activities/workspace/). A workspace is a manifest (paths, sizes, hashes) with a generation bumped by every commit
+ * that changes it, and its file contents as blobs. Keyed by tenant and workspace id (a root run's workspace).
+ */
+export interface WorkspaceStore extends SetupStore {
+  /** The workspace's generation: 0 for one never committed. A worker whose copy has it skips the sync. */
+  generation(tenant: string, workspace: string): Promise<number>;
+  /** The workspace's files at its current generation (generation 0 and no files when it has none). */
+  manifest(tenant: string, workspace: string): Promise<WorkspaceManifest>;
+  /** Stores a file's content under a new id for a commit to reference (an uncommitted blob is never read). */
+  putBlob(tenant: string, workspace: string, content: Uint8Array): Promise<string>;
+  /** A blob's content, or undefined once a later commit replaced or deleted its file. */
+  getBlob(tenant: string, workspace: string, blob: string): Promise<Uint8Array | undefined>;
+  /**
+   * Applies the changes on top of the current files (per file, the last commit wins), bumps the generation when
+   * anything changed, deletes the blobs no longer referenced, and returns the new manifest. Past the quota it
+   * throws WorkspaceQuotaExceededError, deletes the changes' blobs and leaves the workspace as it was.
+   */
+  commit(
+    tenant: string,
+    workspace: string,
+    changes: WorkspaceChange[],
+    quota?: WorkspaceQuota,
+  ): Promise<WorkspaceManifest>;
+  /** Deletes the workspace and its blobs. */
+  remove(tenant: string, workspace: string): Promise<void>;
 }
