@@ -9,6 +9,7 @@ import { controlRoutes } from './routes/control';
 import { recordRoutes } from './routes/records';
 import { runRoutes } from './routes/runs';
 import { streamRoutes } from './routes/streams';
+import { OpenStreams } from './open-streams';
 import { StreamHub } from './stream-hub';
 import { StreamTokens } from './stream-tokens';
 import { builtViewerDir, registerViewer } from './viewer-route';
@@ -50,7 +51,13 @@ export function createBridge(opts: BridgeOptions): FastifyInstance & { hub: Stre
       maxAge: 600,
     });
   }
-  app.addHook('onClose', async () => hub.close());
+  const openStreams = new OpenStreams();
+  // Before the server waits for its open requests (onClose runs after that wait): an SSE response on a live run never
+  // ends by itself, so every stream is ended here, cleanly, and its readers stopped; clients reconnect elsewhere.
+  app.addHook('preClose', async () => {
+    openStreams.closeAll();
+    hub.close();
+  });
   // After a control request (pause, resume, approve, deny, cancel) the run's stream has news soon: poll it now.
   app.addHook('onResponse', async (req) => {
     const id = (req.params as { id?: unknown } | undefined)?.id;
@@ -63,7 +70,7 @@ export function createBridge(opts: BridgeOptions): FastifyInstance & { hub: Stre
 
   if (opts.viewerDir !== false) registerViewer(app, opts.viewerDir ?? builtViewerDir());
 
-  const ctx: BridgeContext = { opts, agio, tokens: opts.tokens, hub, streamTokens };
+  const ctx: BridgeContext = { opts, agio, tokens: opts.tokens, hub, openStreams, streamTokens };
   for (const routes of [runRoutes, streamRoutes, controlRoutes, recordRoutes]) routes(app, ctx);
 
   return Object.assign(app, { hub });

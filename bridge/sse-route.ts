@@ -4,6 +4,7 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import { TERMINAL_EVENT_TYPES, type AgioEvent } from '../common';
 import { HttpError } from './errors';
 import type { LaneDelta, LiveLane } from '../live/lane';
+import { goingAwayComment, type OpenStreams } from './open-streams';
 import { resumePosition, sseComment, sseFrame } from './sse';
 import type { StreamHub } from './stream-hub';
 
@@ -25,6 +26,7 @@ export function streamRunEvents(
   run: { tenant: string; rootRunId: string; runId: string },
   heartbeatMs: number,
   lane?: LiveLane,
+  open?: OpenStreams,
 ): void {
   const { tenant, rootRunId, runId } = run;
   const nested = runId !== rootRunId;
@@ -60,9 +62,11 @@ export function streamRunEvents(
   const heartbeat = setInterval(() => res.write(sseComment('ping')), heartbeatMs);
   let waiting: [LaneDelta, boolean][] | undefined = lane ? [] : undefined;
   const catchUp = setTimeout(() => flushWaiting(), CATCH_UP_MS);
+  let forget: () => void = () => undefined;
   const finish = () => {
     if (done) return;
     done = true;
+    forget();
     clearInterval(heartbeat);
     clearTimeout(catchUp);
     subscription.unsubscribe();
@@ -113,4 +117,10 @@ export function streamRunEvents(
     subscription.leaveLane();
   }
   req.raw.on('close', finish);
+  // A closing bridge ends the stream itself (with a last comment) rather than waiting for it to end.
+  if (!done && open)
+    forget = open.add(() => {
+      if (!done) res.write(goingAwayComment(idOf(offset)));
+      finish();
+    });
 }

@@ -2,6 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { AgioClient } from '../../client/agio-client';
+import type { OpenStreams } from '../open-streams';
 import type { BridgeOptions } from '../options';
 import type { StreamHub } from '../stream-hub';
 import type { StreamTokens } from '../stream-tokens';
@@ -12,6 +13,8 @@ export interface BridgeContext {
   /** token → tenant. */
   tokens: Map<string, string>;
   hub: StreamHub;
+  /** The SSE responses being streamed, ended first when the bridge closes. */
+  openStreams: OpenStreams;
   streamTokens: StreamTokens;
 }
 

@@ -28,6 +28,7 @@ export const streamRoutes: Routes = (app, ctx) => {
       { tenant, rootRunId: rootRunIdOf(description, id), runId: id },
       ctx.opts.heartbeatMs ?? 15_000,
       ctx.opts.liveLane,
+      ctx.openStreams,
     );
   });
 };
