@@ -22,9 +22,10 @@ const USAGE = `usage: agio <command> [args]
                                    deny it; the reason is shown to the model
   cancel <runId>                   cancel a run and everything it started
   agents                           list the agents the bridge can start
-  versions [set-current <buildId>] [--deployment NAME]
-                                   worker versions of the deployment; make one current (runs pinned
-                                   to older versions move to it at their next safe point)
+  versions [promote <buildId> [--force]] [--deployment NAME]
+                                   worker versions of the deployment; promote one to current (runs pinned
+                                   to other versions move to it at their next safe point; an older build
+                                   than the current one only with --force)
   replay-check [--closed N] [--workflows PATH | --bundle FILE] [--query Q]
                                    replay open runs (and recent closed ones) against the workflow code
                                    about to be deployed; exits 1 naming any run that would not replay

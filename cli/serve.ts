@@ -110,7 +110,8 @@ export async function serve(opts: { port?: number; agents?: string } = {}): Prom
       liveLane,
       // One process cannot keep the previous release's worker running for the runs pinned to it: runs follow the
       // current version instead (patched workflow changes keep them replaying; `agio replay-check` tells before).
-      versioning: { behavior: 'auto_upgrade' },
+      // The code serve runs is the code that should run, even an older checkout: it makes itself current regardless.
+      versioning: { behavior: 'auto_upgrade', makeCurrent: 'force' },
     });
     const running = worker.run();
     cleanups.push(async () => {

@@ -45,8 +45,12 @@ export const AgioEnv = z.object({
   /** Worker Deployment Versioning: the deployment (default: the task queue) and this release's build id (default: from the workflow code). */
   AGIO_DEPLOYMENT_NAME: optionalString,
   AGIO_BUILD_ID: optionalString,
-  /** Whether a starting worker makes its version current (default true); false: `agio versions set-current` does, after checks. */
-  AGIO_MAKE_CURRENT: z.preprocess(emptyToUndefined, z.enum(['true', 'false']).default('true')),
+  /**
+   * Whether a starting worker makes its own version current: `first` (default) only when the deployment has none yet,
+   * `false` never, `true` unless its build is older than the current one, `force` always. Otherwise an operator
+   * promotes a version with `agio versions promote <buildId>` (worker/versioning.ts).
+   */
+  AGIO_MAKE_CURRENT: z.preprocess(emptyToUndefined, z.enum(['first', 'true', 'false', 'force']).default('first')),
   /** `agio serve` starts the Temporal Web UI beside its server (built with Go on first use) unless this is false. */
   AGIO_WEB_UI: z.preprocess(emptyToUndefined, z.enum(['true', 'false']).default('true')),
   /** How long a stopping worker lets in-flight model calls and tools finish (`30s`, `2m`, `500ms`). */

@@ -18,6 +18,7 @@ import { startMcpServers, type McpTools } from '../activities/tools/mcp/servers'
 import { bundleWorkflows } from './workflow-bundle-options';
 import { prebuiltWorkflowCode } from './prebuilt-bundle';
 import { buildIdOf, makeVersionCurrent, versionName, type VersioningOptions } from './versioning';
+import type { Promotion } from './deployment-versions';
 import { createMemoryStores, type Stores } from '../stores';
 
 /** Options of {@link createWorker}. */
@@ -81,8 +82,8 @@ export interface AgioWorker {
   stores: Stores;
   /** The version this worker polls as (absent when unversioned). */
   version?: WorkerDeploymentVersion;
-  /** Settles once this version is the deployment's current one (when the worker makes itself current). */
-  current?: Promise<void>;
+  /** What making itself current did (when told to: `versioning.makeCurrent`); rejects when refused (an older build). */
+  current?: Promise<Promotion>;
   /** Closes the worker's MCP connections and ends their processes (call it once `worker.run()` has returned); idempotent. */
   close(): Promise<void>;
 }
@@ -166,16 +167,20 @@ async function createWithTools(opts: CreateWorkerOptions, mcp: McpTools): Promis
     maxHeartbeatThrottleInterval: '1s',
     ...opts.workerOptions,
   });
-  let current: Promise<void> | undefined;
-  if (version && versioning?.makeCurrent !== false) {
+  let current: Promise<Promotion> | undefined;
+  const makeCurrent = versioning?.makeCurrent ?? 'first';
+  if (version && makeCurrent !== false) {
     const polling = () => ['INITIALIZED', 'RUNNING'].includes(worker.getState());
-    current = makeVersionCurrent(opts.connection, namespace, version, { stillWanted: polling });
-    current.catch((err: Error) => {
-      if (polling())
-        console.error(
-          `agio worker: ${err.message}; make ${versionName(version)} current with \`agio versions set-current\``,
-        );
-    });
+    current = makeVersionCurrent(opts.connection, namespace, version, makeCurrent, { stillWanted: polling });
+    current.then(
+      (done) => {
+        if (!done.changed && done.previous !== version.buildId)
+          console.log(`agio worker: ${versionName(version)} polls; promote it with \`agio versions promote\``);
+      },
+      (err: Error) => {
+        if (polling()) console.error(`agio worker: ${versionName(version)} not made current: ${err.message}`);
+      },
+    );
   }
   return { worker, agents, tools, taskQueue, stores, ...(version ? { version } : {}), ...(current ? { current } : {}) };
 }

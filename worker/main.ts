@@ -4,6 +4,15 @@ import { AgentsFileError } from './agents-file';
 import { agentsToServe } from './example-agents';
 import { createWorker } from './create-worker';
 
+/** AGIO_MAKE_CURRENT as createWorker's option. */
+const MAKE_CURRENT = { first: 'first', true: true, false: false, force: 'force' } as const;
+const MAKE_CURRENT_NOTE = {
+  first: ' (made current only if the deployment has no current version)',
+  true: ' (made current unless older than the current version)',
+  false: ' (promote it with `agio versions promote`)',
+  force: ' (made current)',
+};
+
 async function main(): Promise<void> {
   const env = loadEnv();
   // The file is checked before anything connects: a mistake in it is reported with its line, and nothing starts.
@@ -31,12 +40,12 @@ async function main(): Promise<void> {
     versioning: {
       deploymentName: env.AGIO_DEPLOYMENT_NAME,
       buildId: env.AGIO_BUILD_ID,
-      makeCurrent: env.AGIO_MAKE_CURRENT === 'true',
+      makeCurrent: MAKE_CURRENT[env.AGIO_MAKE_CURRENT],
     },
   });
   console.log(`agio worker: agents ${loaded.agents.map((a) => a.name).join(', ')} from ${loaded.file}`);
   console.log(
-    `agio worker: polling task queue "${taskQueue}" on ${temporal.address} as version ${version?.deploymentName}.${version?.buildId}${env.AGIO_MAKE_CURRENT === 'true' ? ' (made current)' : ' (not made current)'}${liveLane ? `, deltas on NATS ${env.AGIO_NATS_URL}` : ''}`,
+    `agio worker: polling task queue "${taskQueue}" on ${temporal.address} as version ${version?.deploymentName}.${version?.buildId}${MAKE_CURRENT_NOTE[env.AGIO_MAKE_CURRENT]}${liveLane ? `, deltas on NATS ${env.AGIO_NATS_URL}` : ''}`,
   );
   await worker.run();
   await closeMcp();

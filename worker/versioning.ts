@@ -1,9 +1,13 @@
 // Worker Deployment Versioning: every worker polls as one version of a deployment (a build id), runs are pinned to the
 // version they started on, and a new version becomes the one new runs start on when it is made current.
 import type { WorkerDeploymentVersion } from '@temporalio/common';
-import type { Connection } from '@temporalio/client';
 import { createHash } from 'node:crypto';
+import { promote, type Promotion } from './deployment-versions';
 import { projectRoot } from './project-root';
+import { OlderVersionError, type WorkflowServiceConnection } from './promotion';
+
+/** See {@link VersioningOptions.makeCurrent}. */
+export type MakeCurrent = boolean | 'first' | 'force';
 
 /** How a worker takes part in versioning (see {@link CreateWorkerOptions.versioning}). */
 export interface VersioningOptions {
@@ -12,11 +16,16 @@ export interface VersioningOptions {
   /** This release's build id (default: derived from the workflow bundle, so the same code is the same version). */
   buildId?: string;
   /**
-   * Make this version current once the worker polls (default true): new runs start on it, and runs pinned to an older
-   * version move to it when they next continue as new. False: an operator does it (`agio versions set-current`)
-   * after checking it, e.g. with `agio replay-check`.
+   * Whether the worker makes its own version current once it polls (default `'first'`). Promotion is otherwise an
+   * operator's act (`agio versions promote <buildId>`), so that an old pod restarting mid-rollout, or a rollback, never
+   * moves runs back onto old code by itself.
+   * - `'first'`: only when the deployment has no current version yet (its very first worker); never replaces one.
+   * - `false`: never.
+   * - `true`: promote it (and ask runs pinned to other versions to move), unless it is older than the current
+   *   version (worker/promotion.ts): then it stays as it is and the worker logs why.
+   * - `'force'`: always, even back to an older build (`agio serve`: one process whose code is what should run).
    */
-  makeCurrent?: boolean;
+  makeCurrent?: MakeCurrent;
   /**
    * pinned (default): a run finishes on the version it started on, moving only at continue-as-new, so the previous
    * version's workers must run until it drains. auto_upgrade: runs follow the current version at their next workflow
@@ -45,47 +54,30 @@ export function versionName(version: WorkerDeploymentVersion): string {
   return `${version.deploymentName}.${version.buildId}`;
 }
 
-/** Anything that reaches Temporal's workflow service: a client's or a worker's connection. */
-type WorkflowServiceConnection = Pick<Connection, 'workflowService'>;
-
-/** Makes `buildId` the deployment's current version (new runs start on it); returns the version it replaced. */
-export async function setCurrentVersion(
-  connection: WorkflowServiceConnection,
-  namespace: string,
-  deploymentName: string,
-  buildId: string,
-  identity = 'agio',
-): Promise<{ previous?: string }> {
-  const res = await connection.workflowService.setWorkerDeploymentCurrentVersion({
-    namespace,
-    deploymentName,
-    buildId,
-    identity,
-  });
-  return { previous: res.previousDeploymentVersion?.buildId ?? undefined };
-}
-
 /**
- * Makes `version` the deployment's current version once a worker of it polls. A version exists once a worker of it polls, so this retries until
- * the server knows it (or `timeoutMs` passes, or `stillWanted` says the worker stopped). Already current: returns at once.
+ * Makes `version` current as `mode` says (see {@link VersioningOptions.makeCurrent}) once a worker of it polls. A
+ * version exists once a worker of it polls, so this retries until the server knows it (or `timeoutMs` passes, or
+ * `stillWanted` says the worker stopped). Settles with what was done; rejects when it is refused (an older build) or
+ * fails.
  */
 export async function makeVersionCurrent(
   connection: WorkflowServiceConnection,
   namespace: string,
   version: WorkerDeploymentVersion,
+  mode: Exclude<MakeCurrent, false>,
   opts: { timeoutMs?: number; stillWanted?: () => boolean; identity?: string } = {},
-): Promise<void> {
+): Promise<Promotion> {
   const deadline = Date.now() + (opts.timeoutMs ?? 60_000);
+  const promoteOpts = {
+    force: mode === 'force',
+    onlyIfNone: mode === 'first',
+    identity: opts.identity ?? 'agio worker',
+  };
   for (let delay = 50; ; delay = Math.min(delay * 2, 1000)) {
     try {
-      const { workerDeploymentInfo } = await connection.workflowService.describeWorkerDeployment({
-        namespace,
-        deploymentName: version.deploymentName,
-      });
-      if (workerDeploymentInfo?.routingConfig?.currentDeploymentVersion?.buildId === version.buildId) return;
-      await setCurrentVersion(connection, namespace, version.deploymentName, version.buildId, opts.identity);
-      return;
+      return await promote(connection, namespace, version.deploymentName, version.buildId, promoteOpts);
     } catch (err) {
+      if (err instanceof OlderVersionError) throw err;
       if (Date.now() > deadline || opts.stillWanted?.() === false)
         throw new Error(`could not make ${versionName(version)} current: ${(err as Error).message}`);
     }

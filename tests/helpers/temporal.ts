@@ -46,6 +46,8 @@ export async function startTestWorker(
     taskQueue: opts.taskQueue ?? `test-${randomUUID()}`,
     workspaceRoot,
     workflowBundle: opts.workflowBundle ?? { codePath: testEnv('workflowBundle') },
+    // Test workers promote themselves (refusing an older build), as `agio versions promote` would.
+    versioning: opts.versioning === false ? false : { makeCurrent: true, ...opts.versioning },
     workerOptions: { shutdownGraceTime: '1s', ...opts.workerOptions },
   });
   const running = created.worker.run();

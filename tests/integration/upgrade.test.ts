@@ -1,6 +1,6 @@
 // Upgrading Agio under running runs (docs/ARCHITECTURE.md, "Long-lived runs"), on a real dev server: runs start on release A — one
 // paused, one waiting for an approval, one mid-loop, one lead whose child is running — then release B is deployed on
-// the same task queue. B's workflow code differs as a release's would (a new event before each run's first one, and
+// the same task queue and promoted. B's workflow code differs as a release's would (a new event before each run's first one, and
 // a changed limit default), so replaying an A history on B would fail. Runs stay pinned to A until their next safe
 // point, continue as new onto B there (the paused run at once, still paused), A drains and its worker stops, and every
 // run completes on B without a nondeterminism error.
@@ -8,7 +8,7 @@ import type { WorkflowExecutionDescription } from '@temporalio/client';
 import { asTool, defineAgent, WorkflowType, type AgioEvent, type AgentRunInput, type RunOutput } from '../../common';
 import { runVersionOf } from '../../client/run-version';
 import { text, toolCall, toolCalls, type ScriptedModelServer } from '../../devkit/scripted-model-server';
-import { askRunsToUpgrade, listDeploymentVersions } from '../../worker/deployment-versions';
+import { listDeploymentVersions, promote } from '../../worker/deployment-versions';
 import { testTools } from '../fixtures/test-tools';
 import { RELEASE_B_MAX_STEPS } from '../fixtures/release-b/run-context';
 import { heldAnswer, startInput, type History } from '../helpers/agent-runs';
@@ -106,31 +106,32 @@ describe('upgrading from release A to release B under running runs', () => {
     const versionA = workerA.version!.buildId;
     for (const id of runIds) expect((await versionOf(id))?.buildId).toBe(versionA);
 
-    // Deploy B: its worker polls the same task queue and makes its version current; runs pinned to A are asked to move.
+    // Deploy B: its worker polls the same task queue beside A's, and A stays current until B is promoted.
     const workerB = await startTestWorker({
       taskQueue,
       model: bed.model(),
       tools: testTools,
       workflowBundle: await releaseBBundle(),
+      versioning: { makeCurrent: false },
     });
     workers.push(workerB);
-    await workerB.current;
     const versionB = workerB.version!.buildId;
     expect(versionB).not.toBe(versionA);
-    // What `agio versions` shows now: B current, A still holding the five runs pinned to it.
+    // What `agio versions` shows now: A current with the five runs pinned to it, B polling but not current.
     await waitFor(
-      'the versions listing to show B current and five runs on A',
+      'the versions listing to show A current with five runs, and B',
       async () => {
         const versions = await listDeploymentVersions(bed.connection, bed.client, 'default', taskQueue);
         return (
-          versions.some((v) => v.buildId === versionB && v.current) &&
-          versions.some((v) => v.buildId === versionA && !v.current && v.openRuns === runIds.length)
+          versions.some((v) => v.buildId === versionB && !v.current) &&
+          versions.some((v) => v.buildId === versionA && v.current && v.openRuns === runIds.length)
         );
       },
       TIMEOUT_MS,
     );
-    const asked = await askRunsToUpgrade(bed.client, taskQueue, versionB);
-    expect(asked.map((a) => a.runId).sort()).toEqual([...runIds].sort());
+    // Promoting B makes it current and asks the runs pinned to A to move.
+    const { asked } = await promote(bed.connection, 'default', taskQueue, versionB);
+    expect(asked.map((a) => a.workflowId).sort()).toEqual([...runIds].sort());
 
     // The paused run moves at once, still paused and parked.
     await waitFor(
