@@ -30,6 +30,8 @@ export const ErrorType = {
   HistoryTooLarge: 'HistoryTooLarge',
   /** The agent's final answer still did not match its output schema after the repair turns; not retried. */
   OutputValidationError: 'OutputValidationError',
+  /** A pause update refused: the run is paused already or a pause is pending (the bridge answers 409). */
+  AlreadyPaused: 'AlreadyPaused',
 } as const;
 /** One of {@link ErrorType}. */
 export type ErrorType = (typeof ErrorType)[keyof typeof ErrorType];

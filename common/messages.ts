@@ -54,7 +54,10 @@ export interface ControlRequest {
 export const pauseSignal = defineSignal<[ControlRequest]>('pause');
 /** Resume a paused run (signal). */
 export const resumeSignal = defineSignal<[ControlRequest]>('resume');
-/** Pause and wait until the run is parked at a safe point (update). */
+/**
+ * Pause and wait until the run is parked at a safe point (update). Refused at once (type `AlreadyPaused`) while the run
+ * is paused or a pause is pending, so repeated pauses never fill Temporal's 10 in-flight updates of a run.
+ */
 export const pauseUpdate = defineUpdate<ControlState, [ControlRequest]>('pause');
 /** Resume and return the new control state (update). */
 export const resumeUpdate = defineUpdate<ControlState, [ControlRequest]>('resume');

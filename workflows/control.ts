@@ -2,10 +2,12 @@
 // children running at the time, so pausing the root pauses the whole tree. A paused run waits on a
 // condition: no timer, no polling, no worker CPU.
 import {
+  ApplicationFailure,
   allHandlersFinished,
   condition,
   getExternalWorkflowHandle,
   log,
+  patched,
   setHandler,
   workflowInfo,
   type ChildWorkflowHandle,
@@ -21,7 +23,16 @@ import {
   type ControlRequest,
   type ControlState,
 } from '../common/messages';
+import { ErrorType } from '../common/errors';
 import { targetVersionChanged } from './upgrade';
+
+/**
+ * The patch under which the pause update's validator refuses a pause while the run is paused or a pause is pending
+ * (each accepted pause update stays in flight until the run parks, and Temporal admits only 10 in-flight updates per
+ * workflow: more pauses during a long model call would lock out resume and approvals). Decided when a pause first takes
+ * effect, so only runs that were paused carry its marker; a rejected update leaves nothing in the history.
+ */
+export const PAUSE_DEDUPE_PATCH = 'agio-refuse-duplicate-pause';
 
 /** Pause state, safe points and the children to forward control to. */
 export class RunControl {
@@ -40,6 +51,8 @@ export class RunControl {
   private carriedPark = false;
   /** An operator asked the run to move to the current worker version (see upgradeSignal). */
   private upgradeRequested = false;
+  /** Refuse a pause update while paused (see PAUSE_DEDUPE_PATCH); decided by the first pause that takes effect. */
+  private refuseDuplicatePauses = false;
 
   /** `parentRunId`: the workflow to tell when this run is (no longer) parked; `paused`: a pause carried from the previous run. */
   constructor(
@@ -51,6 +64,7 @@ export class RunControl {
       this.paused = true;
       this.request = paused;
       this.carriedPark = true;
+      this.refuseDuplicatePauses = patched(PAUSE_DEDUPE_PATCH);
     }
     setHandler(childParkedSignal, ({ childId, parked }) => {
       if (parked) this.parkedChildren.add(childId);
@@ -70,7 +84,12 @@ export class RunControl {
         await condition(() => !this.paused || this.isParked() || this.finished);
         return this.state();
       },
-      { validator: validateRequest },
+      {
+        validator: (req) => {
+          validateRequest(req);
+          if (this.paused && this.refuseDuplicatePauses && !this.finished) throw this.alreadyPaused();
+        },
+      },
     );
     setHandler(
       resumeUpdate,
@@ -216,10 +235,22 @@ export class RunControl {
 
   private pause(req: ControlRequest = {}): void {
     if (this.paused) return;
+    this.refuseDuplicatePauses ||= patched(PAUSE_DEDUPE_PATCH);
     this.paused = true;
     this.request = req;
     for (const handle of this.children.values()) this.forward(handle, 'pause');
     this.report();
+  }
+
+  /** Why a second pause update is refused (the bridge answers 409 already_paused). */
+  private alreadyPaused(): ApplicationFailure {
+    const { by, reason } = this.request;
+    const what = this.isParked() ? 'is paused' : 'has a pause pending (it parks at its next safe point)';
+    return ApplicationFailure.create({
+      type: ErrorType.AlreadyPaused,
+      nonRetryable: true,
+      message: `the run ${what}${by ? `, asked by ${by}` : ''}${reason ? ` (${reason})` : ''}; resume it first`,
+    });
   }
 
   private resume(req: ControlRequest = {}): void {

@@ -1,6 +1,7 @@
 // Steering a run: POST /runs/:id/pause and /resume (answer once the run is parked, or 202), approve and deny a tool
 // call (through the root, whichever run of the tree the URL names), and cancel.
 import { z } from 'zod';
+import { ErrorType } from '../../common/errors';
 import { tenantOf } from '../auth';
 import { HttpError } from '../errors';
 import { describeRun, rootRunIdOf } from '../runs';
@@ -15,6 +16,14 @@ const ToolCallParams = RunParams.extend({
   callId: z.string().regex(/^[A-Za-z0-9._:-]{1,256}$/, 'malformed tool call id'),
 });
 const ControlBody = z.object({ reason: z.string().max(1000).optional(), by: z.string().max(200).optional() });
+
+/** A pause refused by the run's validator (it is paused, or a pause is pending) is a 409; anything else is rethrown. */
+function refusedPause(err: unknown): never {
+  const e = err as Error & { cause?: Error & { type?: string } };
+  if (e.name === 'WorkflowUpdateFailedError' && e.cause?.type === ErrorType.AlreadyPaused)
+    throw new HttpError(409, 'already_paused', e.cause.message);
+  throw err;
+}
 
 export const controlRoutes: Routes = (app, ctx) => {
   for (const action of ['pause', 'resume'] as const) {
@@ -32,7 +41,7 @@ export const controlRoutes: Routes = (app, ctx) => {
       const timeout = new Promise<undefined>((resolve) =>
         setTimeout(() => resolve(undefined), ctx.opts.controlWaitMs ?? 10_000).unref(),
       );
-      const state = await Promise.race([done, timeout]);
+      const state = await Promise.race([done.catch(refusedPause), timeout]);
       return reply
         .status(state ? 200 : 202)
         .send(state ?? { paused: action === 'pause', parked: false, pending: true });
