@@ -53,8 +53,12 @@ export const RunLimits = z.object({
     .default(8 * 1024),
   /** Total tokens (prompt + completion) the run may spend before it stops with 'max_tokens'. */
   maxTotalTokens: z.number().int().positive().optional(),
-  /** How long a model call may go without a heartbeat before Temporal retries it elsewhere. */
-  modelHeartbeatTimeoutMs: z.number().int().positive().default(20_000),
+  /**
+   * How long a model call may go without a heartbeat before Temporal retries it elsewhere: a call lost with its worker
+   * starts again on another one after about this long (plus a second's retry delay). The call heartbeats every two
+   * thirds of it, at most every 4 s. (Runs started by releases before 0.5 recorded 20 s.)
+   */
+  modelHeartbeatTimeoutMs: z.number().int().positive().default(6_000),
   /**
    * How long a model call may go without a chunk (before the first one too) before the attempt is given up as stalled
    * and retried. Its heartbeat proves the worker alive, not the stream moving; this catches the stream.

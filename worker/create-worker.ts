@@ -161,9 +161,9 @@ async function createWithTools(opts: CreateWorkerOptions, mcp: McpTools): Promis
       : {}),
     activities: { ...createActivities(deps), ...opts.extraActivities },
     shutdownGraceTime: opts.shutdownGraceTime ?? DEFAULT_SHUTDOWN_GRACE_TIME,
-    // A cancellation reaches an activity only in the answer to a heartbeat, and the SDK sends heartbeats at most every
-    // 0.8 × heartbeatTimeout (16 s for a model call): a cancelled run's stream would run on that long. One heartbeat a
-    // second per running call is cheap, and a cancelled call stops within about a second.
+    // A cancellation reaches an activity only in the answer to a heartbeat, and the SDK would hold heartbeats back for
+    // up to 0.8 × heartbeatTimeout. With this cap each activity's own cadence decides: a model call beats every 4 s at
+    // most (activities/model.ts, heartbeatIntervalMs), so a cancel reaches it within about that long.
     maxHeartbeatThrottleInterval: '1s',
     ...opts.workerOptions,
   });

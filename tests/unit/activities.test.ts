@@ -9,7 +9,13 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { AgentHealth } from '../../activities/healthcheck';
-import { createCallModel, noSink, type CallModelInput, type ModelConfig } from '../../activities/model';
+import {
+  createCallModel,
+  heartbeatIntervalMs,
+  noSink,
+  type CallModelInput,
+  type ModelConfig,
+} from '../../activities/model';
 import {
   createToolActivities,
   resolveWorkspaceDir,
@@ -414,14 +420,22 @@ describe('callModel', () => {
     expect(err.type).toBe(ErrorType.ModelMalformedResponse);
   });
 
-  it('heartbeats while a slow stream is running', async () => {
-    server.script(text('ab', { chunkSize: 1, delayMs: 300 }));
-    const env = newEnv();
+  it('heartbeats while a slow stream is running, every two thirds of its heartbeat timeout', async () => {
+    server.script(text('abcd', { chunkSize: 1, delayMs: 300 }));
+    const env = new MockActivityEnvironment({ heartbeatTimeoutMs: 1500 }, { logger: quiet() });
     const beats: unknown[] = [];
     env.on('heartbeat', (d: unknown) => beats.push(d));
     await runIn(env, callModel(), input());
     expect(beats.length).toBeGreaterThanOrEqual(1);
     expect(beats[0]).toEqual({ chunks: expect.any(Number) });
+  });
+
+  it('spaces heartbeats by two thirds of the heartbeat timeout, between 1 s and 4 s', () => {
+    expect(heartbeatIntervalMs(6000)).toBe(4000);
+    expect(heartbeatIntervalMs(20_000)).toBe(4000);
+    expect(heartbeatIntervalMs(2000)).toBe(1333);
+    expect(heartbeatIntervalMs(900)).toBe(1000);
+    expect(heartbeatIntervalMs(undefined)).toBe(4000);
   });
 
   it('rejects with a CancelledFailure, not an ApplicationFailure, when cancelled while waiting for the model', async () => {
