@@ -46,7 +46,7 @@ export async function versionsCommand(argv: string[]): Promise<number> {
     if (!versions.length) console.log(`${deployment}: no versions yet (no versioned worker has polled)`);
     for (const v of versions)
       console.log(
-        `${v.current ? '*' : ' '} ${v.buildId.padEnd(20)} ${v.status.padEnd(9)} ${v.openRuns} open run(s) pinned`,
+        `${v.current ? '*' : ' '} ${v.buildId.padEnd(20)} ${v.status.padEnd(9)} first polled ${v.firstPolled.toISOString()}  ${v.openRuns} open run(s) pinned`,
       );
     return 0;
   } finally {

@@ -1,6 +1,6 @@
 // What an operator needs around a deploy besides making a version current (versioning.ts): a deployment's versions
 // (which is current, which still have runs pinned to them), and asking runs pinned to older versions to move.
-import type { Client, Connection } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
 import { WorkflowType } from '../common';
 import { upgradeSignal } from '../common/messages';
@@ -21,38 +21,34 @@ export interface DeploymentVersionView {
   status: string;
   /** Open runs pinned to this version, counted from visibility. */
   openRuns: number;
+  /** When a worker of this build first polled: what "older" means to promotion (worker/promotion.ts). */
+  firstPolled: Date;
 }
 
 const STATUS_NAMES: Record<number, string> = { 1: 'inactive', 2: 'current', 3: 'ramping', 4: 'draining', 5: 'drained' };
 
-/** The deployment's versions, newest first; empty when no worker of it has polled yet. */
+/** The deployment's versions, newest first (the order promotion uses); empty when no worker of it has polled yet. */
 export async function listDeploymentVersions(
-  connection: Connection,
+  connection: WorkflowServiceConnection,
   client: Client,
   namespace: string,
   deploymentName: string,
 ): Promise<DeploymentVersionView[]> {
-  const { workerDeploymentInfo: info } = await connection.workflowService.describeWorkerDeployment({
-    namespace,
-    deploymentName,
-  });
-  const current = info?.routingConfig?.currentDeploymentVersion?.buildId;
-  const ramping = info?.routingConfig?.rampingDeploymentVersion?.buildId;
-  const summaries = [...(info?.versionSummaries ?? [])].sort(
-    (a, b) => Number(b.createTime?.seconds ?? 0) - Number(a.createTime?.seconds ?? 0),
-  );
+  const deployment = await describeDeployment(connection, namespace, deploymentName);
+  const ramping = deployment?.ramping;
+  const versions = [...(deployment?.versions ?? [])].sort((a, b) => (b.createdNs > a.createdNs ? 1 : -1));
   return Promise.all(
-    summaries.map(async (v) => {
-      const buildId = v.deploymentVersion?.buildId ?? '';
+    versions.map(async (v) => {
       const { count } = await client.workflow.count(
-        `ExecutionStatus = "Running" AND TemporalWorkerDeploymentVersion = "${deploymentName}:${buildId}"`,
+        `ExecutionStatus = "Running" AND TemporalWorkerDeploymentVersion = "${deploymentName}:${v.buildId}"`,
       );
       return {
-        buildId,
-        current: buildId === current,
-        ramping: buildId === ramping,
-        status: STATUS_NAMES[Number(v.status ?? 0)] ?? 'unknown',
+        buildId: v.buildId,
+        current: v.buildId === deployment?.current,
+        ramping: v.buildId === ramping,
+        status: STATUS_NAMES[v.status] ?? 'unknown',
         openRuns: count,
+        firstPolled: new Date(Number(v.createdNs / 1_000_000n)),
       };
     }),
   );

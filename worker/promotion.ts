@@ -19,6 +19,7 @@ export interface DeploymentVersionRecord {
 /** A deployment's routing and versions, with the token that makes a later change conditional on nothing having moved. */
 export interface DeploymentRecord {
   current?: string;
+  ramping?: string;
   versions: DeploymentVersionRecord[];
   conflictToken?: Uint8Array;
 }
@@ -63,8 +64,10 @@ export async function describeDeployment(
   }
   const info = res.workerDeploymentInfo;
   const current = info?.routingConfig?.currentDeploymentVersion?.buildId || undefined;
+  const ramping = info?.routingConfig?.rampingDeploymentVersion?.buildId || undefined;
   return {
     ...(current ? { current } : {}),
+    ...(ramping ? { ramping } : {}),
     versions: (info?.versionSummaries ?? []).map((v) => ({
       buildId: v.deploymentVersion?.buildId ?? '',
       createdNs: BigInt(String(v.createTime?.seconds ?? 0)) * 1_000_000_000n + BigInt(Number(v.createTime?.nanos ?? 0)),

@@ -98,6 +98,10 @@ describe('rolling out release B and back, with promotion by an operator', () => 
     expect(promoted.out).toContain(`current version ${versionB} (was ${versionA})`);
     expect(promoted.out).toContain('asked 2 open run(s)');
     expect(await currentBuild()).toBe(versionB);
+    // `agio versions` lists the newest build first, marked current.
+    const listed = (await agioVersions('--deployment', taskQueue)).out.split('\n');
+    expect(listed[0]).toMatch(new RegExp(`^\\* ${versionB} +current +first polled`));
+    expect(listed[1]).toMatch(new RegExp(`^  ${versionA} +draining`));
     // The paused run moves at once, still paused and parked.
     await waitFor(
       'the paused run to move to B',
