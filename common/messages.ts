@@ -63,7 +63,7 @@ export const pauseUpdate = defineUpdate<ControlState, [ControlRequest]>('pause')
 export const resumeUpdate = defineUpdate<ControlState, [ControlRequest]>('resume');
 
 /**
- * Move to the deployment's current worker version at the next safe point (sent by `agio versions set-current` to runs
+ * Move to the deployment's current worker version at the next safe point (sent by `agio versions promote` to runs
  * pinned to an older version): a paused run moves at once, still paused; others at the end of their turn or iteration.
  */
 export const upgradeSignal = defineSignal('agio.upgrade');
