@@ -39,7 +39,7 @@ export function createBridge(opts: BridgeOptions): FastifyInstance & { hub: Stre
     },
   });
   const { agio } = opts;
-  const hub = new StreamHub(agio.temporal, opts.stores?.events);
+  const hub = new StreamHub(agio.temporal, opts.stores?.events, opts.liveLane);
   const streamTokens = new StreamTokens(opts.streamTokenSecret, opts.streamTokenTtlMs);
   if (opts.corsOrigins?.length) {
     const origins = opts.corsOrigins;

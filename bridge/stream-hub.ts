@@ -1,9 +1,11 @@
 // One upstream reader per run per bridge process, fanned out to all of its SSE clients. The reader keeps the
 // events it has read so a client joining late (or reconnecting) is served from memory, and stops when the
-// run's stream has ended or its last client has left.
+// run's stream has ended or its last client has left. With a live lane the reader follows the root's durable events
+// there as they are appended, and reads the events Query only to catch up (docs/ARCHITECTURE.md, "The Wire").
 import type { Client } from '@temporalio/client';
 import { endsStream, type AgioEvent } from '../common';
 import { followRun, RunLogs, type RunLogStats } from '../client/run-log';
+import type { LiveLane } from '../live/lane';
 import type { EventLogStore } from '../stores';
 
 /** A subscriber's callbacks. */
@@ -42,8 +44,15 @@ export class StreamHub {
   private queries = 0;
   private readonly logs: RunLogs;
 
-  /** @param eventLog the stores' event logs: finished runs are read from there instead of being replayed */
-  constructor(client: Client, eventLog?: EventLogStore) {
+  /**
+   * @param eventLog the stores' event logs: finished runs are read from there instead of being replayed
+   * @param lane the live lane the workers push the roots' durable events on (without one, readers poll)
+   */
+  constructor(
+    client: Client,
+    eventLog?: EventLogStore,
+    private readonly lane?: LiveLane,
+  ) {
     this.logs = new RunLogs(client, eventLog);
   }
 
@@ -137,6 +146,7 @@ export class StreamHub {
         signal: reader.abort.signal,
         wake: reader.wake,
         onPoll: () => this.queries++,
+        ...(this.lane ? { push: this.lane.followEvents.bind(this.lane, runId) } : {}),
       })) {
         reader.events.push(event);
         for (const [sub, last] of reader.subscribers) {

@@ -1,10 +1,15 @@
 // Follows a root run's Wire a page at a time (the events Query, or another source of the same pages): ordered,
 // resumable from any offset, ends after the root's terminal event. Polls adaptively: at once while events flow,
 // backing off while the run is quiet, and further still once it has been quiet for a while (waiting for a human,
-// paused); a wake-up cuts any pause short.
+// paused); a wake-up cuts any pause short. With the root's events pushed on the live lane, it follows those instead
+// and reads pages only to catch up: at the start, after a gap in the pushed offsets, and every `safetyPollMs`.
 import type { WorkflowHandle } from '@temporalio/client';
 import { endsStream, type AgioEvent, type EventsPage } from '../common';
 import { eventsQuery } from '../common/messages';
+import { PushedEvents, type EventPush } from './pushed-events';
+
+/** Longest time between catch-up reads of a run whose events are pushed (a lost last event costs at most this). */
+export const SAFETY_POLL_MS = 30_000;
 
 /** Answers one page of a root run's log: its events with offset > after, at most `limit`. */
 export type EventPages = (input: { after: number; limit: number }) => Promise<EventsPage>;
@@ -51,6 +56,10 @@ export interface ReadEventsOptions {
   onPoll?: () => void;
   /** Called with the root's terminal event in hand, which is yielded once it resolves (see RunLogs). */
   untilClosed?: () => Promise<void>;
+  /** The root's durable events as it appends them (the live lane), followed while its pages say it pushes them. */
+  push?: EventPush;
+  /** With `push`: longest time between page reads (default {@link SAFETY_POLL_MS}). */
+  safetyPollMs?: number;
 }
 
 /** Waits `ms`, or until `signal` aborts or `wake` fires; removes its listeners either way (a reader sleeps thousands of times). */
@@ -80,6 +89,10 @@ export async function* readEvents(pages: EventPages, opts: ReadEventsOptions = {
   const onWake = () => (woken = true);
   opts.wake?.addEventListener('wake', onWake);
   let failures = 0;
+  let gapAt = -2;
+  // Followed before the first page is read, so nothing appended after that page is missed.
+  const pushed = opts.push && new PushedEvents(opts.push);
+  await pushed?.ready();
   try {
     while (!opts.signal?.aborted) {
       let page;
@@ -108,6 +121,28 @@ export async function* readEvents(pages: EventPages, opts: ReadEventsOptions = {
         if (endsStream(event)) return;
       }
       if (page.ended && after >= page.lastOffset) return;
+      if (pushed && page.pushed && after >= page.lastOffset) {
+        // Take pushed events until a gap, or until the safety poll is due; then read a page again.
+        const due = Date.now() + (opts.safetyPollMs ?? SAFETY_POLL_MS);
+        while (!opts.signal?.aborted && Date.now() < due) {
+          const events = pushed.take(after);
+          for (const event of events) {
+            after = event.offset;
+            if (endsStream(event)) await opts.untilClosed?.();
+            yield event;
+            if (endsStream(event)) return;
+          }
+          if (events.length) continue; // more may have come while they were handed on
+          if (pushed.gap) {
+            // A gap the last page did not fill (its events are not appended yet): read again, but not in a spin.
+            if (gapAt === after) await sleep(maxPoll, opts.signal);
+            gapAt = after;
+            break;
+          }
+          await pushed.wait(due - Date.now(), opts.signal);
+        }
+        continue;
+      }
       if (page.events.length || woken) {
         // Quiet since the newest event happened, not since this reader saw it: a reader that joins a run parked
         // an hour ago backs off at once (event times are the workflow's clock; never later than now).
@@ -122,5 +157,6 @@ export async function* readEvents(pages: EventPages, opts: ReadEventsOptions = {
     }
   } finally {
     opts.wake?.removeEventListener('wake', onWake);
+    pushed?.close();
   }
 }

@@ -122,7 +122,7 @@ async function olderPage(
 ): Promise<EventsPage | undefined> {
   const events = await log.read(tenant, rootRunId, after, Math.min(limit, held.firstOffset - 1 - after));
   if (!events.length || events.some((e, i) => e.offset !== after + 1 + i)) return undefined;
-  return { events, firstOffset: after + 1, lastOffset: held.lastOffset, ended: false };
+  return { events, firstOffset: after + 1, lastOffset: held.lastOffset, ended: false, pushed: held.pushed };
 }
 
 /**

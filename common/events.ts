@@ -103,4 +103,6 @@ export interface EventsPage {
   firstOffset: number;
   /** True once the root's terminal event is in the log. */
   ended: boolean;
+  /** True when the root hands every event it appends to the live lane (see WireSinks): readers may follow it there. */
+  pushed?: boolean;
 }

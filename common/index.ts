@@ -11,6 +11,7 @@ export * from './sizes';
 export * from './specs';
 export * from './steps';
 export * from './events';
+export * from './wire-sinks';
 export * from './workflow-agents';
 export * from './permissions';
 // The messages' payload types only: the definitions themselves are imported from './messages' where they are used.

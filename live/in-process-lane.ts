@@ -1,8 +1,8 @@
 // The live lane inside one process (`agio serve`: worker and bridge together). Deltas are handed to subscribers as
 // they are published and kept a while for readers that resume: a step's deltas until a little after its model call
-// ended, and at most MAX_HELD per root run.
-import type { EventDraft } from '../common';
-import { laneStepKey, type LaneDelta, type LiveLane } from './lane';
+// ended, and at most MAX_HELD per root run. Durable events go straight to the root's current readers.
+import type { AgioEvent, EventDraft } from '../common';
+import { laneStepKey, type EventsFollow, type LaneDelta, type LiveLane } from './lane';
 
 /** Deltas held per root run for readers that resume. */
 const MAX_HELD = 20_000;
@@ -23,6 +23,8 @@ interface RootLane {
 /** A live lane in memory. */
 export class InProcessLane implements LiveLane {
   private readonly roots = new Map<string, RootLane>();
+  /** Readers of each root's durable events. */
+  private readonly eventReaders = new Map<string, Set<(events: AgioEvent[]) => void>>();
   /** Starts from the clock, so positions handed out by an earlier process (a restarted serve) stay behind. */
   private seq = Date.now() * 1000;
   private publishes = 0;
@@ -61,6 +63,23 @@ export class InProcessLane implements LiveLane {
     return () => {
       root.listeners.delete(onDelta);
       if (!root.listeners.size && !root.held.length && this.roots.get(rootRunId) === root) this.roots.delete(rootRunId);
+    };
+  }
+
+  publishEvents(rootRunId: string, events: AgioEvent[]): void {
+    for (const reader of this.eventReaders.get(rootRunId) ?? []) reader(events);
+  }
+
+  followEvents(rootRunId: string, onEvents: (events: AgioEvent[]) => void): EventsFollow {
+    const readers = this.eventReaders.get(rootRunId) ?? new Set();
+    this.eventReaders.set(rootRunId, readers);
+    readers.add(onEvents);
+    return {
+      ready: Promise.resolve(),
+      close: () => {
+        readers.delete(onEvents);
+        if (!readers.size && this.eventReaders.get(rootRunId) === readers) this.eventReaders.delete(rootRunId);
+      },
     };
   }
 

@@ -3,6 +3,8 @@
 // ten minutes (256 MiB at most). Any bridge reads them back from any position: the stream's sequence is the lane position, so a
 // client's Last-Event-ID resumes on whichever bridge it reconnects to. The lane is a live view: a publish that fails
 // (NATS down) is dropped, and the committed step (STEP_COMPLETED, in the durable log) carries the whole text.
+// Durable events go over core NATS (`agio.events.<root>`, one message per event, kept nowhere): a bridge hears them
+// as the root appends them, and one it missed (a reconnect, a message over NATS's size limit) is read by Query.
 import { connect } from '@nats-io/transport-node';
 import {
   DeliverPolicy,
@@ -14,8 +16,8 @@ import {
   type ConsumerMessages,
   type JetStreamClient,
 } from '@nats-io/jetstream';
-import type { EventDraft } from '../common';
-import { laneStepKey, type LaneDelta, type LiveLane } from './lane';
+import type { AgioEvent, EventDraft } from '../common';
+import { laneStepKey, type EventsFollow, type LaneDelta, type LiveLane } from './lane';
 
 type NatsConnection = Awaited<ReturnType<typeof connect>>;
 
@@ -31,6 +33,7 @@ const MAX_BYTES = 256 * 1024 * 1024;
 type LaneMessage = { delta: EventDraft } | { end: string };
 
 const subjectOf = (rootRunId: string) => `${SUBJECT_PREFIX}.${Buffer.from(rootRunId).toString('base64url')}`;
+const eventsSubjectOf = (rootRunId: string) => `agio.events.${Buffer.from(rootRunId).toString('base64url')}`;
 
 /** A live lane on NATS JetStream. */
 export class NatsLane implements LiveLane {
@@ -85,6 +88,28 @@ export class NatsLane implements LiveLane {
       closed = true;
       void messages?.close();
     };
+  }
+
+  publishEvents(rootRunId: string, events: AgioEvent[]): void {
+    const subject = eventsSubjectOf(rootRunId);
+    for (const event of events) {
+      try {
+        this.nc.publish(subject, JSON.stringify(event));
+      } catch {
+        // closed connection, or an event over NATS's payload limit: readers catch up by Query
+      }
+    }
+  }
+
+  followEvents(rootRunId: string, onEvents: (events: AgioEvent[]) => void): EventsFollow {
+    const sub = this.nc.subscribe(eventsSubjectOf(rootRunId), {
+      callback: (err: Error | null, m: { string(): string }) => {
+        if (!err) onEvents([JSON.parse(m.string()) as AgioEvent]);
+      },
+    });
+    // Once the server has the subscription (a flush round trip), every event published later reaches it.
+    const ready = this.nc.flush().catch(() => undefined);
+    return { ready, close: () => sub.unsubscribe() };
   }
 
   /** Closes the connection: pending publishes are flushed first, for at most two seconds (NATS may be gone). */

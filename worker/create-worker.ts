@@ -1,9 +1,9 @@
 // createWorker(): one Temporal worker that runs Agio's workflows and activities on a task queue.
 import type { Duration, WorkerDeploymentVersion } from '@temporalio/common';
-import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { NativeConnection, Worker, type InjectedSinks, type WorkerOptions } from '@temporalio/worker';
 import fs from 'node:fs';
 import path from 'node:path';
-import { AgentRegistry, DEFAULT_TASK_QUEUE, type AnyAgentSpec } from '../common';
+import { AgentRegistry, DEFAULT_TASK_QUEUE, type AnyAgentSpec, type WireSinks } from '../common';
 import { createActivities, type ActivityDeps } from '../activities';
 import { AgentHealth, healthcheckedSubAgents } from '../activities/healthcheck';
 import type { ModelConfig, StepStreamSinkFactory } from '../activities/model';
@@ -160,6 +160,7 @@ async function createWithTools(opts: CreateWorkerOptions, mcp: McpTools): Promis
         }
       : {}),
     activities: { ...createActivities(deps), ...opts.extraActivities },
+    sinks: wireSinks(opts.liveLane),
     shutdownGraceTime: opts.shutdownGraceTime ?? DEFAULT_SHUTDOWN_GRACE_TIME,
     // A cancellation reaches an activity only in the answer to a heartbeat, and the SDK would hold heartbeats back for
     // up to 0.8 × heartbeatTimeout. With this cap each activity's own cadence decides: a model call beats every 4 s at
@@ -183,6 +184,18 @@ async function createWithTools(opts: CreateWorkerOptions, mcp: McpTools): Promis
     );
   }
   return { worker, agents, tools, taskQueue, stores, ...(version ? { version } : {}), ...(current ? { current } : {}) };
+}
+
+/**
+ * The events a root appends to its Wire go to the live lane as its activation ends, for bridges to follow instead of
+ * polling (docs/ARCHITECTURE.md, "The Wire"); without a lane, bridges poll the events Query.
+ */
+function wireSinks(lane: LiveLane | undefined): InjectedSinks<WireSinks> {
+  return {
+    wire: {
+      appended: { fn: (info, events) => lane?.publishEvents(info.workflowId, events), callDuringReplay: false },
+    },
+  };
 }
 
 /** The workflow bundle's code: the one given, else the package's prebuilt one (dist/), else workflows/ bundled now. */

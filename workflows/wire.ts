@@ -1,6 +1,6 @@
 // The Wire: the root run's offset-addressed, append-only event log. The root appends its own events;
 // activities and nested runs publish batches by signal, deduplicated by publisher and sequence.
-import { log, setHandler } from '@temporalio/workflow';
+import { log, proxySinks, setHandler, workflowInfo } from '@temporalio/workflow';
 import {
   PublishBatch,
   endsStream,
@@ -9,6 +9,7 @@ import {
   type EventDraft,
   type EventsPage,
   type EventsQueryInput,
+  type WireSinks,
 } from '../common';
 import { eventsQuery, publishSignal } from '../common/messages';
 
@@ -34,7 +35,11 @@ export class Wire {
   private readonly publishers: Map<string, number>;
   private ended = false;
 
-  constructor(state?: WireState) {
+  /** @param appended hears every event appended (one call per append or applied batch) */
+  constructor(
+    state?: WireState,
+    private readonly appended?: (events: AgioEvent[]) => void,
+  ) {
     this.events = [...(state?.tail ?? [])];
     this.nextOffset = state?.nextOffset ?? 0;
     this.publishers = new Map(state?.publishers ?? []);
@@ -42,6 +47,12 @@ export class Wire {
 
   /** Appends one event and returns it with its offset. */
   append(draft: EventDraft): AgioEvent {
+    const event = this.add(draft);
+    this.appended?.([event]);
+    return event;
+  }
+
+  private add(draft: EventDraft): AgioEvent {
     const event: AgioEvent = { ...draft, offset: this.nextOffset++ };
     this.events.push(event);
     if (endsStream(event)) this.ended = true;
@@ -55,7 +66,8 @@ export class Wire {
     this.publishers.delete(batch.publisherId);
     this.publishers.set(batch.publisherId, batch.sequence);
     if (this.publishers.size > MAX_PUBLISHERS) this.publishers.delete(this.publishers.keys().next().value as string);
-    for (const draft of batch.events) this.append(draft);
+    const events = batch.events.map((draft) => this.add(draft));
+    if (events.length) this.appended?.(events);
     return true;
   }
 
@@ -83,6 +95,7 @@ export class Wire {
       lastOffset: this.nextOffset - 1,
       firstOffset: first,
       ended: this.ended,
+      ...(this.appended ? { pushed: true } : {}),
     };
   }
 
@@ -102,9 +115,14 @@ export class Wire {
   }
 }
 
-/** Creates the root run's Wire and installs the publish signal and the events query. */
+/** Creates the root run's Wire, installs the publish signal and the events query, and hands new events to the lane. */
 export function hostWire(state?: WireState): Wire {
-  const wire = new Wire(state);
+  // Every event appended goes to the worker's live lane too, so bridges need not poll (a sink call is no command;
+  // replayed events were handed over when they were first appended).
+  const sinks = proxySinks<WireSinks>();
+  const wire = new Wire(state, (events) => {
+    if (!workflowInfo().unsafe.isReplaying) sinks.wire.appended(events);
+  });
   // A signal handler must never throw (an ApplicationFailure there fails the workflow): bad batches are dropped.
   setHandler(publishSignal, (raw: PublishBatch) => {
     const parsed = PublishBatch.safeParse(raw);

@@ -1,7 +1,7 @@
 // A live lane whose engine connects later: test beds take their options when a file is loaded, and a NATS lane
 // connects in a beforeAll hook registered ahead of the bed's own.
-import type { EventDraft } from '../../common';
-import type { LaneDelta, LiveLane } from '../../live/lane';
+import type { AgioEvent, EventDraft } from '../../common';
+import type { EventsFollow, LaneDelta, LiveLane } from '../../live/lane';
 
 /** Forwards to `target`, which must be set before the first use. */
 export class DeferredLane implements LiveLane {
@@ -22,6 +22,14 @@ export class DeferredLane implements LiveLane {
 
   subscribe(rootRunId: string, after: number, onDelta: (delta: LaneDelta, stepEnded: boolean) => void): () => void {
     return this.lane.subscribe(rootRunId, after, onDelta);
+  }
+
+  publishEvents(rootRunId: string, events: AgioEvent[]): void {
+    this.lane.publishEvents(rootRunId, events);
+  }
+
+  followEvents(rootRunId: string, onEvents: (events: AgioEvent[]) => void): EventsFollow {
+    return this.lane.followEvents(rootRunId, onEvents);
   }
 
   async close(): Promise<void> {
