@@ -106,7 +106,7 @@ export function createToolActivities(
         workspace,
         signal: ctx.cancellationSignal,
         heartbeat,
-        idempotencyKey: `${input.runId}:${input.toolCallId}`,
+        idempotencyKey: idempotencyKey(input),
         runId: input.runId,
         toolCallId: input.toolCallId,
         tenant: input.tenant ?? 'default',
@@ -125,6 +125,7 @@ export function createToolActivities(
           const ref = await stores.toolResults.put(tenant, {
             runId: input.runId,
             toolCallId: input.toolCallId,
+            ...(input.stepId ? { stepId: input.stepId } : {}),
             content: result.content,
           });
           metadata!.ref = ref;
@@ -177,6 +178,14 @@ async function announceRetry(input: RunToolInput, base: EventBase, attempt: numb
       toolCallId: input.toolCallId,
     });
   }
+}
+
+/**
+ * The key a tool dedupes its effects by: the same for every attempt of one call, its own for each call. The step tells
+ * apart calls of one run with the same id (providers that number their calls afresh every turn).
+ */
+function idempotencyKey(input: RunToolInput): string {
+  return input.stepId ? `${input.stepId}:${input.toolCallId}` : `${input.runId}:${input.toolCallId}`;
 }
 
 function errorResult(message: string): RunToolOutput {

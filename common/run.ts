@@ -162,11 +162,14 @@ export const RunOutput = z.object({
   metrics: RunMetrics,
   terminationReason: TerminationReason,
   error: z.object({ type: z.string(), message: z.string() }).optional(),
-  /** The run's steps (its own conversation, not nested runs'); empty when they are too large to return, see `stepsOmitted`. */
+  /**
+   * The run's steps (its own conversation, not nested runs'); empty when they are too large to return, and for a nested
+   * run (its parent reads only its response, output and usage), see `stepsOmitted`.
+   */
   steps: z.array(Step),
   /**
-   * Set (to the number of steps) when the steps would have taken the output past what one Temporal payload can
-   * carry: they are in the run's stored steps (GET /sessions/:id, the stores) instead.
+   * Set (to the number of steps) when the steps are not returned (a nested run, or steps that would have taken the
+   * output past what one Temporal payload can carry): they are in the run's stored steps (the stores) instead.
    */
   stepsOmitted: z.number().int().positive().optional(),
   /** Set when the run asked enclosing workflow agents to stop (exit_loop, or `escalate: true` in its output). */

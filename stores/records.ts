@@ -133,6 +133,8 @@ export interface Citation extends CitationSource {
 export const ToolResultInput = z.object({
   runId: RecordId,
   toolCallId: RecordId,
+  /** The tool step (`<runId>:<index>`): two calls of a run with the same id get their own refs. */
+  stepId: RecordId.optional(),
   content: z.string(),
 });
 /** What `ToolResultStore.put` writes. */

@@ -64,7 +64,7 @@ export interface CitationStore extends SetupStore {
 
 /** Full outputs of large tool results; the conversation keeps a truncated copy and the ref. */
 export interface ToolResultStore extends SetupStore {
-  /** Stores the content once and returns its ref, which depends only on runId and toolCallId. */
+  /** Stores the content once and returns its ref, which depends only on runId, toolCallId and stepId. */
   put(tenant: string, input: ToolResultInput): Promise<string>;
   /** The full content, or undefined for an unknown ref or one of another run or tenant. */
   get(tenant: string, runId: string, ref: string): Promise<string | undefined>;

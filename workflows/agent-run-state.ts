@@ -27,6 +27,11 @@ import { UPGRADE_PATCH } from './upgrade';
 
 /** Largest output returned with its steps (UTF-8 bytes of JSON); Temporal refuses a result over 2 MiB. */
 export const MAX_RUN_OUTPUT_BYTES = 1_500_000;
+/**
+ * The patch under which a nested run (depth > 0: an agent tool, a workflow agent's sub-agent) returns its output without
+ * its steps (`stepsOmitted` says how many); a root still returns them. Parents accept both shapes: they never read them.
+ */
+export const LEAN_NESTED_OUTPUT_PATCH = 'agio-lean-nested-output';
 /** Characters of a run's input its RUN_STARTED event carries (the whole input is in the run's first user step). */
 const INPUT_PREVIEW_CHARS = 2000;
 
@@ -221,6 +226,10 @@ export function completedRun(run: AgentRun, result: AgentRunResult): { output: R
     steps,
     ...(escalation ? { escalation } : {}),
   };
+  // A nested run's parent reads only its response, output, usage and ending: its steps are in the stores and the
+  // root's stream, and carried in its result they would only grow its parent's history (and its root's).
+  if (context.depth > 0 && steps.length && patched(LEAN_NESTED_OUTPUT_PATCH))
+    Object.assign(runOutput, { steps: [], stepsOmitted: steps.length });
   // A result over Temporal's payload cap could never be recorded: the run would retry its last task for ever.
   if (jsonBytes(runOutput) > MAX_RUN_OUTPUT_BYTES) Object.assign(runOutput, { steps: [], stepsOmitted: steps.length });
   // The parsed output repeats the response; over the cap even without the steps, readers parse `response` instead.

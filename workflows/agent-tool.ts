@@ -1,4 +1,4 @@
-// AgentTool: a nested agent run as a child workflow with id `${parent}/tool/${toolCallId}`. Guards run first;
+// AgentTool: a nested agent run as a child workflow with id `${parent}/tool/${stepIndex}-${toolCallId}`. Guards run first;
 // any failure, timeout or cancellation of the child folds into an `unavailable` tool result for the parent. The
 // parent keeps the child's timeoutMs with a timer, and cancels a child that passes it, so the child ends cleanly.
 import {
@@ -22,7 +22,7 @@ import {
   type Step,
   type ToolCall,
 } from '../common';
-import { childContext, nestedRunMemo } from './child-context';
+import { boundedChildId, childContext, nestedRunMemo } from './child-context';
 import { AgentToolArgs, delegationMessages, guardNesting } from './delegation';
 import type { RunControl } from './control';
 import { eventBase, type Emitter } from './emitter';
@@ -65,7 +65,10 @@ export async function runAgentTool(agentCall: AgentToolCall): Promise<Step> {
   const refused = guardNesting(context, tool.agent.name);
   if (refused) return error(refused);
 
-  const childRunId = `${context.runId}/tool/${call.id}`;
+  // Providers may repeat call ids from turn to turn (`call_0`): the tool step's index keeps each child's id its own.
+  const childRunId = patched(AGENT_TOOL_STEP_IDS_PATCH)
+    ? boundedChildId(`${context.runId}/tool/${base.index}-${call.id}`)
+    : `${context.runId}/tool/${call.id}`;
   const nesting = { type: 'agent_tool', toolCallId: call.id, stream: tool.stream } as const;
   const child = childContext(context, { runId: childRunId, spec: tool.agent, nesting, spentTokens, shares });
   const startedAt = Date.now();
@@ -131,6 +134,12 @@ export async function runAgentTool(agentCall: AgentToolCall): Promise<Step> {
  * that. The child's execution timeout stays as a backstop, {@link CANCEL_GRACE_MS} later, for a child that cannot end.
  */
 export const AGENT_TOOL_DEADLINE_PATCH = 'agio-agent-tool-deadline';
+/**
+ * The patch under which an agent tool's child id names the tool step, `<parent>/tool/<step index>-<call id>` (bounded
+ * in length, see boundedChildId), instead of `<parent>/tool/<call id>`, which a provider repeating its call ids gave
+ * two children of one run.
+ */
+export const AGENT_TOOL_STEP_IDS_PATCH = 'agio-agent-tool-step-ids';
 /** How long a timed-out child has to end cleanly before the server ends it. */
 export const CANCEL_GRACE_MS = 60_000;
 

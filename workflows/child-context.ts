@@ -104,3 +104,30 @@ function childTokenLimit(
 export function nestedRunMemo(child: RunContext, agent: string): RunMemo {
   return { tenant: child.tenant, agent, rootRunId: child.rootRunId };
 }
+
+/**
+ * Longest child workflow id Agio starts: ids nest (`<root>/tool/3-call_x/tool/5-call_y`), and Temporal on PostgreSQL
+ * keeps a workflow id in 255 characters.
+ */
+export const MAX_CHILD_ID_CHARS = 200;
+
+/** The patch under which a sub-agent's id longer than {@link MAX_CHILD_ID_CHARS} is bounded (see boundedChildId). */
+export const BOUNDED_CHILD_IDS_PATCH = 'agio-bounded-child-ids';
+
+/**
+ * A child id within {@link MAX_CHILD_ID_CHARS}: unchanged when short enough, else its head (which keeps the root's id,
+ * so a root's readers still find it by prefix) and a hash of the whole id.
+ */
+export function boundedChildId(id: string): string {
+  if (id.length <= MAX_CHILD_ID_CHARS) return id;
+  const hash = fnv1a64(id);
+  return `${id.slice(0, MAX_CHILD_ID_CHARS - hash.length - 1)}~${hash}`;
+}
+
+/** FNV-1a, 64 bits, of a string's UTF-16 code units, as 16 hex digits (deterministic: workflow code has no crypto). */
+function fnv1a64(text: string): string {
+  const mask = (1n << 64n) - 1n;
+  let hash = 0xcbf29ce484222325n;
+  for (let i = 0; i < text.length; i++) hash = ((hash ^ BigInt(text.charCodeAt(i))) * 0x100000001b3n) & mask;
+  return hash.toString(16).padStart(16, '0');
+}

@@ -1,9 +1,15 @@
 // Running one sub-agent of a workflow agent as a child workflow: the right workflow type for its kind, the
 // shared state in, its output (and, for nested workflow agents, their state) back.
-import { startChild } from '@temporalio/workflow';
+import { patched, startChild } from '@temporalio/workflow';
 import { workflowTypeFor, type AnyAgentSpec, type ChatMessage, type RunContext, type RunOutput } from '../common';
 import type { RunControl } from './control';
-import { childContext, nestedRunMemo } from './child-context';
+import {
+  BOUNDED_CHILD_IDS_PATCH,
+  MAX_CHILD_ID_CHARS,
+  boundedChildId,
+  childContext,
+  nestedRunMemo,
+} from './child-context';
 
 /** One sub-agent run. */
 export interface SubAgentCall {
@@ -24,15 +30,20 @@ export interface SubAgentCall {
 export async function runSubAgent(call: SubAgentCall): Promise<RunOutput> {
   const { spec } = call;
   const nesting = { type: 'workflow_agent' } as const;
+  // Ids nest and grow with the tree; only a long one changes, so runs of earlier releases replay without a marker.
+  const childId =
+    call.childId.length > MAX_CHILD_ID_CHARS && patched(BOUNDED_CHILD_IDS_PATCH)
+      ? boundedChildId(call.childId)
+      : call.childId;
   const context = childContext(call.parent, {
-    runId: call.childId,
+    runId: childId,
     spec,
     nesting,
     spentTokens: call.spentTokens,
     shares: call.shares,
   });
   const handle = await startChild(workflowTypeFor(spec.kind), {
-    workflowId: call.childId,
+    workflowId: childId,
     memo: nestedRunMemo(context, spec.name),
     args: [{ agent: spec, input: call.input, context, state: call.state }],
   });

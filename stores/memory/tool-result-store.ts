@@ -20,7 +20,7 @@ export class MemoryToolResultStore implements ToolResultStore {
   async put(tenant: string, input: ToolResultInput): Promise<string> {
     RecordId.parse(tenant);
     const result = parseRecord(ToolResultInput, input);
-    const ref = toolResultRef(result.runId, result.toolCallId);
+    const ref = toolResultRef(result.runId, result.toolCallId, result.stepId);
     if (!this.results.has(tenant, ref)) this.results.set(tenant, ref, result);
     return ref;
   }

@@ -30,8 +30,8 @@ export class MongoToolResultStore implements ToolResultStore {
 
   async put(tenant: string, input: ToolResultInput): Promise<string> {
     RecordId.parse(tenant);
-    const { runId, toolCallId, content } = parseRecord(ToolResultInput, input);
-    const ref = toolResultRef(runId, toolCallId);
+    const { runId, toolCallId, stepId, content } = parseRecord(ToolResultInput, input);
+    const ref = toolResultRef(runId, toolCallId, stepId);
     await insertOnce(this.results, [{ tenant, ref, runId, toolCallId, content, createdAt: Date.now() }]);
     return ref;
   }

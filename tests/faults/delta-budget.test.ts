@@ -40,7 +40,7 @@ describe('streaming past the root history budget', () => {
     expect(output.response).toBe('all branches done');
     expectWholeStream(events, run.runId);
     for (let i = 0; i < BRANCHES; i++) {
-      const child = `${run.runId}/tool/call_b${i}`;
+      const child = `${run.runId}/tool/${3 + i}-call_b${i}`;
       const completed = events.find(
         (e: AgioEvent) => e.type === 'STEP_COMPLETED' && e.runId === child && e.snapshot?.role === 'assistant',
       );

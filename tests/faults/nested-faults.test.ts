@@ -75,7 +75,7 @@ describe('nested agent faults', () => {
       );
       expect(result).toEqual({ unavailable: true, agent: 'helper', error: expect.stringContaining('HTTP 401') });
       expect(requestsOf(bed.server, 'You are the broken helper.')).toHaveLength(2);
-      const childRunId = `${rootRunId}/tool/call_helper`;
+      const childRunId = `${rootRunId}/tool/3-call_helper`;
       expect((await bed.client.workflow.getHandle(childRunId).describe()).status.name).toBe('FAILED');
       // Tokens a failed child spent still count: in its RUN_FAILED and in the root's usage.
       expect(output.usage).toEqual({ promptTokens: 320, completionTokens: 32, totalTokens: 352 });
@@ -114,7 +114,7 @@ describe('nested agent faults', () => {
         agent: 'helper',
         error: 'timed out: it did not finish within its timeoutMs of 1500 ms',
       });
-      const childRunId = `${rootRunId}/tool/call_slow`;
+      const childRunId = `${rootRunId}/tool/3-call_slow`;
       // The parent's timer cancelled the child: the child ran its own ending (before, the server timed it out silently).
       expect((await bed.client.workflow.getHandle(childRunId).describe()).status.name).toBe('CANCELLED');
       expectWholeStream(events, rootRunId, 'RUN_COMPLETED');
@@ -157,11 +157,11 @@ describe('nested agent faults', () => {
       const { rootRunId, events, output } = await run(parentOf(middle, { timeoutMs: 2500 }));
 
       expect(output.response).toBe('top answer');
-      const middleId = `${rootRunId}/tool/call_middle`;
+      const middleId = `${rootRunId}/tool/3-call_middle`;
       expect(JSON.parse(sentToolResult(requestsOf(bed.server, 'You are the parent.')[1], 'call_middle'))).toMatchObject(
         { unavailable: true, agent: 'middle', error: expect.stringMatching(/^timed out/) },
       );
-      for (const id of [middleId, `${middleId}/tool/call_left`, `${middleId}/tool/call_right`]) {
+      for (const id of [middleId, `${middleId}/tool/3-call_left`, `${middleId}/tool/4-call_right`]) {
         expect((await bed.client.workflow.getHandle(id).describe()).status.name).toBe('CANCELLED');
         expect(
           eventsOf(events, id)
@@ -171,8 +171,8 @@ describe('nested agent faults', () => {
       }
       // Each grandchild ended before the middle did, and the middle before the root went on.
       const at = (id: string) => events.findIndex((e) => e.runId === id && e.type === 'RUN_CANCELLED');
-      expect(at(`${middleId}/tool/call_left`)).toBeLessThan(at(middleId));
-      expect(at(`${middleId}/tool/call_right`)).toBeLessThan(at(middleId));
+      expect(at(`${middleId}/tool/3-call_left`)).toBeLessThan(at(middleId));
+      expect(at(`${middleId}/tool/4-call_right`)).toBeLessThan(at(middleId));
       expectWholeStream(events, rootRunId, 'RUN_COMPLETED');
     });
 
@@ -204,12 +204,17 @@ describe('nested agent faults', () => {
       const { rootRunId, events, output } = await run(parentOf(middle));
 
       expect(output.response).toBe('top answer');
-      const middleId = `${rootRunId}/tool/call_middle`;
-      for (const side of ['left', 'right']) {
+      const middleId = `${rootRunId}/tool/3-call_middle`;
+      for (const [step, side] of [
+        [3, 'left'],
+        [4, 'right'],
+      ] as const) {
         expect(
           JSON.parse(sentToolResult(requestsOf(bed.server, 'You are the middle.')[1], `call_${side}`)),
         ).toMatchObject({ unavailable: true, agent: side });
-        const lifecycle = eventsOf(events, `${middleId}/tool/call_${side}`).filter((e) => e.type.startsWith('RUN_'));
+        const lifecycle = eventsOf(events, `${middleId}/tool/${step}-call_${side}`).filter((e) =>
+          e.type.startsWith('RUN_'),
+        );
         expect(lifecycle.map((e) => [e.type, e.depth, e.parentRunId])).toEqual([
           ['RUN_STARTED', 2, middleId],
           ['RUN_CANCELLED', 2, middleId],
@@ -235,8 +240,8 @@ describe('nested agent faults', () => {
       };
       bed.server.scriptFor('You are agent C.', text('word '.repeat(200), { chunkSize: 5, delayMs: 100 }));
       const handle = await startRun(bed.client, bed.worker.taskQueue, { agent: a, input: 'go' });
-      const bId = `${handle.workflowId}/tool/call_b`;
-      const cId = `${bId}/tool/call_c`;
+      const bId = `${handle.workflowId}/tool/3-call_b`;
+      const cId = `${bId}/tool/3-call_c`;
 
       await waitForEvent(bed.client, handle.workflowId, (e) => e.runId === cId && e.type === 'STEP_DELTA');
       await handle.cancel();
@@ -288,7 +293,7 @@ describe('nested agent faults', () => {
         input: 'go',
         context: { limits: { modelHeartbeatTimeoutMs: 2000 } },
       });
-      const childRunId = `${handle.workflowId}/tool/call_bee`;
+      const childRunId = `${handle.workflowId}/tool/3-call_bee`;
 
       await killed;
       expect(await first.exited).toEqual({ code: null, signal: 'SIGKILL' });

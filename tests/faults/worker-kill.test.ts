@@ -122,9 +122,9 @@ describe('a worker SIGKILLed mid-run', () => {
     expect((await run.result()).response).toBe('invoice 7 is paid');
     expect(ledgerCounts()).toEqual({ 'pay invoice 7': { executions: 2, effects: 1, keys: 1 } });
     expect(readLedger(ledger).map((l) => l.key)).toEqual([
-      `${run.runId}:call_pay`,
-      `${run.runId}:call_pay`,
-      `${run.runId}:call_pay`,
+      `${run.runId}:3:call_pay`,
+      `${run.runId}:3:call_pay`,
+      `${run.runId}:3:call_pay`,
     ]);
     expectWholeStream(events, run.runId);
     expectStepsOnce(events);
@@ -230,7 +230,7 @@ describe('a worker SIGKILLed mid-run', () => {
       text('refund 3 booked'),
     );
     const run = await bridge!.agio.start(manager, 'refund order 3', { limits: FAST_FAILOVER });
-    const childRunId = `${run.runId}/tool/call_clerk`;
+    const childRunId = `${run.runId}/tool/3-call_clerk`;
     const stream = follow(run.runId);
 
     await slow.reached;
@@ -239,7 +239,7 @@ describe('a worker SIGKILLed mid-run', () => {
 
     expect((await run.result()).response).toBe('the refund is booked');
     expect(ledgerCounts()).toEqual({ 'refund 3': { executions: 1, effects: 1, keys: 1 } });
-    expect(readLedger(ledger)[0].key).toBe(`${childRunId}:call_refund`);
+    expect(readLedger(ledger)[0].key).toBe(`${childRunId}:3:call_refund`);
     expectWholeStream(events, run.runId);
     expectStepsOnce(events);
     expect(transcript(events, childRunId)).toEqual([

@@ -141,7 +141,7 @@ describe('nested agent guards', () => {
 
       const events = await readStream(bed.client, handle.workflowId);
       const childStart = events.find((e) => e.depth === 1 && e.type === 'RUN_STARTED');
-      expect(childStart?.runId).toBe(`${handle.workflowId}/tool/call_spender`);
+      expect(childStart?.runId).toBe(`${handle.workflowId}/tool/3-call_spender`);
       expect(events.find((e) => e.depth === 1 && e.type === 'RUN_COMPLETED')?.data).toMatchObject({
         terminationReason: 'max_tokens',
         response: 'spent a lot',
@@ -227,7 +227,7 @@ describe('nested agent guards', () => {
         'Error: agent "A" cannot be called: it would form a cycle (A → B → A)',
       );
       expect(sentToolResult(requestsOf(bed.server, 'You are agent A.')[1], 'call_b')).toBe('B done without A');
-      const childId = `${handle.workflowId}/tool/call_b`;
+      const childId = `${handle.workflowId}/tool/3-call_b`;
       expect(childStarts(await bed.client.workflow.getHandle(childId).fetchHistory())).toEqual([]);
       expect((await bed.client.workflow.getHandle(childId).describe()).status.name).toBe('COMPLETED');
       expect(requestsOf(bed.server, 'You are agent A.')).toHaveLength(2);

@@ -1,5 +1,5 @@
 // Agents used as tools (docs/ARCHITECTURE.md, "Nested runs") on a real dev server: each call is a child workflow
-// `${parent}/tool/${callId}` whose events reach the root's one stream, tagged with depth and parent; nested
+// `${parent}/tool/${stepIndex}-${callId}` whose events reach the root's one stream, tagged with depth and parent; nested
 // completions never end that stream; the parent sees only the child's final answer; usage rolls up; a child's
 // file tools work in `subagents/<name>/` of the root's workspace and no further.
 import { randomUUID } from 'node:crypto';
@@ -59,7 +59,7 @@ describe('agents used as tools', () => {
 
     expect(output.response).toBe('the parent is done');
     expectWholeStream(events, rootRunId);
-    const childRunId = `${rootRunId}/tool/call_help`;
+    const childRunId = `${rootRunId}/tool/3-call_help`;
     const child = eventsOf(events, childRunId);
     expect(child[0].type).toBe('RUN_STARTED');
     expect(child[child.length - 1]).toMatchObject({ type: 'RUN_COMPLETED', data: { response: 'the helper answer' } });
@@ -107,7 +107,7 @@ describe('agents used as tools', () => {
 
     expect(output.response).toBe('all three parts done');
     expectWholeStream(events, rootRunId);
-    const childIds = [1, 2, 3].map((i) => `${rootRunId}/tool/call_${i}`);
+    const childIds = [1, 2, 3].map((i) => `${rootRunId}/tool/${2 * i + 1}-call_${i}`);
     const lifecycle = events
       .filter((e) => e.depth === 1 && (e.type === 'RUN_STARTED' || e.type === 'RUN_COMPLETED'))
       .map((e) => [e.type, e.runId]);
@@ -129,7 +129,7 @@ describe('agents used as tools', () => {
     );
   });
 
-  it('nests three levels deep with depth 0, 1, 2, each parentRunId the caller and child ids `${parent}/tool/${callId}`', async () => {
+  it('nests three levels deep with depth 0, 1, 2, each parentRunId the caller and child ids `${parent}/tool/${stepIndex}-${callId}`', async () => {
     const checker = defineAgent({ name: 'checker', instructions: 'You are the fact checker.' });
     const researcher = defineAgent({
       name: 'researcher',
@@ -157,8 +157,8 @@ describe('agents used as tools', () => {
 
     expect(output.response).toBe('plan ready');
     expectWholeStream(events, a);
-    const b = `${a}/tool/call_a`;
-    const c = `${b}/tool/call_b`;
+    const b = `${a}/tool/3-call_a`;
+    const c = `${b}/tool/3-call_b`;
     expect(tagsOf(eventsOf(events, a))).toEqual([[0, null, null, null, a]]);
     expect(tagsOf(eventsOf(events, b))).toEqual([[1, a, 'call_a', 'agent_tool', a]]);
     expect(tagsOf(eventsOf(events, c))).toEqual([[2, b, 'call_b', 'agent_tool', a]]);
@@ -183,8 +183,8 @@ describe('agents used as tools', () => {
       tools: [asTool(alpha, { description: 'Alpha.' }), asTool(beta, { description: 'Beta.' })],
     });
     const rootRunId = uniqueId('parallel');
-    const alphaRunId = `${rootRunId}/tool/call_alpha`;
-    const betaRunId = `${rootRunId}/tool/call_beta`;
+    const alphaRunId = `${rootRunId}/tool/3-call_alpha`;
+    const betaRunId = `${rootRunId}/tool/4-call_beta`;
     bed.server.scriptFor(
       'You are the coordinator.',
       toolCalls([
@@ -309,8 +309,8 @@ describe('agents used as tools', () => {
     expectWholeStream(events, rootRunId);
     const nested = events.filter((e) => e.depth > 0);
     expect(nested.map((e) => [e.type, e.runId])).toEqual([
-      ['RUN_STARTED', `${rootRunId}/tool/call_quiet`],
-      ['RUN_COMPLETED', `${rootRunId}/tool/call_quiet`],
+      ['RUN_STARTED', `${rootRunId}/tool/3-call_quiet`],
+      ['RUN_COMPLETED', `${rootRunId}/tool/3-call_quiet`],
     ]);
     expect(nested[1].data).toMatchObject({ response: 'the quiet answer' });
     expect(requestsOf(bed.server, 'You are the quiet one.')).toHaveLength(2);
@@ -353,8 +353,8 @@ describe('agents used as tools', () => {
     // top: 100 + 200 own; middle: 20 + 30 own; leaf: 3 own.
     expect(output.usage).toEqual(total(353, 36));
     const completed = (runId: string) => events.find((e) => e.runId === runId && e.type === 'RUN_COMPLETED')!;
-    const middle = `${rootRunId}/tool/call_m`;
-    const leaf = `${middle}/tool/call_l`;
+    const middle = `${rootRunId}/tool/3-call_m`;
+    const leaf = `${middle}/tool/3-call_l`;
     expect(completed(leaf).usage).toEqual(total(3, 1));
     expect(completed(leaf).data?.ownUsage).toEqual(total(3, 1));
     expect(completed(middle).usage).toEqual(total(53, 6));

@@ -48,20 +48,20 @@ describe('approvals in nested agents', () => {
       text('C is done'),
     );
     const run = await bed.bridge.agio.start(a, 'go deep');
-    const cId = `${run.runId}/tool/call_b/tool/call_c`;
+    const cId = `${run.runId}/tool/3-call_b/tool/3-call_c`;
 
     const asked = await waitForAsk(bed.client, run.runId, 'call_r1');
     expect(asked).toMatchObject({
       runId: cId,
       depth: 2,
-      parentRunId: `${run.runId}/tool/call_b`,
+      parentRunId: `${run.runId}/tool/3-call_b`,
       data: { workflowId: cId, runId: cId, toolCallId: 'call_r1', tool: 'record', args: { label: 'by http' } },
     });
     expect(await bed.client.workflow.getHandle(cId).query(stateQuery)).toMatchObject({
       status: 'running',
       pendingApprovals: [{ toolCallId: 'call_r1', tool: 'record', workflowId: cId }],
     });
-    expect(await run.state()).toMatchObject({ pendingApprovals: [], children: [`${run.runId}/tool/call_b`] });
+    expect(await run.state()).toMatchObject({ pendingApprovals: [], children: [`${run.runId}/tool/3-call_b`] });
     // The root does not own the call: an update sent to it straight is rejected, and nothing is decided.
     const straight = await run.workflow
       .executeUpdate(decideToolCallUpdate, { args: [{ toolCallId: 'call_r1', decision: 'approve' }] })
@@ -125,7 +125,7 @@ describe('approvals in nested agents', () => {
       input: 'go',
       context: { permissions: [{ tool: 'record', action: 'ask' }] },
     });
-    const childId = `${handle.workflowId}/tool/call_child`;
+    const childId = `${handle.workflowId}/tool/3-call_child`;
 
     const asked = await waitForAsk(bed.client, handle.workflowId, 'call_nested');
     expect(authData(asked).workflowId).toBe(childId);
@@ -151,7 +151,7 @@ describe('approvals in nested agents', () => {
       text('the child recorded'),
     );
     const run = await bed.bridge.agio.start(parent, 'go');
-    const childId = `${run.runId}/tool/call_kid`;
+    const childId = `${run.runId}/tool/5-call_kid`;
     await waitForAsk(bed.client, run.runId, 'call_dup');
     await run.approve('call_dup');
 
@@ -186,7 +186,7 @@ describe('approvals in nested agents', () => {
       text('quietly recorded'),
     );
     const run = await bed.bridge.agio.start(parent, 'go');
-    const childId = `${run.runId}/tool/call_quiet`;
+    const childId = `${run.runId}/tool/3-call_quiet`;
 
     const asked = await waitForAsk(bed.client, run.runId, 'call_q');
     expect(authData(asked)).toMatchObject({ workflowId: childId, tool: 'record' });

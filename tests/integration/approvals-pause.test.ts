@@ -110,7 +110,7 @@ describe('approvals of a paused run', () => {
       text('the child recorded'),
     );
     const run = await bed.agio.start(parent, 'go');
-    const childId = `${run.runId}/tool/call_kid`;
+    const childId = `${run.runId}/tool/3-call_kid`;
     await waitForAsk(bed.client, run.runId, 'call_t');
 
     expect(await run.pause({ by: 'ops' })).toMatchObject({ paused: true, parked: true });

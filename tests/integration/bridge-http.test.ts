@@ -175,7 +175,7 @@ describe('bridge HTTP API', () => {
     bed.server.scriptFor('You are the helper.', held.answer);
     const { body } = await request(`${bed.bridge.url}/runs`, { token: A, body: { agent: 'lead', input: 'go' } });
     const rootId = body.runId as string;
-    const childId = `${rootId}/tool/call_h`;
+    const childId = `${rootId}/tool/3-call_h`;
     const child = `${bed.bridge.url}/runs/${encodeURIComponent(childId)}`;
 
     await waitFor('the nested run to start', async () => (await request(child, { token: A })).status === 200);

@@ -94,7 +94,7 @@ describe('the live lane', () => {
       (await readSse(`${bed.bridge.url}/runs/${run.runId}/events`, { token: TOKEN, timeoutMs: 60_000 })).events,
     );
 
-    const coderRun = `${run.runId}/tool/call_coder`;
+    const coderRun = `${run.runId}/tool/3-call_coder`;
     expect(streamedText(events, `${coderRun}:2`)).toBe(tokens); // system, user, then its answer
     const root = await historyOf(bed, run.runId);
     expect(root.events).toBeLessThanOrEqual(80);

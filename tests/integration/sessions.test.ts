@@ -178,7 +178,7 @@ describe.each([
     const second = await bed.bridge.agio.start(agent, 'follow-up question', { sessionId });
     expect((await second.result()).response).toBe('follow-up answer');
 
-    const childId = `${first.runId}/tool/call_helper`;
+    const childId = `${first.runId}/tool/3-call_helper`;
     const requests = bed.server.requests.filter(
       (r) => sentMessages(r)[0]?.content === 'You are the session delegator.',
     );

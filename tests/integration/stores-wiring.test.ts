@@ -152,7 +152,7 @@ describe('stores wiring on MongoDB', () => {
       expect(Buffer.byteLength(seen)).toBeLessThanOrEqual(DEFAULT_MAX_TOOL_OUTPUT_BYTES);
       expect(seen).toMatch(new RegExp(`\\n\\[… output truncated: \\d+ of ${FIVE_MB} bytes omitted …\\]\\n`));
       ref = REF_HINT.exec(seen)?.[1] ?? '';
-      expect(ref).toBe(toolResultRef(runId, 'call_huge'));
+      expect(ref).toBe(toolResultRef(runId, 'call_huge', `${runId}:3`));
       expect(seen.startsWith(full.slice(0, 1000))).toBe(true);
       const toolStep = output.steps.find((s) => s.toolCallId === 'call_huge');
       expect(toolStep?.content).toBe(seen);
@@ -283,7 +283,7 @@ describe('stores wiring on MongoDB', () => {
     const run = await bed.bridge.agio.start(parent, 'trace this', { tenant: TENANT, sessionId });
     const output: RunOutput = await run.result();
     const rootId = run.runId;
-    const childId = `${rootId}/tool/call_child`;
+    const childId = `${rootId}/tool/3-call_child`;
 
     expect(output.usage).toEqual({ promptTokens: 307, completionTokens: 33, totalTokens: 340 });
     // The run records: the root's usage holds its child's, the child's only its own.

@@ -188,7 +188,7 @@ describe('structured output, provider with response_format', () => {
     expect(child.every((r) => r.body.response_format?.json_schema?.name === 'extractor')).toBe(true);
     expect(lastMessage(child[1]).content).toContain('/age must be integer');
     const events = await readStream(bed.client, run.runId);
-    expect(eventsOf(events, `${run.runId}/tool/call_x`).at(-1)).toMatchObject({
+    expect(eventsOf(events, `${run.runId}/tool/3-call_x`).at(-1)).toMatchObject({
       type: 'RUN_COMPLETED',
       data: { response: '{"name": "Ada", "age": 36}' },
     });
