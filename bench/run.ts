@@ -11,13 +11,14 @@ import { b3 } from './b3-history-growth';
 import { b4 } from './b4-recovery';
 import { b5 } from './b5-throughput';
 import { b6 } from './b6-memory';
+import { b7 } from './b7-actions';
 import { peer } from './peer';
 import { settings } from './settings';
 import { renderTable, type BenchResult, type Benchmark } from './report';
 import { BenchEnv, load1 } from './setup';
 
 // PEER right after B1–B3, whose workloads it repeats, so both see the same machine state.
-const BENCHMARKS: Benchmark[] = [b1, b2, b3, peer, b4, b5, b6, settings];
+const BENCHMARKS: Benchmark[] = [b1, b2, b3, peer, b4, b5, b6, b7, settings];
 
 function machine() {
   return {

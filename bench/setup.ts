@@ -345,7 +345,12 @@ export class BenchEnv {
    * A NATS server, and a worker and a bridge in processes of their own that carry deltas over it (started on first
    * use), on a task queue of their own; `agio` starts runs there.
    */
-  async natsService(): Promise<{ worker: ChildService; bridge: ChildService & { url: string }; agio: AgioClient }> {
+  async natsService(): Promise<{
+    nats: NatsServer;
+    worker: ChildService;
+    bridge: ChildService & { url: string };
+    agio: AgioClient;
+  }> {
     if (!this.natsLane) {
       const nats = await startNatsServer({ log: this.opts.log });
       const taskQueue = `${this.taskQueue}-nats`;
