@@ -8,6 +8,7 @@ import { DEFAULT_DELTA_BUDGET, wireStepSink, type DeltaBudget } from './step-str
 import { liveStepSink } from './live-step-sink';
 import type { LiveLane } from '../live/lane';
 import type { ToolRegistry } from './tools/registry';
+import type { WorkspaceSync } from './workspace/workspace-sync';
 
 /** What the activities need from the worker. */
 export interface ActivityDeps {
@@ -25,6 +26,8 @@ export interface ActivityDeps {
   liveLane?: LiveLane;
   /** Without a live lane: how deltas into the root's Wire are paced and when they stop (default DEFAULT_DELTA_BUDGET). */
   deltaBudget?: DeltaBudget;
+  /** Keeps runs' workspaces in the stores, so any worker runs a run's next tool (absent: the local directory only). */
+  workspaceSync?: WorkspaceSync;
 }
 
 /** All of Agio's activities, bound to their dependencies. */
@@ -41,6 +44,7 @@ export function createActivities(deps: ActivityDeps) {
       deps.workspaceRoot,
       deps.health ?? new AgentHealth(deps.tools, deps.model),
       deps.stores,
+      deps.workspaceSync,
     ),
     ...persistence,
   };

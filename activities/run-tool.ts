@@ -1,15 +1,17 @@
 // The runTool activity: looks a tool up, validates the model's arguments with zod, runs it in the run's
 // workspace and returns a result for the model. Anything the model got wrong becomes an error result.
 import { ApplicationFailure, Context } from '@temporalio/activity';
-import path from 'node:path';
 import { z } from 'zod';
 import { ErrorType, type AgentSpec, type EventBase, type ToolSpec } from '../common';
-import type { Stores } from '../stores';
+import { WorkspaceQuotaExceededError, type Stores } from '../stores';
 import type { AgentHealth } from './healthcheck';
 import type { ToolOutput } from './tools/define-tool';
 import type { ToolRegistry } from './tools/registry';
-import { ensureWorkspace } from './tools/workspace';
+import { ensureWorkspace, resolveWorkspaceDir } from './tools/workspace';
 import { activityPublisher } from './publish';
+import { finishWorkspace, type WorkspaceSession, type WorkspaceSync } from './workspace/workspace-sync';
+
+export { resolveWorkspaceDir } from './tools/workspace';
 
 /** Input of runTool. */
 export interface RunToolInput {
@@ -57,6 +59,8 @@ export function createToolActivities(
   workspaceRoot: string,
   health: AgentHealth,
   stores?: Stores,
+  /** Keeps runs' workspaces in the store (absent: the worker's directory is all there is, e.g. a shared volume). */
+  workspaces?: WorkspaceSync,
 ) {
   async function resolveTools({ agent, names, healthchecks = [] }: ResolveToolsInput): Promise<ResolveToolsOutput> {
     // A misspelled tool (or an MCP server this worker does not run) would silently vanish from the agent: fail the run.
@@ -101,6 +105,18 @@ export function createToolActivities(
     // A local activity (a quick tool) has no heartbeat: it lives inside its workflow task.
     const heartbeat = ctx.info.isLocal ? () => undefined : (details?: unknown) => ctx.heartbeat(details);
     const beat = ctx.info.isLocal ? undefined : setInterval(heartbeat, 1000);
+    const use = tool.workspace ?? 'read';
+    let session: WorkspaceSession | undefined;
+    try {
+      // The run's files as the store has them (a store that cannot be reached fails the attempt: it is retried).
+      if (workspaces && use !== 'none')
+        session = await workspaces.begin(tenantOf(input), input.workspace, use === 'write');
+    } catch (err) {
+      clearInterval(beat);
+      if (err instanceof WorkspaceQuotaExceededError)
+        return errorResult(`${err.message}; the tool did not run. Delete files the run no longer needs.`);
+      throw err;
+    }
     try {
       const out = await tool.execute(parsed.data, {
         workspace,
@@ -113,6 +129,12 @@ export function createToolActivities(
         maxOutputBytes: input.maxOutputBytes,
       });
       const result: ToolOutput = typeof out === 'string' ? { content: out } : out;
+      // The tool's changes are committed before the model hears of them; past the quota they are undone and it hears that.
+      const refused = await finishWorkspace(session);
+      if (refused)
+        return errorResult(
+          `${refused}\nThe tool's own output was:\n${truncateOutput(result.content, input.maxOutputBytes / 2).content}`,
+        );
       const truncated = truncateOutput(result.content, input.maxOutputBytes);
       // Keep both the tool's own metadata (sources, exit codes) and the truncation record.
       const metadata: Record<string, unknown> | undefined =
@@ -144,8 +166,14 @@ export function createToolActivities(
       }
       return { content, isError: result.isError ?? false, ...(metadata ? { metadata } : {}) };
     } catch (err) {
-      if (ctx.cancellationSignal.aborted) throw ctx.cancellationSignal.reason ?? err;
-      return errorResult(`tool "${input.name}" failed: ${(err as Error)?.message ?? String(err)}`);
+      if (ctx.cancellationSignal.aborted) {
+        session?.abandon();
+        throw ctx.cancellationSignal.reason ?? err;
+      }
+      const refused = await finishWorkspace(session);
+      return errorResult(
+        `tool "${input.name}" failed: ${(err as Error)?.message ?? String(err)}${refused ? `\n${refused}` : ''}`,
+      );
     } finally {
       clearInterval(beat);
     }
@@ -188,17 +216,12 @@ function idempotencyKey(input: RunToolInput): string {
   return input.stepId ? `${input.stepId}:${input.toolCallId}` : `${input.runId}:${input.toolCallId}`;
 }
 
-function errorResult(message: string): RunToolOutput {
-  return { content: `Error: ${message}`, isError: true };
+function tenantOf(input: RunToolInput): string {
+  return input.tenant ?? 'default';
 }
 
-/** Joins a run's relative workspace to the root, refusing anything that climbs out of the root. */
-export function resolveWorkspaceDir(root: string, relative: string): string {
-  const dir = path.resolve(root, relative);
-  if (dir !== path.resolve(root) && !dir.startsWith(path.resolve(root) + path.sep)) {
-    throw new Error(`workspace "${relative}" is outside the worker's workspace root`);
-  }
-  return dir;
+function errorResult(message: string): RunToolOutput {
+  return { content: `Error: ${message}`, isError: true };
 }
 
 /** Cuts text to at most `maxBytes` UTF-8 bytes, keeping head and tail around a marker that says how much went. */

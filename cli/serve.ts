@@ -18,6 +18,7 @@ import {
   modelConfigFromEnv,
   storesFromEnv,
   temporalTarget,
+  workspaceOptionsFromEnv,
 } from '../config';
 import { lockDataDir } from '../devkit/data-dir-lock';
 import { startDemoModel } from '../devkit/demo-model';
@@ -104,6 +105,8 @@ export async function serve(opts: { port?: number; agents?: string } = {}): Prom
       mcpServers: loaded.mcpServers,
       model,
       workspaceRoot: path.join(dataDir, 'workspaces'),
+      // One worker in this process: its directory is the workspace (unless AGIO_WORKSPACE_SYNC says otherwise).
+      ...workspaceOptionsFromEnv(env, 'off'),
       stores,
       shutdownGraceTime: env.AGIO_SHUTDOWN_GRACE_TIME,
       // Worker and bridge share this process: model deltas go straight to the bridge, never through workflow history.

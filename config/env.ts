@@ -51,6 +51,16 @@ export const AgioEnv = z.object({
    * promotes a version with `agio versions promote <buildId>` (worker/versioning.ts).
    */
   AGIO_MAKE_CURRENT: z.preprocess(emptyToUndefined, z.enum(['first', 'true', 'false', 'force']).default('first')),
+  /**
+   * Where runs' workspaces live between tools: `store` (the worker's default) keeps them in the stores so any worker
+   * can run a run's next tool; `off` (agio serve's default) leaves them in AGIO_DATA_DIR/workspaces, for one worker or
+   * workers that all mount one shared volume there.
+   */
+  AGIO_WORKSPACE_SYNC: z.preprocess(emptyToUndefined, z.enum(['store', 'off']).optional()),
+  /** The most bytes a run's workspace may hold in the store (default 268435456, 256 MiB). */
+  AGIO_WORKSPACE_MAX_BYTES: z.preprocess(emptyToUndefined, z.coerce.number().int().positive().optional()),
+  /** The most files a run's workspace may hold in the store (default 10000). */
+  AGIO_WORKSPACE_MAX_FILES: z.preprocess(emptyToUndefined, z.coerce.number().int().positive().optional()),
   /** `agio serve` starts the Temporal Web UI beside its server (built with Go on first use) unless this is false. */
   AGIO_WEB_UI: z.preprocess(emptyToUndefined, z.enum(['true', 'false']).default('true')),
   /** How long a stopping worker lets in-flight model calls and tools finish (`30s`, `2m`, `500ms`). */

@@ -11,5 +11,6 @@ export {
   type TemporalTarget,
 } from './temporal';
 export { storesFromEnv } from './stores';
+export { workspaceOptionsFromEnv, type WorkspaceOptions } from './workspaces';
 export { liveLaneFromEnv } from './live-lane';
 export { modelConfigFromEnv } from './model';

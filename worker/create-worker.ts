@@ -19,7 +19,8 @@ import { bundleWorkflows } from './workflow-bundle-options';
 import { prebuiltWorkflowCode } from './prebuilt-bundle';
 import { buildIdOf, makeVersionCurrent, versionName, type VersioningOptions } from './versioning';
 import type { Promotion } from './deployment-versions';
-import { createMemoryStores, type Stores } from '../stores';
+import { createMemoryStores, DEFAULT_WORKSPACE_QUOTA, type Stores, type WorkspaceQuota } from '../stores';
+import { WorkspaceSync } from '../activities/workspace/workspace-sync';
 
 /** Options of {@link createWorker}. */
 export interface CreateWorkerOptions {
@@ -39,6 +40,14 @@ export interface CreateWorkerOptions {
   model: ModelConfig;
   /** Directory under which runs get their workspaces (default `.agio/workspaces`). */
   workspaceRoot?: string;
+  /**
+   * Where a run's workspace lives between tools (default `store`): `store` keeps it in `stores.workspaces` and brings it
+   * to whichever worker runs the next tool, so workers hold no run state of their own; `off` leaves it in this worker's
+   * `workspaceRoot` only, for a single worker or workers that all mount one shared volume there.
+   */
+  workspaceSync?: 'store' | 'off';
+  /** The most a run's workspace may hold when kept in the store (default 256 MiB in 10,000 files). */
+  workspaceQuota?: Partial<WorkspaceQuota>;
   streamSink?: StepStreamSinkFactory;
   /** The live lane model deltas go to (`agio serve`: in process, shared with its bridge); without one they are batched into the root's Wire. */
   liveLane?: LiveLane;
@@ -133,6 +142,14 @@ async function createWithTools(opts: CreateWorkerOptions, mcp: McpTools): Promis
     deltaBudget: { ...DEFAULT_DELTA_BUDGET, ...opts.deltaBudget },
     health,
     stores,
+    ...(opts.workspaceSync === 'off'
+      ? {}
+      : {
+          workspaceSync: new WorkspaceSync(stores.workspaces, workspaceRoot, {
+            ...DEFAULT_WORKSPACE_QUOTA,
+            ...opts.workspaceQuota,
+          }),
+        }),
   };
   const taskQueue = opts.taskQueue ?? DEFAULT_TASK_QUEUE;
   const namespace = opts.namespace ?? 'default';

@@ -1,5 +1,13 @@
 // Worker entry point: `node dist/worker/main.js` (or `npm run worker`) against TEMPORAL_ADDRESS.
-import { connectWorker, liveLaneFromEnv, loadEnv, modelConfigFromEnv, storesFromEnv, temporalTarget } from '../config';
+import {
+  connectWorker,
+  liveLaneFromEnv,
+  loadEnv,
+  modelConfigFromEnv,
+  storesFromEnv,
+  temporalTarget,
+  workspaceOptionsFromEnv,
+} from '../config';
 import { AgentsFileError } from './agents-file';
 import { agentsToServe } from './example-agents';
 import { createWorker } from './create-worker';
@@ -34,6 +42,8 @@ async function main(): Promise<void> {
     mcpServers: loaded.mcpServers,
     model: modelConfigFromEnv(env),
     workspaceRoot: `${env.AGIO_DATA_DIR}/workspaces`,
+    // Workspaces in the stores: any worker runs a run's next tool, and a deploy loses none of its files.
+    ...workspaceOptionsFromEnv(env, 'store'),
     stores,
     shutdownGraceTime: env.AGIO_SHUTDOWN_GRACE_TIME,
     ...(liveLane ? { liveLane } : {}),

@@ -145,6 +145,7 @@ export const bashTool = defineTool({
       .describe(`Timeout in milliseconds (default ${DEFAULT_TIMEOUT_MS}, max ${MAX_TIMEOUT_MS}).`),
   }),
   idempotent: false,
+  workspace: 'write',
   timeoutMs: MAX_TIMEOUT_MS + 30_000,
   async execute({ command, timeout_ms: timeoutMs = DEFAULT_TIMEOUT_MS }, ctx) {
     if (ctx.signal.aborted) throw new Error('The tool call was cancelled before the command started.');

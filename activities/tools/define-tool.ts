@@ -57,6 +57,12 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
    * may not exceed 30 s; it requires `idempotent: true`, because after a worker crash it runs again from the start.
    */
   quick?: boolean;
+  /**
+   * How the tool uses the run's workspace, which is kept in the store so that any worker can run the next tool
+   * (activities/workspace/): `read` (the default) brings the worker's copy up to date before the tool runs; `write`
+   * also keeps what the tool changed, under the run's workspace quota; `none` skips both (web tools, lookups).
+   */
+  workspace?: 'none' | 'read' | 'write';
 }
 
 /** Defines a tool; the identity function, typed so `execute` sees the parsed arguments. */

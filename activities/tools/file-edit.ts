@@ -24,6 +24,7 @@ export const fileEditTool = defineTool({
       .describe('Replace every occurrence instead of requiring a unique match (default false).'),
   }),
   idempotent: false,
+  workspace: 'write',
   async execute(
     { path: userPath, old_string: oldString, new_string: newString, replace_all: replaceAll = false },
     ctx,

@@ -15,6 +15,7 @@ export const fileWriteTool = defineTool({
     content: z.string().describe('The complete new content of the file.'),
   }),
   idempotent: true,
+  workspace: 'write',
   async execute({ path: userPath, content }, ctx) {
     const file = await resolveInWorkspace(ctx.workspace, userPath);
     const existing = await fs.stat(file).catch(() => undefined);

@@ -21,6 +21,7 @@ export function createGetToolResultTool(store: ToolResultStore) {
       offset: z.number().int().nonnegative().optional().describe('Character offset to start at (default 0).'),
     }),
     idempotent: true,
+    workspace: 'none',
     // Reads a stored output and returns: no round trip through the server (a local activity).
     quick: true,
     async execute({ ref, offset = 0 }, ctx) {

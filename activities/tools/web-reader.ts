@@ -33,6 +33,7 @@ export function createWebReaderTool(config: WebReaderConfig = {}) {
       url: z.string().min(1).describe('The http(s) URL of the page to read.'),
     }),
     idempotent: true,
+    workspace: 'none',
     timeoutMs: 90_000,
     async execute({ url }, ctx) {
       let target: URL;

@@ -51,6 +51,7 @@ export function createWebSearchTool(config: WebSearchConfig = {}) {
       num: z.number().int().min(1).max(20).optional().describe(`Number of results to return (default ${DEFAULT_NUM}).`),
     }),
     idempotent: true,
+    workspace: 'none',
     async execute({ query, num = DEFAULT_NUM }, ctx) {
       const endpoint = config.endpoint ?? (process.env.SERPER_API_URL || DEFAULT_ENDPOINT);
       const apiKey = config.apiKey ?? process.env.SERPER_API_KEY;

@@ -92,6 +92,15 @@ export function relativeToWorkspace(root: string, abs: string): string {
   return path.relative(root, abs).split(path.sep).join('/') || '.';
 }
 
+/** Joins a run's relative workspace to the root, refusing anything that climbs out of the root. */
+export function resolveWorkspaceDir(root: string, relative: string): string {
+  const dir = path.resolve(root, relative);
+  if (dir !== path.resolve(root) && !dir.startsWith(path.resolve(root) + path.sep)) {
+    throw new Error(`workspace "${relative}" is outside the worker's workspace root`);
+  }
+  return dir;
+}
+
 /** Creates the workspace directory (mkdir -p) and returns its real path. */
 export async function ensureWorkspace(dir: string): Promise<string> {
   await fs.mkdir(dir, { recursive: true });

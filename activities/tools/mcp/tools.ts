@@ -75,6 +75,8 @@ export function mcpToolDefinition(config: McpServerConfig, tool: Tool, call: Mcp
     jsonSchema: schema,
     execute: (args, ctx) => call(tool.name, args as Record<string, unknown>, ctx),
     idempotent: isIdempotent(config, tool),
+    // A run's own server works in the run's workspace and may change it; a worker's shared server never sees it.
+    workspace: config.lifetime === 'run' ? 'write' : 'none',
     ...(config.timeoutMs ? { timeoutMs: config.timeoutMs } : {}),
     ...(config.maxAttempts ? { maxAttempts: config.maxAttempts } : {}),
   };
