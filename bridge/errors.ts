@@ -1,5 +1,6 @@
 // HTTP errors as JSON `{ error: { code, message } }` with the right status, one place for every route.
 import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import type { IncomingMessage } from 'node:http';
 import { ZodError } from 'zod';
 import { InputTooLargeError } from '../client/agio-client';
 
@@ -20,8 +21,40 @@ export function runNotFound(id: string): HttpError {
   return new HttpError(404, 'run_not_found', `no run with id "${id}"`);
 }
 
+/** Most of an oversized body a bridge reads (and drops) so its 413 reaches the client, and for how long at most. */
+const DRAIN_MAX_BYTES = 64 * 1024 * 1024;
+const DRAIN_MAX_MS = 15_000;
+
+/**
+ * Reads the rest of a request body and drops it, up to {@link DRAIN_MAX_BYTES} or {@link DRAIN_MAX_MS}. An answer sent
+ * while the client is still sending closes the connection (Fastify: `connection: close`) over unread bytes, which the
+ * kernel answers with a reset: the client sees ECONNRESET/EPIPE instead of the answer.
+ */
+function drain(req: IncomingMessage): Promise<void> {
+  if (req.complete || req.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    let bytes = 0;
+    const done = () => {
+      clearTimeout(timer);
+      req.off('data', onData).off('end', done).off('close', done).off('error', done);
+      resolve();
+    };
+    const onData = (chunk: Buffer) => {
+      bytes += chunk.length;
+      if (bytes > DRAIN_MAX_BYTES) done();
+    };
+    const timer = setTimeout(done, DRAIN_MAX_MS);
+    req.on('data', onData).once('end', done).once('close', done).once('error', done);
+    req.resume();
+  });
+}
+
 /** Maps any error to the JSON error body. */
-export function errorHandler(err: FastifyError | Error, req: FastifyRequest, reply: FastifyReply): void {
+export function errorHandler(
+  err: FastifyError | Error,
+  req: FastifyRequest,
+  reply: FastifyReply,
+): void | Promise<void> {
   if (err instanceof HttpError) {
     void reply.status(err.status).send({ error: { code: err.code, message: err.message } });
     return;
@@ -36,13 +69,13 @@ export function errorHandler(err: FastifyError | Error, req: FastifyRequest, rep
     return;
   }
   const fe = err as FastifyError;
+  if (fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE')
+    return drain(req.raw).then(() => {
+      void reply.status(413).send({ error: { code: 'body_too_large', message: fe.message } });
+    });
   if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500) {
     const code =
-      fe.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || fe.name === 'SyntaxError'
-        ? 'malformed_json'
-        : fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE'
-          ? 'body_too_large'
-          : 'bad_request';
+      fe.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || fe.name === 'SyntaxError' ? 'malformed_json' : 'bad_request';
     void reply.status(fe.statusCode).send({ error: { code, message: fe.message } });
     return;
   }
