@@ -1,5 +1,6 @@
-// Three projects: pure unit tests, integration and fault tests against a real Temporal dev server (and FerretDB),
-// and replay tests of recorded histories. One global setup starts the servers once for the whole run.
+// Four projects: pure unit tests, integration and fault tests against a real Temporal dev server (and FerretDB),
+// replay tests of recorded histories, and the production shape. One global setup starts the integration project's
+// servers once for the whole run.
 const transform = { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }] };
 const common = { testEnvironment: 'node', transform, moduleFileExtensions: ['ts', 'js', 'json'] };
 
@@ -16,5 +17,8 @@ module.exports = {
       testMatch: ['<rootDir>/tests/integration/**/*.test.ts', '<rootDir>/tests/faults/**/*.test.ts'],
     },
     { ...common, displayName: 'replay', testMatch: ['<rootDir>/tests/replay/**/*.test.ts'] },
+    // The production shape (tests/production): each file starts its own stack (PostgreSQL, Temporal on it, FerretDB,
+    // NATS, built workers and bridges) through tests/helpers/production-stack.ts, so no global setup.
+    { ...common, displayName: 'production', testMatch: ['<rootDir>/tests/production/**/*.test.ts'] },
   ],
 };

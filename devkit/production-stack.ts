@@ -44,6 +44,7 @@ export interface ProductionStack {
   natsUrl: string;
   /** The compiled Agio (`dist/` with its prebuilt workflow bundle) every process runs. */
   dist: string;
+  /** The running workers and bridges (one that exits leaves its list). */
   workers: AgioProcess[];
   bridges: AgioProcess[];
   /** Milliseconds each phase of the start took (build, servers, processes). */
@@ -133,6 +134,12 @@ export async function startProductionStack(opts: ProductionStackOptions): Promis
     const bridges: AgioProcess[] = [];
     // Names count starts, not running processes: two bridges started side by side get different names.
     const started = { worker: 0, bridge: 0 };
+    /** Lists a process while it runs (a killed one leaves the list) and stops it with the stack. */
+    const track = (list: AgioProcess[], proc: AgioProcess) => {
+      list.push(proc);
+      stoppers.push(() => proc.stop());
+      void proc.exited.then(() => list.includes(proc) && list.splice(list.indexOf(proc), 1));
+    };
     const startWorker = async (env: Record<string, string> = {}) => {
       const name = `worker-${++started.worker}`;
       const dataDir = path.join(dir, name);
@@ -153,8 +160,7 @@ export async function startProductionStack(opts: ProductionStackOptions): Promis
           ...env,
         },
       });
-      workers.push(worker);
-      stoppers.push(() => worker.stop());
+      track(workers, worker);
       return worker;
     };
     const startBridge = async (env: Record<string, string> = {}) => {
@@ -175,8 +181,7 @@ export async function startProductionStack(opts: ProductionStackOptions): Promis
           ...env,
         },
       });
-      bridges.push(bridge);
-      stoppers.push(() => bridge.stop());
+      track(bridges, bridge);
       return bridge;
     };
     await timed('processes', async () => {

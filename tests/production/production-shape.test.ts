@@ -1,0 +1,137 @@
+// The production shape under faults: Temporal on PostgreSQL, FerretDB on the same PostgreSQL, NATS, two built worker
+// processes and two bridge processes configured by environment variables alone (devkit/production-stack.ts). A client
+// follows a nested run through a bridge that is SIGKILLed mid-stream and resumes on the other; a worker is SIGKILLed
+// mid model call; PostgreSQL restarts mid-run. Every run completes, and clients get every event exactly once.
+import { type AgioEvent } from '../../common';
+import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
+import { requestsOf } from '../helpers/nested-runs';
+import { followRun, startRunOn, useProductionStack, workerOfPendingActivity } from '../helpers/production-stack';
+import { agioEvents, type SseEvent } from '../helpers/sse-client';
+import { waitFor } from '../helpers/workflow-agents';
+
+/** A long answer, streamed in small chunks: several seconds of deltas to kill a bridge in. */
+const words = (tag: string, n: number) => Array.from({ length: n }, (_, i) => `${tag}${i}`).join(' ');
+
+/** The durable events among the frames (deltas left out), checking each arrived once and in order. */
+function durableOnce(frames: SseEvent[]): AgioEvent[] {
+  expect(new Set(frames.map((f) => f.id)).size).toBe(frames.length);
+  const durable = agioEvents(frames).filter((e) => e.type !== 'STEP_DELTA');
+  expect(durable.map((e) => e.offset)).toEqual(durable.map((_, i) => i));
+  return durable;
+}
+
+/** The final answer of the root: its last assistant step's content. */
+function rootAnswer(events: AgioEvent[]): string | undefined {
+  return (
+    events.filter((e) => e.type === 'STEP_COMPLETED' && e.depth === 0 && e.snapshot?.role === 'assistant').at(-1)
+      ?.snapshot?.content ?? undefined
+  );
+}
+
+describe('the production shape', () => {
+  const bed = useProductionStack();
+  afterEach(() => bed.model.reset());
+
+  it('resumes a nested run on the second bridge when the first is SIGKILLed mid-stream, every event once', async () => {
+    const { stack, model } = bed;
+    const helperAnswer = words('h', 120);
+    model.scriptFor(
+      'You are lead.',
+      toolCalls([toolCall('helper', { task: 'count' })]),
+      text('lead done', { chunkSize: 3, delayMs: 20 }),
+    );
+    model.scriptFor('You are helper.', text(helperAnswer, { chunkSize: 4, delayMs: 40 }));
+    const [first, second] = stack.bridges;
+    const runId = await startRunOn(first, 'lead', 'start');
+    let killed: Promise<unknown> | undefined;
+    const nestedDeltas = (frames: SseEvent[]) =>
+      agioEvents(frames).filter((e) => e.type === 'STEP_DELTA' && e.depth === 1).length;
+    const seen: SseEvent[] = [];
+    const { frames, connections } = await followRun(
+      runId,
+      // The killed bridge drops out of the list; the client goes on with the other one.
+      () => stack.bridges.filter((b) => b !== first || !killed),
+      (frame) => {
+        seen.push(frame);
+        if (!killed && nestedDeltas([frame]) && nestedDeltas(seen) >= 10) killed = stack.kill(first);
+      },
+    );
+    await killed;
+    expect(killed).toBeDefined();
+    expect(connections).toBeGreaterThanOrEqual(2);
+
+    const durable = durableOnce(frames);
+    expect(durable.at(-1)).toMatchObject({ type: 'RUN_COMPLETED', depth: 0, runId });
+    expect(rootAnswer(durable)).toBe('lead done');
+    // The nested run's events reached the client through the root's stream, its answer whole.
+    const nested = durable.filter((e) => e.depth === 1);
+    expect(nested.some((e) => e.type === 'RUN_COMPLETED')).toBe(true);
+    // Its deltas too, each once across the two connections: together they spell the answer.
+    const deltas = agioEvents(frames).filter((e) => e.type === 'STEP_DELTA' && e.depth === 1);
+    expect(deltas.map((e) => e.delta?.content ?? '').join('')).toBe(helperAnswer);
+    // A fresh reader on the surviving bridge gets the same durable log.
+    const { frames: again } = await followRun(runId, () => [second]);
+    expect(durableOnce(again).map((e) => [e.offset, e.type, e.runId])).toEqual(
+      durable.map((e) => [e.offset, e.type, e.runId]),
+    );
+    // A replacement keeps the stack at two bridges for the tests that follow.
+    expect(stack.bridges).toEqual([second]);
+    await stack.startBridge();
+  }, 240_000);
+
+  it('finishes a run on the other worker when the one in its model call is SIGKILLed', async () => {
+    const { stack, model, client } = bed;
+    // The first call never answers (its worker dies); the retry on the other worker gets the answer.
+    model.scriptFor('You are solo.', { hangMs: 600_000, content: 'lost' }, text('solo answer'));
+    const runId = await startRunOn(stack.bridges[0], 'solo', 'hello');
+    await waitFor('the model call to start', () => requestsOf(model, 'You are solo.').length === 1, 60_000);
+    const pid = await waitFor('the model call on a worker', () => workerOfPendingActivity(client, runId, 'callModel'));
+    const victim = stack.workers.find((w) => w.pid === pid);
+    expect(victim).toBeDefined();
+    const killedAt = Date.now();
+    expect(await stack.kill(victim!)).toEqual({ code: null, signal: 'SIGKILL' });
+
+    const { frames } = await followRun(runId, () => stack.bridges);
+    const durable = durableOnce(frames);
+    expect(durable.at(-1)).toMatchObject({ type: 'RUN_COMPLETED', depth: 0, runId });
+    expect(rootAnswer(durable)).toBe('solo answer');
+    expect(requestsOf(model, 'You are solo.')).toHaveLength(2);
+    console.log(`model call resumed ${requestsOf(model, 'You are solo.')[1].receivedAt - killedAt} ms after the kill`);
+    // The run's last model call started on the surviving worker.
+    const history = await client.workflow.getHandle(runId).fetchHistory();
+    const starts = (history.events ?? []).filter((e) => e.activityTaskStartedEventAttributes);
+    const survivor = stack.workers.find((w) => w !== victim)!;
+    expect(starts.at(-1)?.activityTaskStartedEventAttributes?.identity).toMatch(new RegExp(`^${survivor.pid}@`));
+    // A replacement keeps the stack at two workers for the tests that follow.
+    await stack.startWorker();
+  }, 240_000);
+
+  it('completes a run whose PostgreSQL restarts in the middle of it', async () => {
+    const { stack, model } = bed;
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    model.scriptFor(
+      'You are lister.',
+      async () => {
+        await gate;
+        return toolCalls([toolCall('ls', { path: '.' })]);
+      },
+      text('listed'),
+    );
+    const runId = await startRunOn(stack.bridges.at(-1)!, 'lister', 'list your workspace');
+    const following = followRun(runId, () => stack.bridges);
+    await waitFor('the model call to start', () => requestsOf(model, 'You are lister.').length === 1, 60_000);
+    const t0 = Date.now();
+    await stack.restartPostgres();
+    console.log(`PostgreSQL restarted in ${Date.now() - t0} ms`);
+    release();
+
+    const { frames } = await following;
+    const durable = durableOnce(frames);
+    expect(durable.at(-1)).toMatchObject({ type: 'RUN_COMPLETED', depth: 0, runId });
+    expect(rootAnswer(durable)).toBe('listed');
+    // The tool ran after the restart, and its result reached the model.
+    expect(requestsOf(model, 'You are lister.')).toHaveLength(2);
+    expect(durable.some((e) => e.type === 'STEP_COMPLETED' && e.snapshot?.role === 'tool')).toBe(true);
+  }, 240_000);
+});
