@@ -16,5 +16,6 @@ export const EVENT_TYPES = [
   'STEP_RETRY',
   'MODEL_UNAVAILABLE',
   'CONTEXT_COMPACTED',
+  'CONTEXT_CONDENSED',
   'ERROR',
 ] as const;

@@ -1,10 +1,12 @@
-// One model call of an agent run: made at a safe point, with the conversation compacted near its limit and handed over
-// inline or by reference, and the steps not yet stored riding along (the lean step path). Its answer is the next step.
+// One model call of an agent run: made at a safe point, with the conversation compacted (and condensed) near its limit
+// and handed over inline or by reference, and the steps not yet stored riding along (the lean step path). Its answer is
+// the next step.
 import { patched } from '@temporalio/workflow';
 import { addUsage, jsonBytes } from '../common';
 import type { CallModelOutput } from '../activities';
 import { commit, type AgentRun } from './agent-run-state';
 import { COMPACTION_PATCH, compactConversation, compactionThreshold } from './compaction';
+import { CONDENSATION_PATCH, condenseConversation } from './condensation';
 import { failRun, modelInput } from './model-step';
 import type { Toolkit } from './toolkit';
 
@@ -16,8 +18,13 @@ export async function askModel(run: AgentRun, toolkit: Toolkit, tools: string[])
   // Near the model-input limit, older tool outputs and arguments make way (runs started before it: see the patch).
   const threshold = compactionThreshold(context.limits);
   if (threshold !== undefined && bytes > threshold && patched(COMPACTION_PATCH)) {
+    // Decided before compaction's store write: a patch first asked for after a local activity may be recorded in a
+    // later workflow task than the one replay looks it up in (seen as a nondeterminism error on replay).
+    const condenses = patched(CONDENSATION_PATCH);
     const target = conversation.compactionTarget(() => recorder.written);
     bytes = await compactConversation(context, events, target, bytes, toolkit.specs.has('get_tool_result'));
+    // What references alone could not bring under the threshold: the oldest turns are summarised.
+    if (condenses) bytes = await condenseConversation(run, bytes, threshold);
   }
   const input = modelInput(agent.name, conversation.messages, context, bytes);
   const index = conversation.steps.length;

@@ -16,9 +16,10 @@ export class Conversation {
     setHandler(conversationQuery, ({ count }) => this.messages.slice(0, count));
   }
 
-  /** Adds a step and its message. */
+  /** Adds a step and its message (a step condensed into a summary has none, see condensation.ts). */
   add(step: Step): void {
     this.steps.push(step);
+    if (typeof step.metadata?.condensedInto === 'number') return;
     const message = stepToMessage(step);
     this.messageOf.set(step, message);
     this.messages.push(message);
@@ -32,6 +33,26 @@ export class Conversation {
   /** Puts a session's earlier conversation after the instructions and before this run's input (it is not this run's steps). */
   insertHistory(history: ChatMessage[]): void {
     this.messages.splice(this.messages[0]?.role === 'system' ? 1 : 0, 0, ...history);
+  }
+
+  /**
+   * Replaces steps `from..to` (exclusive) with `summary`: its message takes the place of the first one's, the others'
+   * messages leave the conversation, and those steps stay as small markers (`condensedInto`), so step indexes hold.
+   */
+  condense(from: number, to: number, summary: Step): void {
+    const first = this.messages.indexOf(this.messageOf.get(this.steps[from])!);
+    const message = stepToMessage(summary);
+    for (let i = from; i < to; i++) {
+      const old = this.messageOf.get(this.steps[i]);
+      if (old) this.messages.splice(this.messages.indexOf(old), 1);
+      if (i > from) {
+        const { id, runId, index, role } = this.steps[i];
+        this.steps[i] = { id, runId, index, role, content: null, metadata: { condensedInto: from } };
+      }
+    }
+    this.messages.splice(first < 0 ? this.messages.length : first, 0, message);
+    this.messageOf.set(summary, message);
+    this.steps[from] = summary;
   }
 
   /**

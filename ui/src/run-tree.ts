@@ -190,6 +190,13 @@ export function applyEvent(tree: RunTree, event: AgioEvent, eventId?: string): b
         text: `context compacted: ${String(event.data?.bytesBefore ?? '?')} → ${String(event.data?.bytesAfter ?? '?')} bytes`,
       });
       break;
+    case 'CONTEXT_CONDENSED':
+      run.notices.push({
+        type: event.type,
+        at: event.timestamp,
+        text: `context condensed: steps ${String(event.data?.fromStep ?? '?')}–${String(Number(event.data?.toStep ?? 0) - 1)} summarised, ${String(event.data?.bytesBefore ?? '?')} → ${String(event.data?.bytesAfter ?? '?')} bytes`,
+      });
+      break;
     case 'ERROR':
       run.notices.push({
         type: event.type,
