@@ -1,6 +1,6 @@
 // The runtime configuration every Agio process composes from: which Temporal server it reaches and how, and the
 // search attributes a process that starts runs registers.
-import { ensureSearchAttributes, loadEnv, localTarget, temporalTarget } from '../../config';
+import { ensureSearchAttributes, loadEnv, localTarget, temporalTarget, workspaceOptionsFromEnv } from '../../config';
 
 describe('temporalTarget', () => {
   it('reaches a local server on the default port without TLS when nothing is set', () => {
@@ -27,6 +27,23 @@ describe('temporalTarget', () => {
       namespace: 'default',
       tls: true,
     });
+  });
+});
+
+describe('workspaceOptionsFromEnv', () => {
+  it("keeps workspaces as the process's default says unless AGIO_WORKSPACE_SYNC names a mode, with the quota's overrides", () => {
+    expect(workspaceOptionsFromEnv(loadEnv({}), 'store')).toEqual({ workspaceSync: 'store', workspaceQuota: {} });
+    const env = loadEnv({
+      AGIO_WORKSPACE_SYNC: 'off',
+      AGIO_WORKSPACE_MAX_BYTES: '1048576',
+      AGIO_WORKSPACE_MAX_FILES: '50',
+    });
+    expect(workspaceOptionsFromEnv(env, 'store')).toEqual({
+      workspaceSync: 'off',
+      workspaceQuota: { maxBytes: 1048576, maxFiles: 50 },
+    });
+    expect(() => loadEnv({ AGIO_WORKSPACE_SYNC: 'nfs' })).toThrow(/AGIO_WORKSPACE_SYNC/);
+    expect(() => loadEnv({ AGIO_WORKSPACE_MAX_FILES: 'many' })).toThrow(/AGIO_WORKSPACE_MAX_FILES/);
   });
 });
 
