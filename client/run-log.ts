@@ -8,9 +8,11 @@
 // the server hands the Query to a worker that replays the whole run. A root therefore puts its terminal event on
 // its Wire in a task that leaves the run open and closes it a task later (workflows/event-log.ts); a reader that
 // has that event waits for the close (the long poll `result()` makes, which costs no worker) before passing it on.
+// A root that closed without that event (terminated, timed out) ends its readers' streams with a synthetic one.
 import { QueryRejectedError, WorkflowClient, type Client } from '@temporalio/client';
 import { endsStream, type AgioEvent, type EventsPage } from '../common';
 import type { EventLogStore } from '../stores';
+import { closingEvent, endedWith } from './closing-event';
 import { queryPages, readEvents, type EventPages, type ReadEventsOptions } from './event-reader';
 
 /** Longest a reader waits for the run to close once it has the root's terminal event (a run slow to close does not hold it long). */
@@ -65,7 +67,15 @@ export class RunLogs {
         this.log && tenant !== undefined ? await storedPage(this.log, tenant, rootRunId, input) : undefined;
       if (stored) this.stats.storedPages++;
       else this.stats.replayedPages++;
-      return stored ?? replayed(input);
+      const page = stored ?? (await replayed(input));
+      // A short page without the root's terminal event is the whole rest of a root that closed without one
+      // (terminated, timed out): it ends with a synthetic one rather than being replayed again at every poll.
+      if (page.ended || page.events.length >= input.limit) return page;
+      const description = await this.temporal.workflow.getHandle(rootRunId).describe();
+      const closing = closingEvent(rootRunId, description, page.lastOffset + 1);
+      // Open after all (it continued as new meanwhile): its events Query answers again.
+      if (!closing) closed = false;
+      return closing ? endedWith(page, closing) : page;
     };
     const untilClosed = async () => {
       const stop = new AbortController();
