@@ -105,6 +105,8 @@ export const WorkflowAgentResume = z.object({
   lastResponse: z.string(),
   /** The Wire offset up to which the root has written its events to the event log (root runs only). */
   loggedOffset: z.number().int().optional(),
+  /** Set when a loop continued as new while paused (to move to a new worker version): the new run starts parked. */
+  paused: z.object({ reason: z.string().optional(), by: z.string().optional() }).optional(),
 });
 
 /** Input of the loop, sequential and parallel agent workflows. */

@@ -8,6 +8,13 @@ import { spentBudget } from './decisions';
 import { addRunUsage, runWorkflowAgent } from './workflow-agent';
 import { UPGRADE_PATCH } from './upgrade';
 
+/**
+ * The patch under which a loop continuing as new writes its event log before it waits for a safe point, so a pause that
+ * arrives meanwhile parks it instead of being lost, and carries a pause into the new run when it moves to a newer worker
+ * version while paused (as agent runs do, see CARRY_OVER_PATCH).
+ */
+export const LOOP_PAUSE_PATCH = 'agio-loop-carry-pause';
+
 /** Runs a loop agent. */
 export async function loopAgentRun(raw: WorkflowAgentRunInput): Promise<RunOutput> {
   return runWorkflowAgent(raw, async (run) => {
@@ -60,10 +67,19 @@ export async function loopAgentRun(raw: WorkflowAgentRunInput): Promise<RunOutpu
         (every && position.timesLooped - startedAt >= every && more) ||
         (upgrades && more && control.upgradeWanted())
       ) {
-        // Between iterations no child or activity is in flight: park here if paused (a pause does not carry over to
-        // the new run), and let handlers finish so no event batch is lost.
-        await control.beforeContinueAsNew();
-        await run.eventLog?.writeLocally();
+        // Between iterations no child or activity is in flight: park here if paused, and let handlers finish so no
+        // event batch is lost. With LOOP_PAUSE_PATCH the log is written first, so nothing awaits between the park and
+        // the continue-as-new (a pause that came during the write used to be lost), and a paused loop moving to a
+        // newer worker version carries its pause.
+        const carriesPause = patched(LOOP_PAUSE_PATCH);
+        if (carriesPause) {
+          await run.eventLog?.writeLocally();
+          await control.beforeContinueAsNew(upgrades ? control.upgradeWanted : undefined);
+        } else {
+          await control.beforeContinueAsNew();
+          await run.eventLog?.writeLocally();
+        }
+        const paused = carriesPause ? control.carriedPause() : undefined;
         await (
           upgrades
             ? makeContinueAsNewFunc<typeof loopAgentRun>({ initialVersioningBehavior: 'AUTO_UPGRADE' })
@@ -79,6 +95,7 @@ export async function loopAgentRun(raw: WorkflowAgentRunInput): Promise<RunOutpu
             wire: run.wire?.snapshot(),
             lastResponse: response,
             ...(run.eventLog ? { loggedOffset: run.eventLog.loggedOffset } : {}),
+            ...(paused ? { paused } : {}),
           },
         });
       }
