@@ -2,9 +2,11 @@
 // it: PostgreSQL, Temporal on it (schema by the server's SQL tool), FerretDB on the same PostgreSQL as the MongoDB
 // store, NATS for the live lane, and Agio's built workers and bridges configured by environment variables only.
 // Used by tests/production and `scripts/production-stack`; the kill helpers are for fault tests.
+import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { projectRoot } from '../worker/project-root';
 import { buildAgio, startAgioProcess, type AgioExit, type AgioProcess } from './agio-process';
 import { FERRETDB } from './ferretdb-server';
@@ -14,6 +16,8 @@ import { startLoopbackServer } from './loopback-server';
 import { startNatsServer } from './nats-server';
 import { startPostgres, type PostgresServer } from './postgresql-server';
 import { startTemporalOnPostgres, temporalBinaries, type TemporalOnPostgres } from './temporal-postgres';
+
+const run = promisify(execFile);
 
 /** Options of {@link startProductionStack}. */
 export interface ProductionStackOptions {
@@ -53,6 +57,8 @@ export interface ProductionStack {
   startWorker(env?: Record<string, string>): Promise<AgioProcess>;
   /** Starts one more bridge on a free port. */
   startBridge(env?: Record<string, string>): Promise<AgioProcess>;
+  /** Runs the built `agio` CLI (`node dist/cli/main.js ...args`) with the stack's environment, e.g. `versions promote`. */
+  cli(args: string[]): Promise<{ code: number; output: string }>;
   /** SIGKILLs a process (worker or bridge) and resolves once it is gone. */
   kill(proc: AgioProcess): Promise<AgioExit>;
   /** `pg_ctl restart -m fast` under everything that is connected to PostgreSQL. */
@@ -156,7 +162,6 @@ export async function startProductionStack(opts: ProductionStackOptions): Promis
           OPENAI_API_KEY: opts.model.apiKey ?? 'not-needed',
           AGIO_MODEL: opts.model.model ?? 'scripted-model',
           AGIO_SHUTDOWN_GRACE_TIME: '5s',
-          AGIO_MAKE_CURRENT: 'true',
           ...env,
         },
       });
@@ -185,7 +190,8 @@ export async function startProductionStack(opts: ProductionStackOptions): Promis
       return bridge;
     };
     await timed('processes', async () => {
-      // The first worker alone: it makes its version current, which the others then find.
+      // The first worker alone: it makes its version current (AGIO_MAKE_CURRENT's default, `first`); the others find
+      // that version current and leave it so.
       await startWorker();
       for (let i = 1; i < (opts.workers ?? 2); i++) await startWorker();
       await Promise.all(Array.from({ length: opts.bridges ?? 2 }, () => startBridge()));
@@ -202,6 +208,17 @@ export async function startProductionStack(opts: ProductionStackOptions): Promis
       timings,
       startWorker,
       startBridge,
+      cli: (args) =>
+        run(process.execPath, [path.join(dist, 'cli', 'main.js'), ...args], {
+          cwd: dir,
+          env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...shared },
+        }).then(
+          ({ stdout, stderr }) => ({ code: 0, output: stdout + stderr }),
+          (err: { code?: number; stdout?: string; stderr?: string }) => ({
+            code: typeof err.code === 'number' ? err.code : 1,
+            output: `${err.stdout ?? ''}${err.stderr ?? ''}`,
+          }),
+        ),
       kill: (proc) => proc.kill(),
       restartPostgres: () => postgres.restart(),
       stop: stopAll,

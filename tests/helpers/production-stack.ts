@@ -33,6 +33,12 @@ const AGENTS = `agents:
     description: Lists its workspace.
     instructions: You are lister.
     tools: [ls]
+  - name: careful
+    description: Lists its workspace once a person approves.
+    instructions: You are careful.
+    tools: [ls]
+    permissions:
+      - { tool: ls, action: ask }
 `;
 
 /** The stack, the model and a Temporal client, filled in by beforeAll. */
@@ -124,4 +130,20 @@ export async function workerOfPendingActivity(
   const pending = description.raw.pendingActivities?.find((a) => a.activityType?.name === type);
   const pid = Number(pending?.lastWorkerIdentity?.split('@')[0]);
   return pid > 0 ? pid : undefined;
+}
+
+/** The pids of the workers that ran a run's workflow tasks, in order (identities are `pid@host`). */
+export async function workflowTaskWorkers(client: Client, runId: string): Promise<number[]> {
+  const history = await client.workflow.getHandle(runId).fetchHistory();
+  return (history.events ?? [])
+    .map((e) => e.workflowTaskStartedEventAttributes?.identity)
+    .filter((identity): identity is string => !!identity)
+    .map((identity) => Number(identity.split('@')[0]));
+}
+
+/** The build id a worker process polls as (from its start line `... as version <deployment>.<buildId>`). */
+export function buildIdOf(worker: AgioProcess): string {
+  const match = / as version [^.\s]+\.(\S+)/.exec(worker.output());
+  if (!match) throw new Error(`${worker.name} printed no version:\n${worker.output()}`);
+  return match[1];
 }

@@ -4,8 +4,18 @@
 // mid model call; PostgreSQL restarts mid-run. Every run completes, and clients get every event exactly once.
 import { type AgioEvent } from '../../common';
 import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
-import { requestsOf } from '../helpers/nested-runs';
-import { followRun, startRunOn, useProductionStack, workerOfPendingActivity } from '../helpers/production-stack';
+import { authData } from '../helpers/approvals';
+import { request } from '../helpers/bridge';
+import { requestsOf, waitForEvent } from '../helpers/nested-runs';
+import {
+  TOKEN,
+  buildIdOf,
+  followRun,
+  startRunOn,
+  useProductionStack,
+  workerOfPendingActivity,
+  workflowTaskWorkers,
+} from '../helpers/production-stack';
 import { agioEvents, type SseEvent } from '../helpers/sse-client';
 import { waitFor } from '../helpers/workflow-agents';
 
@@ -134,4 +144,59 @@ describe('the production shape', () => {
     expect(requestsOf(model, 'You are lister.')).toHaveLength(2);
     expect(durable.some((e) => e.type === 'STEP_COMPLETED' && e.snapshot?.role === 'tool')).toBe(true);
   }, 240_000);
+
+  it('rolls out build B beside A under paused and approval-waiting runs, then rolls back to A', async () => {
+    const { stack, model, client } = bed;
+    const bridge = stack.bridges[0];
+    const post = (url: string) => request(`${bridge.url}${url}`, { token: TOKEN, body: {} });
+    const buildA = buildIdOf(stack.workers[0]);
+    const workersA = [...stack.workers];
+    // On build A: a run waiting for a person's approval, and a run paused during its model call (parked before its tool).
+    model.scriptFor('You are careful.', toolCalls([toolCall('ls', { path: '.' })]), text('careful done'));
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    model.scriptFor(
+      'You are lister.',
+      async () => (await gate, toolCalls([toolCall('ls', { path: '.' })])),
+      text('paused answer'),
+    );
+    model.scriptFor('You are solo.', text('on B'), text('back on A'));
+    const asking = await startRunOn(bridge, 'careful', 'list');
+    const ask = await waitForEvent(client, asking, (e) => e.type === 'TOOL_AUTH_REQUIRED');
+    const paused = await startRunOn(bridge, 'lister', 'one');
+    await waitFor('the model call to start', () => requestsOf(model, 'You are lister.').length === 1, 60_000);
+    expect((await post(`/runs/${paused}/pause`)).status).toBeLessThan(300);
+    release();
+    await waitForEvent(client, paused, (e) => e.type === 'RUN_PAUSED');
+
+    // Build B joins (not current: a version exists), is promoted, and new runs start on it.
+    const workerB = await stack.startWorker({ AGIO_BUILD_ID: 'build-b' });
+    const promoted = await stack.cli(['versions', 'promote', 'build-b']);
+    expect(promoted).toMatchObject({ code: 0 });
+    const onB = await startRunOn(bridge, 'solo', 'two');
+    expect(rootAnswer(durableOnce((await followRun(onB, () => stack.bridges)).frames))).toBe('on B');
+    expect(await workflowTaskWorkers(client, onB)).toEqual(expect.arrayContaining([workerB.pid]));
+    expect((await workflowTaskWorkers(client, onB)).every((pid) => pid === workerB.pid)).toBe(true);
+
+    // Rollback: A again (an older build needs --force); new runs start on A's workers.
+    expect((await stack.cli(['versions', 'promote', buildA])).code).not.toBe(0);
+    expect(await stack.cli(['versions', 'promote', buildA, '--force'])).toMatchObject({ code: 0 });
+    const onA = await startRunOn(bridge, 'solo', 'three');
+    expect(rootAnswer(durableOnce((await followRun(onA, () => stack.bridges)).frames))).toBe('back on A');
+    const pidsA = workersA.filter((w) => stack.workers.includes(w)).map((w) => w.pid);
+    expect((await workflowTaskWorkers(client, onA)).every((pid) => pidsA.includes(pid))).toBe(true);
+
+    // The waiting runs went through both promotions and finish once a person acts.
+    expect((await post(`/runs/${asking}/tool-calls/${authData(ask).toolCallId}/approve`)).status).toBe(200);
+    expect((await post(`/runs/${paused}/resume`)).status).toBeLessThan(300);
+    for (const [runId, answer] of [
+      [asking, 'careful done'],
+      [paused, 'paused answer'],
+    ]) {
+      const durable = durableOnce((await followRun(runId, () => stack.bridges)).frames);
+      expect(durable.at(-1)).toMatchObject({ type: 'RUN_COMPLETED', depth: 0, runId });
+      expect(rootAnswer(durable)).toBe(answer);
+    }
+    console.log(`versions after the rollback:\n${(await stack.cli(['versions'])).output}`);
+  }, 300_000);
 });
