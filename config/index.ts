@@ -7,6 +7,9 @@ export {
   connectWorker,
   ensureSearchAttributes,
   localTarget,
+  registerSearchAttributes,
+  searchAttributeCommands,
+  SearchAttributesMissingError,
   temporalTarget,
   type TemporalTarget,
 } from './temporal';

@@ -56,6 +56,59 @@ export function connectClient(target: TemporalTarget): Promise<Connection> {
   return Connection.connect(connectionOptions(target));
 }
 
+/** The search attributes a namespace lacks could not be registered: the error names the commands that register them. */
+export class SearchAttributesMissingError extends Error {
+  override name = 'SearchAttributesMissingError';
+}
+
+/** The commands that register `names` as keywords in `namespace`: the Temporal CLI's, and Temporal Cloud's. */
+export function searchAttributeCommands(namespace: string, names: readonly string[] = NAMES): string {
+  const cli = names.map((name) => `--name ${name} --type Keyword`).join(' ');
+  const cloud = names.map((name) => `--sa "${name}=Keyword"`).join(' ');
+  return (
+    `temporal operator search-attribute create --namespace ${namespace} ${cli}` +
+    ` (Temporal Cloud: tcld namespace search-attributes add --namespace ${namespace} ${cloud})`
+  );
+}
+
+/**
+ * Registers the search attributes `namespace` lacks (Keyword) and returns their names. Throws
+ * {@link SearchAttributesMissingError}, naming the command that would register them, when some are missing and the
+ * server refuses to add them; when it refuses even to list them (a Temporal Cloud API key without admin rights),
+ * returns undefined: nothing is known either way.
+ */
+export async function registerSearchAttributes(
+  connection: Pick<Connection, 'operatorService'>,
+  namespace: string,
+  who: string,
+): Promise<string[] | undefined> {
+  const { operatorService } = connection;
+  let missing: string[];
+  try {
+    const { customAttributes } = await operatorService.listSearchAttributes({ namespace });
+    missing = NAMES.filter((name) => !(name in (customAttributes ?? {})));
+  } catch (err) {
+    console.warn(
+      `${who}: could not check the search attributes of namespace "${namespace}" (${(err as Error).message}); ` +
+        `runs start only if ${NAMES.join(', ')} (Keyword) are registered: ${searchAttributeCommands(namespace)}`,
+    );
+    return undefined;
+  }
+  if (!missing.length) return missing;
+  try {
+    const searchAttributes = Object.fromEntries(missing.map((name) => [name, KEYWORD]));
+    await operatorService.addSearchAttributes({ namespace, searchAttributes });
+  } catch (err) {
+    throw new SearchAttributesMissingError(
+      `${who}: namespace "${namespace}" has no search attributes ${missing.join(', ')}, which every run is started ` +
+        `with, and the server refused to register them (${(err as Error).message}). Register them once with: ` +
+        searchAttributeCommands(namespace, missing),
+    );
+  }
+  console.log(`${who}: registered search attributes ${missing.join(', ')} in namespace "${namespace}"`);
+  return missing;
+}
+
 /**
  * Registers the search attributes a namespace lacks, for a process that starts runs: without them starting a run
  * fails and `GET /runs` cannot list. A dev server Agio starts has them already. Temporal Cloud refuses this call to API
@@ -67,22 +120,10 @@ export async function ensureSearchAttributes(
   namespace: string,
   who: string,
 ): Promise<string[]> {
-  const { operatorService } = connection;
   try {
-    const { customAttributes } = await operatorService.listSearchAttributes({ namespace });
-    const missing = NAMES.filter((name) => !(name in (customAttributes ?? {})));
-    if (missing.length) {
-      const searchAttributes = Object.fromEntries(missing.map((name) => [name, KEYWORD]));
-      await operatorService.addSearchAttributes({ namespace, searchAttributes });
-      console.log(`${who}: registered search attributes ${missing.join(', ')}`);
-    }
-    return missing;
+    return (await registerSearchAttributes(connection, namespace, who)) ?? [];
   } catch (err) {
-    const problem = (err as Error).message;
-    const needed = `${NAMES.join(', ')} (Keyword)`;
-    console.warn(
-      `${who}: could not check the namespace's search attributes (${problem}); runs start only if ${needed} are registered`,
-    );
+    console.warn((err as Error).message);
     return [];
   }
 }

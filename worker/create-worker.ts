@@ -19,6 +19,7 @@ import { bundleWorkflows } from './workflow-bundle-options';
 import { prebuiltWorkflowCode } from './prebuilt-bundle';
 import { buildIdOf, makeVersionCurrent, versionName, type VersioningOptions } from './versioning';
 import type { Promotion } from './deployment-versions';
+import { registerSearchAttributes } from '../config/temporal';
 import { createMemoryStores, DEFAULT_WORKSPACE_QUOTA, type Stores, type WorkspaceQuota } from '../stores';
 import { WorkspaceSync } from '../activities/workspace/workspace-sync';
 
@@ -75,6 +76,11 @@ export interface CreateWorkerOptions {
    * `false`: an unversioned worker, for a Temporal server without worker deployments (before 1.28).
    */
   versioning?: VersioningOptions | false;
+  /**
+   * Registers the search attributes runs are started with (AgioTenant, AgioAgent, AgioRootRunId) in the namespace when
+   * it lacks them, or fails naming the command that would (default true; false: the operator has registered them).
+   */
+  searchAttributes?: boolean;
   /** Passed through to Worker.create (concurrency, …); wins over the options above. */
   workerOptions?: Partial<WorkerOptions>;
 }
@@ -153,6 +159,9 @@ async function createWithTools(opts: CreateWorkerOptions, mcp: McpTools): Promis
   };
   const taskQueue = opts.taskQueue ?? DEFAULT_TASK_QUEUE;
   const namespace = opts.namespace ?? 'default';
+  // A namespace without Agio's search attributes refuses every run's start (a plain `temporal server start-dev`): they
+  // are registered now, or the worker fails at start naming the command that registers them.
+  if (opts.searchAttributes !== false) await registerSearchAttributes(opts.connection, namespace, 'agio worker');
   // Bundled here (not by Worker.create) so the build id can be derived from the very code the worker runs.
   const code = await workflowCode(opts.workflowBundle);
   const versioning = opts.versioning === false ? undefined : (opts.versioning ?? {});

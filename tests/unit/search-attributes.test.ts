@@ -1,0 +1,45 @@
+// registerSearchAttributes (what createWorker runs at start): adds what a namespace lacks, fails naming the commands
+// when the server refuses to add them, and only warns when it cannot even list them.
+import { registerSearchAttributes, SearchAttributesMissingError } from '../../config';
+
+describe('registerSearchAttributes', () => {
+  beforeEach(() => {
+    jest.spyOn(console, 'log').mockImplementation(() => undefined);
+    jest.spyOn(console, 'warn').mockImplementation(() => undefined);
+  });
+  afterEach(() => jest.restoreAllMocks());
+
+  const connection = (existing: Record<string, number>, add: () => Promise<unknown>) =>
+    ({
+      operatorService: { listSearchAttributes: async () => ({ customAttributes: existing }), addSearchAttributes: add },
+    }) as never;
+
+  it('adds the missing ones and nothing when all are there', async () => {
+    const add = jest.fn(async () => ({}));
+    expect(await registerSearchAttributes(connection({ AgioTenant: 2 }, add), 'ns', 'agio worker')).toEqual([
+      'AgioAgent',
+      'AgioRootRunId',
+    ]);
+    const all = { AgioTenant: 2, AgioAgent: 2, AgioRootRunId: 2 };
+    expect(await registerSearchAttributes(connection(all, add), 'ns', 'agio worker')).toEqual([]);
+    expect(add).toHaveBeenCalledTimes(1);
+  });
+
+  it('fails naming the exact commands when the server refuses to add them', async () => {
+    const refused = connection({ AgioTenant: 2 }, async () => Promise.reject(new Error('7 PERMISSION_DENIED: denied')));
+    const err = (await registerSearchAttributes(refused, 'prod', 'agio worker').catch((e: unknown) => e)) as Error;
+    expect(err).toBeInstanceOf(SearchAttributesMissingError);
+    expect(err.message).toBe(
+      'agio worker: namespace "prod" has no search attributes AgioAgent, AgioRootRunId, which every run is started ' +
+        'with, and the server refused to register them (7 PERMISSION_DENIED: denied). Register them once with: ' +
+        'temporal operator search-attribute create --namespace prod --name AgioAgent --type Keyword --name AgioRootRunId --type Keyword' +
+        ' (Temporal Cloud: tcld namespace search-attributes add --namespace prod --sa "AgioAgent=Keyword" --sa "AgioRootRunId=Keyword")',
+    );
+  });
+
+  it('only warns, with the commands, when it cannot list them', async () => {
+    const unlisted = { operatorService: { listSearchAttributes: async () => Promise.reject(new Error('denied')) } };
+    expect(await registerSearchAttributes(unlisted as never, 'ns', 'agio worker')).toBeUndefined();
+    expect(console.warn).toHaveBeenCalledWith(expect.stringContaining('temporal operator search-attribute create'));
+  });
+});
