@@ -3,6 +3,7 @@
 import type { MongoClient } from 'mongodb';
 import { MemoryCitationStore } from './memory/citation-store';
 import { MemoryEventLogStore } from './memory/event-log-store';
+import { MemoryMessageStore } from './memory/message-store';
 import { MemorySessionStore } from './memory/session-store';
 import { MemoryToolResultStore } from './memory/tool-result-store';
 import { MemoryTraceStore } from './memory/trace-store';
@@ -10,11 +11,20 @@ import { MemoryWorkspaceStore } from './memory/workspace-store';
 import { MongoCitationStore } from './mongo/citation-store';
 import { MongoEventLogStore } from './mongo/event-log-store';
 import type { MongoStoreOptions } from './mongo/collections';
+import { MongoMessageStore } from './mongo/message-store';
 import { MongoSessionStore } from './mongo/session-store';
 import { MongoToolResultStore } from './mongo/tool-result-store';
 import { MongoTraceStore } from './mongo/trace-store';
 import { MongoWorkspaceStore } from './mongo/workspace-store';
-import type { CitationStore, EventLogStore, SessionStore, ToolResultStore, TraceStore, WorkspaceStore } from './types';
+import type {
+  CitationStore,
+  EventLogStore,
+  MessageStore,
+  SessionStore,
+  ToolResultStore,
+  TraceStore,
+  WorkspaceStore,
+} from './types';
 
 export * from './records';
 export * from './types';
@@ -24,6 +34,7 @@ export type { MongoStoreOptions } from './mongo/collections';
 export { MemoryCitationStore, MemoryEventLogStore, MemorySessionStore, MemoryToolResultStore, MemoryTraceStore };
 export { MongoCitationStore, MongoEventLogStore, MongoSessionStore, MongoToolResultStore, MongoTraceStore };
 export { MemoryWorkspaceStore, MongoWorkspaceStore };
+export { MemoryMessageStore, MongoMessageStore };
 
 /** The stores a worker (and a bridge) uses, of one kind. */
 export interface Stores {
@@ -35,6 +46,8 @@ export interface Stores {
   events: EventLogStore;
   /** Runs' workspaces, which any worker brings up to date before a tool (activities/workspace/). */
   workspaces: WorkspaceStore;
+  /** Runs' conversations, for model calls whose conversation is too large to travel in their input. */
+  messages: MessageStore;
   /** Sets up every store (creates MongoDB indexes); safe to call again. */
   setup(): Promise<void>;
 }
@@ -57,6 +70,7 @@ export function createMemoryStores(): Stores {
     toolResults: new MemoryToolResultStore(),
     events: new MemoryEventLogStore(),
     workspaces: new MemoryWorkspaceStore(),
+    messages: new MemoryMessageStore(),
   });
 }
 
@@ -69,5 +83,6 @@ export function createMongoStores(client: MongoClient, opts: MongoStoreOptions =
     toolResults: new MongoToolResultStore(client, opts),
     events: new MongoEventLogStore(client, opts),
     workspaces: new MongoWorkspaceStore(client, opts),
+    messages: new MongoMessageStore(client, opts),
   });
 }

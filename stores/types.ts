@@ -95,6 +95,8 @@ export interface WorkspaceStore extends SetupStore {
   putBlob(tenant: string, workspace: string, content: Uint8Array): Promise<string>;
   /** A blob's content, or undefined once a later commit replaced or deleted its file. */
   getBlob(tenant: string, workspace: string, blob: string): Promise<Uint8Array | undefined>;
+  /** Several blobs in one read, by id; a blob that is gone is missing from the map. */
+  getBlobs(tenant: string, workspace: string, blobs: string[]): Promise<Map<string, Uint8Array>>;
   /**
    * Applies the changes on top of the current files (per file, the last commit wins), bumps the generation when
    * anything changed, deletes the blobs no longer referenced, and returns the new manifest. Past the quota it
@@ -108,4 +110,29 @@ export interface WorkspaceStore extends SetupStore {
   ): Promise<WorkspaceManifest>;
   /** Deletes the workspace and its blobs. */
   remove(tenant: string, workspace: string): Promise<void>;
+}
+
+/** One message of a run's stored conversation: its position, and the version of the write that put it there. */
+export interface StoredMessage {
+  index: number;
+  version: number;
+  message: ChatMessage;
+}
+
+/**
+ * The conversations of agent runs, as the model reads them, for calls whose conversation is too large to travel in
+ * the activity input (workflows/conversation-writes.ts). Keyed by tenant, workflow execution (its Temporal run id:
+ * continue-as-new starts the conversation again) and position. A position holds the message of the newest version
+ * written to it, so a late write of an older version (a lost attempt finishing) never undoes a newer one.
+ */
+export interface MessageStore extends SetupStore {
+  /** Writes the messages at their positions, except where a message of the same or a newer version is stored. */
+  put(
+    tenant: string,
+    runId: string,
+    version: number,
+    messages: { index: number; message: ChatMessage }[],
+  ): Promise<void>;
+  /** The stored messages at positions 0..count-1, by index (a position never written is missing). */
+  read(tenant: string, runId: string, count: number): Promise<StoredMessage[]>;
 }
