@@ -15,6 +15,7 @@ import { findOrInstallBinary } from './install-binary';
 import { startLoopbackServer } from './loopback-server';
 import { startNatsServer } from './nats-server';
 import { startPostgres, type PostgresServer } from './postgresql-server';
+import { bridgeEnvironment, workerEnvironment, type ShapeEndpoints } from './production-env';
 import { startTemporalOnPostgres, temporalBinaries, type TemporalOnPostgres } from './temporal-postgres';
 
 const run = promisify(execFile);
@@ -126,14 +127,13 @@ export async function startProductionStack(opts: ProductionStackOptions): Promis
       ]),
     );
     const mongoUri = `mongodb://127.0.0.1:${ferret.port}/agio`;
-    const shared: Record<string, string> = {
-      NODE_ENV: 'production',
-      TEMPORAL_ADDRESS: temporal.address,
-      TEMPORAL_NAMESPACE: temporal.namespace,
-      AGIO_TASK_QUEUE: opts.taskQueue ?? 'agio',
-      MONGODB_URI: mongoUri,
-      AGIO_NATS_URL: nats.url,
-      ...(opts.agentsFile ? { AGIO_AGENTS: path.resolve(opts.agentsFile) } : {}),
+    const endpoints: ShapeEndpoints = {
+      temporalAddress: temporal.address,
+      namespace: temporal.namespace,
+      taskQueue: opts.taskQueue ?? 'agio',
+      mongoUri,
+      natsUrl: nats.url,
+      ...(opts.agentsFile ? { agentsFile: path.resolve(opts.agentsFile) } : {}),
     };
     const streamTokenSecret = `stack-${process.pid}-${Date.now()}`;
     const workers: AgioProcess[] = [];
@@ -155,15 +155,7 @@ export async function startProductionStack(opts: ProductionStackOptions): Promis
         name,
         dist,
         cwd: dataDir,
-        env: {
-          ...shared,
-          AGIO_DATA_DIR: dataDir,
-          OPENAI_BASE_URL: opts.model.baseURL,
-          OPENAI_API_KEY: opts.model.apiKey ?? 'not-needed',
-          AGIO_MODEL: opts.model.model ?? 'scripted-model',
-          AGIO_SHUTDOWN_GRACE_TIME: '5s',
-          ...env,
-        },
+        env: { ...workerEnvironment(endpoints, { dataDir, model: opts.model }), ...env },
       });
       track(workers, worker);
       return worker;
@@ -178,11 +170,11 @@ export async function startProductionStack(opts: ProductionStackOptions): Promis
         dist,
         cwd,
         env: {
-          ...shared,
-          AGIO_TOKENS: opts.tokens ?? 'dev-token:default',
-          AGIO_STREAM_TOKEN_SECRET: streamTokenSecret,
-          HOST: '127.0.0.1',
-          PORT: String(await freePort()),
+          ...bridgeEnvironment(endpoints, {
+            port: await freePort(),
+            tokens: opts.tokens ?? 'dev-token:default',
+            streamTokenSecret,
+          }),
           ...env,
         },
       });
@@ -211,7 +203,10 @@ export async function startProductionStack(opts: ProductionStackOptions): Promis
       cli: (args) =>
         run(process.execPath, [path.join(dist, 'cli', 'main.js'), ...args], {
           cwd: dir,
-          env: { PATH: process.env.PATH ?? '/usr/bin:/bin', ...shared },
+          env: {
+            PATH: process.env.PATH ?? '/usr/bin:/bin',
+            ...workerEnvironment(endpoints, { dataDir: dir, model: opts.model }),
+          },
         }).then(
           ({ stdout, stderr }) => ({ code: 0, output: stdout + stderr }),
           (err: { code?: number; stdout?: string; stderr?: string }) => ({

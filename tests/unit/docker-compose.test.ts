@@ -5,6 +5,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { parse } from 'yaml';
 import { TUNED_DYNAMIC_CONFIG } from '../../devkit/dynamic-config';
+import { bridgeEnvironment, workerEnvironment } from '../../devkit/production-env';
 
 const repoRoot = path.resolve(__dirname, '..', '..');
 const readRepoFile = (relative: string): string => readFileSync(path.join(repoRoot, relative), 'utf8');
@@ -18,6 +19,7 @@ interface ComposeService {
   volumes?: unknown[];
   environment?: Record<string, unknown> | string[];
   healthcheck?: { test?: string | string[] };
+  deploy?: { replicas?: number };
 }
 
 interface ComposeFile {
@@ -25,7 +27,8 @@ interface ComposeFile {
   volumes?: Record<string, unknown>;
 }
 
-const compose = parse(readRepoFile('docker-compose.yml')) as ComposeFile;
+// Merge keys (`<<: *bridge`) as docker compose reads them.
+const compose = parse(readRepoFile('docker-compose.yml'), { merge: true }) as ComposeFile;
 const services = compose.services ?? {};
 const serviceEntries = Object.entries(services);
 
@@ -115,15 +118,47 @@ const copies = dockerfile.filter((i) => i.keyword === 'COPY' || i.keyword === 'A
 const contextCopies = copies.filter((i) => !copyArgs(i).flags.some((f) => f.startsWith('--from')));
 
 describe('docker-compose.yml', () => {
-  it('defines the Temporal, PostgreSQL, UI, MongoDB, NATS, worker and bridge services', () => {
+  it('defines the Temporal, PostgreSQL, UI, FerretDB, NATS, worker and two bridge services', () => {
     expect(Object.keys(services).sort()).toEqual(
-      expect.arrayContaining(['bridge', 'mongodb', 'nats', 'postgresql', 'temporal', 'temporal-ui', 'worker']),
+      expect.arrayContaining([
+        'bridge',
+        'bridge-2',
+        'ferretdb',
+        'nats',
+        'postgresql',
+        'temporal',
+        'temporal-ui',
+        'worker',
+      ]),
     );
+  });
+
+  it('is the shape scripts/production-stack starts: two workers, two bridges, the same variables', () => {
+    expect(services.worker.deploy?.replicas).toBe(2);
+    const endpoints = {
+      temporalAddress: 't',
+      namespace: 'n',
+      taskQueue: 'q',
+      mongoUri: 'm',
+      natsUrl: 'n',
+      agentsFile: 'a',
+    };
+    const stack = {
+      worker: workerEnvironment(endpoints, { dataDir: 'd', model: { baseURL: 'b' } }),
+      bridge: bridgeEnvironment(endpoints, { port: 1, tokens: 't', streamTokenSecret: 's' }),
+    };
+    // NODE_ENV comes from the image; AGIO_DATA_DIR keeps its default, as each container has a filesystem of its own.
+    const fromImage = ['NODE_ENV', 'AGIO_DATA_DIR'];
+    for (const name of ['worker', 'bridge', 'bridge-2'] as const) {
+      const composed = Object.keys(environment(services[name]));
+      const wanted = Object.keys(stack[name === 'worker' ? 'worker' : 'bridge']).filter((v) => !fromImage.includes(v));
+      expect({ name, missing: wanted.filter((v) => !composed.includes(v)) }).toEqual({ name, missing: [] });
+    }
   });
 
   it('gives the worker and the bridge one live lane: JetStream on the compose NATS, waited for until healthy', () => {
     expect(commandArgs(services.nats.command)).toContain('--jetstream');
-    for (const name of ['worker', 'bridge']) {
+    for (const name of ['worker', 'bridge', 'bridge-2']) {
       expect(environment(services[name]).AGIO_NATS_URL).toBe('nats://nats:4222');
       expect(dependsOn(services[name])).toContain('nats');
     }
@@ -194,10 +229,14 @@ describe('docker-compose.yml', () => {
     for (const volume of used) expect(declared).toContain(volume);
   });
 
-  it('keeps PostgreSQL and MongoDB data in named volumes', () => {
+  it("keeps PostgreSQL's data in a named volume, FerretDB's in a PostgreSQL database the schema step creates", () => {
     const isNamedVolume = (v: unknown) => typeof v === 'string' && /^[A-Za-z0-9][\w.-]*:/.test(v);
     expect((services.postgresql.volumes ?? []).some(isNamedVolume)).toBe(true);
-    expect((services.mongodb.volumes ?? []).some(isNamedVolume)).toBe(true);
+    expect(environment(services.ferretdb).FERRETDB_POSTGRESQL_URL).toMatch(
+      /^postgres:\/\/[^@]+@postgresql:5432\/ferretdb$/,
+    );
+    expect(readRepoFile('deploy/temporal/setup-postgres.sh')).toMatch(/for db in [^;]*\bferretdb\b/);
+    expect(dependsOn(services.ferretdb)).toContain('temporal-schema');
   });
 
   it('runs worker and bridge entry points that are compiled from sources in the repo', () => {
@@ -228,15 +267,16 @@ describe('docker-compose.yml', () => {
     expect(services.temporal.ports).toContain('7233:7233');
     expect(services['temporal-ui'].ports).toContain('8233:8080');
     expect(services.bridge.ports).toContain('8080:8080');
+    expect(services['bridge-2'].ports).toContain('8081:8080');
   });
 
-  it('points the worker and bridge at the compose Temporal and MongoDB services', () => {
-    for (const name of ['worker', 'bridge']) {
+  it('points the workers and bridges at the compose Temporal and FerretDB services', () => {
+    for (const name of ['worker', 'bridge', 'bridge-2']) {
       const env = environment(services[name]);
       expect(env.TEMPORAL_ADDRESS).toBe('temporal:7233');
-      expect(env.MONGODB_URI).toBe('mongodb://mongodb:27017/agio');
+      expect(env.MONGODB_URI).toBe('mongodb://ferretdb:27017/agio');
       // The namespace exists before they start: its one-shot service runs once the server is healthy.
-      expect(dependsOn(services[name])).toEqual(expect.arrayContaining(['temporal-namespace', 'mongodb']));
+      expect(dependsOn(services[name])).toEqual(expect.arrayContaining(['temporal-namespace', 'ferretdb']));
     }
     expect(dependsOn(services['temporal-namespace'])).toEqual(['temporal']);
     expect(environment(services['temporal-ui']).TEMPORAL_ADDRESS).toBe('temporal:7233');
