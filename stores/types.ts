@@ -95,6 +95,8 @@ export interface WorkspaceStore extends SetupStore {
   putBlob(tenant: string, workspace: string, content: Uint8Array): Promise<string>;
   /** A blob's content, or undefined once a later commit replaced or deleted its file. */
   getBlob(tenant: string, workspace: string, blob: string): Promise<Uint8Array | undefined>;
+  /** Several blobs in one read, by id; a blob that is gone is missing from the map. */
+  getBlobs(tenant: string, workspace: string, blobs: string[]): Promise<Map<string, Uint8Array>>;
   /**
    * Applies the changes on top of the current files (per file, the last commit wins), bumps the generation when
    * anything changed, deletes the blobs no longer referenced, and returns the new manifest. Past the quota it

@@ -36,6 +36,10 @@ export function workspaceTree(workspace: string): string {
 class BlobGone extends Error {}
 
 const MAX_PULL_ATTEMPTS = 5;
+/** A download batch ends at this many bytes or files (whichever comes first; a larger file goes alone). */
+const BATCH_BYTES = 8 * 1024 * 1024;
+const BATCH_FILES = 256;
+const UPLOADS_AT_ONCE = 4;
 
 /** One worker's side of workspace syncing (one per worker: it serialises the syncs of a workspace in the process). */
 export class WorkspaceSync {
@@ -117,13 +121,16 @@ export class WorkspaceSync {
   /** Applies what changed in the store since `state` (the files the copy knows it matches), file by file. */
   private async apply(copy: Copy, state: SyncState, files: WorkspaceFile[]): Promise<Record<string, SyncedFile>> {
     const next: Record<string, SyncedFile> = {};
+    const wanted: WorkspaceFile[] = [];
     for (const file of files) {
       const had = state.files[file.path];
       if (had && had.hash === file.hash && !!had.executable === !!file.executable)
         next[file.path] = synced(file, had.mtimeMs);
-      else await this.download(copy, file, next);
+      else wanted.push(file);
     }
-    for (const rel of Object.keys(state.files)) if (!(rel in next)) await deleteLocalFile(copy.dir, rel);
+    await this.download(copy, wanted, next);
+    const stored = new Set(files.map((f) => f.path));
+    for (const rel of Object.keys(state.files)) if (!stored.has(rel)) await deleteLocalFile(copy.dir, rel);
     return next;
   }
 
@@ -131,21 +138,43 @@ export class WorkspaceSync {
   private async reconcile(copy: Copy, state: SyncState, files: WorkspaceFile[]): Promise<Record<string, SyncedFile>> {
     const local = await scanFiles(copy.dir, state.files);
     const next: Record<string, SyncedFile> = {};
+    const wanted: WorkspaceFile[] = [];
     for (const file of files) {
       const have = local.get(file.path);
       if (have && have.hash === file.hash && have.executable === !!file.executable)
         next[file.path] = synced(file, have.mtimeMs);
-      else await this.download(copy, file, next);
+      else wanted.push(file);
     }
-    for (const rel of local.keys()) if (!(rel in next)) await deleteLocalFile(copy.dir, rel);
+    await this.download(copy, wanted, next);
+    const stored = new Set(files.map((f) => f.path));
+    for (const rel of local.keys()) if (!stored.has(rel)) await deleteLocalFile(copy.dir, rel);
     return next;
   }
 
-  private async download(copy: Copy, file: WorkspaceFile, into: Record<string, SyncedFile>): Promise<void> {
-    const content = await this.store.getBlob(copy.tenant, copy.tree, file.blob);
-    if (!content) throw new BlobGone();
-    const written = await writeLocalFile(copy.dir, file.path, content, !!file.executable);
-    if (written) into[file.path] = synced(file, written.mtimeMs);
+  /** Downloads files in batches (a few MiB or a few hundred files per store read) and writes them into the copy. */
+  private async download(copy: Copy, files: WorkspaceFile[], into: Record<string, SyncedFile>): Promise<void> {
+    for (let start = 0; start < files.length;) {
+      let end = start;
+      for (
+        let bytes = 0;
+        end < files.length && (end === start || (bytes < BATCH_BYTES && end - start < BATCH_FILES));
+        end++
+      )
+        bytes += files[end].size;
+      const batch = files.slice(start, end);
+      const contents = await this.store.getBlobs(
+        copy.tenant,
+        copy.tree,
+        batch.map((f) => f.blob),
+      );
+      for (const file of batch) {
+        const content = contents.get(file.blob);
+        if (!content) throw new BlobGone();
+        const written = await writeLocalFile(copy.dir, file.path, content, !!file.executable);
+        if (written) into[file.path] = synced(file, written.mtimeMs);
+      }
+      start = end;
+    }
   }
 
   /**
@@ -163,8 +192,14 @@ export class WorkspaceSync {
       const current = Object.entries(state.files).map(([rel, f]) => ({ path: rel, ...f }));
       const planned = changed.map((rel) => ({ path: rel, ...local.get(rel)!, blob: `local:${rel}` }));
       applyWorkspaceChanges(current, [...planned, ...deletions], this.quota);
+      // A few uploads at a time: each is a round trip to the store.
       const writes: (WorkspaceFile & { mtimeMs: number })[] = [];
-      for (const rel of changed) writes.push(await this.upload(copy, rel, local.get(rel)!));
+      const queue = [...changed];
+      const uploader = async () => {
+        for (let rel = queue.shift(); rel !== undefined; rel = queue.shift())
+          writes.push(await this.upload(copy, rel, local.get(rel)!));
+      };
+      await Promise.all(Array.from({ length: UPLOADS_AT_ONCE }, uploader));
       const manifest = await this.store.commit(copy.tenant, copy.tree, [...writes, ...deletions], this.quota);
       const files = { ...state.files };
       for (const rel of deleted) delete files[rel];
@@ -196,7 +231,7 @@ export class WorkspaceSync {
     for (const rel of paths) {
       const file = stored.get(rel);
       delete files[rel];
-      if (file) await this.download(copy, file, files);
+      if (file) await this.download(copy, [file], files);
       else await deleteLocalFile(copy.dir, rel);
     }
     await this.save(copy.key, { ...state, dirty: (this.writers.get(copy.key) ?? 0) > 0, files });

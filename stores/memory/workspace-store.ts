@@ -44,6 +44,15 @@ export class MemoryWorkspaceStore implements WorkspaceStore {
     return content && Uint8Array.from(content);
   }
 
+  async getBlobs(tenant: string, workspace: string, blobs: string[]): Promise<Map<string, Uint8Array>> {
+    const found = new Map<string, Uint8Array>();
+    for (const blob of blobs) {
+      const content = await this.getBlob(tenant, workspace, blob);
+      if (content) found.set(blob, content);
+    }
+    return found;
+  }
+
   async commit(
     tenant: string,
     workspace: string,

@@ -1,5 +1,5 @@
-// WorkspaceStore on MongoDB: one manifest document per generation of a workspace (collection `workspaces`), a commit
-// being the insert of the next generation under a unique index, and file contents as chunked documents (collection
+// WorkspaceStore on MongoDB: one manifest document per generation of a workspace (collection `workspaces`; older ones
+// kept as small stubs), a commit being the insert of the next generation under a unique index, and file contents as chunked documents (collection
 // `workspace_blobs`): plain inserts, finds and deletes, no GridFS, no transactions. (A filtered replaceOne as the
 // compare-and-swap lost concurrent commits on FerretDB 1.24; a unique index refuses the second insert everywhere.)
 import { Binary, type Collection, type MongoClient } from 'mongodb';
@@ -25,6 +25,8 @@ interface ManifestDoc {
   bytes: number;
   files: WorkspaceFile[];
   updatedAt: number;
+  /** An older generation, kept without its files so its generation can never be inserted again. */
+  superseded?: true;
 }
 
 interface BlobChunkDoc {
@@ -89,13 +91,25 @@ export class MongoWorkspaceStore implements WorkspaceStore {
   }
 
   async getBlob(tenant: string, workspace: string, blob: string): Promise<Uint8Array | undefined> {
-    if (!isId(tenant) || !isId(workspace) || !isId(blob)) return undefined;
+    return (await this.getBlobs(tenant, workspace, [blob])).get(blob);
+  }
+
+  async getBlobs(tenant: string, workspace: string, blobs: string[]): Promise<Map<string, Uint8Array>> {
+    const found = new Map<string, Uint8Array>();
+    const ids = blobs.filter(isId);
+    if (!isId(tenant) || !isId(workspace) || !ids.length) return found;
+    // One query for all of them: FerretDB answers each query with a scan, so a query per file would be slow.
     const chunks = await this.blobs
-      .find({ tenant, workspace, blob }, { projection: { _id: 0 } })
-      .sort({ n: 1 })
+      .find({ tenant, workspace, blob: { $in: ids } }, { projection: { _id: 0 } })
       .toArray();
-    if (!chunks.length || chunks.length !== chunks[0].chunks) return undefined;
-    return Buffer.concat(chunks.map((c) => c.data.buffer));
+    const byBlob = new Map<string, BlobChunkDoc[]>();
+    for (const chunk of chunks) byBlob.set(chunk.blob, [...(byBlob.get(chunk.blob) ?? []), chunk]);
+    for (const [blob, parts] of byBlob) {
+      if (parts.length !== parts[0].chunks) continue;
+      parts.sort((x, y) => x.n - y.n);
+      found.set(blob, Buffer.concat(parts.map((c) => c.data.buffer)));
+    }
+    return found;
   }
 
   async commit(
@@ -126,7 +140,12 @@ export class MongoWorkspaceStore implements WorkspaceStore {
         updatedAt: Date.now(),
       };
       if (await this.insertNext(next)) {
-        await this.manifests.deleteMany({ tenant, workspace, generation: { $lt: next.generation } });
+        // Older generations lose their files but stay, as stubs: were one deleted, a commit that read it (a slow one)
+        // could insert the generation after it again, and its changes would be lost behind the newest.
+        await this.manifests.updateMany(
+          { tenant, workspace, generation: { $lt: next.generation }, superseded: { $ne: true } },
+          { $set: { files: [], bytes: 0, superseded: true } },
+        );
         await this.deleteBlobs(tenant, workspace, applied.released);
         return manifestOf(next);
       }
@@ -142,9 +161,14 @@ export class MongoWorkspaceStore implements WorkspaceStore {
     await this.blobs.deleteMany({ tenant, workspace });
   }
 
-  /** The newest generation's document. */
-  private latest(tenant: string, workspace: string): Promise<ManifestDoc | null> {
-    return this.manifests.findOne({ tenant, workspace }, { sort: { generation: -1 } });
+  /** The newest generation's document (never a stub: read again if a read raced a commit that far). */
+  private async latest(tenant: string, workspace: string): Promise<ManifestDoc | null> {
+    for (let attempt = 1; ; attempt++) {
+      const doc = await this.manifests.findOne({ tenant, workspace }, { sort: { generation: -1 } });
+      if (!doc?.superseded) return doc;
+      if (attempt >= 5)
+        throw new Error(`workspace ${workspace}: its newest generation ${doc.generation} reads as superseded`);
+    }
   }
 
   /** Stores the next generation unless another commit stored it first (the unique index refuses the second). */

@@ -62,6 +62,8 @@ describe.each([
     expect(await store.manifest(tenant, ws)).toEqual(manifest);
     expect(Buffer.from((await store.getBlob(tenant, ws, (a as { blob: string }).blob))!).toString()).toBe('alpha');
     expect((await store.getBlob(tenant, ws, (b as { blob: string }).blob))!.byteLength).toBe(0);
+    const both = await store.getBlobs(tenant, ws, [(a as { blob: string }).blob, (b as { blob: string }).blob, 'gone']);
+    expect([...both.values()].map((c) => Buffer.from(c).toString())).toEqual(['alpha', '']);
   });
 
   it('keeps the generation when a commit changes nothing, and frees the blobs of replaced and deleted files', async () => {
@@ -91,11 +93,12 @@ describe.each([
   it('merges concurrent commits of different files, each one generation', async () => {
     const tenant = id('t');
     const ws = id('ws');
-    const changes = await Promise.all([0, 1, 2, 3, 4].map((i) => write(tenant, ws, `f${i}`, text(`file ${i}`))));
+    const names = Array.from({ length: 12 }, (_, i) => `f${String(i).padStart(2, '0')}`);
+    const changes = await Promise.all(names.map((name) => write(tenant, ws, name, text(`file ${name}`))));
     await Promise.all(changes.map((c) => store.commit(tenant, ws, [c])));
     const manifest = await store.manifest(tenant, ws);
-    expect(manifest.files.map((f) => f.path)).toEqual(['f0', 'f1', 'f2', 'f3', 'f4']);
-    expect(manifest.generation).toBe(5);
+    expect(manifest.files.map((f) => f.path)).toEqual(names);
+    expect(manifest.generation).toBe(names.length);
   });
 
   it('refuses a commit past the quota, keeps the workspace as it was and drops the refused blobs', async () => {
