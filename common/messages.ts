@@ -71,6 +71,12 @@ export const upgradeSignal = defineSignal('agio.upgrade');
 /** A child tells its parent whether it is parked, so the parent's pause update knows when the tree is. */
 export const childParkedSignal = defineSignal<[{ childId: string; parked: boolean }]>('childParked');
 
+/**
+ * An agent-tool child tells its parent when it starts and stops waiting (for a person, or paused), so the parent's
+ * deadline for it counts only its active time.
+ */
+export const childWaitingSignal = defineSignal<[{ childId: string; waiting: boolean }]>('childWaiting');
+
 /** Pause bookkeeping of a run, as the control updates and the state query report it. */
 export interface ControlState {
   paused: boolean;

@@ -15,6 +15,7 @@ import {
   type Usage,
 } from '../common';
 import type { AgioActivities } from '../activities';
+import { ACTIVE_DEADLINE_PATCH, WaitTracker } from './active-deadline';
 import { Approvals } from './approvals';
 import { Conversation } from './conversation';
 import { EVENT_LOG_TAIL_PATCH } from './event-log';
@@ -65,6 +66,8 @@ export interface AgentRun extends RunFrame {
   history: ChatMessage[];
   /** Tool calls of the current turn still running. */
   runningTools: string[];
+  /** Which of its children wait; an agent-tool child also tells its parent when it waits itself. */
+  waits: WaitTracker;
   callModel: AgioActivities['callModel'];
   /** A root adds its terminal event to its event log (runs started before the log existed replay without that write). */
   logsTail: boolean;
@@ -127,6 +130,12 @@ export function openAgentRun(input: ParsedAgentRunInput): AgentRun {
     logsTail: context.depth === 0 && patched(EVENT_LOG_TAIL_PATCH),
     leanSteps: patched(LEAN_STEPS_PATCH),
     upgrades: patched(UPGRADE_PATCH),
+    waits: new WaitTracker(
+      { control: frame.control, pendingApprovals: () => approvals.list().length },
+      context.parentRunId && context.nestingType === 'agent_tool' && patched(ACTIVE_DEADLINE_PATCH)
+        ? context.parentRunId
+        : undefined,
+    ),
   });
   answerState(frame, agent.name, 'llm', () => ({
     runningTools: run.runningTools,

@@ -103,6 +103,7 @@ async function toolTurn(run: AgentRun, toolkit: Toolkit, step: Step): Promise<Es
     firstIndex: conversation.steps.length,
     sequential: agent.sequentialToolCalls,
     control,
+    waits: run.waits,
     approvals,
     spentTokens: counters.usage.totalTokens,
   });

@@ -1,6 +1,7 @@
 // AgentTool: a nested agent run as a child workflow with id `${parent}/tool/${stepIndex}-${toolCallId}`. Guards run first;
 // any failure, timeout or cancellation of the child folds into an `unavailable` tool result for the parent. The
-// parent keeps the child's timeoutMs with a timer, and cancels a child that passes it, so the child ends cleanly.
+// parent keeps the child's timeoutMs with a timer that stands still while the child waits for a person or is paused
+// (active-deadline.ts), and cancels a child that passes it, so the child ends cleanly.
 import {
   ApplicationFailure,
   CancellationScope,
@@ -24,6 +25,7 @@ import {
 } from '../common';
 import { boundedChildId, childContext, nestedRunMemo } from './child-context';
 import { AgentToolArgs, delegationMessages, guardNesting } from './delegation';
+import { ACTIVE_DEADLINE_PATCH, CANCEL_GRACE_MS, withActiveDeadline, type WaitTracker } from './active-deadline';
 import type { RunControl } from './control';
 import { eventBase, type Emitter } from './emitter';
 import { failureMessage } from './run-errors';
@@ -41,6 +43,8 @@ export interface AgentToolCall {
   parentMessages: ChatMessage[];
   /** Forwards pause and resume to the child while it runs. */
   control?: RunControl;
+  /** Tells whether the child waits (for a person, or paused): its deadline does not count that time. */
+  waits?: WaitTracker;
   /** Tokens the parent's tree has spent so far (the child gets what is left of the budget). */
   spentTokens?: number;
   /** Agents called in parallel in the same turn, this one included: they split what is left. */
@@ -49,7 +53,7 @@ export interface AgentToolCall {
 
 /** Runs one agent-tool call and returns its tool step (usage of the child included in `step.usage`). */
 export async function runAgentTool(agentCall: AgentToolCall): Promise<Step> {
-  const { context, events, tool, call, base, parentMessages, control, spentTokens, shares } = agentCall;
+  const { context, events, tool, call, base, parentMessages, control, waits, spentTokens, shares } = agentCall;
   const error = (message: string): Step => ({ ...base, content: `Error: ${message}`, isError: true });
   let raw: unknown;
   try {
@@ -72,15 +76,18 @@ export async function runAgentTool(agentCall: AgentToolCall): Promise<Step> {
   const nesting = { type: 'agent_tool', toolCallId: call.id, stream: tool.stream } as const;
   const child = childContext(context, { runId: childRunId, spec: tool.agent, nesting, spentTokens, shares });
   const startedAt = Date.now();
-  // The parent keeps the deadline (runs started before the patch left it to the server, which ends a child silently).
+  // The parent keeps the deadline (runs started before the patch left it to the server, which ends a child silently),
+  // counting only the child's active time (runs started before ACTIVE_DEADLINE_PATCH counted its waits too).
   const deadline = tool.timeoutMs !== undefined && patched(AGENT_TOOL_DEADLINE_PATCH) ? tool.timeoutMs : undefined;
+  const active = deadline !== undefined && patched(ACTIVE_DEADLINE_PATCH);
   let timedOut = false;
+  let gaveUp = false;
   const runChild = async (): Promise<RunOutput> => {
     const handle = await startChild('agentRun', {
       workflowId: childRunId,
       memo: nestedRunMemo(child, tool.agent.name),
       args: [{ agent: childAgentSpec(tool), input: delegationMessages(args.data, parentMessages), context: child }],
-      ...(tool.timeoutMs
+      ...(tool.timeoutMs && !active
         ? { workflowExecutionTimeout: deadline !== undefined ? deadline + CANCEL_GRACE_MS : tool.timeoutMs }
         : {}),
     });
@@ -88,8 +95,19 @@ export async function runAgentTool(agentCall: AgentToolCall): Promise<Step> {
     return control ? await control.child<RunOutput>(handle as never) : await handle.result();
   };
   try {
+    const onTimeout = () => (timedOut = true);
     const output =
-      deadline !== undefined ? await withDeadline(deadline, runChild, () => (timedOut = true)) : await runChild();
+      deadline === undefined
+        ? await runChild()
+        : active
+          ? await withActiveDeadline(
+              deadline,
+              runChild,
+              () => waits?.childWaiting(childRunId) ?? false,
+              onTimeout,
+              () => ((gaveUp = true), new Error(`the child did not end within ${CANCEL_GRACE_MS} ms of its cancel`)),
+            )
+          : await withDeadline(deadline, runChild, onTimeout);
     return {
       ...base,
       content: output.response,
@@ -100,7 +118,8 @@ export async function runAgentTool(agentCall: AgentToolCall): Promise<Step> {
   } catch (err) {
     // Our own cancellation (the parent is being cancelled) propagates; a child's own failure folds.
     if (isCancellation(err) && CancellationScope.current().consideredCancelled) throw err;
-    const silent = silentEnd(err);
+    // A child that did not end after its cancel is left to end with its parent: report its end for it.
+    const silent = gaveUp ? 'TimeoutFailure' : silentEnd(err);
     const reason =
       (timedOut || silent === 'TimeoutFailure') && tool.timeoutMs
         ? `timed out: it did not finish within its timeoutMs of ${tool.timeoutMs} ms`
@@ -131,7 +150,8 @@ export async function runAgentTool(agentCall: AgentToolCall): Promise<Step> {
 /**
  * The patch under which a parent enforces an agent tool's timeoutMs itself: when its timer fires it cancels the child,
  * which then publishes its own terminal event, records itself and cancels its own children, and the parent waits for
- * that. The child's execution timeout stays as a backstop, {@link CANCEL_GRACE_MS} later, for a child that cannot end.
+ * that. The child's execution timeout stays as a backstop, {@link CANCEL_GRACE_MS} later, for a child that cannot end
+ * (under ACTIVE_DEADLINE_PATCH the parent stops waiting for such a child instead, see withActiveDeadline).
  */
 export const AGENT_TOOL_DEADLINE_PATCH = 'agio-agent-tool-deadline';
 /**
@@ -140,8 +160,6 @@ export const AGENT_TOOL_DEADLINE_PATCH = 'agio-agent-tool-deadline';
  * two children of one run.
  */
 export const AGENT_TOOL_STEP_IDS_PATCH = 'agio-agent-tool-step-ids';
-/** How long a timed-out child has to end cleanly before the server ends it. */
-export const CANCEL_GRACE_MS = 60_000;
 
 /** Runs `work` in its own scope and cancels that scope after `ms` (calling `onTimeout` first). */
 async function withDeadline<T>(ms: number, work: () => Promise<T>, onTimeout: () => void): Promise<T> {

@@ -6,6 +6,7 @@ import type { AgioActivities } from '../activities';
 import { runAgentTool } from './agent-tool';
 import type { Emitter } from './emitter';
 import type { Approvals } from './approvals';
+import type { WaitTracker } from './active-deadline';
 import type { RunControl } from './control';
 import { failureMessage } from './run-errors';
 
@@ -27,6 +28,8 @@ export interface ToolTurn {
   spentTokens?: number;
   /** Counts activities in flight (pause bookkeeping) and tracks child runs. */
   control?: RunControl;
+  /** Which child runs wait (agent-tool deadlines stand still meanwhile). */
+  waits?: WaitTracker;
   /** Permission rules and human approvals (absent: every call is allowed). */
   approvals?: Approvals;
 }
@@ -93,7 +96,7 @@ async function runOne(turn: ToolTurn, call: ToolCall, index: number): Promise<St
     if (!verdict.run) return { ...base, content: verdict.message, isError: true, metadata: { permission: 'denied' } };
   }
   if (agentTool) {
-    const { events, messages: parentMessages, control, spentTokens } = turn;
+    const { events, messages: parentMessages, control, waits, spentTokens } = turn;
     return runAgentTool({
       context,
       events,
@@ -102,6 +105,7 @@ async function runOne(turn: ToolTurn, call: ToolCall, index: number): Promise<St
       base,
       parentMessages,
       control,
+      waits,
       spentTokens,
       shares: agentShares(turn),
     });
