@@ -1,7 +1,7 @@
 // GET /runs/:id/events: an SSE response fed by the StreamHub, resumable with Last-Event-ID or ?after=. A nested
 // run's stream is its part of the root's log (its events and its own nested runs'), with the root's offsets.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { TERMINAL_EVENT_TYPES, type AgioEvent } from '../common';
+import { isTerminalType, type AgioEvent } from '../common';
 import { HttpError } from './errors';
 import type { LaneDelta, LiveLane } from '../live/lane';
 import { goingAwayComment, type OpenStreams } from './open-streams';
@@ -96,7 +96,7 @@ export function streamRunEvents(
       offset = event.offset;
       res.write(sseFrame(event, idOf(event.offset)));
       if (waiting) flushWaiting();
-      if (nested && event.runId === runId && TERMINAL_EVENT_TYPES.includes(event.type)) finish();
+      if (nested && event.runId === runId && isTerminalType(event.type)) finish();
     },
     onEnd: (error) => {
       if (error)

@@ -1,10 +1,15 @@
-// Server-Sent-Events framing: `id:` = offset (with the lane position once live deltas flow), `event:` = type, one
-// JSON `data:` line; comments for heartbeats.
-import type { AgioEvent } from '../common';
+// Server-Sent-Events framing: `id:` = offset (with the lane position once live deltas flow), `event:` = type (none
+// for a type this release does not know), one JSON `data:` line; comments for heartbeats.
+import { isKnownEventType, type AgioEvent } from '../common';
 
-/** One event as an SSE frame (its id: the event's offset unless given). */
+/**
+ * One event as an SSE frame (its id: the event's offset unless given). An event of a type this release does not know
+ * (a newer release's, see UnknownEventType) goes without an `event:` line, so it reaches `onmessage` (a browser's
+ * EventSource has no listener for every name); its `data` keeps its type.
+ */
 export function sseFrame(event: AgioEvent, id: string = String(event.offset)): string {
-  return `id: ${id}\nevent: ${event.type}\ndata: ${JSON.stringify(event)}\n\n`;
+  const name = isKnownEventType(event.type) ? `event: ${event.type}\n` : '';
+  return `id: ${id}\n${name}data: ${JSON.stringify(event)}\n\n`;
 }
 
 /** A comment frame (ignored by clients; keeps proxies from closing an idle stream). */

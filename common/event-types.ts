@@ -19,3 +19,8 @@ export const EVENT_TYPES = [
   'CONTEXT_CONDENSED',
   'ERROR',
 ] as const;
+
+/** True for the event types this release knows; a log may also hold a newer release's, kept as they are. */
+export function isKnownEventType(type: string): type is (typeof EVENT_TYPES)[number] {
+  return (EVENT_TYPES as readonly string[]).includes(type);
+}

@@ -8,8 +8,25 @@ export const EventType = z.enum(EVENT_TYPES);
 /** Every event type a stream can carry. */
 export type EventType = z.infer<typeof EventType>;
 
+/**
+ * An event type this release does not know, from a run on a newer release (its child, say): kept as it is, stored,
+ * streamed and shown generically, never dropped. Upper snake case, as every Agio event type.
+ */
+export const UnknownEventType = z.string().regex(/^[A-Z][A-Z0-9_]{0,63}$/, 'event types are upper snake case');
+/** The type of an event in a log: one this release knows, or a newer release's kept as it is. */
+export type AnyEventType = EventType | (string & {});
+/** Schema of {@link AnyEventType}. */
+export const AnyEventType: z.ZodType<AnyEventType> = z.union([EventType, UnknownEventType]);
+
+export { isKnownEventType } from './event-types';
+
 /** Types that end a run; only the root's (depth 0) end the stream. */
 export const TERMINAL_EVENT_TYPES: readonly EventType[] = ['RUN_COMPLETED', 'RUN_FAILED', 'RUN_CANCELLED'];
+
+/** True for a type that ends a run (an unknown type never does). */
+export function isTerminalType(type: AnyEventType): boolean {
+  return (TERMINAL_EVENT_TYPES as readonly string[]).includes(type);
+}
 
 /** Text pieces of a streamed step. */
 export const StepDelta = z.object({
@@ -60,8 +77,9 @@ export type EventBase = Pick<
   'runId' | 'rootRunId' | 'parentRunId' | 'agent' | 'depth' | 'nestingType' | 'toolCallId' | 'traceId' | 'spanId'
 >;
 
-/** An event in a root run's log. */
+/** An event in a root run's log: its type may be one a newer release added (see {@link UnknownEventType}). */
 export const AgioEvent = EventDraft.extend({
+  type: AnyEventType,
   /**
    * Position in the root run's log, from 0; the SSE `id:`. A live delta (read from the live lane, not the log) has
    * the offset of the durable event before it, and its own `seq`.
@@ -75,7 +93,7 @@ export type AgioEvent = z.infer<typeof AgioEvent>;
 
 /** True for the terminal event of the root run: the end of the stream. */
 export function endsStream(event: Pick<AgioEvent, 'type' | 'depth'>): boolean {
-  return event.depth === 0 && TERMINAL_EVENT_TYPES.includes(event.type);
+  return event.depth === 0 && isTerminalType(event.type);
 }
 
 /** A batch of events from one publisher (an activity attempt or a child run); `sequence` deduplicates. */
@@ -86,6 +104,16 @@ export const PublishBatch = z.object({
 });
 /** A batch of events from one publisher. */
 export type PublishBatch = z.infer<typeof PublishBatch>;
+
+/** An event draft whose type may be a newer release's (what a root accepts from its children, see hostWire). */
+export type AnyEventDraft = Omit<EventDraft, 'type'> & { type: AnyEventType };
+
+/** A publish batch whose events' types may be a newer release's: what a root keeps when PublishBatch refuses it. */
+export const ForwardPublishBatch = PublishBatch.extend({
+  events: z.array(EventDraft.extend({ type: AnyEventType })),
+});
+/** A publish batch whose events' types may be a newer release's. */
+export type ForwardPublishBatch = z.infer<typeof ForwardPublishBatch>;
 
 /** Arguments of the events query. */
 export interface EventsQueryInput {

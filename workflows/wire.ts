@@ -1,11 +1,13 @@
 // The Wire: the root run's offset-addressed, append-only event log. The root appends its own events;
 // activities and nested runs publish batches by signal, deduplicated by publisher and sequence.
-import { log, proxySinks, setHandler, workflowInfo } from '@temporalio/workflow';
+import { log, patched, proxySinks, setHandler, workflowInfo } from '@temporalio/workflow';
 import {
+  ForwardPublishBatch,
   PublishBatch,
   endsStream,
   jsonBytes,
   type AgioEvent,
+  type AnyEventDraft,
   type EventDraft,
   type EventsPage,
   type EventsQueryInput,
@@ -52,7 +54,7 @@ export class Wire {
     return event;
   }
 
-  private add(draft: EventDraft): AgioEvent {
+  private add(draft: AnyEventDraft): AgioEvent {
     const event: AgioEvent = { ...draft, offset: this.nextOffset++ };
     this.events.push(event);
     if (endsStream(event)) this.ended = true;
@@ -60,7 +62,7 @@ export class Wire {
   }
 
   /** Applies a batch unless this publisher's sequence was already applied; returns whether it was applied. */
-  accept(batch: PublishBatch): boolean {
+  accept(batch: ForwardPublishBatch): boolean {
     const last = this.publishers.get(batch.publisherId) ?? -1;
     if (batch.sequence <= last) return false;
     this.publishers.delete(batch.publisherId);
@@ -115,6 +117,13 @@ export class Wire {
   }
 }
 
+/**
+ * The patch under which a root keeps a publish batch whose events have types this release does not know (a newer
+ * release's, see UnknownEventType) instead of dropping the whole batch; a batch that is malformed otherwise is still
+ * dropped.
+ */
+export const UNKNOWN_EVENT_TYPES_PATCH = 'agio-keep-unknown-event-types';
+
 /** Creates the root run's Wire, installs the publish signal and the events query, and hands new events to the lane. */
 export function hostWire(state?: WireState): Wire {
   // Every event appended goes to the worker's live lane too, so bridges need not poll (a sink call is no command;
@@ -126,11 +135,18 @@ export function hostWire(state?: WireState): Wire {
   // A signal handler must never throw (an ApplicationFailure there fails the workflow): bad batches are dropped.
   setHandler(publishSignal, (raw: PublishBatch) => {
     const parsed = PublishBatch.safeParse(raw);
-    if (!parsed.success) {
-      log.warn('dropped a malformed publish batch', { error: parsed.error.message });
+    if (parsed.success) {
+      wire.accept(parsed.data);
       return;
     }
-    wire.accept(parsed.data);
+    // A child on a newer release may publish event types this release does not know: kept as they are (see
+    // UNKNOWN_EVENT_TYPES_PATCH). The patch is asked only then, so runs that never met one replay as before.
+    const forward = ForwardPublishBatch.safeParse(raw);
+    if (forward.success && patched(UNKNOWN_EVENT_TYPES_PATCH)) {
+      wire.accept(forward.data);
+      return;
+    }
+    log.warn('dropped a malformed publish batch', { error: parsed.error.message });
   });
   setHandler(eventsQuery, (input) => wire.page(input ?? {}));
   return wire;

@@ -2,7 +2,7 @@
 // collects `{ id, event, data }` frames until the server closes the stream, optionally resuming with
 // Last-Event-ID and disconnecting after N events.
 import { EventSource, type FetchLike } from 'eventsource';
-import { EventType, type AgioEvent } from '../../common';
+import { EventType, isKnownEventType, type AgioEvent } from '../../common';
 
 /** One SSE frame as the client received it. */
 export interface SseEvent {
@@ -88,7 +88,9 @@ export function agioEvents(frames: SseEvent[]): AgioEvent[] {
   return frames.map((frame) => {
     const event = JSON.parse(frame.data) as AgioEvent;
     // A durable event's id is its offset; once live deltas flow, ids also carry the lane position (`offset.seq`).
-    if ((frame.id !== String(event.offset) && !frame.id.startsWith(`${event.offset}.`)) || frame.event !== event.type) {
+    // An event of a type this release does not know comes as a plain message (see bridge/sse.ts).
+    const name = isKnownEventType(event.type) ? event.type : 'message';
+    if ((frame.id !== String(event.offset) && !frame.id.startsWith(`${event.offset}.`)) || frame.event !== name) {
       throw new Error(
         `SSE frame id/event (${frame.id}/${frame.event}) disagree with its data (${event.offset}/${event.type})`,
       );

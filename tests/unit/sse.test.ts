@@ -36,6 +36,11 @@ describe('sseFrame', () => {
     expect(sseFrame(e)).toBe(`id: 12\nevent: RUN_STARTED\ndata: ${JSON.stringify(e)}\n\n`);
   });
 
+  it('writes an event of a type this release does not know without an `event:` line (a plain message)', () => {
+    const e = event({ offset: 13, type: 'FUTURE_THING' as AgioEvent['type'] });
+    expect(sseFrame(e)).toBe(`id: 13\ndata: ${JSON.stringify(e)}\n\n`);
+  });
+
   it('keeps the data on one line when the content has newlines and carriage returns', () => {
     const e = event({ delta: { content: 'line 1\nline 2\r\nline 3\rend\n\n' } });
     const frame = sseFrame(e);

@@ -221,6 +221,16 @@ describe('the viewer run tree', () => {
     expect(tree.runs[`${ROOT}/b`].children).toEqual([`${ROOT}/b/x`]);
   });
 
+  test('shows an event of a type it does not know, from a newer release, as a notice, and counts it as durable', () => {
+    const s = stream()
+      .durable(ROOT, 'RUN_STARTED')
+      .durable(ROOT, 'FUTURE_THING' as EventType, { data: { shiny: true } });
+    const tree = emptyTree();
+    for (const e of s.events) applyEvent(tree, e);
+    expect(tree.runs[ROOT].notices).toEqual([{ type: 'FUTURE_THING', at: 1001, text: 'FUTURE_THING {"shiny":true}' }]);
+    expect(tree.lastOffset).toBe(1);
+  });
+
   test('the viewer listens for every event type the stream has', () => {
     expect([...EVENT_TYPES].sort()).toEqual([...EventType.options].sort());
   });

@@ -90,6 +90,8 @@ export function followRun(api: Api, runId: string, opts: FollowOptions): () => v
       status('live');
     };
     for (const type of EVENT_TYPES) es.addEventListener(type, onFrame);
+    // Events of types this release does not know (a newer release's) come as plain messages.
+    es.addEventListener('message', onFrame);
     es.addEventListener('error', (e) => {
       flush();
       if (stopped || source !== es || opts.ended()) return;

@@ -2,6 +2,7 @@
 // as tools, a workflow agent's sub-agents), each with its steps, tool calls, approvals, usage and timings. Pure and
 // DOM-free, so it is unit-tested in jest and the page only renders what it holds.
 import type { AgioEvent, Usage } from '../../common';
+import { isKnownEventType } from '../../common/event-types';
 import { addUsage, applyDelta, applySnapshot, findCall, restart, stepOf, ZERO } from './run-steps';
 import type { ApprovalView, RunTree, RunView } from './run-view';
 
@@ -113,6 +114,11 @@ function approvalEvent(tree: RunTree, run: RunView, event: AgioEvent): void {
 }
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+/** An event's data in one short line (for events the viewer has no view of). */
+const summary = (data: unknown): string => {
+  const json = data === undefined ? '' : JSON.stringify(data);
+  return json.length > 200 ? `${json.slice(0, 199)}…` : json;
+};
 
 function describeError(error: unknown): string {
   if (!error || typeof error !== 'object') return String(error ?? 'failed');
@@ -246,6 +252,14 @@ export function applyEvent(tree: RunTree, event: AgioEvent, eventId?: string): b
       for (const a of tree.approvals)
         if (a.runId === run.runId && !a.decision) a.decision = { outcome: 'denied', reason: 'run ended' };
       break;
+    default:
+      // A type this viewer does not know (from a run on a newer release): shown as it is, never dropped.
+      if (!isKnownEventType(event.type))
+        run.notices.push({
+          type: event.type,
+          at: event.timestamp,
+          text: `${event.type} ${summary(event.data)}`.trim(),
+        });
   }
   return true;
 }

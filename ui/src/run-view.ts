@@ -1,5 +1,5 @@
 // The shapes of the viewer's run tree: what run-tree.ts folds a stream into and the views render.
-import type { EventType, Step, Usage } from '../../common';
+import type { AnyEventType, Step, Usage } from '../../common';
 
 export type RunStatus = 'running' | 'completed' | 'failed' | 'cancelled';
 
@@ -52,7 +52,7 @@ export interface ApprovalView {
 
 /** Something worth a line in a run's timeline that is not a step. */
 export interface NoticeView {
-  type: EventType;
+  type: AnyEventType;
   at: number;
   text: string;
 }
