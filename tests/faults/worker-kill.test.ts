@@ -122,9 +122,9 @@ describe('a worker SIGKILLed mid-run', () => {
     expect((await run.result()).response).toBe('invoice 7 is paid');
     expect(ledgerCounts()).toEqual({ 'pay invoice 7': { executions: 2, effects: 1, keys: 1 } });
     expect(readLedger(ledger).map((l) => l.key)).toEqual([
-      `${run.runId}:3:call_pay`,
-      `${run.runId}:3:call_pay`,
-      `${run.runId}:3:call_pay`,
+      `${run.runId}:2:call_pay`,
+      `${run.runId}:2:call_pay`,
+      `${run.runId}:2:call_pay`,
     ]);
     expectWholeStream(events, run.runId);
     expectStepsOnce(events);
