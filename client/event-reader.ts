@@ -60,6 +60,11 @@ export interface ReadEventsOptions {
   push?: EventPush;
   /** With `push`: longest time between page reads (default {@link SAFETY_POLL_MS}). */
   safetyPollMs?: number;
+  /**
+   * With `push`: settles once the run has closed. A root terminated in Temporal pushes nothing more, so the reader
+   * then reads a page at once (which ends its stream) instead of at the next safety poll.
+   */
+  closed?: Promise<unknown>;
 }
 
 /** Waits `ms`, or until `signal` aborts or `wake` fires; removes its listeners either way (a reader sleeps thousands of times). */
@@ -93,6 +98,13 @@ export async function* readEvents(pages: EventPages, opts: ReadEventsOptions = {
   // Followed before the first page is read, so nothing appended after that page is missed.
   const pushed = opts.push && new PushedEvents(opts.push);
   await pushed?.ready();
+  let runClosed = false;
+  const closing = new AbortController();
+  void opts.closed?.then(() => {
+    runClosed = true;
+    closing.abort();
+  });
+  const waitSignal = opts.signal ? AbortSignal.any([opts.signal, closing.signal]) : closing.signal;
   try {
     while (!opts.signal?.aborted) {
       let page;
@@ -121,10 +133,10 @@ export async function* readEvents(pages: EventPages, opts: ReadEventsOptions = {
         if (endsStream(event)) return;
       }
       if (page.ended && after >= page.lastOffset) return;
-      if (pushed && page.pushed && after >= page.lastOffset) {
+      if (pushed && page.pushed && after >= page.lastOffset && !runClosed) {
         // Take pushed events until a gap, or until the safety poll is due; then read a page again.
         const due = Date.now() + (opts.safetyPollMs ?? SAFETY_POLL_MS);
-        while (!opts.signal?.aborted && Date.now() < due) {
+        while (!opts.signal?.aborted && !runClosed && Date.now() < due) {
           const events = pushed.take(after);
           for (const event of events) {
             after = event.offset;
@@ -139,7 +151,7 @@ export async function* readEvents(pages: EventPages, opts: ReadEventsOptions = {
             gapAt = after;
             break;
           }
-          await pushed.wait(due - Date.now(), opts.signal);
+          await pushed.wait(due - Date.now(), waitSignal);
         }
         continue;
       }

@@ -23,6 +23,8 @@ export interface RunLog {
   pages: EventPages;
   /** Resolves once the run has closed for good, after CLOSE_WAIT_MS at most, or when the reader stops. */
   untilClosed(): Promise<void>;
+  /** Resolves once the run has closed for good (a long poll, which costs no worker), or when the reader stops. */
+  closed(): Promise<void>;
 }
 
 /** What reading closed runs has cost (GET /healthz). */
@@ -89,7 +91,7 @@ export class RunLogs {
         signal.removeEventListener('abort', onAbort);
       }
     };
-    return { pages, untilClosed };
+    return { pages, untilClosed, closed: () => this.closeOf(rootRunId, signal) };
   }
 
   /** Waits until the run has closed for good (after any continue-as-new); gives up on `signal` or an error. */
@@ -150,7 +152,9 @@ export async function* followRun(
   opts.signal?.addEventListener('abort', onAbort, { once: true });
   try {
     const log = logs.open(rootRunId, stop.signal, opts.tenant);
-    yield* readEvents(log.pages, { ...opts, signal: stop.signal, untilClosed: log.untilClosed });
+    // A reader following pushed events learns of a close it was not pushed (terminated, timed out) from a long poll.
+    const closed = opts.push ? log.closed() : undefined;
+    yield* readEvents(log.pages, { ...opts, signal: stop.signal, untilClosed: log.untilClosed, closed });
   } finally {
     stop.abort();
     opts.signal?.removeEventListener('abort', onAbort);
