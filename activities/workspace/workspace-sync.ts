@@ -13,24 +13,10 @@ import {
 } from '../../stores';
 import { ensureWorkspace, resolveWorkspaceDir } from '../tools/workspace';
 import { deleteLocalFile, hashBytes, scanFiles, writeLocalFile, type LocalFile } from './local-files';
+import { workspaceTree, type WorkspaceSession } from './session';
 import { emptyState, SyncStateFiles, type SyncedFile, type SyncState } from './sync-state';
 
-/** A writing tool's hold on its workspace: `finish` commits what it changed, `abandon` gives up (cancelled). */
-export interface WorkspaceSession {
-  /** Commits the tool's changes; past the quota, undoes them and throws WorkspaceQuotaExceededError. */
-  finish(): Promise<void>;
-  /** For a tool that did not finish: its changes are not committed, and the next sync puts the copy right. */
-  abandon(): void;
-}
-
-/**
- * The workspace a run's files are kept under: a root run's, which holds its agent tools' workspaces
- * (`<root>/subagents/<name>`), so a parent sees what its children wrote as it did on one disk.
- */
-export function workspaceTree(workspace: string): string {
-  const at = workspace.indexOf('/subagents/');
-  return at === -1 ? workspace : workspace.slice(0, at);
-}
+export { finishWorkspace, workspaceTree, type WorkspaceSession } from './session';
 
 /** A file's content was replaced by a commit between reading the manifest and downloading: read the manifest again. */
 class BlobGone extends Error {}
@@ -283,22 +269,4 @@ function synced(file: WorkspaceFile, mtimeMs: number): SyncedFile {
 
 function differs(known: SyncedFile | undefined, local: LocalFile): boolean {
   return !known || known.hash !== local.hash || !!known.executable !== local.executable;
-}
-
-/**
- * Commits a writing tool's changes: undefined when they were kept, or what the model is told when the workspace's
- * quota refused them (they were undone; nothing the workspace held before the call is lost).
- */
-export async function finishWorkspace(session: WorkspaceSession | undefined): Promise<string | undefined> {
-  if (!session) return undefined;
-  try {
-    await session.finish();
-    return undefined;
-  } catch (err) {
-    if (!(err instanceof WorkspaceQuotaExceededError)) throw err;
-    return (
-      `${err.message}. The changes this call made to the workspace were undone: it holds what it held before the ` +
-      'call. Delete files the run no longer needs (they count against the quota), or write less.'
-    );
-  }
 }
