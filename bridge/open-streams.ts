@@ -5,9 +5,17 @@ import { sseComment } from './sse';
 /** Every SSE response this bridge is streaming, each with the way it says goodbye. */
 export class OpenStreams {
   private readonly goodbyes = new Set<() => void>();
+  private closed = false;
 
-  /** Registers a stream's goodbye (called at most once, on shutdown); returns the function that forgets it. */
+  /**
+   * Registers a stream's goodbye (called at most once, on shutdown); returns the function that forgets it. A stream
+   * whose request was still being answered when the bridge began closing says goodbye at once.
+   */
   add(goodbye: () => void): () => void {
+    if (this.closed) {
+      goodbye();
+      return () => undefined;
+    }
     this.goodbyes.add(goodbye);
     return () => this.goodbyes.delete(goodbye);
   }
@@ -19,6 +27,7 @@ export class OpenStreams {
 
   /** Ends every open stream (bridge shutdown): each client gets a last comment and a clean end of its response. */
   closeAll(): void {
+    this.closed = true;
     const goodbyes = [...this.goodbyes];
     this.goodbyes.clear();
     for (const goodbye of goodbyes) goodbye();
