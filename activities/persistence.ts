@@ -53,9 +53,30 @@ export interface StoreCompactedInput {
   items: { key: string; content: string }[];
 }
 
-/** The span id of a tool call (a nested run's span hangs under it). */
-export function toolSpanId(runId: string, toolCallId: string): string {
-  return `${runId}:tool:${toolCallId}`;
+/**
+ * The span id of a tool call, `<runId>:tool:<call>`: `<call>` is what follows `<runId>/tool/` in the id of the nested
+ * run the call started (`3-call_x`; `call_x` for runs of earlier releases), which finds its parent span the same way;
+ * else the step's index and the call id, so calls of one run with the same id (`call_0` every turn) stay apart.
+ */
+export function toolSpanId(runId: string, call: string): string {
+  return `${runId}:tool:${call}`;
+}
+
+/** The `<call>` part of a tool step's span id (see {@link toolSpanId}). */
+function toolSpanCall(runId: string, step: Step): string {
+  const child = step.metadata?.childRunId;
+  const prefix = `${runId}/tool/`;
+  if (typeof child === 'string' && child.startsWith(prefix)) return child.slice(prefix.length);
+  return `${step.index}-${step.toolCallId}`;
+}
+
+/** The span a nested run hangs under: its agent tool's call (see {@link toolSpanId}), else its parent run. */
+function parentSpanOf(context: RecordRunInput['context']): string | undefined {
+  const { runId, parentRunId, toolCallId } = context;
+  if (!parentRunId) return undefined;
+  const prefix = `${parentRunId}/tool/`;
+  if (!toolCallId) return parentRunId;
+  return toolSpanId(parentRunId, runId.startsWith(prefix) ? runId.slice(prefix.length) : toolCallId);
 }
 
 /** Spans for committed steps: a model span per assistant step, a tool span per tool result. */
@@ -86,7 +107,7 @@ export function stepSpans(context: RecordRunInput['context'], steps: Step[]): Sp
     } else if (step.role === 'tool' && step.toolCallId) {
       spans.push({
         ...common,
-        spanId: toolSpanId(context.runId, step.toolCallId),
+        spanId: toolSpanId(context.runId, toolSpanCall(context.runId, step)),
         kind: 'tool',
         name: step.name ?? 'tool',
         status: step.isError ? 'error' : 'ok',
@@ -168,11 +189,7 @@ export function createPersistenceActivities(stores: Stores) {
       ...(input.endedAt ? { endedAt: input.endedAt } : {}),
       ...(input.usage ? { usage: input.usage } : {}),
     });
-    const parentSpanId = context.parentRunId
-      ? context.toolCallId
-        ? toolSpanId(context.parentRunId, context.toolCallId)
-        : context.parentRunId
-      : undefined;
+    const parentSpanId = parentSpanOf(context);
     await stores.traces.recordSpan({
       tenant: context.tenant,
       traceId: context.rootRunId,

@@ -40,6 +40,11 @@ describe('repeated tool call ids', () => {
       { id: 'call_0', content: 'second answer' },
     ]);
     expectWholeStream(events, rootRunId);
+    // The trace keeps both calls apart too: each child's run hangs under its own tool span.
+    const spans = (await bed.worker.stores.traces.getTrace('default', rootRunId))?.spans ?? [];
+    const toolSpans = spans.filter((s) => s.kind === 'tool' && s.runId === rootRunId).map((s) => s.spanId);
+    expect(toolSpans.sort()).toEqual([`${rootRunId}:tool:3-call_0`, `${rootRunId}:tool:5-call_0`]);
+    for (const id of ids) expect(spans.find((s) => s.spanId === id)?.parentSpanId).toBe(id.replace('/tool/', ':tool:'));
     for (const [i, id] of ids.entries()) {
       const answer = ['first answer', 'second answer'][i];
       const own = eventsOf(events, id);

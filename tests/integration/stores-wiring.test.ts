@@ -330,7 +330,7 @@ describe('stores wiring on MongoDB', () => {
             children: [],
           },
           {
-            id: `${rootId}:tool:call_child`,
+            id: `${rootId}:tool:3-call_child`,
             kind: 'tool',
             name: 'trace-child',
             status: 'ok',
