@@ -33,6 +33,10 @@ const AGENTS = `agents:
     description: Lists its workspace.
     instructions: You are lister.
     tools: [ls]
+  - name: writer
+    description: Writes a file, then reads it back.
+    instructions: You are writer.
+    tools: [file_write, file_read]
   - name: careful
     description: Lists its workspace once a person approves.
     instructions: You are careful.
@@ -146,4 +150,17 @@ export function buildIdOf(worker: AgioProcess): string {
   const match = / as version [^.\s]+\.(\S+)/.exec(worker.output());
   if (!match) throw new Error(`${worker.name} printed no version:\n${worker.output()}`);
   return match[1];
+}
+
+/** The pids of the workers that started a run's activities of `type` (e.g. runTool), in history order. */
+export async function activityWorkers(client: Client, runId: string, type: string): Promise<number[]> {
+  const events = (await client.workflow.getHandle(runId).fetchHistory()).events ?? [];
+  const scheduled = new Set(
+    events
+      .filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === type)
+      .map((e) => Number(e.eventId)),
+  );
+  return events
+    .filter((e) => scheduled.has(Number(e.activityTaskStartedEventAttributes?.scheduledEventId)))
+    .map((e) => Number(e.activityTaskStartedEventAttributes?.identity?.split('@')[0]));
 }

@@ -9,6 +9,7 @@ import { request } from '../helpers/bridge';
 import { requestsOf, waitForEvent } from '../helpers/nested-runs';
 import {
   TOKEN,
+  activityWorkers,
   buildIdOf,
   followRun,
   startRunOn,
@@ -113,6 +114,37 @@ describe('the production shape', () => {
     const survivor = stack.workers.find((w) => w !== victim)!;
     expect(starts.at(-1)?.activityTaskStartedEventAttributes?.identity).toMatch(new RegExp(`^${survivor.pid}@`));
     // A replacement keeps the stack at two workers for the tests that follow.
+    await stack.startWorker();
+  }, 240_000);
+
+  it('reads on the other worker a file written on a worker that was then SIGKILLed', async () => {
+    const { stack, model, client } = bed;
+    let runId = '';
+    let writerPid: number | undefined;
+    const lastMessage = (body: { messages: { content?: unknown }[] }) => JSON.stringify(body.messages.at(-1));
+    // One responder for every turn, by what the conversation holds: a model call lost with the killed worker is
+    // asked again and gets the same answer.
+    const turn = async (req: { body: { messages: { content?: unknown }[] } }) => {
+      const last = lastMessage(req.body);
+      if (last.includes('kept across workers')) return text('read it back');
+      if (!last.includes('bytes'))
+        return toolCalls([toolCall('file_write', { path: 'n/a.txt', content: 'kept across workers' })]);
+      if (writerPid === undefined) {
+        [writerPid] = await activityWorkers(client, runId, 'runTool');
+        await stack.kill(stack.workers.find((w) => w.pid === writerPid)!);
+      }
+      return toolCalls([toolCall('file_read', { path: 'n/a.txt' })]);
+    };
+    model.scriptFor('You are writer.', ...Array.from({ length: 6 }, () => turn));
+    runId = await startRunOn(stack.bridges[0], 'writer', 'write, then read');
+    const durable = durableOnce((await followRun(runId, () => stack.bridges)).frames);
+    expect(durable.at(-1)).toMatchObject({ type: 'RUN_COMPLETED', depth: 0, runId });
+    expect(rootAnswer(durable)).toBe('read it back');
+    // file_write (an activity) ran on the worker killed before file_read (a local activity of the workflow task):
+    // the survivor ran the rest and read what the killed one wrote.
+    expect(await activityWorkers(client, runId, 'runTool')).toEqual([writerPid]);
+    expect(stack.workers.map((w) => w.pid)).not.toContain(writerPid);
+    expect((await workflowTaskWorkers(client, runId)).at(-1)).not.toBe(writerPid);
     await stack.startWorker();
   }, 240_000);
 
