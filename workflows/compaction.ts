@@ -4,11 +4,9 @@
 // and replaced with short references the model can read back with get_tool_result, until the conversation is down to
 // two thirds of the threshold (so the next few calls keep their prompt prefix). The newest turn and the run's input
 // are never compacted; what still does not fit ends the run with ModelInputTooLarge, as before.
-import { proxyLocalActivities } from '@temporalio/workflow';
 import { shortenJsonStrings, utf8Bytes, type RunContext, type Step, type ToolCall } from '../common';
-import type { AgioActivities } from '../activities';
 import type { Emitter } from './emitter';
-import { STORE_CALL } from './event-log';
+import { waitedStore } from './store-calls';
 
 /**
  * The patch under which a run compacts its conversation near its model-input limit. Runs started before it replay
@@ -22,8 +20,6 @@ export const MIN_COMPACTED_BYTES = 2048;
 const OUTPUT_HEAD_CHARS = 200;
 /** String values of tool-call arguments longer than this are compacted; shorter ones (paths, names) stay. */
 const ARGUMENT_VALUE_BYTES = 512;
-
-const store = proxyLocalActivities<AgioActivities>(STORE_CALL);
 
 /** One part of one step that compaction replaced with a reference. */
 export interface CompactedPart {
@@ -168,7 +164,7 @@ export async function compactConversation(
   if (!candidates.length) return bytes;
   const unstored = candidates.filter((c) => !c.ref);
   const refs = unstored.length
-    ? await store.storeCompacted({
+    ? await waitedStore().storeCompacted({
         tenant: context.tenant,
         runId: context.runId,
         items: unstored.map((c) => ({ key: compactedKey(c), content: c.content })),

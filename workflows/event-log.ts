@@ -4,22 +4,12 @@
 // puts it on the Wire leaves the run open and a reader's Query waiting on that task is answered from the worker's
 // cache. (A Query waiting on the task that closes a run is handed by the server to a worker that replays the whole
 // run.) A write that fails leaves the log short; readers then fall back to the Query.
-import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import { isCancellation, patched } from '@temporalio/workflow';
 import type { AgioEvent, RunContext } from '../common';
-import type { AgioActivities } from '../activities';
+import { BOUNDED_STORE_CALLS_PATCH, bestEffortStore, tailStore, type StoreActivities } from './store-calls';
 import type { Wire } from './wire';
 
-/**
- * Store writes and reads wait a store outage out: retried with backoff capped at 30 s and no attempt cap, so a MongoDB
- * blip never fails a run, and a finished run completes once the store answers again. (Backoffs past the SDK's local
- * retry threshold become workflow timers, so a long wait holds no workflow task open.)
- */
-export const STORE_CALL = {
-  startToCloseTimeout: '30s',
-  retry: { initialInterval: '200ms', backoffCoefficient: 2, maximumInterval: '30s' },
-} as const;
-const local = proxyLocalActivities<AgioActivities>(STORE_CALL);
-const remote = proxyActivities<AgioActivities>(STORE_CALL);
+export { STORE_CALL } from './store-calls';
 
 /** The patch under which a root writes its terminal event to its event log (a command runs of older code lack). */
 export const EVENT_LOG_TAIL_PATCH = 'agio-event-log-tail';
@@ -35,6 +25,14 @@ export class EventLogWriter {
     private logged = -1,
   ) {}
 
+  /** Set once a bounded write has failed: the store is down, and the tail is not waited for (readers use the Query). */
+  private gaveUp = false;
+
+  /** Notes that a bounded write of this run failed (the run's last record, see run-record.ts). */
+  gaveUpWriting(): void {
+    this.gaveUp = true;
+  }
+
   /** The Wire offset up to which events are written. */
   get loggedOffset(): number {
     return this.logged;
@@ -49,20 +47,26 @@ export class EventLogWriter {
 
   /**
    * Writes the events not written yet with a local activity (for runs with no store write of their own to ride on).
-   * A failed write fails nothing.
+   * A failed write fails nothing (and is given up after a few seconds, see store-calls.ts).
    */
   writeLocally(): Promise<void> {
-    return this.write(local);
+    return this.write(bestEffortStore());
   }
 
-  /** Writes the events not written yet, the terminal event among them, with a regular activity (see above). */
-  logTail(): Promise<void> {
-    return this.write(remote);
+  /**
+   * Writes the events not written yet, the terminal event among them, with a regular activity (see above), for 30 s
+   * at most; not at all once a bounded write of the run has failed (the store is down: the run closes without waiting).
+   */
+  async logTail(): Promise<void> {
+    if (this.gaveUp && patched(BOUNDED_STORE_CALLS_PATCH)) return;
+    return this.write(tailStore());
   }
 
-  private async write(via: typeof local): Promise<void> {
+  private async write(via: Pick<StoreActivities, 'logEvents'>): Promise<void> {
     await this.withEvents(async ({ events }) => {
       if (events) await via.logEvents({ tenant: this.context.tenant, rootRunId: this.context.rootRunId, events });
-    }).catch(() => undefined);
+    }).catch((err: unknown) => {
+      if (!isCancellation(err)) this.gaveUp = true;
+    });
   }
 }

@@ -1,15 +1,15 @@
 // What a run leaves in the stores: its record, its steps as they are committed (one write per turn,
 // idempotent by step id), for a root run its Wire's events (riding on those writes, see event-log.ts), and, for a
 // run in a session, the session's earlier conversation to continue from. The writes are local activities: short,
-// never streaming, cheap in history.
-import { proxyLocalActivities } from '@temporalio/workflow';
+// never streaming, cheap in history. During a store outage (store-calls.ts) the run waits for what it needs (its
+// session, its steps, a completed run's record) without holding a workflow task, and gives up on the rest (the record
+// of a run that starts, fails or is cancelled) after a few seconds.
+import { isCancellation } from '@temporalio/workflow';
 import type { ChatMessage, RunContext, RunEnding, Step, Usage } from '../common';
-import type { AgioActivities } from '../activities';
 import type { HandedStep, HandOffInput } from '../activities/persistence';
-import { EventLogWriter, STORE_CALL } from './event-log';
+import { EventLogWriter } from './event-log';
+import { bestEffortStore, waitedStore, type StoreActivities } from './store-calls';
 import type { Wire } from './wire';
-
-const store = proxyLocalActivities<AgioActivities>(STORE_CALL);
 
 /** Records one run in the stores. */
 export class RunRecorder {
@@ -51,8 +51,9 @@ export class RunRecorder {
     };
   }
 
-  /** Records the run as running. */
+  /** Records the run as running (best effort: a run that ends records itself then). */
   start(): Promise<void> {
+    const store = bestEffortStore();
     return this.eventLog.withEvents((events) =>
       store.recordRun({
         context: this.ref,
@@ -69,7 +70,7 @@ export class RunRecorder {
     const { sessionId, tenant, depth, limits } = this.context;
     if (!sessionId || depth > 0) return [];
     // At most half the run's model-input limit: the run's own conversation needs the rest.
-    return store.loadConversation({
+    return waitedStore().loadConversation({
       tenant,
       sessionId,
       ...(limits.maxModelInputBytes ? { maxBytes: Math.floor(limits.maxModelInputBytes / 2) } : {}),
@@ -112,7 +113,7 @@ export class RunRecorder {
   }
 
   /** Persists the steps committed since the last flush (nothing to write without new steps). */
-  async flush(steps: Step[]): Promise<void> {
+  async flush(steps: Step[], store: StoreActivities = waitedStore()): Promise<void> {
     if (steps.length <= this.persisted) return;
     await this.eventLog.withEvents((events) =>
       store.persistSteps({ context: this.ref, agent: this.agent, steps: steps.slice(this.persisted), ...events }),
@@ -120,19 +121,28 @@ export class RunRecorder {
     this.persisted = steps.length;
   }
 
-  /** Persists the last steps and records how the run ended. */
+  /**
+   * Persists the last steps and records how the run ended: waited for when it completed, best effort when it failed or
+   * was cancelled (its terminal event is not held back by a store outage).
+   */
   async end(steps: Step[], status: RunEnding, usage: Usage): Promise<void> {
-    await this.flush(steps);
-    await this.eventLog.withEvents((events) =>
-      store.recordRun({
-        context: this.ref,
-        agent: this.agent,
-        status,
-        startedAt: this.startedAt,
-        endedAt: Date.now(),
-        usage,
-        ...events,
-      }),
-    );
+    const store = status === 'completed' ? waitedStore() : bestEffortStore();
+    try {
+      await this.flush(steps, store);
+      await this.eventLog.withEvents((events) =>
+        store.recordRun({
+          context: this.ref,
+          agent: this.agent,
+          status,
+          startedAt: this.startedAt,
+          endedAt: Date.now(),
+          usage,
+          ...events,
+        }),
+      );
+    } catch (err) {
+      if (!isCancellation(err)) this.eventLog.gaveUpWriting();
+      throw err;
+    }
   }
 }
