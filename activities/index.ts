@@ -2,7 +2,14 @@
 import type { Stores } from '../stores';
 import { AgentHealth } from './healthcheck';
 import { createPersistenceActivities, persistingFirst } from './persistence';
-import { createCallModel, noSink, readConversation, type ModelConfig, type StepStreamSinkFactory } from './model';
+import {
+  createCallModel,
+  heartbeating,
+  noSink,
+  readConversation,
+  type ModelConfig,
+  type StepStreamSinkFactory,
+} from './model';
 import { createToolActivities } from './run-tool';
 import { DEFAULT_DELTA_BUDGET, wireStepSink, type DeltaBudget } from './step-stream';
 import { liveStepSink } from './live-step-sink';
@@ -34,10 +41,13 @@ export interface ActivityDeps {
 export function createActivities(deps: ActivityDeps) {
   const persistence = createPersistenceActivities(deps.stores);
   return {
-    callModel: persistingFirst(
-      createCallModel(deps.model, deps.tools, deps.streamSink ?? defaultStreamSink(deps.liveLane, deps.deltaBudget)),
-      persistence.persistSteps,
-      readConversation,
+    // The call heartbeats from its start: what runs before the model is called counts against its heartbeat timeout.
+    callModel: heartbeating(
+      persistingFirst(
+        createCallModel(deps.model, deps.tools, deps.streamSink ?? defaultStreamSink(deps.liveLane, deps.deltaBudget)),
+        persistence.persistSteps,
+        readConversation,
+      ),
     ),
     ...createToolActivities(
       deps.tools,

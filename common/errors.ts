@@ -32,6 +32,8 @@ export const ErrorType = {
   OutputValidationError: 'OutputValidationError',
   /** A pause update refused: the run is paused already or a pause is pending (the bridge answers 409). */
   AlreadyPaused: 'AlreadyPaused',
+  /** A workflow agent's sub-agents failed: every branch of a parallel agent, or one of a sequence or loop; not retried. */
+  SubAgentsFailed: 'SubAgentsFailed',
   /** The root was terminated in Temporal (its log has no terminal event; readers end its stream with a synthetic one). */
   Terminated: 'Terminated',
   /** The root passed its Temporal execution or run timeout (no terminal event either; readers add a synthetic one). */

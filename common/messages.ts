@@ -4,6 +4,7 @@
 import { defineQuery, defineSignal, defineUpdate } from '@temporalio/workflow';
 import type { EventsPage, EventsQueryInput, PublishBatch } from './events';
 import type { ToolCallDecision } from './permissions';
+import type { SubAgentFailure } from './run';
 import type { ReportedRunPhase } from './run-status';
 import type { ChatMessage } from './steps';
 
@@ -38,6 +39,8 @@ export interface RunState extends ControlState {
   currentSubAgentIndex?: number;
   /** Workflow agents: the shared state. */
   state?: Record<string, unknown>;
+  /** Parallel agents: branches that failed so far (the run completes with failures unless all fail). */
+  failures?: SubAgentFailure[];
   /** Child workflows running now. */
   children: string[];
   /** Tool calls waiting for a human decision. */

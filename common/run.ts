@@ -148,6 +148,15 @@ export const RunMetrics = z.object({
 /** Counters of a run. */
 export type RunMetrics = z.infer<typeof RunMetrics>;
 
+/** A sub-agent of a workflow agent that failed: its name, run id and error. */
+export const SubAgentFailure = z.object({
+  agent: z.string(),
+  runId: z.string(),
+  error: z.object({ type: z.string(), message: z.string() }),
+});
+/** A sub-agent of a workflow agent that failed. */
+export type SubAgentFailure = z.infer<typeof SubAgentFailure>;
+
 /** Result of a run. */
 export const RunOutput = z.object({
   /** The final answer as the model wrote it (with an output schema: its JSON text). */
@@ -178,6 +187,11 @@ export const RunOutput = z.object({
   escalation: Escalation.optional(),
   /** Workflow agents: the shared state after the run. */
   state: z.record(z.string(), z.unknown()).optional(),
+  /**
+   * Parallel agents that completed although some of their sub-agents failed (status `completed_with_failures`): those
+   * sub-agents, in order. (When all fail, the run fails with `SubAgentsFailed`; a sequence or loop fails with the first.)
+   */
+  failures: z.array(SubAgentFailure).optional(),
 });
 /** Result of a run. */
 export type RunOutput = z.infer<typeof RunOutput>;

@@ -4,6 +4,7 @@
 import { continueAsNew, makeContinueAsNewFunc, patched, workflowInfo } from '@temporalio/workflow';
 import type { Escalation, LoopPosition, RunOutput, WorkflowAgentRunInput } from '../common';
 import { applyOutput, runSubAgent } from './sub-agents';
+import { failedSubAgent } from './sub-agent-failures';
 import { spentBudget } from './decisions';
 import { addRunUsage, runWorkflowAgent } from './workflow-agent';
 import { UPGRADE_PATCH } from './upgrade';
@@ -38,15 +39,16 @@ export async function loopAgentRun(raw: WorkflowAgentRunInput): Promise<RunOutpu
           type: 'AGENT_STATE',
           data: { timesLooped: position.timesLooped, currentSubAgent: sub.name, currentSubAgentIndex: i },
         });
+        const childId = `${context.runId}/loop-${position.timesLooped}/${i}-${sub.name}`;
         const out = await runSubAgent({
           parent: context,
           spec: sub,
           input: input.input,
           state: run.state,
-          childId: `${context.runId}/loop-${position.timesLooped}/${i}-${sub.name}`,
+          childId,
           control,
           spentTokens: run.usage.totalTokens,
-        });
+        }).catch((err: unknown) => failedSubAgent(sub, childId, err));
         addRunUsage(run, out.usage);
         run.state = applyOutput(run.state, sub, out);
         response = out.response;

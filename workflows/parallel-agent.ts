@@ -1,10 +1,11 @@
 // The parallel agent: all sub-agents at once, each on its own copy (branch) of the state and an equal share of
 // what is left of the token budget; results are gathered in sub-agent order. A failing branch is reported in
-// its slot without losing the others.
-import { CancellationScope, isCancellation } from '@temporalio/workflow';
+// its slot without losing the others; the run fails only when every branch did (see sub-agent-failures.ts).
+import { CancellationScope, isCancellation, patched } from '@temporalio/workflow';
 import type { Escalation, RunOutput, WorkflowAgentRunInput } from '../common';
 import { applyOutput, runSubAgent } from './sub-agents';
 import { failureMessage } from './run-errors';
+import { SUB_AGENT_FAILURES_PATCH, subAgentFailure, subAgentsFailed } from './sub-agent-failures';
 import { addRunUsage, runWorkflowAgent } from './workflow-agent';
 
 /** Runs a parallel agent. */
@@ -15,13 +16,14 @@ export async function parallelAgentRun(raw: WorkflowAgentRunInput): Promise<RunO
     await events.emit({ type: 'AGENT_STATE', data: { branches: spec.subAgents.map((a) => a.name) } });
     const branches = await Promise.all(
       spec.subAgents.map(async (sub, i) => {
+        const childId = `${context.runId}/branch/${i}-${sub.name}`;
         try {
           const out = await runSubAgent({
             parent: context,
             spec: sub,
             input: input.input,
             state: { ...run.state },
-            childId: `${context.runId}/branch/${i}-${sub.name}`,
+            childId,
             control,
             spentTokens: run.usage.totalTokens,
             shares: spec.subAgents.length,
@@ -29,7 +31,10 @@ export async function parallelAgentRun(raw: WorkflowAgentRunInput): Promise<RunO
           return { sub, out };
         } catch (err) {
           if (isCancellation(err) && CancellationScope.current().consideredCancelled) throw err;
-          return { sub, error: failureMessage(err) };
+          const failure = subAgentFailure(sub, childId, err);
+          // The state query shows failed branches while the others still run (see SUB_AGENT_FAILURES_PATCH).
+          if (patched(SUB_AGENT_FAILURES_PATCH)) run.failures = [...(run.failures ?? []), failure];
+          return { sub, error: failureMessage(err), failure };
         }
       }),
     );
@@ -46,11 +51,16 @@ export async function parallelAgentRun(raw: WorkflowAgentRunInput): Promise<RunO
         parts.push(`[${branch.sub.name}]\n${JSON.stringify({ unavailable: true, error: branch.error })}`);
       }
     }
-    const failed = branches.filter((b) => !b.out).length;
+    const failures = branches.flatMap((b) => (b.failure ? [b.failure] : []));
+    // Failed branches are reported (see SUB_AGENT_FAILURES_PATCH): all failed fails the run, some are listed.
+    const reported = failures.length > 0 && patched(SUB_AGENT_FAILURES_PATCH);
+    if (reported && failures.length === branches.length) throw subAgentsFailed(failures, branches.length);
+    if (reported) run.failures = failures;
     return {
       response: parts.join('\n\n'),
-      terminationReason: escalation ? 'escalated' : failed === branches.length ? 'error' : 'completed',
+      terminationReason: escalation ? 'escalated' : failures.length === branches.length ? 'error' : 'completed',
       ...(escalation ? { escalation } : {}),
+      ...(reported ? { failures } : {}),
     };
   });
 }

@@ -7,6 +7,7 @@ import { stateQuery, type ControlRequest, type RunState } from '../common/messag
 import { RunControl } from './control';
 import { createEmitter, eventBase, type Emitter } from './emitter';
 import { errorSummary, isContinueAsNew } from './run-errors';
+import { failuresOf } from './sub-agent-failures';
 import { hostWire, type Wire, type WireState } from './wire';
 
 /** What every run has while it executes. */
@@ -95,7 +96,7 @@ export async function runLifecycle<T>(frame: RunFrame, phases: RunPhases<T>): Pr
     const terminal: TerminalEvent = {
       type: cancelled ? 'RUN_CANCELLED' : 'RUN_FAILED',
       usage: phases.usage(),
-      data: { error: errorSummary(err) },
+      data: { error: errorSummary(err), ...failuresOf(err) },
     };
     await CancellationScope.nonCancellable(() => phases.close(ending, terminal));
     throw cancelled || !phases.failure ? err : phases.failure(err);

@@ -2,6 +2,7 @@
 // escalation stops it and travels up to the nearest loop (a sequence is not a loop).
 import type { RunOutput, WorkflowAgentRunInput } from '../common';
 import { applyOutput, runSubAgent } from './sub-agents';
+import { failedSubAgent } from './sub-agent-failures';
 import { spentBudget } from './decisions';
 import { addRunUsage, runWorkflowAgent } from './workflow-agent';
 
@@ -14,15 +15,16 @@ export async function sequentialAgentRun(raw: WorkflowAgentRunInput): Promise<Ru
       run.progress = { currentSubAgent: sub.name, currentSubAgentIndex: i };
       await control.safePoint();
       await events.emit({ type: 'AGENT_STATE', data: { currentSubAgent: sub.name, currentSubAgentIndex: i } });
+      const childId = `${context.runId}/seq/${i}-${sub.name}`;
       const out = await runSubAgent({
         parent: context,
         spec: sub,
         input: input.input,
         state: run.state,
-        childId: `${context.runId}/seq/${i}-${sub.name}`,
+        childId,
         control,
         spentTokens: run.usage.totalTokens,
-      });
+      }).catch((err: unknown) => failedSubAgent(sub, childId, err));
       addRunUsage(run, out.usage);
       run.state = applyOutput(run.state, sub, out);
       response = out.response;

@@ -8,6 +8,7 @@ import {
   type Escalation,
   type RunContext,
   type RunOutput,
+  type SubAgentFailure,
   type TerminationReason,
   type Usage,
   type WorkflowAgentSpec,
@@ -41,6 +42,8 @@ export interface WorkflowAgentRun {
   eventLog?: EventLogWriter;
   /** Loop position shown by the state query. */
   progress: { timesLooped?: number; currentSubAgent?: string; currentSubAgentIndex?: number };
+  /** Sub-agents that failed while the run went on (a parallel agent's branches), shown by the state query. */
+  failures?: SubAgentFailure[];
 }
 
 /** The result of a workflow agent's body. */
@@ -48,6 +51,8 @@ export interface WorkflowAgentResult {
   response: string;
   terminationReason: TerminationReason;
   escalation?: Escalation;
+  /** Sub-agents that failed although the run completed (see sub-agent-failures.ts). */
+  failures?: SubAgentFailure[];
 }
 
 /** Sets a workflow agent up, runs `body` through the run lifecycle, and returns its RunOutput. */
@@ -77,7 +82,11 @@ export async function runWorkflowAgent(
       : {}),
     progress: {},
   };
-  answerState(frame, spec.name, spec.kind, () => ({ ...run.progress, state: run.state }));
+  answerState(frame, spec.name, spec.kind, () => ({
+    ...run.progress,
+    state: run.state,
+    ...(run.failures ? { failures: run.failures } : {}),
+  }));
   return runLifecycle(frame, {
     start: input.resume
       ? undefined
@@ -95,8 +104,14 @@ export async function runWorkflowAgent(
         steps: [],
         state: run.state,
         ...(result.escalation ? { escalation: result.escalation } : {}),
+        ...(result.failures ? { failures: result.failures } : {}),
       };
-      const data = { response: result.response, terminationReason: result.terminationReason, state: run.state };
+      const data = {
+        response: result.response,
+        terminationReason: result.terminationReason,
+        state: run.state,
+        ...(result.failures ? { status: 'completed_with_failures', failures: result.failures } : {}),
+      };
       return { output, completed: { type: 'RUN_COMPLETED', usage: run.usage, data } };
     },
     // A root writes what its log lacks before its terminal event, and that event last (see event-log.ts).

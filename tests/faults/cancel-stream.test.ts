@@ -1,6 +1,7 @@
-// Cancelling a run stops its streaming model call promptly: the model server stops being read within a couple of
-// seconds. Before, the cancellation waited for the activity's next heartbeat to be sent, which the SDK throttled to
-// 0.8 × its heartbeat timeout (16 s), so a cancelled run's stream ran on for up to that long.
+// Cancelling a run stops its streaming model call promptly: the model server stops being read within about 5 s. The
+// cancellation reaches the activity in the answer to its next heartbeat, and a model call beats every 4 s at most
+// (activities/model.ts). Before the worker capped the SDK's throttle, heartbeats were held back for 0.8 × the
+// heartbeat timeout (16 s then), so a cancelled run's stream ran on for up to that long.
 import { isRunFailure } from '../../client/agio-client';
 import { defineAgent } from '../../common';
 import { text } from '../../devkit/scripted-model-server';
@@ -9,7 +10,7 @@ import { useTestBed } from '../helpers/test-bed';
 describe('cancelling a run mid model stream', () => {
   const bed = useTestBed();
 
-  it('stops the stream within about a second', async () => {
+  it('stops the stream within about 5 s', async () => {
     const chunksAt: number[] = [];
     let first: () => void;
     const streaming = new Promise<void>((resolve) => (first = resolve));
@@ -25,10 +26,10 @@ describe('cancelling a run mid model stream', () => {
     const cancelledAt = Date.now();
     await run.cancel();
     expect(isRunFailure(await run.result().catch((e: unknown) => e))).toBe(true);
-    await new Promise((r) => setTimeout(r, 4000));
+    await new Promise((r) => setTimeout(r, 7000));
 
-    const after = chunksAt.filter((t) => t > cancelledAt + 2500);
+    const after = chunksAt.filter((t) => t > cancelledAt + 5500);
     expect(after).toEqual([]);
-    expect(chunksAt.length).toBeLessThan(40);
+    expect(chunksAt.length).toBeLessThan(60);
   }, 60_000);
 });
