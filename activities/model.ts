@@ -103,6 +103,24 @@ export function heartbeatIntervalMs(heartbeatTimeoutMs: number | undefined): num
   return Math.min(MAX_MODEL_HEARTBEAT_INTERVAL_MS, Math.max(1000, Math.floor((heartbeatTimeoutMs * 2) / 3)));
 }
 
+/**
+ * Heartbeats an activity from its first moment to its end, every {@link heartbeatIntervalMs}: callModel wrapped with
+ * what runs before the model is called (reading a stored conversation, storing the handed steps), which a short
+ * heartbeat timeout must cover as well.
+ */
+export function heartbeating<I, O>(activity: (input: I) => Promise<O>): (input: I) => Promise<O> {
+  return async (input) => {
+    const ctx = Context.current();
+    ctx.heartbeat();
+    const beat = setInterval(() => ctx.heartbeat(), heartbeatIntervalMs(ctx.info.heartbeatTimeoutMs));
+    try {
+      return await activity(input);
+    } finally {
+      clearInterval(beat);
+    }
+  };
+}
+
 /** Creates the sink of one model call. */
 export type StepStreamSinkFactory = (input: CallModelInput) => StepStreamSink;
 
@@ -141,15 +159,11 @@ export function createCallModel(config: ModelConfig, tools: ToolRegistry, sinkFa
     await sink.begin({ attempt: ctx.info.attempt });
     const assembler = new ChatStreamAssembler();
     let firstTokenMs: number | undefined;
-    // The heartbeat carries the stream's progress; a stream that stops moving is given up (and retried) after
-    // streamIdleMs, rather than at the attempt's start-to-close timeout.
+    // The heartbeat (see heartbeating) proves the worker alive; a stream that stops moving is given up (and retried)
+    // after streamIdleMs, rather than at the attempt's start-to-close timeout.
     const idleMs = input.streamIdleMs ?? DEFAULT_STREAM_IDLE_MS;
     const stalled = new AbortController();
     let movedAt = Date.now();
-    const beat = setInterval(
-      () => ctx.heartbeat({ chunks: assembler.chunks }),
-      heartbeatIntervalMs(ctx.info.heartbeatTimeoutMs),
-    );
     const watch = setInterval(() => {
       if (Date.now() - movedAt > idleMs) stalled.abort();
     }, 1000);
@@ -203,7 +217,6 @@ export function createCallModel(config: ModelConfig, tools: ToolRegistry, sinkFa
       const failure = stalled.signal.aborted ? stallFailure() : classifyModelError(err, assembler.chunks);
       throw await failedAttempt(failure, ctx.info, input.stepId, input.eventBase);
     } finally {
-      clearInterval(beat);
       clearInterval(watch);
       await sink.end();
     }
