@@ -2,6 +2,7 @@
 // namespace that lacks them, as a plain `temporal server start-dev` namespace does: before, every run started there
 // failed with "Namespace … has no mapping defined for search attribute AgioAgent".
 import { Client } from '@temporalio/client';
+import { msToTs } from '@temporalio/common/lib/time';
 import { AgioClient } from '../../client/agio-client';
 import { defineAgent } from '../../common';
 import { text } from '../../devkit/scripted-model-server';
@@ -19,7 +20,7 @@ describe('createWorker on a namespace without Agio search attributes', () => {
   it('registers them at start, and a run started there completes', async () => {
     const namespace = uniqueId('agio-sa');
     const { workflowService, operatorService } = bed.connection;
-    await workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: { seconds: 86_400 } });
+    await workflowService.registerNamespace({ namespace, workflowExecutionRetentionPeriod: msToTs('1 day') });
     const attributes = async () =>
       Object.keys((await operatorService.listSearchAttributes({ namespace })).customAttributes ?? {});
     // A new namespace reaches every service of the server within a few seconds.
