@@ -55,8 +55,9 @@ export const RunLimits = z.object({
   maxTotalTokens: z.number().int().positive().optional(),
   /**
    * How long a model call may go without a heartbeat before Temporal retries it elsewhere: a call lost with its worker
-   * starts again on another one after about this long (plus a second's retry delay). The call heartbeats every two
-   * thirds of it, at most every 4 s. (Runs started by releases before 0.5 recorded 20 s.)
+   * starts again on another one after about this long (plus a second's retry delay). The call heartbeats every 4 s,
+   * or more often under a shorter timeout (activities/model.ts, heartbeatIntervalMs). Runs started by releases before
+   * 0.5 recorded 20 s.
    */
   modelHeartbeatTimeoutMs: z.number().int().positive().default(6_000),
   /**
