@@ -11,6 +11,7 @@ import {
   type StepStreamSinkFactory,
 } from './model';
 import { createToolActivities } from './run-tool';
+import { numberedAfterEarlierCalls, readingStoredConversation } from './stored-conversation';
 import { DEFAULT_DELTA_BUDGET, wireStepSink, type DeltaBudget } from './step-stream';
 import { liveStepSink } from './live-step-sink';
 import type { LiveLane } from '../live/lane';
@@ -41,12 +42,20 @@ export interface ActivityDeps {
 export function createActivities(deps: ActivityDeps) {
   const persistence = createPersistenceActivities(deps.stores);
   return {
+    // A conversation kept in the message store is read first, so the steps handed to the call can name its messages.
     // The call heartbeats from its start: what runs before the model is called counts against its heartbeat timeout.
     callModel: heartbeating(
-      persistingFirst(
-        createCallModel(deps.model, deps.tools, deps.streamSink ?? defaultStreamSink(deps.liveLane, deps.deltaBudget)),
-        persistence.persistSteps,
-        readConversation,
+      readingStoredConversation(
+        persistingFirst(
+          createCallModel(
+            deps.model,
+            deps.tools,
+            numberedAfterEarlierCalls(deps.streamSink ?? defaultStreamSink(deps.liveLane, deps.deltaBudget)),
+          ),
+          persistence.persistSteps,
+          readConversation,
+        ),
+        deps.stores.messages,
       ),
     ),
     ...createToolActivities(

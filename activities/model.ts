@@ -20,6 +20,7 @@ import { conversationQuery } from '../common/messages';
 import { failedAttempt } from './model-outage';
 import { classifyModelError } from './model-errors';
 import type { HandOffInput } from './persistence';
+import type { StoredConversationInput } from './stored-conversation';
 import { ChatStreamAssembler, type ChunkDelta } from './model-stream';
 import { outputChecker, responseFormat, withSchemaInstruction } from './output-check';
 import type { ToolRegistry } from './tools/registry';
@@ -47,8 +48,10 @@ export interface CallModelInput {
   modelSettings?: ModelSettings;
   /** The conversation, when small enough to travel in the input (limits.inlineModelInputBytes)… */
   messages?: ChatMessage[];
-  /** …else where to read it: the first `count` messages of that workflow execution (its `conversation` Query). */
+  /** …else where to read it: the first `count` messages of that workflow execution (its `conversation` Query)… */
   conversation?: { workflowId: string; runId: string; count: number };
+  /** …or, for runs started since the message store, its changes since the previous call (the rest is stored). */
+  stored?: StoredConversationInput;
   /** Names of the worker tools offered in this call (empty: a call without tools, e.g. the final summary). */
   tools: string[];
   /** Tools the workflow runs itself (agents as tools, exit_loop); without `parameters` they take the delegation arguments. */

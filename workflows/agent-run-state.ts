@@ -18,6 +18,7 @@ import type { AgioActivities } from '../activities';
 import { ACTIVE_DEADLINE_PATCH, WaitTracker } from './active-deadline';
 import { Approvals } from './approvals';
 import { Conversation } from './conversation';
+import { CONVERSATION_STORE_PATCH, ConversationWrites } from './conversation-writes';
 import { EVENT_LOG_TAIL_PATCH } from './event-log';
 import { LEAN_STEPS_PATCH, callModelActivity, withModelRetryLimits } from './model-step';
 import { buildRunContext, initialMessages, renderInstructions } from './run-context';
@@ -119,7 +120,8 @@ export function openAgentRun(input: ParsedAgentRunInput): AgentRun {
     approvals,
     structured,
     recorder,
-    conversation: new Conversation(),
+    // Asked first, when the run opens: a large conversation is kept in the message store (runs started before: Query).
+    conversation: new Conversation(patched(CONVERSATION_STORE_PATCH) ? new ConversationWrites() : undefined),
     counters,
     startedAt,
     modelCallsAtStart: counters.modelCalls,

@@ -1,12 +1,13 @@
 // One model call of an agent run: made at a safe point, with the conversation compacted (and condensed) near its limit
-// and handed over inline or by reference, and the steps not yet stored riding along (the lean step path). Its answer is
-// the next step.
+// and handed over inline or through the message store, and the steps not yet stored riding along (the lean step path).
+// Its answer is the next step.
 import { patched } from '@temporalio/workflow';
 import { addUsage, jsonBytes } from '../common';
 import type { CallModelOutput } from '../activities';
 import { commit, type AgentRun } from './agent-run-state';
 import { COMPACTION_PATCH, compactConversation, compactionThreshold } from './compaction';
 import { CONDENSATION_PATCH, condenseConversation } from './condensation';
+import { conversationNotStored } from './conversation-writes';
 import { failRun, modelInput } from './model-step';
 import type { Toolkit } from './toolkit';
 
@@ -26,29 +27,42 @@ export async function askModel(run: AgentRun, toolkit: Toolkit, tools: string[])
     // What references alone could not bring under the threshold: the oldest turns are summarised.
     if (condenses) bytes = await condenseConversation(run, bytes, threshold);
   }
-  const input = modelInput(agent.name, conversation.messages, context, bytes);
   const index = conversation.steps.length;
   const handOff = run.leanSteps
     ? recorder.handOff(conversation.steps, conversation.messages, (step) => conversation.messageFor(step))
     : undefined;
-  const call = run.callModel({
-    runId: context.runId,
-    rootRunId: context.rootRunId,
-    stepId: `${context.runId}:${index}`,
-    stepIndex: index,
-    model: agent.model,
-    modelSettings: agent.modelSettings,
-    ...input,
-    tools,
-    agentTools: tools.length ? toolkit.inlineTools : [],
-    eventBase: events.base,
-    streamDeltas: context.stream === 'full',
-    maxOutputBytes: context.limits.maxModelOutputBytes,
-    streamIdleMs: context.limits.modelStreamIdleMs,
-    ...(handOff?.persist ? { persist: handOff.persist } : {}),
-    ...(structured ? { outputFormat: structured.format } : {}),
+  const ask = (input: ReturnType<typeof modelInput>) =>
+    control.track(
+      run.callModel({
+        runId: context.runId,
+        rootRunId: context.rootRunId,
+        stepId: `${context.runId}:${index}`,
+        stepIndex: index,
+        model: agent.model,
+        modelSettings: agent.modelSettings,
+        ...input,
+        tools,
+        agentTools: tools.length ? toolkit.inlineTools : [],
+        eventBase: events.base,
+        streamDeltas: context.stream === 'full',
+        maxOutputBytes: context.limits.maxModelOutputBytes,
+        streamIdleMs: context.limits.modelStreamIdleMs,
+        ...(handOff?.persist ? { persist: handOff.persist } : {}),
+        ...(structured ? { outputFormat: structured.format } : {}),
+      }),
+    );
+  const { writes } = conversation;
+  let input = modelInput(agent.name, conversation.messages, context, bytes, writes);
+  const out = await ask(input).catch((err) => {
+    // The call's worker lacks the messages earlier calls stored (its memory stores were lost, or are not shared):
+    // once more, with the whole conversation.
+    const attemptsBefore = writes && input.stored ? conversationNotStored(err) : undefined;
+    if (!writes || attemptsBefore === undefined) return failRun(agent.name, err);
+    writes.forget();
+    input = { stored: writes.next(conversation.messages, context.tenant, attemptsBefore) };
+    return ask(input).catch((again) => failRun(agent.name, again));
   });
-  const out = await control.track(call).catch((err) => failRun(agent.name, err));
+  if (input.stored) writes?.accepted(input.stored);
   handOff?.accepted();
   counters.modelCalls++;
   counters.usage = addUsage(counters.usage, out.usage);

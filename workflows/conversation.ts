@@ -4,6 +4,7 @@ import { setHandler } from '@temporalio/workflow';
 import { jsonBytes, stepToMessage, type ChatMessage, type Step } from '../common';
 import { conversationQuery } from '../common/messages';
 import type { CompactionTarget } from './compaction';
+import type { ConversationWrites } from './conversation-writes';
 
 /** The steps and messages of one agent run; answers the conversation query. */
 export class Conversation {
@@ -12,7 +13,12 @@ export class Conversation {
   /** The message each step put in the conversation (a step handed to a model call names it instead of repeating it). */
   private readonly messageOf = new WeakMap<Step, ChatMessage>();
 
-  constructor() {
+  /**
+   * @param writes what the message store holds of the conversation, for runs that keep a large one there (see
+   *   CONVERSATION_STORE_PATCH); without it a large conversation is read with the conversation Query, which stays
+   *   answered for calls of runs started before.
+   */
+  constructor(readonly writes?: ConversationWrites) {
     setHandler(conversationQuery, ({ count }) => this.messages.slice(0, count));
   }
 

@@ -20,6 +20,7 @@ import {
 } from '../common';
 import type { AgioActivities } from '../activities';
 import type { CallModelInput } from '../activities/model';
+import type { ConversationWrites } from './conversation-writes';
 import { failureMessage } from './run-errors';
 
 /**
@@ -89,15 +90,18 @@ export function failRun(agent: string, err: unknown): never {
  * The conversation part of a callModel input. Fails the run, before the call is scheduled, when the
  * conversation (`bytes` long, as JSON) is over maxModelInputBytes (the model would refuse it, and a payload over Temporal's cap would
  * fail every workflow task that tries to schedule it, for ever). Up to inlineModelInputBytes it travels in the
- * input; above, the input names it (this run, its first `count` messages) and the activity reads it with the
- * conversation Query, so the history does not record the whole conversation again at every step.
+ * input; above, only its messages that changed since the last call travel, and the activity reads the rest from the
+ * message store (`writes`, see conversation-writes.ts), so the history does not record the whole conversation again at
+ * every step. Runs started before the store (no `writes`) name it instead: the activity reads this run's first
+ * `count` messages with the conversation Query.
  */
 export function modelInput(
   agent: string,
   messages: ChatMessage[],
   context: RunContext,
   bytes = jsonBytes(messages),
-): Pick<CallModelInput, 'messages' | 'conversation'> {
+  writes?: ConversationWrites,
+): Pick<CallModelInput, 'messages' | 'conversation' | 'stored'> {
   const { maxModelInputBytes: limit, inlineModelInputBytes: inline } = context.limits;
   // Limits carried over from runs started before a limit existed have no value for it.
   if (limit !== undefined && bytes > limit) {
@@ -108,6 +112,7 @@ export function modelInput(
     });
   }
   if (inline === undefined || bytes <= inline) return { messages };
+  if (writes) return { stored: writes.next(messages, context.tenant) };
   const { workflowId, runId } = workflowInfo();
   return { conversation: { workflowId, runId, count: messages.length } };
 }

@@ -179,7 +179,8 @@ describe('a worker SIGKILLed mid-run', () => {
       slow.answer,
       text('order 12 has shipped'),
     );
-    // The conversation travels by reference: the new worker's callModel reads it from the workflow it replays.
+    // The conversation travels through the message store: the new worker's memory stores lack it, so the run sends it
+    // whole once more (ConversationNotStored), numbered after the lost attempt so readers still drop its text.
     const run = await bridge!.agio.start(defineAgent({ name: 'shipper', tools: ['ledger'] }), 'ship order 12', {
       limits: { ...FAST_FAILOVER, inlineModelInputBytes: 0 },
     });

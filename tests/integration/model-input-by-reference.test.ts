@@ -1,6 +1,8 @@
-// A conversation over limits.inlineModelInputBytes does not travel in the callModel activity input: the input
-// names it (this execution, its first N messages) and the activity reads it with the `conversation` Query. The
-// model must receive exactly what it would have received inline, and the history must not repeat the conversation.
+// A conversation over limits.inlineModelInputBytes does not travel whole in the callModel activity input: the input
+// carries the messages that changed since the previous call and the activity reads the rest from the message store
+// (never with the conversation Query). The model must receive exactly what it would have received inline, and the
+// history must not repeat the conversation.
+import type { StoredConversationInput } from '../../activities/stored-conversation';
 import { defineAgent } from '../../common';
 import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
 import { testTools } from '../fixtures/test-tools';
@@ -10,7 +12,7 @@ import { useTestBed } from '../helpers/test-bed';
 /** The inputs of a history's callModel activities, in scheduling order. */
 function callModelInputs(
   history: History,
-): { messages?: unknown[]; conversation?: { workflowId: string; runId: string; count: number } }[] {
+): { messages?: unknown[]; conversation?: unknown; stored?: StoredConversationInput }[] {
   return (history.events ?? [])
     .map((e) => e.activityTaskScheduledEventAttributes)
     .filter((a) => a?.activityType?.name === 'callModel')
@@ -29,7 +31,7 @@ describe('callModel input by reference', () => {
   /** UTF-8 bytes of the conversation of each model call of the inline run (what the threshold compares). */
   let inlineBytes: number[] = [];
 
-  it('sends the model the same conversation whether it travels inline or is read with the conversation Query', async () => {
+  it('sends the model the same conversation whether it travels inline or through the message store', async () => {
     bed.server.script(...script());
     const inline = await runToEnd(bed.client, bed.worker.taskQueue, {
       agent,
@@ -57,15 +59,23 @@ describe('callModel input by reference', () => {
     const inputs = callModelInputs(await byRef.handle.fetchHistory());
     const { runId } = await byRef.handle.describe();
     expect(inputs.map((i) => i.messages)).toEqual([undefined, undefined, undefined]);
-    expect(inputs.map((i) => i.conversation)).toEqual(
-      [2, 4, 6].map((count) => ({ workflowId: byRef.handle.workflowId, runId, count })),
-    );
+    expect(inputs.map((i) => i.conversation)).toEqual([undefined, undefined, undefined]);
+    // The first call writes the whole conversation, each later one only the messages added since.
+    const shape = (i: (typeof inputs)[number]) => {
+      const { version, base, count, changed } = i.stored!;
+      return { runId: i.stored!.runId, version, base, count, changed: changed.map((c) => [c.at, c.messages.length]) };
+    };
+    expect(inputs.map(shape)).toEqual([
+      { runId, version: 1, base: 1, count: 2, changed: [[0, 2]] },
+      { runId, version: 2, base: 1, count: 4, changed: [[2, 2]] },
+      { runId, version: 3, base: 1, count: 6, changed: [[4, 2]] },
+    ]);
     const inlineInputs = callModelInputs(await inline.handle.fetchHistory());
     expect(inlineInputs.map((i) => i.messages?.length)).toEqual([2, 4, 6]);
     inlineBytes = inlineInputs.map((i) => Buffer.byteLength(JSON.stringify(i.messages)));
   });
 
-  it('switches from inline to by reference once the conversation passes the threshold, and keeps each input small', async () => {
+  it('switches from inline to the message store once the conversation passes the threshold, and keeps each input small', async () => {
     expect(inlineBytes).toHaveLength(3);
     bed.server.script(...script());
     // Just the first conversation fits.
@@ -76,9 +86,13 @@ describe('callModel input by reference', () => {
     });
     expect(output.response).toBe('done after two echoes');
     const inputs = callModelInputs(await handle.fetchHistory());
-    expect(inputs.map((i) => (i.messages ? 'inline' : 'ref'))).toEqual(['inline', 'ref', 'ref']);
+    expect(inputs.map((i) => (i.messages ? 'inline' : i.stored ? 'stored' : 'query'))).toEqual([
+      'inline',
+      'stored',
+      'stored',
+    ]);
     const sizes = inputs.map((i) => JSON.stringify(i).length);
-    expect(sizes[2]).toBeLessThanOrEqual(sizes[1] + 2); // by reference, a longer conversation costs the input nothing
+    expect(sizes[2]).toBeLessThan(sizes[1]); // the first stored call writes 4 messages, the next only the 2 new ones
     expect(bed.server.requests.map((r) => sentMessages(r).length)).toEqual([2, 4, 6]);
   });
 });
