@@ -37,6 +37,11 @@ const AGENTS = `agents:
     description: Writes a file, then reads it back.
     instructions: You are writer.
     tools: [file_write, file_read]
+  - name: fanout
+    description: Five readers side by side.
+    kind: parallel
+    subAgents:
+${[1, 2, 3, 4, 5].map((i) => `      - { name: reader${i}, instructions: "You are reader${i}.", tools: [file_write, file_read], maxSteps: 5000 }`).join('\n')}
   - name: careful
     description: Lists its workspace once a person approves.
     instructions: You are careful.
