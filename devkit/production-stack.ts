@@ -80,6 +80,7 @@ export async function startProductionStack(opts: ProductionStackOptions): Promis
   };
   const dir = opts.dir ?? (await fs.promises.mkdtemp(path.join(os.tmpdir(), 'agio-production-')));
   // The build lives inside the project: node_modules and the example agents are found from there.
+  await fs.promises.mkdir(path.join(projectRoot(), '.tools'), { recursive: true });
   const buildDir = await fs.promises.mkdtemp(path.join(projectRoot(), '.tools', 'production-build-'));
   const stoppers: (() => Promise<unknown>)[] = [];
   const stopAll = async () => {
