@@ -51,18 +51,22 @@ export class RunRecorder {
     };
   }
 
-  /** Records the run as running (best effort: a run that ends records itself then). */
-  start(): Promise<void> {
+  /** Records the run as running; best effort (an ending run records itself, its events ride on later writes). */
+  async start(): Promise<void> {
     const store = bestEffortStore();
-    return this.eventLog.withEvents((events) =>
-      store.recordRun({
-        context: this.ref,
-        agent: this.agent,
-        status: 'running',
-        startedAt: this.startedAt,
-        ...events,
-      }),
-    );
+    await this.eventLog
+      .withEvents((events) =>
+        store.recordRun({
+          context: this.ref,
+          agent: this.agent,
+          status: 'running',
+          startedAt: this.startedAt,
+          ...events,
+        }),
+      )
+      .catch((err: unknown) => {
+        if (isCancellation(err)) throw err;
+      });
   }
 
   /** The session's earlier conversation, fitted into half the run's model-input limit (root runs in a session only). */

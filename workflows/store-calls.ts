@@ -3,7 +3,13 @@
 // heartbeats it (three events every 8 s) and a cancel waits behind it. So each call gets two seconds as a local
 // activity; a call the run needs then waits the outage out as a regular activity (its retries cost no history, and a
 // cancel ends it at once), and a best-effort write is given up.
-import { isCancellation, patched, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import {
+  CancellationScope,
+  isCancellation,
+  patched,
+  proxyActivities,
+  proxyLocalActivities,
+} from '@temporalio/workflow';
 import { jsonBytes } from '../common';
 import type { AgioActivities } from '../activities';
 
@@ -71,15 +77,27 @@ const bestEffort = proxyLocalActivities<AgioActivities>(BEST_EFFORT);
 const patient = proxyActivities<AgioActivities>(PATIENT);
 const patientLocal = proxyLocalActivities<AgioActivities>(PATIENT_LOCAL);
 
-/** Calls `name` with `input`: a few seconds locally, then waited out where waiting costs no workflow task. */
+/**
+ * Calls `name` with `input`: a few seconds locally, then waited out where waiting costs no workflow task. A cancel
+ * of the run ends the wait even where the call was made not to be cancelled (a run's start): the store is down, and
+ * the run would otherwise wait for it to come back before it could end.
+ */
 async function waitedCall(name: StoreCall, input: unknown): Promise<unknown> {
   const call = (via: AgioActivities) => (via[name] as (input: unknown) => Promise<unknown>)(input);
   try {
     return await call(quick);
   } catch (err) {
     if (isCancellation(err)) throw err;
-    return call(jsonBytes(input) <= MAX_RECORDED_STORE_INPUT_BYTES ? patient : patientLocal);
   }
+  const waiting = new CancellationScope();
+  const cancelled = CancellationScope.current().cancelRequested.catch((err: unknown) => {
+    waiting.cancel();
+    throw err;
+  });
+  return Promise.race([
+    waiting.run(() => call(jsonBytes(input) <= MAX_RECORDED_STORE_INPUT_BYTES ? patient : patientLocal)),
+    cancelled,
+  ]);
 }
 
 const waited = Object.fromEntries(

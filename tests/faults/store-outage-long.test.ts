@@ -2,8 +2,10 @@
 // restarting database looks to its clients): a run that finishes during it waits for its last writes without holding
 // a workflow task (its history gains a handful of events, not three every 8 s) and completes, stored whole, once the
 // store is back; a run cancelled during it ends within seconds (its last record is best effort), and its stream is
-// still read to the end afterwards (its event log lacks the tail, so the reader asks the closed run).
+// still read to the end afterwards (its event log lacks the tail, so the reader asks the closed run); so does a run
+// cancelled while it waits to start (for its session's conversation).
 import { MongoClient } from 'mongodb';
+import type { RunHandle } from '../../client/run-handle';
 import { defineAgent, type RunOutput } from '../../common';
 import { text } from '../../devkit/scripted-model-server';
 import { createMongoStores } from '../../stores';
@@ -21,6 +23,21 @@ const SESSION = 'outage-session';
 /** Milliseconds since the epoch of a history event. */
 const eventTime = (e: NonNullable<History['events']>[number]) =>
   Number(e.eventTime!.seconds) * 1000 + (e.eventTime!.nanos ?? 0) / 1e6;
+
+/**
+ * Cancels a run and says how long it took to end. Runs of older code never end during the outage: they wait for
+ * their store calls (a cancelled run's last record, a starting run's session) until the store is back.
+ */
+async function cancelTime(run: RunHandle): Promise<number> {
+  const cancelledAt = Date.now();
+  await run.cancel();
+  const ended = run.result().then(
+    () => 'completed',
+    () => 'ended',
+  );
+  expect(await Promise.race([ended, new Promise((r) => setTimeout(() => r('still running'), 20_000))])).toBe('ended');
+  return Date.now() - cancelledAt;
+}
 
 describe('a store outage of a minute', () => {
   let mongo: TestMongoStores;
@@ -63,15 +80,15 @@ describe('a store outage of a minute', () => {
         (e) => e.activityTaskCompletedEventAttributes,
       );
     await waitFor('both answers', async () => (await answered(a.runId)) && (await answered(b.runId)));
-    const cancelledAt = Date.now();
-    await b.cancel();
-    // Runs of older code never end here: their cancelled run waits for its last record until the store is back.
-    const ended = b.result().then(
-      () => 'completed',
-      () => 'ended',
+    const cancelMs = await cancelTime(b);
+    // A run that starts during the outage waits for its session's conversation; a cancel ends that wait too.
+    const c = await bed.agio.start(defineAgent({ name: 'starter' }), 'start', { sessionId: 'another-session' });
+    await waitFor('the session read to wait for the store', async () =>
+      (await bed.client.workflow.getHandle(c.runId).fetchHistory()).events?.some(
+        (e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'loadConversation',
+      ),
     );
-    expect(await Promise.race([ended, new Promise((r) => setTimeout(() => r('still running'), 20_000))])).toBe('ended');
-    const cancelMs = Date.now() - cancelledAt;
+    const startCancelMs = await cancelTime(c);
 
     expect((await bed.client.workflow.getHandle(a.runId).describe()).status.name).toBe('RUNNING');
     await new Promise((r) => setTimeout(r, cutAt + OUTAGE_MS - Date.now()));
@@ -101,10 +118,15 @@ describe('a store outage of a minute', () => {
     expect(closedBy).toBe('server');
     expect(agioEvents(frames).at(-1)?.type).toBe('RUN_CANCELLED');
     expect(cancelMs).toBeLessThan(10_000);
+    expect(startCancelMs).toBeLessThan(10_000);
+    expect(
+      agioEvents((await readSse(`${bed.bridge.url}/runs/${c.runId}/events`, { token: 'test-token' })).events).at(-1)
+        ?.type,
+    ).toBe('RUN_CANCELLED');
     console.log(
       `store outage of ${OUTAGE_MS / 1000} s: the finishing run gained ${duringOutage.length} history events during it ` +
         `(${events.length} in all) and completed ${doneMs} ms after the store came back; a cancel during it ended its ` +
-        `run in ${cancelMs} ms`,
+        `run in ${cancelMs} ms, and one of a run waiting to start in ${startCancelMs} ms`,
     );
   }, 180_000);
 });
