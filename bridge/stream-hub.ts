@@ -94,7 +94,7 @@ export class StreamHub {
    * decision or cancel), so a reader that has backed off on a quiet run polls again at once.
    */
   wake(runId: string): void {
-    // A nested run's events are read through its root's reader (ids nest: `<root>/tool/<callId>`, `<root>/branch/…`).
+    // A nested run's events are read through its root's reader (ids nest: `<root>/tool/<step>-<callId>`, `<root>/branch/…`).
     for (const [id, readers] of this.readers)
       if (runId === id || runId.startsWith(`${id}/`))
         for (const reader of readers) reader.wake.dispatchEvent(new Event('wake'));

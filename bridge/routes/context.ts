@@ -21,5 +21,5 @@ export interface BridgeContext {
 /** A module of routes, registered on the bridge's app. */
 export type Routes = (app: FastifyInstance, ctx: BridgeContext) => void;
 
-/** Run ids are workflow ids: Agio's own (`run-<uuid>`) or nested ones (`…/tool/<callId>`). */
+/** Run ids are workflow ids: Agio's own (`run-<uuid>`) or nested ones (`…/tool/<step>-<callId>`). */
 export const RunParams = z.object({ id: z.string().regex(/^[A-Za-z0-9._:/-]{1,512}$/, 'malformed run id') });
