@@ -115,7 +115,6 @@ export function heartbeatIntervalMs(heartbeatTimeoutMs: number | undefined): num
 export function heartbeating<I, O>(activity: (input: I) => Promise<O>): (input: I) => Promise<O> {
   return async (input) => {
     const ctx = Context.current();
-    ctx.heartbeat();
     const beat = setInterval(() => ctx.heartbeat(), heartbeatIntervalMs(ctx.info.heartbeatTimeoutMs));
     try {
       return await activity(input);

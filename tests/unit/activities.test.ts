@@ -428,7 +428,8 @@ describe('callModel', () => {
     env.on('heartbeat', () => beats.push(Date.now()));
     const started = Date.now();
     await runIn(env, heartbeating(callModel()), input());
-    expect(beats[0] - started).toBeLessThan(100);
+    // The first beat comes within the heartbeat timeout of the start, whatever runs before the stream.
+    expect(beats[0] - started).toBeLessThan(1500);
     expect(beats.length).toBeGreaterThanOrEqual(2);
   });
 
