@@ -2,6 +2,7 @@
 // model was sent, and read the activity events of a run's history (which workflow task scheduled what, which
 // attempt completed).
 import type { Client, WorkflowHandle } from '@temporalio/client';
+import type { CallModelInput } from '../../activities/model';
 import type { AgentRunInput, RunOutput } from '../../common';
 import {
   text,
@@ -158,4 +159,12 @@ export function startInput<T>(history: History): T {
 /** Event ids of the WorkflowTaskCompleted events of a history. */
 export function workflowTaskCompletedIds(history: History): number[] {
   return (history.events ?? []).filter((e) => e.workflowTaskCompletedEventAttributes).map((e) => num(e.eventId));
+}
+
+/** The inputs of a history's callModel activities, in scheduling order. */
+export function callModelInputs(history: History): CallModelInput[] {
+  return (history.events ?? [])
+    .map((e) => e.activityTaskScheduledEventAttributes)
+    .filter((a) => a?.activityType?.name === 'callModel')
+    .map((a) => JSON.parse(Buffer.from(a!.input!.payloads![0].data!).toString('utf8')) as CallModelInput);
 }

@@ -2,22 +2,11 @@
 // carries the messages that changed since the previous call and the activity reads the rest from the message store
 // (never with the conversation Query). The model must receive exactly what it would have received inline, and the
 // history must not repeat the conversation.
-import type { StoredConversationInput } from '../../activities/stored-conversation';
 import { defineAgent } from '../../common';
 import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
 import { testTools } from '../fixtures/test-tools';
-import { runToEnd, sentMessages, type History } from '../helpers/agent-runs';
+import { callModelInputs, runToEnd, sentMessages } from '../helpers/agent-runs';
 import { useTestBed } from '../helpers/test-bed';
-
-/** The inputs of a history's callModel activities, in scheduling order. */
-function callModelInputs(
-  history: History,
-): { messages?: unknown[]; conversation?: unknown; stored?: StoredConversationInput }[] {
-  return (history.events ?? [])
-    .map((e) => e.activityTaskScheduledEventAttributes)
-    .filter((a) => a?.activityType?.name === 'callModel')
-    .map((a) => JSON.parse(Buffer.from(a!.input!.payloads![0].data!).toString('utf8')));
-}
 
 const script = () => [
   toolCalls([toolCall('echo', { text: 'one' }, { id: 'c1' })]),

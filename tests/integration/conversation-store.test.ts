@@ -1,0 +1,172 @@
+// A conversation past limits.inlineModelInputBytes is kept in the message store (MongoDB on the harness's FerretDB),
+// never read with the conversation Query: on a worker whose bundle refuses that Query and that caches no workflow
+// (every workflow task replays the run, as after a restart), a run that compacts, condenses and continues as new sends
+// the model exactly what the same run sends with its conversation inline, and records far less in its history.
+import { defineAgent, type AgentRunInput } from '../../common';
+import { text, toolCall, toolCalls, type RecordedRequest } from '../../devkit/scripted-model-server';
+import { bundleWorkflows } from '../../worker/workflow-bundle-options';
+import { CONDENSATION_MARKER } from '../../workflows/condensation';
+import { testTools } from '../fixtures/test-tools';
+import { callModelInputs, runToEnd, type History } from '../helpers/agent-runs';
+import { openMongoStores, type TestMongoStores } from '../helpers/mongo-stores';
+import { replayEveryExecution } from '../helpers/replay';
+import { startTestWorker, type TestWorker } from '../helpers/temporal';
+import { useTestBed } from '../helpers/test-bed';
+
+const STEPS = 50;
+const limits = {
+  compactModelInputBytes: 10_000,
+  maxModelInputBytes: 16_000,
+  continueAsNewAfterModelCalls: 25,
+  // A run that still read its conversation by Query fails at once instead of retrying the refused Query.
+  modelMaxAttempts: 2,
+};
+
+/** A conversation named for the Query, as runs started before the store name it. */
+const REF = {
+  workflowId: 'run-00000000-0000-0000-0000-000000000000',
+  runId: '00000000-0000-0000-0000-000000000000',
+  count: 100,
+};
+
+const messagesOf = (req: RecordedRequest) => (req.body as { messages: unknown[] }).messages;
+
+/** The requests with what differs between two runs by their ids only (run ids, tool-result refs) made equal. */
+function normalised(requests: RecordedRequest[], runId: string): unknown[] {
+  const json = JSON.stringify(requests.map(messagesOf)).replaceAll(runId, 'RUN');
+  return JSON.parse(json.replace(/tr_[A-Za-z0-9_-]+/g, 'tr_REF'));
+}
+
+/** UTF-8 bytes of the callModel inputs a history recorded (one execution). */
+function callModelInputBytes(history: History): number {
+  return (history.events ?? [])
+    .map((e) => e.activityTaskScheduledEventAttributes)
+    .filter((a) => a?.activityType?.name === 'callModel')
+    .reduce((n, a) => n + (a!.input!.payloads![0].data?.length ?? 0), 0);
+}
+
+describe('a conversation kept in the message store', () => {
+  const bed = useTestBed({ worker: false, strictModel: false });
+  let mongo: TestMongoStores;
+  let worker: TestWorker;
+
+  beforeAll(async () => {
+    mongo = await openMongoStores();
+    const code = await bundleWorkflows(require.resolve('../fixtures/test-workflows'), {
+      workflowInterceptorModules: [require.resolve('../fixtures/refuse-conversation-query')],
+    });
+    worker = await startTestWorker({
+      model: bed.model(),
+      tools: testTools,
+      stores: mongo.stores,
+      workflowBundle: { code },
+      workerOptions: { maxCachedWorkflows: 0 },
+    });
+  }, 120_000);
+  afterAll(async () => {
+    await worker?.stop();
+    await mongo?.close();
+  });
+
+  /** Runs the reader with `inlineModelInputBytes`; returns its requests, its id and its executions' histories. */
+  async function readAll(
+    inlineModelInputBytes: number,
+    runLimits: Record<string, number> = limits,
+    steps = STEPS,
+    outputBytes = 3000,
+  ) {
+    let summaries = 0;
+    bed.server.reset();
+    bed.server.scriptFor(
+      CONDENSATION_MARKER,
+      ...Array.from({ length: 20 }, () => () => text(`summary ${++summaries}: all outputs read so far are fine`)),
+    );
+    bed.server.script(
+      ...Array.from({ length: steps }, (_, i) =>
+        toolCalls([toolCall('big_output', { bytes: outputBytes + i }, { id: `call_${i}` })]),
+      ),
+      text('done'),
+    );
+    const input: AgentRunInput = {
+      agent: defineAgent({ name: 'reader', tools: ['big_output'], maxSteps: steps + 10 }),
+      input: 'read everything',
+      context: { limits: { ...runLimits, inlineModelInputBytes } },
+    };
+    const { output, handle } = await runToEnd(bed.client, worker.taskQueue, input);
+    expect(bed.server.unexpected).toHaveLength(0);
+    expect(output).toMatchObject({ terminationReason: 'completed', response: 'done' });
+    // Every execution of the chain, oldest first.
+    const executions: { startTime: Date; runId: string }[] = [];
+    for await (const e of bed.client.workflow.list({ query: `WorkflowId = '${handle.workflowId}'` }))
+      executions.push(e);
+    executions.sort((x, y) => x.startTime.getTime() - y.startTime.getTime());
+    const histories: History[] = [];
+    for (const e of executions)
+      histories.push(await bed.client.workflow.getHandle(handle.workflowId, e.runId).fetchHistory());
+    return { requests: [...bed.server.requests], runId: handle.workflowId, histories, summaries };
+  }
+
+  it('sends the model what the inline path sends, reads no conversation by Query, and replays', async () => {
+    const inline = await readAll(1_000_000);
+    const stored = await readAll(8192);
+
+    expect(stored.summaries).toBeGreaterThanOrEqual(1);
+    expect(stored.histories.length).toBeGreaterThanOrEqual(2);
+    expect(stored.requests).toHaveLength(inline.requests.length);
+    expect(normalised(stored.requests, stored.runId)).toEqual(normalised(inline.requests, inline.runId));
+
+    // The store run's calls past the limit carried changes only; none named the conversation for a Query.
+    const inputs = stored.histories.flatMap(callModelInputs);
+    const kinds = inputs.map((i) => (i.conversation ? 'query' : i.stored ? 'stored' : 'inline'));
+    expect(kinds).not.toContain('query');
+    expect(kinds.filter((k) => k === 'stored').length).toBeGreaterThan(STEPS / 3);
+
+    const bytes = (run: typeof inline) => run.histories.map(callModelInputBytes).reduce((a, b) => a + b, 0);
+    const perCall = (run: typeof inline) => Math.round(bytes(run) / run.requests.length);
+    console.log(
+      `callModel input bytes per call, ${STEPS} steps of 3 kB outputs: inline ${perCall(inline)}, stored ${perCall(stored)}`,
+    );
+    expect(bytes(stored)).toBeLessThan(bytes(inline));
+
+    expect(await replayEveryExecution(bed.client, stored.runId)).toBe(stored.histories.length);
+  }, 240_000);
+
+  it('records about one step of messages per call in the history of a 200 kB conversation, not the whole of it', async () => {
+    // No compaction: the conversation grows to about 200 kB (40 outputs of 5 kB); the run continues as new after 20
+    // calls, so the inline run's histories stay readable (under gRPC's 4 MB).
+    const big = {
+      maxModelInputBytes: 1_500_000,
+      compactModelInputBytes: 1_500_000,
+      continueAsNewAfterModelCalls: 20,
+      modelMaxAttempts: 2,
+    };
+    const inline = await readAll(1_000_000, big, 40, 5000);
+    const stored = await readAll(8192, big, 40, 5000);
+    expect(normalised(stored.requests, stored.runId)).toEqual(normalised(inline.requests, inline.runId));
+    const last = (run: typeof inline) => {
+      // Calls 31-40: the second execution's (20 calls each), after its first.
+      const inputs = run.histories.flatMap(callModelInputs).slice(30, 40);
+      const json = (v: unknown) => Buffer.byteLength(JSON.stringify(v));
+      return {
+        bytes: inputs.reduce((n, i) => n + json(i), 0) / inputs.length,
+        // The second execution's first call writes the conversation whole.
+        whole: json(run.histories.flatMap(callModelInputs)[20]),
+        // What the same inputs were with the conversation named for a Query instead (runs started before the store).
+        byQuery:
+          inputs.reduce((n, i) => n + json({ ...i, stored: undefined, messages: undefined, conversation: REF }), 0) /
+          inputs.length,
+        conversation: Buffer.byteLength(JSON.stringify(messagesOf(run.requests.at(-1)!))),
+      };
+    };
+    const [a, b] = [last(inline), last(stored)];
+    console.log(
+      `a ${Math.round(b.conversation / 1000)} kB conversation, callModel input bytes per call over calls 31-40: ` +
+        `inline ${Math.round(a.bytes)}, message store ${Math.round(b.bytes)}, by Query (before) ${Math.round(b.byQuery)}; ` +
+        `the store's whole write after continue-as-new ${b.whole}`,
+    );
+    expect(b.conversation).toBeGreaterThan(190_000);
+    expect(b.bytes).toBeLessThan(a.bytes / 10);
+    expect(b.bytes).toBeLessThan(b.byQuery + 8000);
+    expect(await replayEveryExecution(bed.client, stored.runId)).toBe(stored.histories.length);
+  }, 240_000);
+});
