@@ -22,6 +22,8 @@ Write a concise summary, in plain prose and short lists, that keeps everything t
 constraints, decisions taken and why, facts learned (names, numbers, paths, identifiers, references such as tr_… that
 get_tool_result can read back), files created or changed, errors met, and what remains to be done. Leave out chatter.`;
 
+/** The least share of the threshold a condensation must take out of the conversation to be worth a model call. */
+const MIN_CONDENSED_SHARE = 0.25;
 /** Characters of the transcript one condensation call sends at most (the model's input stays small). */
 const MAX_TRANSCRIPT_CHARS = 48_000;
 /** Characters kept of each part of a condensed step in the transcript. */
@@ -128,12 +130,15 @@ export async function condenseConversation(run: AgentRun, bytes: number, thresho
   const steps = conversation.steps;
   const from = condensableStart(steps);
   const limit = Math.min(recorder.written, steps.map((s) => s.role).lastIndexOf('assistant'));
-  const to = planCondensation(steps, from, limit, bytes - Math.floor(threshold / 2), (s) => {
+  const bytesOf = (s: Step) => {
     const message = conversation.messageFor(s);
     return message ? jsonBytes(message) : 0;
-  });
-  // A single step, or only an earlier summary: nothing gained.
-  if (to - from < 2) return bytes;
+  };
+  const to = planCondensation(steps, from, limit, bytes - Math.floor(threshold / 2), bytesOf);
+  // A single step, or old turns too small to matter (what is large is the input or the newest turn, which stay):
+  // a summary would cost a model call and gain little.
+  const condensable = steps.slice(from, to).reduce((n, s) => n + bytesOf(s), 0);
+  if (to - from < 2 || condensable < threshold * MIN_CONDENSED_SHARE) return bytes;
   const round = (condensationOf(steps[from])?.round ?? 0) + 1;
   const condensation: Condensation = { fromStep: condensationOf(steps[from])?.fromStep ?? from, toStep: to, round };
   const messages: ChatMessage[] = [
