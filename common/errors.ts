@@ -28,6 +28,11 @@ export const ErrorType = {
   ModelCallFailed: 'ModelCallFailed',
   /** What an agent run carries into continue-as-new does not fit in one workflow input, even shortened; not retried. */
   HistoryTooLarge: 'HistoryTooLarge',
+  /**
+   * A model call's worker does not hold the run's earlier messages in its message store (memory stores lost with a
+   * restart, or not shared between workers): not retried; the run sends its whole conversation once instead.
+   */
+  ConversationNotStored: 'ConversationNotStored',
   /** The agent's final answer still did not match its output schema after the repair turns; not retried. */
   OutputValidationError: 'OutputValidationError',
   /** A pause update refused: the run is paused already or a pause is pending (the bridge answers 409). */
