@@ -108,7 +108,7 @@ export const longLivedScenarios: Scenario[] = [
     args: [{ agent: lead, input: 'what is there?' }],
     recordings: [
       { name: 'agent-run-lead', of: 'last run' },
-      { name: 'agent-run-child', of: { child: 'tool/call_scout' } },
+      { name: 'agent-run-child', of: { child: 'tool/3-call_scout' } },
     ],
   },
   {
