@@ -52,8 +52,10 @@ describe('a Temporal server restart mid-run', () => {
   });
 
   it('completes the run; a connected client and one that resumed with Last-Event-ID both see every event once', async () => {
-    // ~100 chunks 60 ms apart: about 6 s of streaming, with the outage in the middle.
-    bed.server.script(text(ANSWER, { chunkSize: 1, delayMs: 60 }));
+    // ~100 chunks 60 ms apart: about 6 s of streaming, with the outage in the middle. The same answer for every
+    // attempt: a call whose heartbeats could not reach the server while it was down (6 s heartbeat timeout) may be
+    // tried again, and readers then drop the first attempt's text (STEP_RETRY).
+    bed.server.setDefault(text(ANSWER, { chunkSize: 1, delayMs: 60 }));
     const run = await bridge!.agio.start(defineAgent({ name: 'steadfast' }), 'keep talking');
     const url = `${bridge!.url}/runs/${run.runId}/events`;
 
@@ -84,5 +86,5 @@ describe('a Temporal server restart mid-run', () => {
     expect(rejoined).toEqual(events);
     const completed = events.filter((e) => e.type === 'STEP_COMPLETED' && e.snapshot?.role === 'assistant');
     expect(completed.map((e) => e.snapshot?.content)).toEqual([ANSWER]);
-  });
+  }, 120_000);
 });
