@@ -56,10 +56,11 @@ export const RunLimits = z.object({
   /**
    * How long a model call may go without a heartbeat before Temporal retries it elsewhere: a call lost with its worker
    * starts again on another one after about this long (plus a second's retry delay). The call heartbeats every 4 s,
-   * or more often under a shorter timeout (activities/model.ts, heartbeatIntervalMs). Runs started by releases before
-   * 0.5 recorded 20 s.
+   * or more often under a shorter timeout (activities/model.ts, heartbeatIntervalMs). 20 s by default: with 200 runs
+   * streaming on two cores a 6 s timeout timed calls out while their workers lived, and a retried call timed out
+   * again (tests/faults/many-runs). Set 6 s for failover within about 7 s where workers are not saturated.
    */
-  modelHeartbeatTimeoutMs: z.number().int().positive().default(6_000),
+  modelHeartbeatTimeoutMs: z.number().int().positive().default(20_000),
   /**
    * How long a model call may go without a chunk (before the first one too) before the attempt is given up as stalled
    * and retried. Its heartbeat proves the worker alive, not the stream moving; this catches the stream.
