@@ -5,6 +5,7 @@
 // takes the first condensed step's place as a user message, and the other condensed steps leave the conversation.
 // Their originals stay in the run's stored steps (and their large parts in the tool results), and the summary names
 // the step range so the model (and a person) knows where they are. A later condensation folds the summary in.
+import { isCancellation } from '@temporalio/workflow';
 import { addUsage, jsonBytes, type ChatMessage, type Step } from '../common';
 import type { AgentRun } from './agent-run-state';
 
@@ -166,6 +167,8 @@ export async function condenseConversation(run: AgentRun, bytes: number, thresho
       }),
     );
   } catch (err) {
+    // A run being cancelled stops here; a failed summary only leaves the conversation as it was.
+    if (isCancellation(err)) throw err;
     await events.emit({ type: 'ERROR', data: { error: { type: 'CondensationFailed', message: String(err) } } });
     return bytes;
   }
