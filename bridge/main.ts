@@ -3,9 +3,11 @@ import { Client } from '@temporalio/client';
 import { AgioClient } from '../client/agio-client';
 import {
   connectClient,
+  dataConverterOption,
   ensureSearchAttributes,
   liveLaneFromEnv,
   loadEnv,
+  payloadCodecFromEnv,
   storesFromEnv,
   temporalTarget,
 } from '../config';
@@ -19,8 +21,9 @@ async function main(): Promise<void> {
   // The same file as the workers' (AGIO_AGENTS): the bridge starts these agents by name and lists them at GET /agents.
   const { agents, file: agentsSource } = agentsToServe(env.AGIO_AGENTS);
   const temporal = temporalTarget(env);
+  const payloadCodec = payloadCodecFromEnv(env);
   const connection = await connectClient(temporal);
-  const client = new Client({ connection, namespace: temporal.namespace });
+  const client = new Client({ connection, namespace: temporal.namespace, ...dataConverterOption(payloadCodec) });
   await ensureSearchAttributes(connection, temporal.namespace, 'agio bridge');
   const { stores, close: closeStores } = await storesFromEnv(env);
   const { lane: liveLane, close: closeLane } = await liveLaneFromEnv(env);

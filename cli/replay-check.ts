@@ -5,7 +5,7 @@ import { DefaultLogger, Runtime } from '@temporalio/worker';
 import fs from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
-import { connectClient, loadEnv, temporalTarget } from '../config';
+import { connectClient, dataConverterOption, loadEnv, payloadCodecFromEnv, temporalTarget } from '../config';
 import { DEFAULT_CLOSED_SAMPLE, replayCheck } from '../worker/replay-check';
 import type { ReplayCheckOptions, ReplayCheckReport, RunReplay } from '../worker/replay-check';
 
@@ -39,11 +39,14 @@ export async function replayCheckCommand(argv: string[], io: ReplayCheckIo = {})
   try {
     const env = loadEnv(io.env);
     const temporal = temporalTarget(env);
+    const codec = dataConverterOption(payloadCodecFromEnv(env));
     const connection = await connectClient(temporal).catch((e: Error) => {
       throw new Error(`cannot reach Temporal at ${temporal.address}: ${messageOf(e)}`);
     });
     try {
-      report = await replayCheck({ ...options, client: new Client({ connection, namespace: temporal.namespace }) });
+      // The codec decodes the histories' payloads, which the replay needs as the worker saw them.
+      const client = new Client({ connection, namespace: temporal.namespace, ...codec });
+      report = await replayCheck({ ...options, client });
     } finally {
       await connection.close();
     }

@@ -12,10 +12,12 @@ import type { ModelConfig } from '../activities/model';
 import {
   connectClient,
   connectWorker,
+  dataConverterOption,
   ensureSearchAttributes,
   loadEnv,
   localTarget,
   modelConfigFromEnv,
+  payloadCodecFromEnv,
   storesFromEnv,
   temporalTarget,
   workspaceOptionsFromEnv,
@@ -37,6 +39,7 @@ export async function serve(opts: { port?: number; agents?: string } = {}): Prom
   const env = loadEnv();
   // Checked before anything starts: a mistake in the file is reported with its line, and nothing is left running.
   const loaded = agentsToServe(opts.agents ?? env.AGIO_AGENTS);
+  const payloadCodec = payloadCodecFromEnv(env);
   Runtime.install({ logger: new DefaultLogger((process.env.AGIO_LOG_LEVEL as 'WARN' | undefined) ?? 'WARN') });
   const dataDir = path.resolve(env.AGIO_DATA_DIR);
   await fs.promises.mkdir(dataDir, { recursive: true });
@@ -109,6 +112,7 @@ export async function serve(opts: { port?: number; agents?: string } = {}): Prom
       ...workspaceOptionsFromEnv(env, 'off'),
       stores,
       shutdownGraceTime: env.AGIO_SHUTDOWN_GRACE_TIME,
+      ...(payloadCodec ? { payloadCodec } : {}),
       // Worker and bridge share this process: model deltas go straight to the bridge, never through workflow history.
       liveLane,
       // One process cannot keep the previous release's worker running for the runs pinned to it: runs follow the
@@ -126,7 +130,12 @@ export async function serve(opts: { port?: number; agents?: string } = {}): Prom
     cleanups.push(() => clientConnection.close());
     await ensureSearchAttributes(clientConnection, temporal.namespace, 'agio');
     const tokens = parseTokens(process.env.AGIO_TOKENS ?? 'dev-token:default');
-    const agio = new AgioClient(new Client({ connection: clientConnection, namespace: temporal.namespace }), {
+    const client = new Client({
+      connection: clientConnection,
+      namespace: temporal.namespace,
+      ...dataConverterOption(payloadCodec),
+    });
+    const agio = new AgioClient(client, {
       taskQueue,
       agents,
     });

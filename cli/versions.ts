@@ -3,7 +3,7 @@
 import { Client } from '@temporalio/client';
 import os from 'node:os';
 import { parseArgs } from 'node:util';
-import { connectClient, loadEnv, temporalTarget } from '../config';
+import { connectClient, dataConverterOption, loadEnv, payloadCodecFromEnv, temporalTarget } from '../config';
 import { listDeploymentVersions, promote } from '../worker/deployment-versions';
 import { OlderVersionError, UnknownVersionError } from '../worker/promotion';
 
@@ -38,7 +38,11 @@ export async function versionsCommand(argv: string[]): Promise<number> {
   const deployment = parsed.values.deployment ?? env.AGIO_DEPLOYMENT_NAME ?? env.AGIO_TASK_QUEUE;
   const temporal = temporalTarget(env);
   const connection = await connectClient(temporal);
-  const client = new Client({ connection, namespace: temporal.namespace });
+  const client = new Client({
+    connection,
+    namespace: temporal.namespace,
+    ...dataConverterOption(payloadCodecFromEnv(env)),
+  });
   try {
     if (promoting)
       return await promoteCommand(connection, temporal.namespace, deployment, buildId, !!parsed.values.force);

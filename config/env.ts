@@ -34,6 +34,13 @@ export const AgioEnv = z.object({
   AGIO_STREAM_TOKEN_SECRET: optionalString,
   /** Whether POST /runs may send `allow` rules, which skip approvals the agent's author asked for (default: only deny and ask). */
   AGIO_ALLOW_PERMISSION_OVERRIDES: z.preprocess(emptyToUndefined, z.enum(['true', 'false']).default('false')),
+  /**
+   * Keys of the payload codec that encrypts what runs put in Temporal history (AES-256-GCM): `id:base64key,…`, each key
+   * 32 bytes. Unset: no codec, payloads are plain JSON. Every worker, bridge and CLI of a namespace needs the same keys.
+   */
+  AGIO_CODEC_KEYS: optionalString,
+  /** The codec key that encrypts new payloads (default: the first of AGIO_CODEC_KEYS); the others only decrypt. */
+  AGIO_CODEC_KEY_ID: optionalString,
   OPENAI_API_KEY: optionalString,
   OPENAI_BASE_URL: optionalString,
   AGIO_MODEL: z.preprocess(emptyToUndefined, z.string().default('gpt-4o-mini')),

@@ -17,3 +17,5 @@ export { storesFromEnv } from './stores';
 export { workspaceOptionsFromEnv, type WorkspaceOptions } from './workspaces';
 export { liveLaneFromEnv } from './live-lane';
 export { modelConfigFromEnv } from './model';
+export { dataConverterOption, parseCodecKeys, payloadCodecFromEnv } from './codec-keys';
+export { AesGcmPayloadCodec, PayloadDecryptionError, type CodecKey } from './payload-codec';

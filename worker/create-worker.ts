@@ -1,5 +1,5 @@
 // createWorker(): one Temporal worker that runs Agio's workflows and activities on a task queue.
-import type { Duration, WorkerDeploymentVersion } from '@temporalio/common';
+import type { Duration, PayloadCodec, WorkerDeploymentVersion } from '@temporalio/common';
 import { NativeConnection, Worker, type InjectedSinks, type WorkerOptions } from '@temporalio/worker';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -20,6 +20,7 @@ import { prebuiltWorkflowCode } from './prebuilt-bundle';
 import { buildIdOf, makeVersionCurrent, versionName, type VersioningOptions } from './versioning';
 import type { Promotion } from './deployment-versions';
 import { registerSearchAttributes } from '../config/temporal';
+import { dataConverterOption } from '../config/codec-keys';
 import { createMemoryStores, DEFAULT_WORKSPACE_QUOTA, type Stores, type WorkspaceQuota } from '../stores';
 import { WorkspaceSync } from '../activities/workspace/workspace-sync';
 
@@ -81,6 +82,11 @@ export interface CreateWorkerOptions {
    * it lacks them, or fails naming the command that would (default true; false: the operator has registered them).
    */
   searchAttributes?: boolean;
+  /**
+   * Encrypts what runs put in Temporal history (inputs, results, activity arguments, signals, memos): every worker and
+   * client of the namespace needs the same codec (`payloadCodecFromEnv`, AGIO_CODEC_KEYS). Default: none.
+   */
+  payloadCodec?: PayloadCodec;
   /** Passed through to Worker.create (concurrency, …); wins over the options above. */
   workerOptions?: Partial<WorkerOptions>;
 }
@@ -192,6 +198,8 @@ async function createWithTools(opts: CreateWorkerOptions, mcp: McpTools): Promis
     // up to 0.8 × heartbeatTimeout. With this cap each activity's own cadence decides: a model call beats every 4 s at
     // most (activities/model.ts, heartbeatIntervalMs), so a cancel reaches it within about that long.
     maxHeartbeatThrottleInterval: '1s',
+    // Codecs run in the worker, outside the workflow sandbox: the workflow code sees decoded payloads.
+    ...dataConverterOption(opts.payloadCodec),
     ...opts.workerOptions,
   });
   let current: Promise<Promotion> | undefined;

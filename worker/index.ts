@@ -13,6 +13,8 @@ export { type VersioningOptions } from './versioning';
 export { createMemoryStores, createMongoStores, type Stores } from '../stores';
 export { InProcessLane } from '../live/in-process-lane';
 export { NatsLane } from '../live/nats-lane';
+export { AesGcmPayloadCodec, PayloadDecryptionError, type CodecKey } from '../config/payload-codec';
+export { payloadCodecFromEnv } from '../config/codec-keys';
 export type { LiveLane } from '../live/lane';
 // The Temporal SDK classes a worker needs, from the very version Agio pins (a second copy would not interoperate).
 export { NativeConnection, Runtime, DefaultLogger } from '@temporalio/worker';

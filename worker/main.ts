@@ -4,6 +4,7 @@ import {
   liveLaneFromEnv,
   loadEnv,
   modelConfigFromEnv,
+  payloadCodecFromEnv,
   storesFromEnv,
   temporalTarget,
   workspaceOptionsFromEnv,
@@ -25,6 +26,7 @@ async function main(): Promise<void> {
   const env = loadEnv();
   // The file is checked before anything connects: a mistake in it is reported with its line, and nothing starts.
   const loaded = agentsToServe(env.AGIO_AGENTS);
+  const payloadCodec = payloadCodecFromEnv(env);
   const temporal = temporalTarget(env);
   const connection = await connectWorker(temporal);
   const { stores, close: closeStores } = await storesFromEnv(env);
@@ -46,6 +48,7 @@ async function main(): Promise<void> {
     ...workspaceOptionsFromEnv(env, 'store'),
     stores,
     shutdownGraceTime: env.AGIO_SHUTDOWN_GRACE_TIME,
+    ...(payloadCodec ? { payloadCodec } : {}),
     ...(liveLane ? { liveLane } : {}),
     versioning: {
       deploymentName: env.AGIO_DEPLOYMENT_NAME,
@@ -55,7 +58,7 @@ async function main(): Promise<void> {
   });
   console.log(`agio worker: agents ${loaded.agents.map((a) => a.name).join(', ')} from ${loaded.file}`);
   console.log(
-    `agio worker: polling task queue "${taskQueue}" on ${temporal.address} as version ${version?.deploymentName}.${version?.buildId}${MAKE_CURRENT_NOTE[env.AGIO_MAKE_CURRENT]}${liveLane ? `, deltas on NATS ${env.AGIO_NATS_URL}` : ''}`,
+    `agio worker: polling task queue "${taskQueue}" on ${temporal.address} as version ${version?.deploymentName}.${version?.buildId}${MAKE_CURRENT_NOTE[env.AGIO_MAKE_CURRENT]}${liveLane ? `, deltas on NATS ${env.AGIO_NATS_URL}` : ''}${payloadCodec ? `, payloads encrypted with key ${payloadCodec.currentKeyId}` : ''}`,
   );
   await worker.run();
   await closeMcp();

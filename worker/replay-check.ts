@@ -1,6 +1,7 @@
 // The pre-deploy replay check: replays the histories of open (and some recently closed) runs against the workflow
 // code about to be deployed, so a change that would break running agents fails here and not in production.
 import type { Client, HistoryAndWorkflowId, WorkflowExecutionInfo } from '@temporalio/client';
+import type { DataConverter } from '@temporalio/common';
 import { Worker, type History } from '@temporalio/worker';
 import fs from 'node:fs';
 import { WorkflowType } from '../common';
@@ -70,9 +71,14 @@ export async function replayCheck(opts: ReplayCheckOptions): Promise<ReplayCheck
   });
   const histories = fetched.map(([history]) => history);
   const replays = infos.map((info, i) => ({ workflowId: info.workflowId, history: histories[i] }));
-  const errors = await replayAll(code.code, replays);
+  // The histories' payloads as the client fetched them, encrypted when a codec is on: the replay decodes them with the
+  // client's codecs, as the worker did.
+  const dataConverter: DataConverter = {
+    payloadCodecs: opts.client.workflow.options.loadedDataConverter.payloadCodecs,
+  };
+  const errors = await replayAll(code.code, replays, dataConverter);
   const runs = infos.map((info, i) => runReplay(info, runVersionOf(fetched[i][1]), errors[i]));
-  await locateDivergences(code.code, runs, histories);
+  await locateDivergences(code.code, runs, histories, dataConverter);
   const failed = runs.filter((r) => r.outcome !== 'ok').length;
   return { code: { source: code.source, buildId: buildIdOf(code.code) }, runs, failed };
 }
@@ -127,10 +133,15 @@ async function mapLimit<T, R>(items: T[], limit: number, fn: (item: T) => Promis
  * SDK replays one history at a time and yields in order, so results match by position: prefixes of one run share
  * its workflow and run id.
  */
-async function replayAll(code: string, histories: HistoryAndWorkflowId[]): Promise<(Error | undefined)[]> {
+async function replayAll(
+  code: string,
+  histories: HistoryAndWorkflowId[],
+  dataConverter: DataConverter,
+): Promise<(Error | undefined)[]> {
   if (histories.length === 0) return [];
   const errors: (Error | undefined)[] = [];
-  const results = Worker.runReplayHistories({ workflowBundle: { code }, replayName: 'agio-replay-check' }, histories);
+  const options = { workflowBundle: { code }, replayName: 'agio-replay-check', dataConverter };
+  const results = Worker.runReplayHistories(options, histories);
   for await (const result of results) errors.push(result.error);
   // A missing result would read as "replayed fine": fail loudly instead.
   if (errors.length !== histories.length) {
@@ -169,7 +180,12 @@ function lastWorkflowTaskCompletedBefore(events: HistoryEvent[], end: number): n
  * Fills in `divergence` of every nondeterministic run: from the error message when core names the event
  * (`HistoryEvent(id: 5, MarkerRecorded)`), otherwise by searching for the shortest failing prefix of its history.
  */
-async function locateDivergences(code: string, runs: RunReplay[], histories: History[]): Promise<void> {
+async function locateDivergences(
+  code: string,
+  runs: RunReplay[],
+  histories: History[],
+  dataConverter: DataConverter,
+): Promise<void> {
   const toSearch: number[] = [];
   runs.forEach((run, i) => {
     if (run.outcome !== 'nondeterminism') return;
@@ -185,7 +201,7 @@ async function locateDivergences(code: string, runs: RunReplay[], histories: His
     if (completed >= 0) run.divergence.workflowTaskCompletedEventId = num(events[completed].eventId);
   });
   const targets = toSearch.map((i) => ({ workflowId: runs[i].runId, events: histories[i].events ?? [] }));
-  const found = await shortestFailingPrefixes(code, targets);
+  const found = await shortestFailingPrefixes(code, targets, dataConverter);
   toSearch.forEach((runIndex, j) => {
     const events = histories[runIndex].events ?? [];
     const end = found[j];
@@ -216,7 +232,11 @@ const PROBES_PER_ROUND = 8;
  * and runs nothing new. Failing is monotonic in the prefix length, so a k-ary search over all runs at once needs
  * log8(workflow tasks) rounds of one replay call each.
  */
-async function shortestFailingPrefixes(code: string, targets: PrefixTarget[]): Promise<number[]> {
+async function shortestFailingPrefixes(
+  code: string,
+  targets: PrefixTarget[],
+  dataConverter: DataConverter,
+): Promise<number[]> {
   const ends = targets.map(({ events }) => [
     ...events.flatMap((e, i) => (i > 1 && e.workflowTaskScheduledEventAttributes != null ? [i] : [])),
     events.length, // the whole history: known to fail
@@ -230,6 +250,7 @@ async function shortestFailingPrefixes(code: string, targets: PrefixTarget[]): P
     const errors = await replayAll(
       code,
       probes.map(({ t, p }) => ({ workflowId: targets[t].workflowId, history: prefix(t, p) })),
+      dataConverter,
     );
     probes.forEach(({ t, p }, i) => {
       if (errors[i] && p < hi[t]) hi[t] = p;
