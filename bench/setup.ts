@@ -437,7 +437,8 @@ function installBenchResponder(env: BenchEnv): void {
 
 /** The events Queries a bridge's stream readers have made so far (its GET /healthz counter; B2, B6). */
 export async function bridgeQueries(url: string): Promise<number> {
-  return ((await (await fetch(`${url}/healthz`)).json()) as { streams: { queries: number } }).streams.queries;
+  const res = await fetch(`${url}/healthz`, { headers: { authorization: `Bearer ${BENCH_TOKEN}` } });
+  return ((await res.json()) as { streams: { queries: number } }).streams.queries;
 }
 
 // ---- histories ---------------------------------------------------------------------------------------------

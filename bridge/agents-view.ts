@@ -1,6 +1,12 @@
 // What GET /agents shows of each agent the bridge can start: enough to see what an agents file loaded (models,
 // tools, agents used as tools with theirs, sub-agents, permissions, limits, output schema), nothing a worker holds.
+import path from 'node:path';
 import type { AgentSpec, AnyAgentSpec } from '../common';
+
+/** The agents file as GET /agents names it: its file name, never the path on the bridge's machine. */
+export function agentsSourceView(file: string): string {
+  return path.basename(file);
+}
 
 /** One agent as GET /agents lists it; agents used as tools and sub-agents are shown whole, to any depth. */
 export function agentView(agent: AnyAgentSpec): Record<string, unknown> {

@@ -1,13 +1,15 @@
 // What createBridge takes.
 import type { AgioClient } from '../client/agio-client';
 import type { LiveLane } from '../live/lane';
+import type { TokenTable } from './auth';
 import type { Stores } from '../stores';
+import type { LogDestination } from './log-redaction';
 
 /** What the bridge needs. */
 export interface BridgeOptions {
   agio: AgioClient;
-  /** token → tenant. */
-  tokens: Map<string, string>;
+  /** token → its grant (tenant, identity, scopes: parseTokens), or a plain tenant (default identity and scopes). */
+  tokens: TokenTable;
   /** SSE comment heartbeat interval (default 15 s). */
   heartbeatMs?: number;
   /** Sessions, traces and citations (the worker's stores: shared memory in one process, or MongoDB). */
@@ -22,10 +24,24 @@ export interface BridgeOptions {
    */
   allowPermissionOverrides?: boolean;
   /**
+   * Accept run `limits` above the agent's own from any `start` token (default false: only an `admin` token may raise
+   * them; others get 400 limit_above_agent).
+   */
+  allowLimitRaise?: boolean;
+  /** Running root runs a tenant may have before POST /runs answers 429 (default 100; 0: no cap). */
+  maxRunningRunsPerTenant?: number;
+  /** Open event streams a tenant may have on this bridge before GET /runs/:id/events answers 429 (default 100; 0: no cap). */
+  maxStreamsPerTenant?: number;
+  /**
    * Origins whose pages may call the bridge from a browser (CORS); none by default. `*` allows any origin (bearer
    * tokens are not cookies, so no credentials are involved).
    */
   corsOrigins?: string[];
+  /**
+   * Host names the bridge answers to (bridge/host-check.ts; `*` any, `<ip>` any literal IP, `.example.com` its
+   * subdomains); default: the loopback names only. Another Host gets 403.
+   */
+  allowedHosts?: string[];
   /** Secret of stream tokens (POST /runs/:id/stream-token); bridges behind one load balancer share it. Default: random per process. */
   streamTokenSecret?: string;
   /** How long a stream token may open a stream (default 5 minutes; a stream it opened lasts as long as the run). */
@@ -34,5 +50,6 @@ export interface BridgeOptions {
   viewerDir?: string | false;
   /** Where the agents came from (an agents file's path), shown by GET /agents. */
   agentsSource?: string;
-  logger?: boolean;
+  /** Request logs (tokens redacted, bridge/log-redaction.ts): true for stdout, or a stream to write them to. */
+  logger?: boolean | LogDestination;
 }

@@ -3,9 +3,12 @@
 import cors from '@fastify/cors';
 import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
 import { errorHandler } from './errors';
+import { LOOPBACK_HOSTS, registerHostCheck } from './host-check';
+import { redactingLogger } from './log-redaction';
 import type { BridgeOptions } from './options';
 import type { BridgeContext } from './routes/context';
 import { controlRoutes } from './routes/control';
+import { healthRoutes } from './routes/health';
 import { recordRoutes } from './routes/records';
 import { runRoutes } from './routes/runs';
 import { streamRoutes } from './routes/streams';
@@ -22,7 +25,7 @@ const MAX_PARAM_LENGTH = 2048;
 /** Builds the Fastify app (not yet listening): options, CORS, hooks and errors here; the routes in routes/. */
 export function createBridge(opts: BridgeOptions): FastifyInstance & { hub: StreamHub } {
   const app = Fastify({
-    logger: opts.logger ?? false,
+    logger: opts.logger ? redactingLogger(opts.logger === true ? undefined : opts.logger) : false,
     bodyLimit: 2 * 1024 * 1024,
     // Ids up to their own limits (a run id: 512 characters, percent-encoded maybe thrice as long) reach the routes'
     // validation, which answers 400 in the bridge's JSON error shape; Fastify's default (100) cut long nested run ids off.
@@ -41,6 +44,9 @@ export function createBridge(opts: BridgeOptions): FastifyInstance & { hub: Stre
   const { agio } = opts;
   const hub = new StreamHub(agio.temporal, opts.stores?.events, opts.liveLane);
   const streamTokens = new StreamTokens(opts.streamTokenSecret, opts.streamTokenTtlMs);
+  // First of all hooks: a request for a name the bridge does not answer to (DNS rebinding) or a state change from a
+  // foreign page is refused before anything else sees it.
+  registerHostCheck(app, opts.allowedHosts ?? LOOPBACK_HOSTS, opts.corsOrigins ?? []);
   if (opts.corsOrigins?.length) {
     const origins = opts.corsOrigins;
     void app.register(cors, {
@@ -71,7 +77,7 @@ export function createBridge(opts: BridgeOptions): FastifyInstance & { hub: Stre
   if (opts.viewerDir !== false) registerViewer(app, opts.viewerDir ?? builtViewerDir());
 
   const ctx: BridgeContext = { opts, agio, tokens: opts.tokens, hub, openStreams, streamTokens };
-  for (const routes of [runRoutes, streamRoutes, controlRoutes, recordRoutes]) routes(app, ctx);
+  for (const routes of [healthRoutes, runRoutes, streamRoutes, controlRoutes, recordRoutes]) routes(app, ctx);
 
   return Object.assign(app, { hub });
 }

@@ -1,7 +1,9 @@
 // The HTTP bridge for integration tests: a real Fastify bridge over an AgioClient, listening on a free loopback
 // port, plus a small JSON request helper for its routes.
 import type { Client } from '@temporalio/client';
+import http from 'node:http';
 import { parseTokens } from '../../bridge/auth';
+import type { LogDestination } from '../../bridge/log-redaction';
 import { createBridge } from '../../bridge/server';
 import type { LiveLane } from '../../live/lane';
 import type { HubStats } from '../../bridge/stream-hub';
@@ -27,6 +29,16 @@ export interface TestBridgeOptions {
   streamTokenTtlMs?: number;
   /** The built viewer's folder (default: dist/ui), or false for none. */
   viewerDir?: string | false;
+  /** Door policy: limits above the agent's, and per-tenant quotas (bridge defaults when unset). */
+  allowLimitRaise?: boolean;
+  maxRunningRunsPerTenant?: number;
+  maxStreamsPerTenant?: number;
+  /** Host names the bridge answers to (default: loopback names). */
+  allowedHosts?: string[];
+  /** The agents file GET /agents names. */
+  agentsSource?: string;
+  /** Where the bridge's request logs go (default: none). */
+  logger?: LogDestination;
 }
 
 /** A listening bridge. */
@@ -36,15 +48,18 @@ export interface TestBridge {
   app: ReturnType<typeof createBridge>;
   /** The AgioClient the bridge serves (same task queue and agents). */
   agio: AgioClient;
+  /** The first of its tokens. */
+  token: string;
   close(): Promise<void>;
 }
 
 /** Starts a bridge on 127.0.0.1 and a free port. */
 export async function startBridge(opts: TestBridgeOptions): Promise<TestBridge> {
   const agio = new AgioClient(opts.client, { taskQueue: opts.taskQueue, agents: opts.agents ?? [] });
+  const tokens = parseTokens(opts.tokens ?? 'test-token:default');
   const app = createBridge({
     agio,
-    tokens: parseTokens(opts.tokens ?? 'test-token:default'),
+    tokens,
     heartbeatMs: opts.heartbeatMs,
     ...(opts.stores ? { stores: opts.stores } : {}),
     ...(opts.liveLane ? { liveLane: opts.liveLane } : {}),
@@ -52,9 +67,15 @@ export async function startBridge(opts: TestBridgeOptions): Promise<TestBridge> 
     streamTokenSecret: opts.streamTokenSecret,
     streamTokenTtlMs: opts.streamTokenTtlMs,
     viewerDir: opts.viewerDir,
+    allowLimitRaise: opts.allowLimitRaise,
+    maxRunningRunsPerTenant: opts.maxRunningRunsPerTenant,
+    maxStreamsPerTenant: opts.maxStreamsPerTenant,
+    ...(opts.allowedHosts ? { allowedHosts: opts.allowedHosts } : {}),
+    ...(opts.logger ? { logger: opts.logger } : {}),
+    ...(opts.agentsSource ? { agentsSource: opts.agentsSource } : {}),
   });
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
-  return { url, app, agio, close: () => app.close() };
+  return { url, app, agio, token: [...tokens.keys()][0], close: () => app.close() };
 }
 
 /** A JSON answer of the bridge. */
@@ -72,11 +93,13 @@ export async function request(
   const headers: Record<string, string> = { ...init.headers };
   if (init.token) headers.authorization = `Bearer ${init.token}`;
   if (init.body !== undefined) headers['content-type'] ??= 'application/json';
-  const res = await fetch(url, {
-    method: init.method ?? (init.body === undefined ? 'GET' : 'POST'),
-    headers,
-    ...(init.body !== undefined ? { body: typeof init.body === 'string' ? init.body : JSON.stringify(init.body) } : {}),
-  });
+  const method = init.method ?? (init.body === undefined ? 'GET' : 'POST');
+  const payload =
+    init.body === undefined ? undefined : typeof init.body === 'string' ? init.body : JSON.stringify(init.body);
+  // fetch always sends the URL's own Host; a test of the bridge's Host check sends another through node:http.
+  const res = headers.host
+    ? await sendWithHost(url, method, headers, payload)
+    : await fetch(url, { method, headers, ...(payload !== undefined ? { body: payload } : {}) });
   const text = await res.text();
   let body: unknown = text;
   try {
@@ -87,9 +110,26 @@ export async function request(
   return { status: res.status, body };
 }
 
-/** The bridge's stream counters (GET /healthz). */
+function sendWithHost(
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+  payload: string | undefined,
+): Promise<{ status: number; text(): Promise<string> }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method, headers }, (res) => {
+      let text = '';
+      res.setEncoding('utf8').on('data', (d: string) => (text += d));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text: async () => text }));
+    });
+    req.on('error', reject);
+    req.end(payload);
+  });
+}
+
+/** The bridge's stream counters (GET /healthz with a token: without one it says only whether it is up). */
 export async function streamStats(bridge: TestBridge): Promise<HubStats> {
-  const { status, body } = await request(`${bridge.url}/healthz`);
+  const { status, body } = await request(`${bridge.url}/healthz`, { token: bridge.token });
   if (status !== 200) throw new Error(`GET /healthz answered ${status}: ${JSON.stringify(body)}`);
   return body.streams as HubStats;
 }
