@@ -1,7 +1,7 @@
 // The StepStreamSink of a worker with a live lane: a model call's deltas go to the lane as they arrive, not into the
 // root's Wire, so they cost no workflow history and wait for no workflow task.
 // STEP_RETRY stays durable: it goes into the Wire, so every reader learns to drop an earlier attempt's text.
-import type { EventBase } from '../common';
+import { logOwnerOf, type EventBase } from '../common';
 import type { LiveLane } from '../live/lane';
 import type { StepStreamSink } from './model';
 import type { ChunkDelta } from './model-stream';
@@ -13,7 +13,7 @@ export function liveStepSink(
   lane: LiveLane,
   base: EventBase,
   stepId: string,
-  retryPublisher = () => activityPublisher(base.rootRunId, 'retry'),
+  retryPublisher = () => activityPublisher(logOwnerOf(base), 'retry'),
 ): StepStreamSink {
   let attempt = 1;
   return {

@@ -4,7 +4,7 @@
 // watches the run sees why it waits, and can still pause or cancel it.
 import { Context, type Info } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { ErrorType, MODEL_OUTAGE_ANNOUNCED_FROM_ATTEMPT, MODEL_RETRY_MAX_INTERVAL_MS, type EventBase } from '../common';
+import { ErrorType, logOwnerOf, MODEL_OUTAGE_ANNOUNCED_FROM_ATTEMPT, MODEL_RETRY_MAX_INTERVAL_MS, type EventBase } from '../common';
 import { activityPublisher } from './publish';
 
 /** Attempts of a call whose provider answers malformed streams. */
@@ -40,7 +40,7 @@ export async function failedAttempt(
   }
   if (!base || info.attempt < ANNOUNCE_FROM_ATTEMPT) return failure;
   const now = Date.now();
-  const publisher = activityPublisher(base.rootRunId, 'outage');
+  const publisher = activityPublisher(logOwnerOf(base), 'outage');
   publisher.publish(
     {
       ...base,

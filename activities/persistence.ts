@@ -28,6 +28,8 @@ export interface RecordRunInput {
   usage?: Usage;
   /** The root's Wire events since its last write (a root run only). */
   events?: AgioEvent[];
+  /** The log `events` belong to when it is not the root's (a nested run that keeps its own). */
+  eventLogId?: string;
 }
 
 /** Input of persistSteps: the steps committed since the last call. */
@@ -37,11 +39,14 @@ export interface PersistStepsInput {
   steps: Step[];
   /** The root's Wire events since its last write (a root run only). */
   events?: AgioEvent[];
+  /** The log `events` belong to when it is not the root's (a nested run that keeps its own). */
+  eventLogId?: string;
 }
 
-/** Input of logEvents: a root run's Wire events to add to its event log. */
+/** Input of logEvents: a run's Wire events to add to its event log. */
 export interface LogEventsInput {
   tenant: string;
+  /** The id of the run whose log it is: the root's, or a nested run's that keeps its own. */
   rootRunId: string;
   events: AgioEvent[];
 }
@@ -203,7 +208,11 @@ export function createPersistenceActivities(stores: Stores) {
       ...(input.endedAt ? { endedAt: input.endedAt } : {}),
     });
     if (input.events?.length)
-      await logEvents({ tenant: context.tenant, rootRunId: context.rootRunId, events: input.events });
+      await logEvents({
+        tenant: context.tenant,
+        rootRunId: input.eventLogId ?? context.rootRunId,
+        events: input.events,
+      });
   }
 
   /** Stores committed steps and their spans; a retried call writes nothing twice. */
@@ -212,7 +221,11 @@ export function createPersistenceActivities(stores: Stores) {
     await stores.sessions.appendSteps(context.tenant, input.steps, context.sessionId);
     for (const span of stepSpans(context, input.steps)) await stores.traces.recordSpan(span);
     if (input.events?.length)
-      await logEvents({ tenant: context.tenant, rootRunId: context.rootRunId, events: input.events });
+      await logEvents({
+        tenant: context.tenant,
+        rootRunId: input.eventLogId ?? context.rootRunId,
+        events: input.events,
+      });
   }
 
   /** Adds a root run's events to its event log; a retried call stores nothing twice. */

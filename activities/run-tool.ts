@@ -2,7 +2,7 @@
 // workspace and returns a result for the model. Anything the model got wrong becomes an error result.
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { z } from 'zod';
-import { ErrorType, type AgentSpec, type EventBase, type ToolSpec } from '../common';
+import { ErrorType, logOwnerOf, type AgentSpec, type EventBase, type ToolSpec } from '../common';
 import { WorkspaceQuotaExceededError, type Stores } from '../stores';
 import type { AgentHealth } from './healthcheck';
 import type { ToolOutput } from './tools/define-tool';
@@ -184,7 +184,7 @@ export function createToolActivities(
 
 /** Tells stream readers that an earlier attempt of this tool call was lost (a dead worker, a timeout). */
 async function announceRetry(input: RunToolInput, base: EventBase, attempt: number): Promise<void> {
-  const publisher = activityPublisher(base.rootRunId);
+  const publisher = activityPublisher(logOwnerOf(base));
   const reason = 'an earlier attempt of this tool call did not finish; it runs again with the same idempotency key';
   publisher.publish(
     {

@@ -2,7 +2,7 @@
 // is a retry, the first delta of the step within FIRST_DELTA_HOLD_MS, the rest in ≤ 100 ms batches, where adjacent
 // deltas of the same kind are merged into one event. A stream that ends before its first delta was due sends none.
 import { Context } from '@temporalio/activity';
-import type { EventBase, EventDraft } from '../common';
+import { logOwnerOf, type EventBase, type EventDraft } from '../common';
 import type { StepStreamSink } from './model';
 import type { ChunkDelta } from './model-stream';
 import { activityPublisher, type WirePublisher } from './publish';
@@ -109,10 +109,10 @@ export function stepRetryEvent(base: EventBase, stepId: string, attempt: number)
 export function wireStepSink(
   base: EventBase,
   stepId: string,
-  publisher: WirePublisher = activityPublisher(base.rootRunId),
+  publisher: WirePublisher = activityPublisher(logOwnerOf(base)),
   holdMs = FIRST_DELTA_HOLD_MS,
   budget: DeltaBudget = DEFAULT_DELTA_BUDGET,
-  historyLength: HistoryLength = rootHistoryLength(base.rootRunId),
+  historyLength: HistoryLength = rootHistoryLength(logOwnerOf(base)),
 ): StepStreamSink {
   let attempt = 1;
   let first = true;

@@ -65,6 +65,12 @@ export const EventDraft = z.object({
   traceId: z.string().optional(),
   spanId: z.string().optional(),
   parentSpanId: z.string().optional(),
+  /**
+   * The run keeps its own event log (a nested run of a tree started under the patch `agio-nested-event-logs`): its
+   * events are in that log, with its offsets, and its parent's log holds only copies of its start and end, which
+   * point readers there (docs/ARCHITECTURE.md, "The Wire").
+   */
+  ownLog: z.literal(true).optional(),
   /** Epoch milliseconds (workflow time for workflow events, wall time for activity events). */
   timestamp: z.number(),
 });
@@ -74,8 +80,33 @@ export type EventDraft = z.infer<typeof EventDraft>;
 /** Fields every event of one run shares. */
 export type EventBase = Pick<
   EventDraft,
-  'runId' | 'rootRunId' | 'parentRunId' | 'agent' | 'depth' | 'nestingType' | 'toolCallId' | 'traceId' | 'spanId'
+  | 'runId'
+  | 'rootRunId'
+  | 'parentRunId'
+  | 'agent'
+  | 'depth'
+  | 'nestingType'
+  | 'toolCallId'
+  | 'traceId'
+  | 'spanId'
+  | 'ownLog'
 >;
+
+/**
+ * The id of the run whose log holds a run's events (and whose publish signal takes them): the run itself when it
+ * keeps its own log, else its root.
+ */
+export function logOwnerOf(base: Pick<EventBase, 'runId' | 'rootRunId' | 'ownLog'>): string {
+  return base.ownLog ? base.runId : base.rootRunId;
+}
+
+/**
+ * Whether `event` ends the log of run `owner`: that run's own terminal event. (In a parent's log, the copy of a
+ * child's terminal event does not.)
+ */
+export function endsLogOf(owner: string, event: Pick<AgioEvent, 'type' | 'runId'>): boolean {
+  return event.runId === owner && isTerminalType(event.type);
+}
 
 /** An event in a root run's log: its type may be one a newer release added (see {@link UnknownEventType}). */
 export const AgioEvent = EventDraft.extend({

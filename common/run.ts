@@ -32,6 +32,11 @@ export const RunContext = z.object({
   nestingType: z.enum(['agent_tool', 'workflow_agent']).optional(),
   /** Permission rules for this run, checked before the agent's own (overrides per run; inherited by nested runs). */
   permissions: z.array(PermissionRule).optional(),
+  /**
+   * The tree's nested runs keep their own event logs (decided once, at the root's start, under the patch
+   * `agio-nested-event-logs`, and handed down): a parent's log then holds only their starts and ends.
+   */
+  ownLogs: z.boolean().optional(),
 });
 /** Who and where a run is. */
 export type RunContext = z.infer<typeof RunContext>;

@@ -22,7 +22,7 @@ import { CONVERSATION_STORE_PATCH, ConversationWrites } from './conversation-wri
 import { EVENT_LOG_TAIL_PATCH } from './event-log';
 import { LEAN_STEPS_PATCH, callModelActivity, withModelRetryLimits } from './model-step';
 import { buildRunContext, initialMessages, renderInstructions } from './run-context';
-import { answerState, openRun, type RunFrame, type TerminalEvent } from './run-lifecycle';
+import { answerState, keepsOwnLog, openRun, type RunFrame, type TerminalEvent } from './run-lifecycle';
 import { RunRecorder } from './run-record';
 import { StructuredOutput } from './structured-output';
 import { UPGRADE_PATCH } from './upgrade';
@@ -129,7 +129,7 @@ export function openAgentRun(input: ParsedAgentRunInput): AgentRun {
     runningTools: [],
     callModel,
     // The order of these patched() calls is the order of their markers in the history.
-    logsTail: context.depth === 0 && patched(EVENT_LOG_TAIL_PATCH),
+    logsTail: keepsOwnLog(context) && patched(EVENT_LOG_TAIL_PATCH),
     leanSteps: patched(LEAN_STEPS_PATCH),
     upgrades: patched(UPGRADE_PATCH),
     waits: new WaitTracker(

@@ -1,7 +1,8 @@
-// How a run emits its events: the root appends to its own Wire; a nested run sends batches to the root's
-// publish signal and awaits delivery, so the root has a child's events before the child's result.
+// How a run emits its events: a run with its own Wire (the root; in newer trees every run) appends to it; a nested run
+// of an older tree sends them to its root's publish signal. A nested run also sends its parent copies of its start
+// and end (or in older trees every event) and awaits their delivery, so the parent has them before the child's result.
 import { getExternalWorkflowHandle, workflowInfo } from '@temporalio/workflow';
-import type { EventBase, EventDraft, EventType, RunContext } from '../common';
+import { isTerminalType, type EventBase, type EventDraft, type EventType, type RunContext } from '../common';
 import { publishSignal } from '../common/messages';
 import type { Wire } from './wire';
 
@@ -38,15 +39,23 @@ export function eventBase(context: RunContext, agent: string, nestingType?: Even
     ...(nestingType && context.depth > 0 ? { nestingType } : {}),
     ...(context.traceId ? { traceId: context.traceId } : {}),
     ...(context.spanId ? { spanId: context.spanId } : {}),
+    ...(context.ownLogs && context.depth > 0 ? { ownLog: true as const } : {}),
   };
 }
 
-/** An emitter for the root (appends to `wire`) or for a nested run (signals the root). */
+/** The events a nested run with its own log copies to its parent's: its start and its end. */
+const copiedToParent = (type: EventDraft['type']) => type === 'RUN_STARTED' || isTerminalType(type);
+
+/**
+ * An emitter for a run with its own Wire (appends to `wire`; a nested one copies its start and end to its parent's),
+ * or for a nested run of an older tree (signals the root).
+ */
 export function createEmitter(base: EventBase, wire: Wire | undefined, stream: 'full' | 'none' = 'full'): Emitter {
   let sequence = 0;
   // One publisher per workflow run: a continued-as-new child starts a new sequence under a new id.
   const publisherId = `run:${workflowInfo().runId}`;
-  const root = wire ? undefined : getExternalWorkflowHandle(base.rootRunId);
+  const parent = wire ? (base.ownLog && base.parentRunId) || undefined : base.rootRunId;
+  const target = parent === undefined ? undefined : getExternalWorkflowHandle(parent);
   // Signals are sent one at a time: two in flight may be delivered out of order, and the Wire drops a batch
   // whose sequence is not above the last one it applied (parallel tool calls can emit concurrently).
   let delivered: Promise<void> = Promise.resolve();
@@ -58,9 +67,10 @@ export function createEmitter(base: EventBase, wire: Wire | undefined, stream: '
       const draft: EventDraft = { ...as, ...event, timestamp: event.timestamp ?? Date.now() };
       if (wire) {
         wire.append(draft);
-        return Promise.resolve();
+        // Only the run's own start and end go to its parent (an end reported for a child stays in this log).
+        if (!target || as !== base || !copiedToParent(draft.type)) return Promise.resolve();
       }
-      const send = () => root!.signal(publishSignal, { publisherId, sequence: sequence++, events: [draft] });
+      const send = () => target!.signal(publishSignal, { publisherId, sequence: sequence++, events: [draft] });
       const sent = delivered.then(send);
       delivered = sent.catch(() => undefined);
       return sent;

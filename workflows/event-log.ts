@@ -14,13 +14,13 @@ export { STORE_CALL } from './store-calls';
 /** The patch under which a root writes its terminal event to its event log (a command runs of older code lack). */
 export const EVENT_LOG_TAIL_PATCH = 'agio-event-log-tail';
 
-/** Writes a root's Wire to its event log; nested runs (no Wire) write nothing. */
+/** Writes a run's Wire to its event log; a run without one (nested in an older tree) writes nothing. */
 export class EventLogWriter {
   /**
    * @param logged the offset up to which the Wire's events are already written (carried across continue-as-new)
    */
   constructor(
-    private readonly context: Pick<RunContext, 'tenant' | 'rootRunId'>,
+    private readonly context: Pick<RunContext, 'tenant' | 'rootRunId' | 'runId' | 'depth'>,
     private readonly wire: Wire | undefined,
     private logged = -1,
   ) {}
@@ -38,10 +38,16 @@ export class EventLogWriter {
     return this.logged;
   }
 
+  /** The id of the log: the root's, or a nested run's own (see NESTED_EVENT_LOGS_PATCH). */
+  private get logId(): string {
+    return this.context.depth === 0 ? this.context.rootRunId : this.context.runId;
+  }
+
   /** Runs a store write carrying the events not written yet; they count as written once it succeeds. */
-  async withEvents(write: (events: { events?: AgioEvent[] }) => Promise<void>): Promise<void> {
+  async withEvents(write: (events: { events?: AgioEvent[]; eventLogId?: string }) => Promise<void>): Promise<void> {
     const events = this.wire?.since(this.logged) ?? [];
-    await write(events.length ? { events } : {});
+    const owner = this.logId === this.context.rootRunId ? {} : { eventLogId: this.logId };
+    await write(events.length ? { events, ...owner } : {});
     if (events.length) this.logged = events[events.length - 1].offset;
   }
 
@@ -64,7 +70,7 @@ export class EventLogWriter {
 
   private async write(via: Pick<StoreActivities, 'logEvents'>): Promise<void> {
     await this.withEvents(async ({ events }) => {
-      if (events) await via.logEvents({ tenant: this.context.tenant, rootRunId: this.context.rootRunId, events });
+      if (events) await via.logEvents({ tenant: this.context.tenant, rootRunId: this.logId, events });
     }).catch((err: unknown) => {
       if (!isCancellation(err)) this.gaveUp = true;
     });

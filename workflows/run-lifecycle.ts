@@ -1,7 +1,7 @@
 // The life of every run, agent runs and workflow agents alike: it opens (its Wire when it is the root, its emitter, its
 // control and its state query), starts, works, and ends once, completed, failed or cancelled, with its terminal event
 // published last. A continue-as-new passes through untouched; each kind of agent brings only its own work.
-import { CancellationScope, isCancellation, setHandler } from '@temporalio/workflow';
+import { CancellationScope, isCancellation, patched, setHandler } from '@temporalio/workflow';
 import type { ReportedRunPhase, RunContext, RunEnding, Usage } from '../common';
 import { stateQuery, type ControlRequest, type RunState } from '../common/messages';
 import { RunControl } from './control';
@@ -10,10 +10,23 @@ import { errorSummary, isContinueAsNew } from './run-errors';
 import { failuresOf } from './sub-agent-failures';
 import { hostWire, type Wire, type WireState } from './wire';
 
+/**
+ * The patch under which a tree's nested runs keep their own event logs: each hosts its own Wire (and event log in the
+ * stores, and pushes its events under its own id), and sends its parent only copies of its start and end, so the
+ * root's history grows with its own steps and its children, not with every nested step. Asked once, when a root
+ * starts; the answer is in the run context, which every nested run inherits.
+ */
+export const NESTED_EVENT_LOGS_PATCH = 'agio-nested-event-logs';
+
+/** Whether a run hosts a Wire: the root, and a nested run of a tree whose nested runs keep their own logs. */
+export function keepsOwnLog(context: Pick<RunContext, 'depth' | 'ownLogs'>): boolean {
+  return context.depth === 0 || context.ownLogs === true;
+}
+
 /** What every run has while it executes. */
 export interface RunFrame {
   context: RunContext;
-  /** The root's Wire (a nested run publishes into its root's). */
+  /** The run's own Wire: the root's, or a nested run's own (older trees: none; it publishes into its root's). */
   wire?: Wire;
   events: Emitter;
   control: RunControl;
@@ -39,15 +52,22 @@ export interface RunPhases<T> {
 }
 
 /**
- * Opens a run: hosts the Wire when it is the root (with what the previous run carried across continue-as-new), and sets
- * up its emitter and control (a pause carried across continue-as-new starts it parked).
+ * Opens a run: hosts its Wire when it keeps one (with what the previous run carried across continue-as-new), and sets
+ * up its emitter and control (a pause carried across continue-as-new starts it parked). A root that starts decides
+ * here, first thing, whether its tree's nested runs keep their own logs (carried across continue-as-new after that).
  */
 export function openRun(
   context: RunContext,
   agent: string,
   carried?: { wire?: unknown; paused?: ControlRequest },
 ): RunFrame {
-  const wire = context.depth === 0 ? hostWire(carried?.wire as WireState | undefined) : undefined;
+  if (context.depth === 0 && !carried) {
+    if (patched(NESTED_EVENT_LOGS_PATCH)) context.ownLogs = true;
+    else delete context.ownLogs;
+  }
+  const wire = keepsOwnLog(context)
+    ? hostWire(carried?.wire as WireState | undefined, context.depth === 0 ? context.rootRunId : context.runId)
+    : undefined;
   const events = createEmitter(eventBase(context, agent, context.nestingType), wire, context.stream);
   return {
     context,

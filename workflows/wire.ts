@@ -1,9 +1,12 @@
-// The Wire: the root run's offset-addressed, append-only event log. The root appends its own events;
-// activities and nested runs publish batches by signal, deduplicated by publisher and sequence.
+// The Wire: a run's offset-addressed, append-only event log (the root's, and in trees started under
+// NESTED_EVENT_LOGS_PATCH each nested run's own). The run appends its own events; its activities, and its children
+// (their starts and ends, or in older trees all their events), publish batches by signal, deduplicated by publisher
+// and sequence.
 import { log, patched, proxySinks, setHandler, workflowInfo } from '@temporalio/workflow';
 import {
   ForwardPublishBatch,
   PublishBatch,
+  endsLogOf,
   endsStream,
   jsonBytes,
   type AgioEvent,
@@ -37,10 +40,14 @@ export class Wire {
   private readonly publishers: Map<string, number>;
   private ended = false;
 
-  /** @param appended hears every event appended (one call per append or applied batch) */
+  /**
+   * @param appended hears every event appended (one call per append or applied batch)
+   * @param owner the id of the run whose log this is (its own terminal event ends the log)
+   */
   constructor(
     state?: WireState,
     private readonly appended?: (events: AgioEvent[]) => void,
+    private readonly owner?: string,
   ) {
     this.events = [...(state?.tail ?? [])];
     this.nextOffset = state?.nextOffset ?? 0;
@@ -57,7 +64,7 @@ export class Wire {
   private add(draft: AnyEventDraft): AgioEvent {
     const event: AgioEvent = { ...draft, offset: this.nextOffset++ };
     this.events.push(event);
-    if (endsStream(event)) this.ended = true;
+    if (this.owner === undefined ? endsStream(event) : endsLogOf(this.owner, event)) this.ended = true;
     return event;
   }
 
@@ -124,14 +131,21 @@ export class Wire {
  */
 export const UNKNOWN_EVENT_TYPES_PATCH = 'agio-keep-unknown-event-types';
 
-/** Creates the root run's Wire, installs the publish signal and the events query, and hands new events to the lane. */
-export function hostWire(state?: WireState): Wire {
+/**
+ * Creates a run's Wire (`owner`: the run's id), installs the publish signal and the events query, and hands new events
+ * to the lane (under the run's workflow id).
+ */
+export function hostWire(state?: WireState, owner?: string): Wire {
   // Every event appended goes to the worker's live lane too, so bridges need not poll (a sink call is no command;
   // replayed events were handed over when they were first appended).
   const sinks = proxySinks<WireSinks>();
-  const wire = new Wire(state, (events) => {
-    if (!workflowInfo().unsafe.isReplaying) sinks.wire.appended(events);
-  });
+  const wire = new Wire(
+    state,
+    (events) => {
+      if (!workflowInfo().unsafe.isReplaying) sinks.wire.appended(events);
+    },
+    owner,
+  );
   // A signal handler must never throw (an ApplicationFailure there fails the workflow): bad batches are dropped.
   setHandler(publishSignal, (raw: PublishBatch) => {
     const parsed = PublishBatch.safeParse(raw);
