@@ -10,6 +10,7 @@ import type { BridgeContext } from './routes/context';
 import { controlRoutes } from './routes/control';
 import { healthRoutes } from './routes/health';
 import { recordRoutes } from './routes/records';
+import { codecRoutes } from './routes/codec';
 import { runRoutes } from './routes/runs';
 import { streamRoutes } from './routes/streams';
 import { OpenStreams } from './open-streams';
@@ -52,7 +53,8 @@ export function createBridge(opts: BridgeOptions): FastifyInstance & { hub: Stre
     void app.register(cors, {
       origin: origins.includes('*') ? '*' : origins,
       methods: ['GET', 'POST', 'OPTIONS'],
-      allowedHeaders: ['authorization', 'content-type', 'idempotency-key', 'last-event-id'],
+      // x-namespace: the Temporal Web UI's requests to the codec endpoint (routes/codec.ts).
+      allowedHeaders: ['authorization', 'content-type', 'idempotency-key', 'last-event-id', 'x-namespace'],
       exposedHeaders: ['idempotent-replayed'],
       maxAge: 600,
     });
@@ -77,7 +79,8 @@ export function createBridge(opts: BridgeOptions): FastifyInstance & { hub: Stre
   if (opts.viewerDir !== false) registerViewer(app, opts.viewerDir ?? builtViewerDir());
 
   const ctx: BridgeContext = { opts, agio, tokens: opts.tokens, hub, openStreams, streamTokens };
-  for (const routes of [healthRoutes, runRoutes, streamRoutes, controlRoutes, recordRoutes]) routes(app, ctx);
+  for (const routes of [healthRoutes, runRoutes, streamRoutes, controlRoutes, recordRoutes, codecRoutes])
+    routes(app, ctx);
 
   return Object.assign(app, { hub });
 }

@@ -61,7 +61,10 @@ export async function replayCheckCommand(argv: string[], io: ReplayCheckIo = {})
 /** The client's errors say what failed ("Failed to list workflows"); their cause says why. */
 function messageOf(error: Error): string {
   const cause = error.cause instanceof Error ? error.cause.message : undefined;
-  return cause && !error.message.includes(cause) ? `${error.message}: ${cause}` : error.message;
+  const message = cause && !error.message.includes(cause) ? `${error.message}: ${cause}` : error.message;
+  return /binary\/encrypted/.test(message)
+    ? `${message} (the runs' payloads are encrypted: give this command the workers' AGIO_CODEC_KEYS)`
+    : message;
 }
 
 function parseOptions(argv: string[]): Omit<ReplayCheckOptions, 'client'> {

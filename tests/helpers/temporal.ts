@@ -1,11 +1,13 @@
 // The one Temporal helper for integration tests: a client and an in-process Agio worker on a unique task
 // queue, connected to the dev server the global setup started, using the prebuilt workflow bundle.
 import { Client, Connection } from '@temporalio/client';
+import type { PayloadCodec } from '@temporalio/common';
 import { NativeConnection, Runtime, DefaultLogger } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { dataConverterOption } from '../../config/codec-keys';
 import { createWorker, type AgioWorker, type CreateWorkerOptions } from '../../worker/create-worker';
 import { testEnv } from './test-env';
 
@@ -20,10 +22,10 @@ function quietRuntime(): void {
   }
 }
 
-/** A client for the test dev server; close its connection in afterAll. */
-export async function testClient(): Promise<{ client: Client; connection: Connection }> {
+/** A client for the test dev server (encoding payloads with `codec` when given); close its connection in afterAll. */
+export async function testClient(codec?: PayloadCodec): Promise<{ client: Client; connection: Connection }> {
   const connection = await Connection.connect({ address: testEnv('temporalAddress') });
-  return { client: new Client({ connection }), connection };
+  return { client: new Client({ connection, ...dataConverterOption(codec) }), connection };
 }
 
 /** A running in-process worker. */

@@ -3,6 +3,7 @@
 // its own jest hooks, so a test file calls `useTestBed()` once at the top of a describe and reads the fields in
 // its tests. After each test it checks that the model server got no unexpected call and has no unused answer.
 import type { Client, Connection } from '@temporalio/client';
+import type { PayloadCodec } from '@temporalio/common';
 import { AgioClient } from '../../client/agio-client';
 import type { AnyAgentSpec } from '../../common';
 import type { Stores } from '../../stores';
@@ -32,6 +33,8 @@ export interface TestBedOptions {
   stores?: () => Promise<{ stores: Stores; close(): Promise<void> }>;
   /** Start an HTTP bridge on the worker's task queue and stores, as `agio serve` does (default false). */
   bridge?: boolean | Omit<TestBridgeOptions, 'client' | 'taskQueue' | 'agents'>;
+  /** The payload codec of the worker, the client, the AgioClient and the bridge (default none). */
+  payloadCodec?: PayloadCodec;
   /** After each test, expect no unexpected model call and no unused scripted answer (default true). */
   strictModel?: boolean;
 }
@@ -59,12 +62,13 @@ export function useTestBed(opts: TestBedOptions = {}): TestBed {
   let stores: { stores: Stores; close(): Promise<void> } | undefined;
 
   beforeAll(async () => {
-    ({ client: bed.client, connection: bed.connection } = await testClient());
+    ({ client: bed.client, connection: bed.connection } = await testClient(opts.payloadCodec));
     bed.server = await ScriptedModelServer.start();
     if (opts.worker === false) return;
     stores = await opts.stores?.();
     bed.worker = await startTestWorker({
       ...opts.workerOptions,
+      ...(opts.payloadCodec ? { payloadCodec: opts.payloadCodec } : {}),
       ...(stores ? { stores: stores.stores } : {}),
       model: { ...bed.model(), ...opts.model },
       tools: opts.tools ?? [],
