@@ -37,9 +37,11 @@ WORKDIR /app
 # TEMPORAL_ADDRESS    Temporal frontend (host:port); docker-compose.yml sets temporal:7233.
 # TEMPORAL_NAMESPACE  Temporal namespace for runs.
 # AGIO_TASK_QUEUE     task queue shared by the worker and the bridge.
-# PORT, HOST          where the bridge listens (0.0.0.0 so a published port reaches it).
+# PORT, HOST          where the bridge listens (0.0.0.0 so a published port reaches it; bound there, the bridge
+#                     does not start without AGIO_TOKENS).
 # Also read, with no default here: MONGODB_URI, OPENAI_API_KEY, OPENAI_BASE_URL, AGIO_MODEL (worker)
-# and AGIO_TOKENS ("token:tenant,token2:tenant2", bridge).
+# and AGIO_TOKENS ("token:tenant,token2:tenant2", bridge; required), AGIO_ALLOWED_HOSTS (bridge: Host names it
+# answers to besides loopback names and literal IPs).
 ENV NODE_ENV=production \
     TEMPORAL_ADDRESS=localhost:7233 \
     TEMPORAL_NAMESPACE=default \

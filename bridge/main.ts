@@ -13,11 +13,19 @@ import {
 } from '../config';
 import { AgentsFileError } from '../worker/agents-file';
 import { agentsToServe } from '../worker/example-agents';
-import { parseTokens } from './auth';
+import { allowedHostsFor } from './host-check';
+import { startTokens, TokensRequiredError } from './start-tokens';
 import { createBridge } from './server';
 
 async function main(): Promise<void> {
   const env = loadEnv();
+  // Nothing this process writes is for other users.
+  process.umask(0o077);
+  const host = process.env.HOST ?? '127.0.0.1';
+  // No fixed token: AGIO_TOKENS, or (listening on loopback only) one generated now and shown once; bound anywhere else
+  // without AGIO_TOKENS, the bridge does not start.
+  const { tokens, generated } = startTokens(process.env.AGIO_TOKENS, host);
+  const allowedHosts = allowedHostsFor(host, process.env.AGIO_ALLOWED_HOSTS);
   // The same file as the workers' (AGIO_AGENTS): the bridge starts these agents by name and lists them at GET /agents.
   const { agents, file: agentsSource } = agentsToServe(env.AGIO_AGENTS);
   const temporal = temporalTarget(env);
@@ -31,15 +39,18 @@ async function main(): Promise<void> {
     stores,
     ...(liveLane ? { liveLane } : {}),
     agio: new AgioClient(client, { taskQueue: env.AGIO_TASK_QUEUE, agents }),
-    tokens: parseTokens(process.env.AGIO_TOKENS ?? 'dev-token:default'),
+    tokens,
+    allowedHosts,
     agentsSource,
     ...(env.AGIO_CORS_ORIGINS ? { corsOrigins: env.AGIO_CORS_ORIGINS } : {}),
     ...(env.AGIO_STREAM_TOKEN_SECRET ? { streamTokenSecret: env.AGIO_STREAM_TOKEN_SECRET } : {}),
     logger: true,
     allowPermissionOverrides: env.AGIO_ALLOW_PERMISSION_OVERRIDES === 'true',
   });
-  const url = await app.listen({ host: process.env.HOST ?? '127.0.0.1', port: Number(process.env.PORT ?? 8080) });
-  console.log(`agio bridge: ${url} (Temporal ${temporal.address})`);
+  const url = await app.listen({ host, port: Number(process.env.PORT ?? 8080) });
+  console.log(`agio bridge: ${url} (Temporal ${temporal.address}), answering Host ${allowedHosts.join(', ')}`);
+  if (generated)
+    console.log(`agio bridge: AGIO_TOKENS is not set; this start's token (tenant "default"): ${generated}`);
   const stop = async () => {
     await app.close();
     await connection.close();
@@ -52,6 +63,6 @@ async function main(): Promise<void> {
 
 main().catch((err) => {
   // A bad agents file says everything in its message (file, line, path, problem); a stack would only bury it.
-  console.error(err instanceof AgentsFileError ? err.message : err);
+  console.error(err instanceof AgentsFileError || err instanceof TokensRequiredError ? err.message : err);
   process.exit(1);
 });

@@ -5,10 +5,15 @@ import { EventType, endsStream, type AgioEvent } from '../common';
 
 /** Talks to an Agio bridge. */
 export class BridgeClient {
+  /** `token`: the bearer token, or a function giving it when the first request needs it (and throwing when none). */
   constructor(
     readonly url: string,
-    private readonly token: string,
+    private readonly tokenOf: string | (() => string),
   ) {}
+
+  private get token(): string {
+    return typeof this.tokenOf === 'string' ? this.tokenOf : this.tokenOf();
+  }
 
   /** Sends a request; throws with the bridge's error code and message on a non-2xx answer. */
   async request<T>(method: string, path: string, body?: unknown): Promise<T> {
@@ -31,12 +36,13 @@ export class BridgeClient {
 
   /** Follows a run's events after `after` until the root's terminal event. */
   streamEvents(runId: string, onEvent: (event: AgioEvent) => void, after = -1): Promise<void> {
+    const token = this.token;
     const url = new URL(`${this.url}/runs/${encodeURIComponent(runId)}/events`);
     if (after >= 0) url.searchParams.set('after', String(after));
     return new Promise((resolve, reject) => {
       const source = new EventSource(url, {
         fetch: (input, init) =>
-          fetch(input, { ...init, headers: { ...init?.headers, authorization: `Bearer ${this.token}` } }),
+          fetch(input, { ...init, headers: { ...init?.headers, authorization: `Bearer ${token}` } }),
       });
       const onMessage = (message: { data: string }) => {
         const event = JSON.parse(message.data) as AgioEvent;

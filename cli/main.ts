@@ -31,7 +31,8 @@ const USAGE = `usage: agio <command> [args]
                                    about to be deployed; exits 1 naming any run that would not replay
 
 versions and replay-check talk to Temporal (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE, as the worker does). The other
-commands but serve talk to AGIO_URL (default http://127.0.0.1:8080) with AGIO_TOKEN (default dev-token).
+commands but serve talk to AGIO_URL (default http://127.0.0.1:8080) with AGIO_TOKEN (default: the token
+agio serve generated, from AGIO_DATA_DIR/token).
 `;
 
 async function main(argv: string[]): Promise<number> {

@@ -5,7 +5,8 @@ import { DefaultLogger, Runtime } from '@temporalio/worker';
 import fs from 'node:fs';
 import path from 'node:path';
 import { AgioClient } from '../client/agio-client';
-import { parseTokens } from '../bridge/auth';
+import { allowedHostsFor } from '../bridge/host-check';
+import { startTokens, writeTokenFile } from '../bridge/start-tokens';
 import { createBridge } from '../bridge/server';
 import { InProcessLane } from '../live/in-process-lane';
 import type { ModelConfig } from '../activities/model';
@@ -37,12 +38,18 @@ async function portOr(preferred: number): Promise<number> {
 /** Runs the embedded stack until SIGINT/SIGTERM. */
 export async function serve(opts: { port?: number; agents?: string } = {}): Promise<void> {
   const env = loadEnv();
+  // What serve creates (the data directory, workspaces, written files, the token file) is this user's alone.
+  process.umask(0o077);
+  const host = process.env.HOST ?? '127.0.0.1';
+  // No fixed token: AGIO_TOKENS, or one generated now (serve on loopback only), shown once and kept in <data>/token.
+  const { tokens, generated } = startTokens(process.env.AGIO_TOKENS, host);
   // Checked before anything starts: a mistake in the file is reported with its line, and nothing is left running.
   const loaded = agentsToServe(opts.agents ?? env.AGIO_AGENTS);
   const payloadCodec = payloadCodecFromEnv(env);
   Runtime.install({ logger: new DefaultLogger((process.env.AGIO_LOG_LEVEL as 'WARN' | undefined) ?? 'WARN') });
   const dataDir = path.resolve(env.AGIO_DATA_DIR);
-  await fs.promises.mkdir(dataDir, { recursive: true });
+  await fs.promises.mkdir(dataDir, { recursive: true, mode: 0o700 });
+  await fs.promises.chmod(dataDir, 0o700);
   const lock = await lockDataDir(dataDir);
   const cleanups: (() => Promise<unknown>)[] = [() => lock.release()];
   const shutdown = async () => {
@@ -129,7 +136,7 @@ export async function serve(opts: { port?: number; agents?: string } = {}): Prom
     const clientConnection = await connectClient(temporal);
     cleanups.push(() => clientConnection.close());
     await ensureSearchAttributes(clientConnection, temporal.namespace, 'agio');
-    const tokens = parseTokens(process.env.AGIO_TOKENS ?? 'dev-token:default');
+    const tokenPath = generated ? await writeTokenFile(dataDir, generated) : undefined;
     const client = new Client({
       connection: clientConnection,
       namespace: temporal.namespace,
@@ -147,20 +154,23 @@ export async function serve(opts: { port?: number; agents?: string } = {}): Prom
       agentsSource: loaded.file,
       allowPermissionOverrides: env.AGIO_ALLOW_PERMISSION_OVERRIDES === 'true',
       corsOrigins: env.AGIO_CORS_ORIGINS,
+      allowedHosts: allowedHostsFor(host, process.env.AGIO_ALLOWED_HOSTS),
       streamTokenSecret: env.AGIO_STREAM_TOKEN_SECRET,
     });
     const url = await bridge.listen({
-      host: process.env.HOST ?? '127.0.0.1',
+      host,
       port: opts.port ?? (await portOr(Number(process.env.PORT ?? 8080))),
     });
     cleanups.push(() => bridge.close());
-    const [token] = tokens.keys();
+    // A generated token is shown here once (and kept in the token file); a configured one is never printed.
+    const token = generated ?? '$TOKEN';
     console.log(
       [
         '',
         `agio is running`,
-        `  bridge     ${url}   (Authorization: Bearer ${token})`,
-        `  viewer     ${url}/ui/#token=${encodeURIComponent(token)}`,
+        `  bridge     ${url}   (Authorization: Bearer ${generated ?? '<a token of AGIO_TOKENS>'})`,
+        `  viewer     ${url}/ui/${generated ? `#token=${encodeURIComponent(generated)}` : ''}`,
+        ...(tokenPath ? [`  token      ${tokenPath} (new at every start; the agio commands read it)`] : []),
         `  temporal   ${temporal.address}`,
         `  worker     task queue "${taskQueue}", agents: ${agents
           .list()

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
+import { GENERATED_TOKEN_TENANT, generateToken } from '../bridge/start-tokens';
 import { projectRoot } from '../worker/project-root';
 import { buildAgio, startAgioProcess, type AgioExit, type AgioProcess } from './agio-process';
 import { FERRETDB } from './ferretdb-server';
@@ -31,7 +32,7 @@ export interface ProductionStackOptions {
   bridges?: number;
   /** AGIO_TASK_QUEUE (default `agio`). */
   taskQueue?: string;
-  /** AGIO_TOKENS of the bridges (default `dev-token:default`). */
+  /** AGIO_TOKENS of the bridges (default: one token generated at start, tenant `default`; the stack's env shows it). */
   tokens?: string;
   /** Extra dynamic config of the Temporal server, over docker-compose's. */
   temporalDynamicConfig?: Record<string, string | number | boolean>;
@@ -161,6 +162,8 @@ export async function startProductionStack(opts: ProductionStackOptions): Promis
       track(workers, worker);
       return worker;
     };
+    // No fixed token: the caller's, else one made for this stack (production-stack-main prints it).
+    const tokens = opts.tokens ?? `${generateToken()}:${GENERATED_TOKEN_TENANT}`;
     const startBridge = async (env: Record<string, string> = {}) => {
       const name = `bridge-${++started.bridge}`;
       const cwd = path.join(dir, name);
@@ -173,7 +176,7 @@ export async function startProductionStack(opts: ProductionStackOptions): Promis
         env: {
           ...bridgeEnvironment(endpoints, {
             port: await freePort(),
-            tokens: opts.tokens ?? 'dev-token:default',
+            tokens,
             streamTokenSecret,
           }),
           ...env,

@@ -141,7 +141,9 @@ async function createWithTools(opts: CreateWorkerOptions, mcp: McpTools): Promis
   tools.checkAgents(agents.list());
   await stores.setup();
   const workspaceRoot = path.resolve(opts.workspaceRoot ?? '.agio/workspaces');
-  await fs.promises.mkdir(workspaceRoot, { recursive: true });
+  // Runs' files are the worker user's alone, whatever the process's umask (an existing root is tightened too).
+  await fs.promises.mkdir(workspaceRoot, { recursive: true, mode: 0o700 });
+  await fs.promises.chmod(workspaceRoot, 0o700);
   // Sub-agents with `healthcheck: true` are checked now; failures are logged and they are not offered later.
   const health = new AgentHealth(tools, opts.model);
   await Promise.all(healthcheckedSubAgents(agents.list()).map((agent) => health.check(agent)));

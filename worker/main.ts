@@ -24,6 +24,8 @@ const MAKE_CURRENT_NOTE = {
 
 async function main(): Promise<void> {
   const env = loadEnv();
+  // Workspaces and every file a tool writes are this user's alone (0700 directories, 0600 files).
+  process.umask(0o077);
   // The file is checked before anything connects: a mistake in it is reported with its line, and nothing starts.
   const loaded = agentsToServe(env.AGIO_AGENTS);
   const payloadCodec = payloadCodecFromEnv(env);

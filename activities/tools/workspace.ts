@@ -103,6 +103,6 @@ export function resolveWorkspaceDir(root: string, relative: string): string {
 
 /** Creates the workspace directory (mkdir -p) and returns its real path. */
 export async function ensureWorkspace(dir: string): Promise<string> {
-  await fs.mkdir(dir, { recursive: true });
+  await fs.mkdir(dir, { recursive: true, mode: 0o700 });
   return fs.realpath(dir);
 }

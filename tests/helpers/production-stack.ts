@@ -70,6 +70,7 @@ export function useProductionStack(timeoutMs = 20 * 60_000): ProductionBed {
     bed.stack = await startProductionStack({
       model: { baseURL: bed.model.baseURL },
       agentsFile: path.join(dir, 'agents.yaml'),
+      tokens: `${TOKEN}:default`,
       log: () => undefined,
     });
     console.log(`production stack ready in ${Date.now() - t0} ms: ${JSON.stringify(bed.stack.timings)}`);

@@ -8,8 +8,10 @@ const REPO_ROOT = path.resolve(__dirname, '../..');
 /** The real curl binary, as the README uses it (silent, 60 s at most); returns what it printed. */
 export const curl = (...args: string[]): string =>
   execFileSync('curl', ['-s', '--max-time', '60', ...args], { encoding: 'utf8' });
-/** The header of serve's default bearer token. */
-export const DEV_TOKEN_HEADER = 'Authorization: Bearer dev-token';
+/** The token {@link startServe} gives serve in AGIO_TOKENS (tenant `default`) unless a test leaves AGIO_TOKENS unset. */
+export const DEV_TOKEN = 'dev-token';
+/** Its Authorization header. */
+export const DEV_TOKEN_HEADER = `Authorization: Bearer ${DEV_TOKEN}`;
 const START_TIMEOUT_MS = 180_000;
 
 /** A started serve; `output()` is everything it printed so far. */
@@ -17,6 +19,8 @@ export interface ServeProcess {
   child: ChildProcess;
   /** The bridge's URL as serve printed it (empty when it stopped before, e.g. on a bad agents file). */
   url: string;
+  /** The token serve generated and printed (AGIO_TOKENS unset), else {@link DEV_TOKEN}. */
+  token: string;
   output(): string;
   /** Settles with the exit code once the process has exited. */
   exited: Promise<number | null>;
@@ -26,6 +30,7 @@ export interface ServeProcess {
 export interface ServeOptions {
   until?: string;
   args?: string[];
+  /** Set on top of the test's own; a key set to undefined is left out (AGIO_TOKENS: undefined, as a user starts serve). */
   env?: NodeJS.ProcessEnv;
 }
 
@@ -47,7 +52,9 @@ export async function startServe(dataDir: string, port = 0, opts: ServeOptions =
     'AGIO_AGENTS',
   ])
     delete env[key];
-  Object.assign(env, opts.env);
+  // serve has no fixed token: the tests give it one (AGIO_TOKENS), unless one leaves it to generate its own.
+  Object.assign(env, { AGIO_TOKENS: `${DEV_TOKEN}:default` }, opts.env);
+  for (const [key, value] of Object.entries(env)) if (value === undefined) delete env[key];
   // As scripts/serve starts it: one process, so `child.pid` is serve's own.
   const child = spawn(process.execPath, ['--import', 'tsx', 'cli/main.ts', 'serve', ...(opts.args ?? [])], {
     cwd: REPO_ROOT,
@@ -64,5 +71,6 @@ export async function startServe(dataDir: string, port = 0, opts: ServeOptions =
     await new Promise((r) => setTimeout(r, 200));
   }
   const url = /bridge\s+(http:\/\/\S+)/.exec(output)?.[1] ?? '';
-  return { child, url, output: () => output, exited };
+  const token = /Authorization: Bearer (agio_[\w-]+)\)/.exec(output)?.[1] ?? DEV_TOKEN;
+  return { child, url, token, output: () => output, exited };
 }

@@ -250,24 +250,23 @@ describe('docker-compose.yml', () => {
     }
   });
 
-  it('publishes ports as quoted "host:container" strings on distinct host ports', () => {
+  it('publishes only the bridges, on loopback, as quoted "127.0.0.1:host:container" strings on distinct host ports', () => {
     const hostPorts: string[] = [];
     for (const [name, service] of serviceEntries) {
       for (const port of service.ports ?? []) {
-        // Unquoted, YAML could read 22:22 style values as numbers (base 60 in YAML 1.1).
-        expect({ name, port, isHostContainerString: typeof port === 'string' && /^\d+:\d+$/.test(port) }).toEqual({
-          name,
-          port,
-          isHostContainerString: true,
-        });
-        hostPorts.push(String(port).split(':')[0]);
+        // Unquoted, YAML could read 22:22 style values as numbers (base 60 in YAML 1.1); without an address, Docker
+        // publishes on every interface.
+        const loopbackString = typeof port === 'string' && /^127\.0\.0\.1:\d+:\d+$/.test(port);
+        expect({ name, port, loopbackString }).toEqual({ name, port, loopbackString: true });
+        hostPorts.push(String(port).split(':')[1]);
       }
     }
     expect(new Set(hostPorts).size).toBe(hostPorts.length);
-    expect(services.temporal.ports).toContain('7233:7233');
-    expect(services['temporal-ui'].ports).toContain('8233:8080');
-    expect(services.bridge.ports).toContain('8080:8080');
-    expect(services['bridge-2'].ports).toContain('8081:8080');
+    // Temporal's gRPC port and Web UI have no authentication: never published.
+    expect(services.temporal.ports).toBeUndefined();
+    expect(services['temporal-ui'].ports).toBeUndefined();
+    expect(services.bridge.ports).toEqual(['127.0.0.1:8080:8080']);
+    expect(services['bridge-2'].ports).toEqual(['127.0.0.1:8081:8080']);
   });
 
   it('points the workers and bridges at the compose Temporal and FerretDB services', () => {
@@ -296,12 +295,12 @@ describe('docker-compose.yml', () => {
     });
   });
 
-  it('passes model settings through to the worker and gives the bridge default tokens', () => {
+  it('passes model settings through to the worker and requires the bridge tokens (no default token)', () => {
     const worker = environment(services.worker);
     for (const name of ['OPENAI_API_KEY', 'OPENAI_BASE_URL', 'AGIO_MODEL']) {
       expect(worker[name]).toBe(`\${${name}:-}`);
     }
-    expect(environment(services.bridge).AGIO_TOKENS).toMatch(/^\$\{AGIO_TOKENS:-[^:,}]+:[^:,}]+(,[^:,}]+:[^:,}]+)*\}$/);
+    expect(environment(services.bridge).AGIO_TOKENS).toMatch(/^\$\{AGIO_TOKENS:\?[^}]+\}$/);
   });
 
   it("runs Temporal with the dev servers' tuned dynamic config, from a file it mounts", () => {
