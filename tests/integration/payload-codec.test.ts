@@ -21,6 +21,9 @@ const TOOL_TEXT = 'tool-marker-c91e: the echo came back';
 const ANSWER = 'answer-marker-5d20: opened';
 const MARKERS = [PROMPT.slice(0, 18), TOOL_TEXT.slice(0, 16), ANSWER.slice(0, 18), 'vault combination'];
 
+/** Where `agio serve` starts the Temporal Web UI; an operator adds its origin to AGIO_CORS_ORIGINS. */
+const UI_ORIGIN = 'http://127.0.0.1:8233';
+
 const agent = defineAgent({ name: 'keeper', instructions: 'Keep secrets.', tools: ['echo'] });
 const CODEC_KEYS = `k-2026-11:${randomBytes(32).toString('base64')}`;
 const codec = payloadCodecFromEnv({ AGIO_CODEC_KEYS: CODEC_KEYS }) as AesGcmPayloadCodec;
@@ -39,7 +42,7 @@ describe('payload codec', () => {
     tools: testTools,
     agents: [agent],
     payloadCodec: codec,
-    bridge: { tokens: 'user-token:default,ops-token:default:ops:read+admin' },
+    bridge: { tokens: 'user-token:default,ops-token:default:ops:read+admin', corsOrigins: [UI_ORIGIN] },
   });
   let runId: string;
   let raw: Awaited<ReturnType<typeof testClient>>;
@@ -130,6 +133,22 @@ describe('payload codec', () => {
     expect(Buffer.from(res.body.payloads[0].data, 'base64').toString()).toContain(PROMPT);
     const forged = await request(`${endpoint.slice(0, -3)}AAA/decode`, { body: { payloads: [json(input)] } });
     expect(forged.status).toBe(401);
+    // What the UI's page does: a preflight naming X-Namespace, then the POST from its origin.
+    const preflight = await fetch(`${endpoint}/decode`, {
+      method: 'OPTIONS',
+      headers: {
+        origin: UI_ORIGIN,
+        'access-control-request-method': 'POST',
+        'access-control-request-headers': 'content-type,x-namespace',
+      },
+    });
+    expect(preflight.headers.get('access-control-allow-origin')).toBe(UI_ORIGIN);
+    expect(preflight.headers.get('access-control-allow-headers')).toContain('x-namespace');
+    const fromUi = await request(`${endpoint}/decode`, {
+      body: { payloads: [json(input)] },
+      headers: { origin: UI_ORIGIN, 'x-namespace': 'default' },
+    });
+    expect(fromUi.status).toBe(200);
   });
 });
 
