@@ -17,6 +17,7 @@ import { liveStepSink } from './live-step-sink';
 import type { LiveLane } from '../live/lane';
 import type { ToolRegistry } from './tools/registry';
 import type { WorkspaceSync } from './workspace/workspace-sync';
+import type { Sandbox } from './sandbox/sandbox';
 
 /** What the activities need from the worker. */
 export interface ActivityDeps {
@@ -36,6 +37,8 @@ export interface ActivityDeps {
   deltaBudget?: DeltaBudget;
   /** Keeps runs' workspaces in the stores, so any worker runs a run's next tool (absent: the local directory only). */
   workspaceSync?: WorkspaceSync;
+  /** Where bash, grep and glob run their programs (absent: they refuse). */
+  sandbox?: Sandbox;
 }
 
 /** All of Agio's activities, bound to their dependencies. */
@@ -64,6 +67,7 @@ export function createActivities(deps: ActivityDeps) {
       deps.health ?? new AgentHealth(deps.tools, deps.model),
       deps.stores,
       deps.workspaceSync,
+      deps.sandbox,
     ),
     ...persistence,
   };

@@ -10,6 +10,7 @@ import type { ToolRegistry } from './tools/registry';
 import { ensureWorkspace, resolveWorkspaceDir } from './tools/workspace';
 import { activityPublisher } from './publish';
 import { finishWorkspace, type WorkspaceSession, type WorkspaceSync } from './workspace/workspace-sync';
+import { SandboxUnavailableError, type Sandbox } from './sandbox/sandbox';
 
 export { resolveWorkspaceDir } from './tools/workspace';
 
@@ -61,6 +62,8 @@ export function createToolActivities(
   stores?: Stores,
   /** Keeps runs' workspaces in the store (absent: the worker's directory is all there is, e.g. a shared volume). */
   workspaces?: WorkspaceSync,
+  /** Where bash, grep and glob run their programs (absent: they refuse). */
+  sandbox?: Sandbox,
 ) {
   async function resolveTools({ agent, names, healthchecks = [] }: ResolveToolsInput): Promise<ResolveToolsOutput> {
     // A misspelled tool (or an MCP server this worker does not run) would silently vanish from the agent: fail the run.
@@ -127,6 +130,7 @@ export function createToolActivities(
         toolCallId: input.toolCallId,
         tenant: input.tenant ?? 'default',
         maxOutputBytes: input.maxOutputBytes,
+        ...(sandbox ? { sandbox } : {}),
       });
       const result: ToolOutput = typeof out === 'string' ? { content: out } : out;
       // The tool's changes are committed before the model hears of them; past the quota they are undone and it hears that.
@@ -171,6 +175,12 @@ export function createToolActivities(
         throw ctx.cancellationSignal.reason ?? err;
       }
       const refused = await finishWorkspace(session);
+      if (err instanceof SandboxUnavailableError)
+        throw ApplicationFailure.create({
+          type: ErrorType.SandboxUnavailable,
+          nonRetryable: true,
+          message: err.message,
+        });
       return errorResult(
         `tool "${input.name}" failed: ${(err as Error)?.message ?? String(err)}${refused ? `\n${refused}` : ''}`,
       );

@@ -41,6 +41,8 @@ export const ErrorType = {
   SubAgentsFailed: 'SubAgentsFailed',
   /** The root was terminated in Temporal (its log has no terminal event; readers end its stream with a synthetic one). */
   Terminated: 'Terminated',
+  /** A workspace tool was called on a worker where no sandbox can start (no bubblewrap, no user namespaces); not retried. */
+  SandboxUnavailable: 'SandboxUnavailable',
   /** The root passed its Temporal execution or run timeout (no terminal event either; readers add a synthetic one). */
   TimedOut: 'TimedOut',
 } as const;

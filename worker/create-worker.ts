@@ -23,6 +23,8 @@ import { registerSearchAttributes } from '../config/temporal';
 import { dataConverterOption } from '../config/codec-keys';
 import { createMemoryStores, DEFAULT_WORKSPACE_QUOTA, type Stores, type WorkspaceQuota } from '../stores';
 import { WorkspaceSync } from '../activities/workspace/workspace-sync';
+import { describeSandbox, detectSandbox } from '../activities/sandbox/detect';
+import type { Sandbox } from '../activities/sandbox/sandbox';
 
 /** Options of {@link createWorker}. */
 export interface CreateWorkerOptions {
@@ -48,6 +50,11 @@ export interface CreateWorkerOptions {
    * `workspaceRoot` only, for a single worker or workers that all mount one shared volume there.
    */
   workspaceSync?: 'store' | 'off';
+  /**
+   * Where bash, grep and glob run their programs (default: bubblewrap, probed once now; without it they refuse, unless
+   * AGIO_UNSAFE_NO_SANDBOX=1). docs/SECURITY.md says what it stops.
+   */
+  sandbox?: Sandbox;
   /** The most a run's workspace may hold when kept in the store (default 256 MiB in 10,000 files). */
   workspaceQuota?: Partial<WorkspaceQuota>;
   streamSink?: StepStreamSinkFactory;
@@ -144,6 +151,9 @@ async function createWithTools(opts: CreateWorkerOptions, mcp: McpTools): Promis
   // Runs' files are the worker user's alone, whatever the process's umask (an existing root is tightened too).
   await fs.promises.mkdir(workspaceRoot, { recursive: true, mode: 0o700 });
   await fs.promises.chmod(workspaceRoot, 0o700);
+  const sandbox = opts.sandbox ?? (await detectSandbox({ workspaceRoot }));
+  const said = describeSandbox(sandbox);
+  if (said.level === 'error') console.error(said.message);
   // Sub-agents with `healthcheck: true` are checked now; failures are logged and they are not offered later.
   const health = new AgentHealth(tools, opts.model);
   await Promise.all(healthcheckedSubAgents(agents.list()).map((agent) => health.check(agent)));
@@ -156,6 +166,7 @@ async function createWithTools(opts: CreateWorkerOptions, mcp: McpTools): Promis
     deltaBudget: { ...DEFAULT_DELTA_BUDGET, ...opts.deltaBudget },
     health,
     stores,
+    sandbox,
     ...(opts.workspaceSync === 'off'
       ? {}
       : {

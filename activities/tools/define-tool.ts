@@ -1,6 +1,7 @@
 // The worker-side tool contract: a zod-typed tool with its code. Specs sent to workflows and models are
 // derived from these definitions; the code never leaves the worker.
 import { z } from 'zod';
+import { SandboxUnavailableError, type Sandbox } from '../sandbox/sandbox';
 
 /** What a tool's `execute` receives besides its validated arguments. */
 export interface ToolContext {
@@ -20,6 +21,17 @@ export interface ToolContext {
   tenant?: string;
   /** The most UTF-8 bytes of output the run keeps inline (its maxToolOutputBytes); more is truncated. */
   maxOutputBytes?: number;
+  /** Where tools that run programs (bash, grep, glob) run them: the worker's sandbox. */
+  sandbox?: Sandbox;
+  /** Whether the run's agent allows its sandboxed tools the network (default off). */
+  network?: boolean;
+}
+
+/** The context's sandbox; a tool that runs programs refuses without one. */
+export function sandboxOf(ctx: ToolContext): Sandbox {
+  if (!ctx.sandbox) throw new SandboxUnavailableError('the worker gave this tool no sandbox');
+  ctx.sandbox.check();
+  return ctx.sandbox;
 }
 
 /** What a tool returns: text for the model, plus optional structured metadata (e.g. sources used). */

@@ -1,12 +1,15 @@
-// The `glob` tool: finds workspace files whose paths match a glob pattern (`**`, `*`, `?`, `{a,b}`).
+// The `glob` tool: finds workspace files whose paths match a glob pattern (`**`, `*`, `?`, `{a,b}`, `[abc]`): ripgrep
+// lists the files inside the sandbox and a linear-time matcher picks them.
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { defineTool } from './define-tool';
-import { globToRegExp, walkFiles } from './walk';
-import { realWorkspace, relativeToWorkspace, resolveInWorkspace } from './workspace';
+import { globMatch } from './glob-match';
+import { RG_BASE, runRipgrep, searchTarget, shownPath } from './ripgrep';
 
 const DEFAULT_MAX_RESULTS = 200;
+/** The most files listed before matching. */
+const MAX_LISTED = 100_000;
 
 /** Lists files matching a glob pattern, as paths relative to the workspace, capped. */
 export const globTool = defineTool({
@@ -34,19 +37,27 @@ export const globTool = defineTool({
   quick: true,
   async execute({ pattern, path: userPath = '.', max_results: maxResults = DEFAULT_MAX_RESULTS }, ctx) {
     if (path.isAbsolute(pattern)) throw new Error('pattern must be relative; put the directory to search in "path".');
-    const root = await realWorkspace(ctx.workspace);
-    const dir = await resolveInWorkspace(ctx.workspace, userPath, { mustExist: true });
-    if (!(await fs.stat(dir)).isDirectory()) throw new Error(`"${userPath}" is not a directory.`);
-    const re = globToRegExp(pattern);
+    const matches = globMatch(pattern);
+    const target = await searchTarget(ctx, userPath);
+    if (!(await fs.stat(target.real)).isDirectory()) throw new Error(`"${userPath}" is not a directory.`);
+    const listed = await runRipgrep(
+      ctx,
+      target.root,
+      [...RG_BASE, '--files', '--', ...(target.rel === '.' ? [] : [target.rel])],
+      MAX_LISTED,
+    );
+    if (listed.exitCode === 2 && listed.lines.length === 0) throw new Error(listed.stderr || 'ripgrep failed');
+    const prefix = target.rel === '.' ? '' : `${target.rel}/`;
     const found: string[] = [];
     let capped = false;
-    for await (const file of walkFiles(dir, { root, signal: ctx.signal, onProgress: () => ctx.heartbeat() })) {
-      if (!re.test(file.rel)) continue;
+    for (const line of listed.lines) {
+      const shown = shownPath(line);
+      if (!matches(shown.slice(prefix.length))) continue;
       if (found.length === maxResults) {
         capped = true;
         break;
       }
-      found.push(relativeToWorkspace(root, path.join(dir, file.rel)));
+      found.push(shown);
     }
     if (found.length === 0) return `No files match "${pattern}" in ${userPath}.`;
     const marker = capped ? `\n[… results capped at ${maxResults}; narrow the pattern or path to see more …]` : '';

@@ -4,6 +4,15 @@ import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { ToolContext, ToolDefinition, ToolOutput } from '../../activities/tools/define-tool';
+import { detectSandbox } from '../../activities/sandbox/detect';
+import type { Sandbox } from '../../activities/sandbox/sandbox';
+
+let sandbox: Promise<Sandbox> | undefined;
+/** The sandbox a worker on this machine would detect (probed once per test file). */
+export function testSandbox(): Promise<Sandbox> {
+  sandbox ??= detectSandbox({ workspaceRoot: os.tmpdir() });
+  return sandbox;
+}
 
 /** A ToolContext plus the handles a test needs around it. */
 export interface TestToolContext {
@@ -40,6 +49,7 @@ export async function makeToolContext(overrides: Partial<ToolContext> = {}): Pro
     idempotencyKey: 'test-idempotency-key',
     runId: 'test-run',
     toolCallId: 'test-call',
+    sandbox: await testSandbox(),
     ...overrides,
   };
   const cleanup = async () => {

@@ -1,0 +1,134 @@
+// The sandbox every workspace tool that runs a program goes through (bash, grep, glob): bubblewrap around the call, or,
+// where the operator chose it, no sandbox at all. A worker without one refuses those tools (docs/SECURITY.md).
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import {
+  bwrapArgs,
+  DEFAULT_SANDBOX_LIMITS,
+  SANDBOX_ENV,
+  SANDBOX_RG,
+  SANDBOX_WORKSPACE,
+  type SandboxLimits,
+} from './bwrap-args';
+import { runProcess, type CommandResult } from './run-process';
+
+/** How this worker runs sandboxed calls. */
+export type SandboxState =
+  | { kind: 'bwrap'; bwrap: string; rg?: string; uidBase?: number }
+  | { kind: 'unsafe'; rg?: string }
+  | { kind: 'unavailable'; reason: string };
+
+/** A workspace tool was asked to run where no sandbox can start (and the operator did not switch the sandbox off). */
+export class SandboxUnavailableError extends Error {
+  override readonly name = 'SandboxUnavailableError';
+  constructor(reason: string) {
+    super(
+      `This worker cannot run workspace tools: no sandbox can start (${reason}). Install bubblewrap and ripgrep ` +
+        '(scripts/ensure-deps does), or, only where every agent is trusted, set AGIO_UNSAFE_NO_SANDBOX=1.',
+    );
+  }
+}
+
+/** One call in the sandbox. */
+export interface SandboxCall {
+  /** Real path of the run's workspace on the worker. */
+  workspace: string;
+  writable: boolean;
+  /** Share the worker's network (default off). */
+  network?: boolean;
+  timeoutMs: number;
+  signal: AbortSignal;
+  heartbeat: () => void;
+  outputLimit: number;
+  keep?: 'headTail' | 'head';
+  stdoutOnly?: boolean;
+}
+
+/** Runs programs over a run's workspace, confined by bubblewrap (or not at all in unsafe mode). */
+export class Sandbox {
+  constructor(
+    readonly state: SandboxState,
+    readonly limits: SandboxLimits = DEFAULT_SANDBOX_LIMITS,
+  ) {}
+
+  /** Where a sandboxed program sees the workspace (its working directory). */
+  workspaceDir(workspace: string): string {
+    return this.state.kind === 'bwrap' ? SANDBOX_WORKSPACE : workspace;
+  }
+
+  /** The ripgrep a sandboxed program runs; throws when the worker has none. */
+  rg(): string {
+    this.check();
+    const state = this.state as Exclude<SandboxState, { kind: 'unavailable' }>;
+    if (!state.rg) throw new Error('ripgrep (rg) is not installed on this worker: install the Debian package ripgrep.');
+    return state.kind === 'bwrap' ? SANDBOX_RG : state.rg;
+  }
+
+  /** Throws SandboxUnavailableError when no sandbox can start here. */
+  check(): void {
+    if (this.state.kind === 'unavailable') throw new SandboxUnavailableError(this.state.reason);
+  }
+
+  /** Runs `argv` over the workspace: in bubblewrap with the limits, or (unsafe mode) as a plain child process. */
+  async run(argv: string[], call: SandboxCall): Promise<CommandResult & { stderr: string }> {
+    this.check();
+    const state = this.state as Exclude<SandboxState, { kind: 'unavailable' }>;
+    const opts = {
+      timeoutMs: call.timeoutMs,
+      signal: call.signal,
+      heartbeat: call.heartbeat,
+      outputLimit: call.outputLimit,
+      keep: call.keep,
+      stdoutOnly: call.stdoutOnly,
+    };
+    if (state.kind === 'unsafe') {
+      const env = { ...SANDBOX_ENV, PATH: process.env.PATH || SANDBOX_ENV.PATH, HOME: call.workspace };
+      return runProcess(argv[0], argv.slice(1), { ...opts, spawn: { cwd: call.workspace, env } });
+    }
+    const slot = state.uidBase === undefined ? undefined : this.takeSlot();
+    try {
+      const runAs = slot === undefined ? undefined : state.uidBase! + slot;
+      if (runAs !== undefined) await handOver(call.workspace, runAs);
+      const mount = {
+        workspace: call.workspace,
+        writable: call.writable,
+        network: call.network ?? false,
+        rg: state.rg,
+      };
+      // bwrap itself gets no environment: its pid 1 in the sandbox is readable there (/proc/1/environ).
+      return await runProcess(state.bwrap, bwrapArgs({ ...mount, runAs }, this.limits, argv), {
+        ...opts,
+        spawn: { env: {}, cwd: '/' },
+      });
+    } finally {
+      if (slot !== undefined) this.slots.delete(slot);
+    }
+  }
+
+  private readonly slots = new Set<number>();
+
+  /** A root worker's calls each run as their own uid (base + slot), so one call's processes never count against another's. */
+  private takeSlot(): number {
+    let slot = 0;
+    while (this.slots.has(slot)) slot++;
+    this.slots.add(slot);
+    return slot;
+  }
+}
+
+/**
+ * Gives a root worker's workspace to the call's user, so the unprivileged sandbox can write what the worker synced
+ * (the worker, as root, still reads and commits everything).
+ */
+async function handOver(dir: string, uid: number): Promise<void> {
+  const gid = uid;
+  const visit = async (p: string): Promise<void> => {
+    const stat = await fs.lstat(p).catch(() => undefined);
+    if (!stat) return;
+    if (stat.uid !== uid || stat.gid !== gid) await fs.lchown(p, uid, gid).catch(() => undefined);
+    if (!stat.isDirectory()) return;
+    const names = await fs.readdir(p).catch(() => [] as string[]);
+    for (const name of names) await visit(path.join(p, name));
+  };
+  await visit(dir);
+}
