@@ -34,6 +34,11 @@ RUN npm run build
 FROM node:20-bookworm-slim AS runtime
 WORKDIR /app
 
+# bash, grep and glob run in bubblewrap and use ripgrep (docs/SECURITY.md). The worker's container must allow user
+# namespaces (Docker's default seccomp profile refuses them: run it with a profile that allows unshare/clone of
+# namespaces); where none can start, those tools refuse to run.
+RUN apt-get update && apt-get install -y --no-install-recommends bubblewrap ripgrep && rm -rf /var/lib/apt/lists/*
+
 # TEMPORAL_ADDRESS    Temporal frontend (host:port); docker-compose.yml sets temporal:7233.
 # TEMPORAL_NAMESPACE  Temporal namespace for runs.
 # AGIO_TASK_QUEUE     task queue shared by the worker and the bridge.
