@@ -98,7 +98,7 @@ export const MAX_MODEL_HEARTBEAT_INTERVAL_MS = 4000;
 /**
  * How often a model call heartbeats: its heartbeat timeout less 2 s, or half of it if that is more (a beat that is late
  * by a stalled event loop or a slow network does not time the call out), between one second and
- * {@link MAX_MODEL_HEARTBEAT_INTERVAL_MS}. With the default 6 s timeout that is a beat every 4 s (8 for a 30 s call)
+ * {@link MAX_MODEL_HEARTBEAT_INTERVAL_MS}. With the default 9 s timeout that is a beat every 4 s (7 or 8 for a 30 s call)
  * instead of one a second; each beat is a server call, and a billed action on Temporal Cloud.
  */
 export function heartbeatIntervalMs(heartbeatTimeoutMs: number | undefined): number {

@@ -56,11 +56,11 @@ export const RunLimits = z.object({
   /**
    * How long a model call may go without a heartbeat before Temporal retries it elsewhere: a call lost with its worker
    * starts again on another one after about this long (plus a second's retry delay). The call heartbeats every 4 s,
-   * or more often under a shorter timeout (activities/model.ts, heartbeatIntervalMs). 20 s by default: with 200 runs
-   * streaming on two cores a 6 s timeout timed calls out while their workers lived, and a retried call timed out
-   * again (tests/faults/many-runs). Set 6 s for failover within about 7 s where workers are not saturated.
+   * or more often under a shorter timeout (activities/model.ts, heartbeatIntervalMs). 9 s by default: failover within
+   * about 9 s (tests/faults/model-heartbeats), with 5 s of room for a beat held up by a busy event loop (a 6 s timeout,
+   * 2 s of room, timed calls out while their workers lived with 200 runs streaming on two cores: tests/faults/many-runs).
    */
-  modelHeartbeatTimeoutMs: z.number().int().positive().default(20_000),
+  modelHeartbeatTimeoutMs: z.number().int().positive().default(9_000),
   /**
    * How long a model call may go without a chunk (before the first one too) before the attempt is given up as stalled
    * and retried. Its heartbeat proves the worker alive, not the stream moving; this catches the stream.
