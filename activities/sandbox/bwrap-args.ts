@@ -102,6 +102,8 @@ export function bwrapArgs(mount: SandboxMount, limits: SandboxLimits, argv: stri
     '/proc',
     '--dev',
     '/dev',
+    '--perms',
+    '1777',
     '--size',
     String(limits.fileSizeBytes),
     '--tmpfs',

@@ -11,6 +11,26 @@ export const UNSAFE_NO_SANDBOX_ENV = 'AGIO_UNSAFE_NO_SANDBOX';
 /** The first uid of a root worker's sandboxes (default 200000): each call runs as its own uid from there. */
 export const SANDBOX_UID_ENV = 'AGIO_SANDBOX_UID';
 
+/** Environment variables that change the sandbox's limits (whole numbers). */
+const LIMIT_ENV: Record<string, (n: number) => Partial<SandboxLimits>> = {
+  AGIO_SANDBOX_CPU_SECONDS: (n) => ({ cpuSeconds: n }),
+  AGIO_SANDBOX_MEMORY_MB: (n) => ({ memoryBytes: n * 1024 ** 2 }),
+  AGIO_SANDBOX_PROCESSES: (n) => ({ processes: n }),
+  AGIO_SANDBOX_FILE_SIZE_MB: (n) => ({ fileSizeBytes: n * 1024 ** 2 }),
+};
+
+/** The limits the environment sets (AGIO_SANDBOX_CPU_SECONDS, _MEMORY_MB, _PROCESSES, _FILE_SIZE_MB). */
+export function limitsFromEnv(env: NodeJS.ProcessEnv): Partial<SandboxLimits> {
+  const limits: Partial<SandboxLimits> = {};
+  for (const [name, set] of Object.entries(LIMIT_ENV)) {
+    const value = env[name];
+    if (value === undefined || value === '') continue;
+    if (!/^[1-9]\d*$/.test(value)) throw new Error(`${name} must be a positive whole number, not "${value}"`);
+    Object.assign(limits, set(Number(value)));
+  }
+  return limits;
+}
+
 /** Options of {@link detectSandbox}. */
 export interface DetectOptions {
   /** A directory the probe binds as the workspace (the worker's workspace root): it must be reachable. */
@@ -37,7 +57,7 @@ async function which(name: string, env: NodeJS.ProcessEnv): Promise<string | und
 /** Probes bubblewrap once (a `true` in a full sandbox over the workspace root) and returns the worker's sandbox. */
 export async function detectSandbox(opts: DetectOptions): Promise<Sandbox> {
   const env = opts.env ?? process.env;
-  const limits = { ...DEFAULT_SANDBOX_LIMITS, ...opts.limits };
+  const limits = { ...DEFAULT_SANDBOX_LIMITS, ...limitsFromEnv(env), ...opts.limits };
   const rg = await which('rg', env);
   if (env[UNSAFE_NO_SANDBOX_ENV] === '1') return new Sandbox({ kind: 'unsafe', rg }, limits);
   const bwrap = await which('bwrap', env);
