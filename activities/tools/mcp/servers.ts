@@ -1,6 +1,7 @@
 // The worker's MCP servers: connected and listed at start, their tools turned into worker tools, and their
 // connections kept — one per worker for `lifetime: worker`, one per run (closed when idle) for `lifetime: run`.
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
+import { Context } from '@temporalio/activity';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -76,6 +77,28 @@ export async function startMcpServers(configs: McpServerConfigInput[]): Promise<
   }
 }
 
+/** A call that failed in the MCP server: its name and a short cause, nothing of the worker's machine. */
+export class McpServerError extends Error {
+  /** The error's type, as the run shows it. */
+  readonly type = 'McpServerFailed';
+  constructor(
+    readonly server: string,
+    cause: string,
+  ) {
+    super(`MCP server "${server}" ${cause}`);
+    this.name = 'McpServerError';
+  }
+}
+
+/** The activity's logger when there is one (the worker's log), else stderr. */
+function workerLog(message: string): void {
+  try {
+    Context.current().log.warn(message);
+  } catch {
+    console.warn(message);
+  }
+}
+
 /** One open (or opening) connection and the calls using it. */
 interface Slot {
   connection: Promise<McpConnection>;
@@ -108,7 +131,11 @@ export class ServerPool {
     }
   }
 
-  /** Calls a tool for a run: with the activity's cancellation signal, heartbeating on the server's progress. */
+  /**
+   * Calls a tool for a run: with the activity's cancellation signal, heartbeating on the server's progress. A server
+   * that cannot start or dies fails the call with a short {@link McpServerError}: its command line, paths and stderr
+   * go to the worker's log only, never into the run (the model, the run's events, the API).
+   */
   async call(tool: string, args: Record<string, unknown>, ctx: ToolContext): Promise<ToolOutput> {
     const key = this.config.lifetime === 'run' ? ctx.runId : SHARED;
     const slot = await this.acquire(key, ctx.workspace);
@@ -120,12 +147,21 @@ export class ServerPool {
         return toolOutputOf(await connection.client.callTool({ name: tool, arguments: args }, undefined, options));
       } catch (err) {
         if (ctx.signal.aborted) throw err;
-        const stderr = connection.closed ? stderrNote(connection.stderrTail()) : '';
-        throw new Error(`MCP server "${this.config.name}": ${causeOf(err)}${stderr}`);
+        if (!connection.closed) throw new McpServerError(this.config.name, `failed: ${causeOf(err)}`);
+        throw this.failure(
+          'stopped during the call',
+          `${describeServer(this.config)}: ${causeOf(err)}${stderrNote(connection.stderrTail())}`,
+        );
       }
     } finally {
       this.release(key, slot);
     }
+  }
+
+  /** Logs what went wrong in full for the operator, and returns the short error the run sees. */
+  private failure(what: string, details: string): McpServerError {
+    workerLog(`MCP server "${this.config.name}" ${what}: ${details}`);
+    return new McpServerError(this.config.name, `${what} (the worker's log has the details)`);
   }
 
   /** Closes every connection; later calls fail. */
@@ -152,7 +188,7 @@ export class ServerPool {
       if (!(connection instanceof Error) && !connection.closed) return slot;
       slot.inFlight--;
       if (this.slots.get(key) === slot) this.slots.delete(key);
-      if (connection instanceof Error) throw connection;
+      if (connection instanceof Error) throw this.failure('could not start', connection.message);
     }
   }
 
