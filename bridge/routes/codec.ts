@@ -48,9 +48,10 @@ export const codecRoutes: Routes = (app, ctx) => {
   const links = new StreamTokens(ctx.opts.streamTokenSecret, CODEC_LINK_TTL_MS);
 
   const run = async (op: 'encode' | 'decode', req: FastifyRequest) => {
-    // X-Namespace (or the path) names the namespace the UI shows: this bridge's keys are for its own only.
+    // X-Namespace (or the path) names the namespace the UI shows: this bridge's keys are for its own only. The Temporal
+    // CLI sends an empty one when given no --namespace.
     const asked = (req.params as { namespace?: string }).namespace ?? req.headers['x-namespace'];
-    if (asked !== undefined && asked !== namespace)
+    if (asked && asked !== namespace)
       throw new HttpError(400, 'wrong_namespace', `this codec serves namespace "${namespace}", not "${String(asked)}"`);
     const payloads = CodecBody.parse(req.body ?? {}).payloads.map(fromJson);
     try {

@@ -3,12 +3,16 @@
 // replay-check replays it, and the bridge's codec endpoint decodes its payloads for an admin and nobody else.
 import type { Payload } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { promisify } from 'node:util';
 import { replayCheckCommand } from '../../cli/replay-check';
 import { payloadCodecFromEnv } from '../../config/codec-keys';
 import type { AesGcmPayloadCodec } from '../../config/payload-codec';
 import { defineAgent } from '../../common';
+import { findBinary } from '../../devkit/install-binary';
 import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
+import { TEMPORAL_CLI } from '../../devkit/temporal-server';
 import { testTools } from '../fixtures/test-tools';
 import { request } from '../helpers/bridge';
 import { testClient } from '../helpers/temporal';
@@ -119,6 +123,19 @@ describe('payload codec', () => {
     const encoded = await request(`${bed.bridge.url}/codec/encode`, { body: { payloads: plain }, token: 'ops-token' });
     const again = await request(url, { body: encoded.body, token: 'ops-token' });
     expect(again.body.payloads).toEqual(plain);
+  });
+
+  it('lets the Temporal CLI show the run decoded through the endpoint (--codec-endpoint, --codec-auth)', async () => {
+    const show = async (...codec: string[]) => {
+      const args = ['workflow', 'show', '--address', testEnv('temporalAddress'), '--workflow-id', runId, '-o', 'json'];
+      const { stdout } = await promisify(execFile)(findBinary(TEMPORAL_CLI)!, [...args, ...codec], { timeout: 30_000 });
+      // Its JSON keeps payload data in base64: what the payloads say, in clear when they were decoded.
+      return [...stdout.matchAll(/"data": "([A-Za-z0-9+/=]*)"/g)].map((m) => Buffer.from(m[1], 'base64')).join('\n');
+    };
+    expect(await show()).not.toContain('vault combination');
+    const decoded = await show('--codec-endpoint', `${bed.bridge.url}/codec`, '--codec-auth', 'Bearer ops-token');
+    expect(decoded).toContain('vault combination');
+    expect(decoded).toContain(ANSWER);
   });
 
   it('gives the Web UI a codec link that decodes without a bearer token, and refuses a forged one', async () => {
