@@ -213,6 +213,8 @@ export const RunMemo = z.object({
   agent: z.string(),
   rootRunId: z.string().optional(),
   fingerprint: z.string().optional(),
+  /** A nested run that keeps its own event log (see RunContext.ownLogs): readers read its events there. */
+  ownLog: z.literal(true).optional(),
 });
 /** The memo stored on every run. */
 export type RunMemo = z.infer<typeof RunMemo>;

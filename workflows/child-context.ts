@@ -100,9 +100,12 @@ function childTokenLimit(
   return limits.length ? { maxTotalTokens: Math.min(...limits) } : {};
 }
 
-/** The memo of a nested run: the bridge scopes it to its tenant and finds its root's event log through it. */
+/**
+ * The memo of a nested run: the bridge scopes it to its tenant, and finds through it where its events are (its own
+ * log, or its root's).
+ */
 export function nestedRunMemo(child: RunContext, agent: string): RunMemo {
-  return { tenant: child.tenant, agent, rootRunId: child.rootRunId };
+  return { tenant: child.tenant, agent, rootRunId: child.rootRunId, ...(child.ownLogs ? { ownLog: true } : {}) };
 }
 
 /**
