@@ -1,9 +1,8 @@
 // The `file_read` tool: reads a text file in the workspace as numbered lines (like `cat -n`), a window
 // at a time.
-import { promises as fs } from 'node:fs';
 import { z } from 'zod';
 import { defineTool } from './define-tool';
-import { resolveInWorkspace } from './workspace';
+import { openInWorkspace } from './safe-open';
 
 const DEFAULT_LIMIT = 2000;
 const MAX_LINE_CHARS = 2000;
@@ -23,10 +22,14 @@ export const fileReadTool = defineTool({
   // Reads the workspace and returns: no round trip through the server (a local activity).
   quick: true,
   async execute({ path: userPath, offset = 1, limit = DEFAULT_LIMIT }, ctx) {
-    const file = await resolveInWorkspace(ctx.workspace, userPath, { mustExist: true });
-    const stat = await fs.stat(file);
-    if (stat.isDirectory()) throw new Error(`"${userPath}" is a directory, not a file; use ls to list it.`);
-    const buf = await fs.readFile(file);
+    const { handle, stat } = await openInWorkspace(ctx.workspace, userPath);
+    let buf: Buffer;
+    try {
+      if (stat.isDirectory()) throw new Error(`"${userPath}" is a directory, not a file; use ls to list it.`);
+      buf = await handle.readFile();
+    } finally {
+      await handle.close();
+    }
     if (buf.subarray(0, 8192).includes(0))
       throw new Error(`"${userPath}" looks like a binary file (${buf.length} bytes); file_read reads text only.`);
     const text = buf.toString('utf8');

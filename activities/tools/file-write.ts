@@ -1,9 +1,7 @@
 // The `file_write` tool: creates or overwrites a file in the workspace, creating parent directories.
-import { promises as fs } from 'node:fs';
-import * as path from 'node:path';
 import { z } from 'zod';
 import { defineTool } from './define-tool';
-import { resolveInWorkspace } from './workspace';
+import { openInWorkspace, replaceContent } from './safe-open';
 
 /** Writes `content` to a workspace file (mkdir -p of its parent) and reports the bytes written. */
 export const fileWriteTool = defineTool({
@@ -17,14 +15,17 @@ export const fileWriteTool = defineTool({
   idempotent: true,
   workspace: 'write',
   async execute({ path: userPath, content }, ctx) {
-    const file = await resolveInWorkspace(ctx.workspace, userPath);
-    const existing = await fs.stat(file).catch(() => undefined);
-    if (existing?.isDirectory()) throw new Error(`"${userPath}" is a directory; give a file path.`);
-    await fs.mkdir(path.dirname(file), { recursive: true });
-    // Re-check after mkdir, in case a symlink was swapped into the path meanwhile.
-    await resolveInWorkspace(ctx.workspace, userPath);
+    const { handle } = await openInWorkspace(ctx.workspace, userPath, { mode: 'write', create: true }).catch((err) => {
+      if ((err as NodeJS.ErrnoException).code === 'EISDIR')
+        throw new Error(`"${userPath}" is a directory; give a file path.`);
+      throw err;
+    });
     const bytes = Buffer.byteLength(content, 'utf8');
-    await fs.writeFile(file, content, 'utf8');
+    try {
+      await replaceContent(handle, content);
+    } finally {
+      await handle.close();
+    }
     return { content: `Wrote ${bytes} bytes to ${userPath}.`, metadata: { bytes } };
   },
 });

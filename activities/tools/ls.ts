@@ -3,7 +3,7 @@ import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { defineTool } from './define-tool';
-import { resolveInWorkspace } from './workspace';
+import { openInWorkspace } from './safe-open';
 
 const MAX_ENTRIES = 1000;
 
@@ -19,10 +19,15 @@ export const lsTool = defineTool({
   // Reads the workspace and returns: no round trip through the server (a local activity).
   quick: true,
   async execute({ path: userPath = '.' }, ctx) {
-    const dir = await resolveInWorkspace(ctx.workspace, userPath, { mustExist: true });
-    if (!(await fs.stat(dir)).isDirectory())
-      throw new Error(`"${userPath}" is a file, not a directory; use file_read to read it.`);
-    const entries = await fs.readdir(dir, { withFileTypes: true });
+    const { handle, stat, real: dir } = await openInWorkspace(ctx.workspace, userPath);
+    let entries;
+    try {
+      if (!stat.isDirectory()) throw new Error(`"${userPath}" is a file, not a directory; use file_read to read it.`);
+      // Listed through the checked descriptor: a directory swapped for a link meanwhile is not what is read.
+      entries = await fs.readdir(`/proc/self/fd/${handle.fd}`, { withFileTypes: true });
+    } finally {
+      await handle.close();
+    }
     const names = await Promise.all(
       entries.map(async (e) => {
         let isDir = e.isDirectory();
