@@ -10,6 +10,7 @@ import { freePort, isPortFree } from './free-port';
 import { findOrInstallBinary, type BinarySpec } from './install-binary';
 import { POSTGRES_PASSWORD, POSTGRES_USER, type PostgresServer } from './postgresql-server';
 import { startSupervised } from './supervised-process';
+import { temporalServerConfig, type TemporalServicePorts } from './temporal-config';
 import { TEMPORAL_SERVER, waitForTemporal } from './temporal-server';
 
 const run = promisify(execFile);
@@ -131,7 +132,7 @@ async function membershipPort(): Promise<number> {
 /** The server's config: the module's development-postgres12.yaml, on loopback ports, four history shards. */
 function serverConfig(o: {
   postgresPort: number;
-  ports: { frontend: number; http: number; matching: number; history: number; worker: number };
+  ports: TemporalServicePorts;
   membership: number[];
   dynamicConfigFile: string;
 }): string {
@@ -146,35 +147,17 @@ function serverConfig(o: {
         maxConns: ${maxConns}
         maxIdleConns: ${maxConns}
         maxConnLifetime: 1h`;
-  const names = ['frontend', 'matching', 'history', 'worker'] as const;
-  const services = names
-    .map(
-      (name, i) => `
-  ${name}:
-    rpc: { grpcPort: ${o.ports[name]}, membershipPort: ${o.membership[i]}, bindOnIP: 127.0.0.1${name === 'frontend' ? `, httpPort: ${o.ports.http}` : ''} }`,
-    )
-    .join('');
-  return `log:
-  stdout: true
-  level: error
-persistence:
-  defaultStore: postgres-default
+  const persistence = `  defaultStore: postgres-default
   visibilityStore: postgres-visibility
   numHistoryShards: 4
   datastores:
     postgres-default:${store('temporal', 20)}
-    postgres-visibility:${store('temporal_visibility', 4)}
-global:
-  membership: { maxJoinDuration: 30s, broadcastAddress: 127.0.0.1 }
-services:${services}
-clusterMetadata:
-  enableGlobalNamespace: false
-  failoverVersionIncrement: 10
-  masterClusterName: active
-  currentClusterName: active
-  clusterInformation:
-    active: { enabled: true, initialFailoverVersion: 1, rpcName: frontend, rpcAddress: "127.0.0.1:${o.ports.frontend}", httpAddress: "127.0.0.1:${o.ports.http}" }
-dcRedirectionPolicy: { policy: noop }
-dynamicConfigClient: { filepath: ${JSON.stringify(o.dynamicConfigFile)}, pollInterval: 10s }
-`;
+    postgres-visibility:${store('temporal_visibility', 4)}`;
+  const [frontend, matching, history, worker] = o.membership;
+  return temporalServerConfig({
+    persistence,
+    ports: o.ports,
+    membership: { frontend, matching, history, worker },
+    dynamicConfigFile: o.dynamicConfigFile,
+  });
 }

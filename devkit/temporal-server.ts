@@ -11,6 +11,7 @@ import { dynamicConfigArgs, dynamicConfigValues, dynamicConfigYaml } from './dyn
 import { freePort, isPortFree, waitUntil } from './free-port';
 import { startSupervised, type SupervisedProcess } from './supervised-process';
 import { RunSearchAttributes } from '../common/search-attributes';
+import { temporalServerConfig, type TemporalMembershipPorts, type TemporalServicePorts } from './temporal-config';
 
 /**
  * The Temporal server at the version Agio pins (README, "The two commands"). 1.32 is the first release Agio can use: pinned runs move to a
@@ -108,8 +109,8 @@ export async function startTemporalDevServer(opts: TemporalDevServerOptions = {}
   };
 }
 
-type Ports = { frontend: number; http: number; matching: number; history: number; worker: number };
-type MembershipPorts = Omit<Ports, 'http'>;
+type Ports = TemporalServicePorts;
+type MembershipPorts = TemporalMembershipPorts;
 
 /**
  * The services' ports. A server started again on the same database gets the ports it had when they are still free: its
@@ -161,7 +162,11 @@ function serverConfig(o: {
   membership: MembershipPorts;
   dynamicConfigFile: string;
 }): string {
-  const store = `
+  const persistence = `  defaultStore: sqlite
+  visibilityStore: sqlite
+  numHistoryShards: 1
+  datastores:
+    sqlite:
       sql:
         pluginName: sqlite
         databaseName: ${JSON.stringify(o.dbFilename)}
@@ -170,31 +175,12 @@ function serverConfig(o: {
         connectAttributes: { cache: private, setup: "true", journal_mode: wal, synchronous: "1" }
         maxConns: 1
         maxIdleConns: 1`;
-  const service = (name: keyof MembershipPorts) => `
-  ${name}:
-    rpc: { grpcPort: ${o.ports[name]}, membershipPort: ${o.membership[name]}, bindOnIP: 127.0.0.1${name === 'frontend' ? `, httpPort: ${o.ports.http}` : ''} }`;
-  return `log:
-  stdout: true
-  level: error
-persistence:
-  defaultStore: sqlite
-  visibilityStore: sqlite
-  numHistoryShards: 1
-  datastores:
-    sqlite:${store}
-global:
-  membership: { maxJoinDuration: 30s, broadcastAddress: 127.0.0.1 }
-services:${service('frontend')}${service('matching')}${service('history')}${service('worker')}
-clusterMetadata:
-  enableGlobalNamespace: false
-  failoverVersionIncrement: 10
-  masterClusterName: active
-  currentClusterName: active
-  clusterInformation:
-    active: { enabled: true, initialFailoverVersion: 1, rpcName: frontend, rpcAddress: "127.0.0.1:${o.ports.frontend}", httpAddress: "127.0.0.1:${o.ports.http}" }
-dcRedirectionPolicy: { policy: noop }
-dynamicConfigClient: { filepath: ${JSON.stringify(o.dynamicConfigFile)}, pollInterval: 10s }
-`;
+  return temporalServerConfig({
+    persistence,
+    ports: o.ports,
+    membership: o.membership,
+    dynamicConfigFile: o.dynamicConfigFile,
+  });
 }
 
 /** Waits for the frontend, then registers the namespace and Agio's search attributes (both only once per database). */
