@@ -4,12 +4,16 @@ import type { IncomingMessage } from 'node:http';
 import { ZodError } from 'zod';
 import { InputTooLargeError } from '../client/agio-client';
 
-/** An error a route throws on purpose: status, stable code, message for the caller. */
+/** An error a route throws on purpose: status, stable code, message for the caller, and fields that say more. */
 export class HttpError extends Error {
   constructor(
     readonly status: number,
     readonly code: string,
     message: string,
+    /** Sent beside code and message (e.g. the `scope` a 403 lacks, the `limit` a 400 names). */
+    readonly details?: Record<string, unknown>,
+    /** Response headers (e.g. Retry-After on a 429). */
+    readonly headers?: Record<string, string>,
   ) {
     super(message);
     this.name = 'HttpError';
@@ -56,7 +60,8 @@ export function errorHandler(
   reply: FastifyReply,
 ): void | Promise<void> {
   if (err instanceof HttpError) {
-    void reply.status(err.status).send({ error: { code: err.code, message: err.message } });
+    if (err.headers) void reply.headers(err.headers);
+    void reply.status(err.status).send({ error: { code: err.code, message: err.message, ...err.details } });
     return;
   }
   if (err instanceof InputTooLargeError) {

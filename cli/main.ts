@@ -90,8 +90,8 @@ async function main(argv: string[]): Promise<number> {
     case 'resume':
       need(1, '<runId>');
       return printJson(
+        // Recorded as the token's identity (`by` is the bridge's to set).
         bridge.request('POST', `/runs/${encodeURIComponent(positionals[0])}/${command}`, {
-          by: `cli:${process.env.USER ?? 'operator'}`,
           ...(values.reason ? { reason: values.reason } : {}),
         }),
       );
@@ -106,7 +106,6 @@ async function main(argv: string[]): Promise<number> {
           'POST',
           `/runs/${encodeURIComponent(positionals[0])}/tool-calls/${encodeURIComponent(positionals[1])}/${command}`,
           {
-            by: `cli:${process.env.USER ?? 'operator'}`,
             ...(values.remember ? { remember: true } : {}),
             ...(values.reason ? { message: values.reason } : {}),
           },

@@ -26,7 +26,7 @@ import { startFingerprint, startIdempotent } from './idempotent-start';
 import { withModelSettings } from './model-settings';
 import { RunHandle } from './run-handle';
 import { RunLogs } from './run-log';
-import { listRuns, type ListRunsOptions, type RunPage } from './run-list';
+import { countRuns, listRuns, type ListRunsOptions, type RunPage } from './run-list';
 
 // Defined in modules of their own; re-exported here, where clients have always imported them.
 export { RunHandle } from './run-handle';
@@ -153,6 +153,11 @@ export class AgioClient {
   /** One page of a tenant's root runs, newest first (Temporal visibility; a just-started run may take a moment to show). */
   list(opts: ListRunsOptions = {}): Promise<RunPage> {
     return listRuns(this.temporal, opts);
+  }
+
+  /** How many of a tenant's root runs are in a status, e.g. RUNNING (visibility's count, which may lag a moment). */
+  count(opts: Pick<ListRunsOptions, 'tenant' | 'agent' | 'status'>): Promise<number> {
+    return countRuns(this.temporal, opts);
   }
 
   /** A handle to an existing run. */

@@ -132,3 +132,15 @@ export async function listRuns(client: Client, opts: ListRunsOptions = {}): Prom
   const next = response.nextPageToken?.length ? encodePageToken(query, response.nextPageToken) : undefined;
   return { runs, ...(next ? { nextPageToken: next } : {}) };
 }
+
+/** How many of a tenant's root runs are in a status (Temporal visibility's count; a just-started run may lag a moment). */
+export async function countRuns(
+  client: Client,
+  opts: Pick<ListRunsOptions, 'tenant' | 'agent' | 'status'>,
+): Promise<number> {
+  const response = await client.workflowService.countWorkflowExecutions({
+    namespace: client.options.namespace,
+    query: listQuery(opts),
+  });
+  return Number(response.count ?? 0);
+}

@@ -2,6 +2,7 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import type { AgioClient } from '../../client/agio-client';
+import type { TokenTable } from '../auth';
 import type { OpenStreams } from '../open-streams';
 import type { BridgeOptions } from '../options';
 import type { StreamHub } from '../stream-hub';
@@ -10,8 +11,8 @@ import type { StreamTokens } from '../stream-tokens';
 export interface BridgeContext {
   opts: BridgeOptions;
   agio: AgioClient;
-  /** token → tenant. */
-  tokens: Map<string, string>;
+  /** token → grant (tenant, identity, scopes). */
+  tokens: TokenTable;
   hub: StreamHub;
   /** The SSE responses being streamed, ended first when the bridge closes. */
   openStreams: OpenStreams;

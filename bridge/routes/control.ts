@@ -2,7 +2,7 @@
 // call (through the root, whichever run of the tree the URL names), and cancel.
 import { z } from 'zod';
 import { ErrorType } from '../../common/errors';
-import { tenantOf } from '../auth';
+import { callerOf, type Grant } from '../auth';
 import { HttpError } from '../errors';
 import { describeRun, rootRunIdOf } from '../runs';
 import { RunParams, type Routes } from './context';
@@ -17,6 +17,21 @@ const ToolCallParams = RunParams.extend({
 });
 const ControlBody = z.object({ reason: z.string().max(1000).optional(), by: z.string().max(200).optional() });
 
+/**
+ * Who acts: the token's identity. A body `by` naming someone else is refused (403), so a decision or a pause is never
+ * recorded under a name its sender does not hold; the same name is accepted, for callers that always sent one.
+ */
+function actorOf(caller: Grant, by: string | undefined): string {
+  if (by !== undefined && by !== caller.identity)
+    throw new HttpError(
+      403,
+      'forbidden',
+      `"by" is your token's identity ("${caller.identity}"): leave it out, the bridge records it for you`,
+      { by: caller.identity },
+    );
+  return caller.identity;
+}
+
 /** A pause refused by the run's validator (it is paused, or a pause is pending) is a 409; anything else is rethrown. */
 function refusedPause(err: unknown): never {
   const e = err as Error & { cause?: Error & { type?: string } };
@@ -28,13 +43,15 @@ function refusedPause(err: unknown): never {
 export const controlRoutes: Routes = (app, ctx) => {
   for (const action of ['pause', 'resume'] as const) {
     app.post(`/runs/:id/${action}`, async (req, reply) => {
-      const tenant = tenantOf(req, ctx.tokens);
+      const caller = callerOf(req, ctx.tokens, 'control');
+      const { tenant } = caller;
       const { id } = RunParams.parse(req.params);
       const body = ControlBody.parse(req.body ?? {});
+      const by = actorOf(caller, body.by);
       const description = await describeRun(ctx.agio.temporal, tenant, id);
       if (description.status.name !== 'RUNNING')
         throw new HttpError(409, 'run_not_running', `run "${id}" is ${description.status.name.toLowerCase()}`);
-      const request = { by: body.by ?? `api:${tenant}`, ...(body.reason ? { reason: body.reason } : {}) };
+      const request = { by, ...(body.reason ? { reason: body.reason } : {}) };
       const handle = ctx.agio.getHandle(id);
       // The update returns once the run is parked; a long activity may delay that, so answer 202 after a while.
       const done = action === 'pause' ? handle.pause(request) : handle.resume(request);
@@ -50,12 +67,13 @@ export const controlRoutes: Routes = (app, ctx) => {
 
   for (const decision of ['approve', 'deny'] as const) {
     app.post(`/runs/:id/tool-calls/:callId/${decision}`, async (req) => {
-      const tenant = tenantOf(req, ctx.tokens);
+      const caller = callerOf(req, ctx.tokens, 'decide');
+      const { tenant } = caller;
       const { id, callId } = ToolCallParams.parse(req.params);
       const body = DecisionBody.parse(req.body ?? {});
+      const by = actorOf(caller, body.by);
       // The owner of the call is found in the root's event log, whichever run of the tree the URL names.
       const run = ctx.agio.getHandle(rootRunIdOf(await describeRun(ctx.agio.temporal, tenant, id), id));
-      const by = body.by ?? `api:${tenant}`;
       try {
         return await (decision === 'approve'
           ? run.approve(callId, { remember: body.remember, by })
@@ -72,11 +90,13 @@ export const controlRoutes: Routes = (app, ctx) => {
   }
 
   app.post('/runs/:id/cancel', async (req, reply) => {
-    const tenant = tenantOf(req, ctx.tokens);
+    const { tenant, identity } = callerOf(req, ctx.tokens, 'control');
     const { id } = RunParams.parse(req.params);
     const description = await describeRun(ctx.agio.temporal, tenant, id);
     if (description.status.name !== 'RUNNING')
       throw new HttpError(409, 'run_not_running', `run "${id}" is ${description.status.name.toLowerCase()}`);
+    // Temporal's cancel carries no reason: the bridge's log says who asked.
+    req.log.info({ runId: id, by: identity }, 'cancel requested');
     await ctx.agio.getHandle(id).cancel();
     return reply.status(202).send({ runId: id, cancelRequested: true });
   });

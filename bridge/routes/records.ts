@@ -15,7 +15,7 @@ export const recordRoutes: Routes = (app, ctx) => {
   };
 
   app.get('/sessions/:id', async (req) => {
-    const tenant = tenantOf(req, ctx.tokens);
+    const tenant = tenantOf(req, ctx.tokens, 'read');
     const { id } = SessionParams.parse(req.params);
     const session = await stores().sessions.getSession(tenant, id);
     if (!session) throw new HttpError(404, 'session_not_found', `no session with id "${id}"`);
@@ -29,7 +29,7 @@ export const recordRoutes: Routes = (app, ctx) => {
   });
 
   app.get('/runs/:id/trace', async (req) => {
-    const tenant = tenantOf(req, ctx.tokens);
+    const tenant = tenantOf(req, ctx.tokens, 'read');
     const { id } = RunParams.parse(req.params);
     // A nested run's spans are part of its root's trace.
     const root = rootRunIdOf(await describeRun(ctx.agio.temporal, tenant, id), id);
@@ -39,7 +39,7 @@ export const recordRoutes: Routes = (app, ctx) => {
   });
 
   app.get('/runs/:id/citations', async (req) => {
-    const tenant = tenantOf(req, ctx.tokens);
+    const tenant = tenantOf(req, ctx.tokens, 'read');
     const { id } = RunParams.parse(req.params);
     await describeRun(ctx.agio.temporal, tenant, id);
     return { runId: id, citations: await stores().citations.listCitations(tenant, id) };

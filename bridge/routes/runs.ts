@@ -5,8 +5,10 @@ import { stateView } from '../../client/agio-client';
 import { BadPageTokenError, RUN_STATUSES } from '../../client/run-list';
 import { stateQuery } from '../../common/messages';
 import { agentView, agentsSourceView } from '../agents-view';
-import { tenantOf } from '../auth';
+import { callerOf, hasScope, tenantOf } from '../auth';
 import { HttpError } from '../errors';
+import { DEFAULT_MAX_RUNNING_RUNS_PER_TENANT, RunningRunsQuota } from '../quotas';
+import { refuseLimitRaise } from '../run-limits';
 import { describeRun, runStatus } from '../runs';
 import { StartRunBody, idempotencyKeyOf, refuseAllowRules, runIdForKey } from '../start-run';
 import { RunParams, type Routes } from './context';
@@ -31,8 +33,13 @@ const ListRunsQuery = z
   .strict();
 
 export const runRoutes: Routes = (app, ctx) => {
+  const running = new RunningRunsQuota(
+    (tenant) => ctx.agio.count({ tenant, status: 'RUNNING' }),
+    ctx.opts.maxRunningRunsPerTenant ?? DEFAULT_MAX_RUNNING_RUNS_PER_TENANT,
+  );
+
   app.get('/agents', async (req) => {
-    tenantOf(req, ctx.tokens);
+    tenantOf(req, ctx.tokens, 'read');
     // The agents file by its name only: its path would tell a caller about the machine (bridge/agents-view.ts).
     return {
       ...(ctx.opts.agentsSource ? { source: agentsSourceView(ctx.opts.agentsSource) } : {}),
@@ -41,15 +48,20 @@ export const runRoutes: Routes = (app, ctx) => {
   });
 
   app.post('/runs', async (req, reply) => {
-    const tenant = tenantOf(req, ctx.tokens);
+    const caller = callerOf(req, ctx.tokens, 'start');
+    const { tenant } = caller;
+    const admin = hasScope(caller, 'admin');
     const key = idempotencyKeyOf(req);
     const { agent, input, ...settings } = StartRunBody.parse(req.body ?? {});
-    refuseAllowRules(settings.permissions, ctx.opts.allowPermissionOverrides ?? false);
-    if (!ctx.agio.agents.find(agent))
-      throw new HttpError(404, 'unknown_agent', `unknown agent "${agent}"; GET /agents lists them`);
+    refuseAllowRules(settings.permissions, (ctx.opts.allowPermissionOverrides ?? false) || admin);
+    const spec = ctx.agio.agents.find(agent);
+    if (!spec) throw new HttpError(404, 'unknown_agent', `unknown agent "${agent}"; GET /agents lists them`);
+    refuseLimitRaise(spec, settings.limits, (ctx.opts.allowLimitRaise ?? false) || admin);
+    const release = await running.admit(tenant);
     const run = await ctx.agio
       .start(agent, input, { tenant, ...settings, ...(key ? { runId: runIdForKey(tenant, key) } : {}) })
       .catch((err: Error) => {
+        release();
         if (err.name !== 'IdempotencyConflictError') throw err;
         throw new HttpError(
           409,
@@ -58,14 +70,17 @@ export const runRoutes: Routes = (app, ctx) => {
         );
       });
     // A repeat of an earlier request (same key, same body): its run, as the first answer gave it.
-    if (!run.created) void reply.header('idempotent-replayed', 'true');
+    if (!run.created) {
+      release();
+      void reply.header('idempotent-replayed', 'true');
+    }
     return reply
       .status(run.created ? 201 : 200)
       .send({ runId: run.runId, links: { self: `/runs/${run.runId}`, events: `/runs/${run.runId}/events` } });
   });
 
   app.get('/runs', async (req) => {
-    const tenant = tenantOf(req, ctx.tokens);
+    const tenant = tenantOf(req, ctx.tokens, 'read');
     const query = ListRunsQuery.parse(req.query ?? {});
     try {
       return await ctx.agio.list({
@@ -82,13 +97,13 @@ export const runRoutes: Routes = (app, ctx) => {
   });
 
   app.get('/runs/:id', async (req) => {
-    const tenant = tenantOf(req, ctx.tokens);
+    const tenant = tenantOf(req, ctx.tokens, 'read');
     const { id } = RunParams.parse(req.params);
     return runStatus(ctx.agio.temporal, tenant, id);
   });
 
   app.get('/runs/:id/state', async (req) => {
-    const tenant = tenantOf(req, ctx.tokens);
+    const tenant = tenantOf(req, ctx.tokens, 'read');
     const { id } = RunParams.parse(req.params);
     const description = await describeRun(ctx.agio.temporal, tenant, id);
     return stateView(await ctx.agio.getHandle(id).workflow.query(stateQuery), description);
