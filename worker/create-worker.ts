@@ -9,6 +9,7 @@ import { AgentHealth, healthcheckedSubAgents } from '../activities/healthcheck';
 import type { ModelConfig, StepStreamSinkFactory } from '../activities/model';
 import type { ToolDefinition } from '../activities/tools/define-tool';
 import { builtinTools } from '../activities/tools/builtin';
+import { bashNetworkTool } from '../activities/tools/bash';
 import type { LiveLane } from '../live/lane';
 import { DEFAULT_DELTA_BUDGET, type DeltaBudget } from '../activities/step-stream';
 import { ToolRegistry } from '../activities/tools/registry';
@@ -55,6 +56,11 @@ export interface CreateWorkerOptions {
    * AGIO_UNSAFE_NO_SANDBOX=1). docs/SECURITY.md says what it stops.
    */
   sandbox?: Sandbox;
+  /**
+   * Also offer `bash_network`, bash with the worker's whole network (default: AGIO_SANDBOX_NETWORK_TOOL=1). Agents that
+   * list it reach anything the worker can, loopback included; agents with plain `bash` stay without network.
+   */
+  networkTool?: boolean;
   /** The most a run's workspace may hold when kept in the store (default 256 MiB in 10,000 files). */
   workspaceQuota?: Partial<WorkspaceQuota>;
   streamSink?: StepStreamSinkFactory;
@@ -138,6 +144,7 @@ async function createWithTools(opts: CreateWorkerOptions, mcp: McpTools): Promis
     : [createGetToolResultTool(stores.toolResults)];
   const tools = new ToolRegistry([
     ...(opts.builtinTools === false ? [] : builtinTools),
+    ...((opts.networkTool ?? process.env.AGIO_SANDBOX_NETWORK_TOOL === '1') ? [bashNetworkTool] : []),
     ...getToolResult,
     ...extra,
     ...mcp.tools,

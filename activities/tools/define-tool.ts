@@ -23,8 +23,6 @@ export interface ToolContext {
   maxOutputBytes?: number;
   /** Where tools that run programs (bash, grep, glob) run them: the worker's sandbox. */
   sandbox?: Sandbox;
-  /** Whether the run's agent allows its sandboxed tools the network (default off). */
-  network?: boolean;
 }
 
 /** The context's sandbox; a tool that runs programs refuses without one. */

@@ -2,7 +2,9 @@
 // command started (setsid included), the output cap, and no environment of the worker's.
 import { promises as fs } from 'node:fs';
 import * as path from 'node:path';
-import { bashTool } from '../../../activities/tools/bash';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { bashNetworkTool, bashTool } from '../../../activities/tools/bash';
 import { Sandbox, SandboxUnavailableError } from '../../../activities/sandbox/sandbox';
 import { callTool, makeToolContext, type TestToolContext } from '../../helpers/tool-context';
 import { noProcessesWith, processesWith } from '../../helpers/processes';
@@ -94,4 +96,17 @@ test('refuses to run where no sandbox can start', async () => {
   await expect(callTool(bashTool, { command: 'id' }, { ...t.ctx, sandbox: undefined })).rejects.toThrow(
     /cannot run workspace tools/,
   );
+});
+
+test("bash has no network; bash_network shares the worker's (loopback included)", async () => {
+  const server = http.createServer((_req, res) => res.end('answered'));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const { port } = server.address() as AddressInfo;
+    const command = `(exec 3<>/dev/tcp/127.0.0.1/${port} && printf 'GET / HTTP/1.0\\r\\n\\r\\n' >&3 && cat <&3) 2>&1`;
+    expect((await bash(command)).content).toMatch(/Connection refused/);
+    expect((await callTool(bashNetworkTool, { command }, t.ctx)).content).toContain('answered');
+  } finally {
+    await new Promise((resolve) => server.close(resolve));
+  }
 });
