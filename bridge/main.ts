@@ -46,6 +46,9 @@ async function main(): Promise<void> {
     ...(env.AGIO_STREAM_TOKEN_SECRET ? { streamTokenSecret: env.AGIO_STREAM_TOKEN_SECRET } : {}),
     logger: true,
     allowPermissionOverrides: env.AGIO_ALLOW_PERMISSION_OVERRIDES === 'true',
+    allowLimitRaise: env.AGIO_ALLOW_LIMIT_RAISE === 'true',
+    maxRunningRunsPerTenant: env.AGIO_MAX_RUNNING_RUNS_PER_TENANT,
+    maxStreamsPerTenant: env.AGIO_MAX_STREAMS_PER_TENANT,
   });
   const url = await app.listen({ host, port: Number(process.env.PORT ?? 8080) });
   console.log(`agio bridge: ${url} (Temporal ${temporal.address}), answering Host ${allowedHosts.join(', ')}`);

@@ -34,6 +34,12 @@ export const AgioEnv = z.object({
   AGIO_STREAM_TOKEN_SECRET: optionalString,
   /** Whether POST /runs may send `allow` rules, which skip approvals the agent's author asked for (default: only deny and ask). */
   AGIO_ALLOW_PERMISSION_OVERRIDES: z.preprocess(emptyToUndefined, z.enum(['true', 'false']).default('false')),
+  /** Whether POST /runs may raise a run's limits above its agent's own from any start token (default: only admin tokens). */
+  AGIO_ALLOW_LIMIT_RAISE: z.preprocess(emptyToUndefined, z.enum(['true', 'false']).default('false')),
+  /** Running root runs one tenant may have before POST /runs answers 429 (default 500; 0: no cap). */
+  AGIO_MAX_RUNNING_RUNS_PER_TENANT: z.preprocess(emptyToUndefined, z.coerce.number().int().nonnegative().optional()),
+  /** Open event streams one tenant may have on one bridge before another answers 429 (default 500; 0: no cap). */
+  AGIO_MAX_STREAMS_PER_TENANT: z.preprocess(emptyToUndefined, z.coerce.number().int().nonnegative().optional()),
   /**
    * Keys of the payload codec that encrypts what runs put in Temporal history (AES-256-GCM): `id:base64key,…`, each key
    * 32 bytes. Unset: no codec, payloads are plain JSON. Every worker, bridge and CLI of a namespace needs the same keys.
