@@ -28,9 +28,9 @@ export interface BridgeOptions {
    * them; others get 400 limit_above_agent).
    */
   allowLimitRaise?: boolean;
-  /** Running root runs a tenant may have before POST /runs answers 429 (default 100; 0: no cap). */
+  /** Running root runs a tenant may have before POST /runs answers 429 (default 500; 0: no cap). */
   maxRunningRunsPerTenant?: number;
-  /** Open event streams a tenant may have on this bridge before GET /runs/:id/events answers 429 (default 100; 0: no cap). */
+  /** Open event streams a tenant may have on this bridge before GET /runs/:id/events answers 429 (default 500; 0: no cap). */
   maxStreamsPerTenant?: number;
   /**
    * Origins whose pages may call the bridge from a browser (CORS); none by default. `*` allows any origin (bearer
