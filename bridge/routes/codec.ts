@@ -75,6 +75,9 @@ export const codecRoutes: Routes = (app, ctx) => {
     app.post(`/codec/${op}`, { bodyLimit: BODY_LIMIT }, byToken(op));
     app.post(`/codec/:namespace/${op}`, { bodyLimit: BODY_LIMIT }, byToken(op));
     app.post(`/codec/link/:link/${op}`, { bodyLimit: BODY_LIMIT, logLevel: 'silent' }, byLink(op));
+    // The browser's preflight of the same path: CORS answers it (when the UI's origin is allowed); this route only
+    // keeps it out of the request log.
+    app.options(`/codec/link/:link/${op}`, { logLevel: 'silent' }, async (_req, reply) => reply.status(204).send());
   }
 
   app.post('/codec/links', async (req) => {

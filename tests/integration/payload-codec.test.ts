@@ -28,6 +28,9 @@ const MARKERS = [PROMPT.slice(0, 18), TOOL_TEXT.slice(0, 16), ANSWER.slice(0, 18
 /** Where `agio serve` starts the Temporal Web UI; an operator adds its origin to AGIO_CORS_ORIGINS. */
 const UI_ORIGIN = 'http://127.0.0.1:8233';
 
+/** The bridge's request log. */
+const logLines: string[] = [];
+
 const agent = defineAgent({ name: 'keeper', instructions: 'Keep secrets.', tools: ['echo'] });
 const CODEC_KEYS = `k-2026-11:${randomBytes(32).toString('base64')}`;
 const codec = payloadCodecFromEnv({ AGIO_CODEC_KEYS: CODEC_KEYS }) as AesGcmPayloadCodec;
@@ -46,7 +49,11 @@ describe('payload codec', () => {
     tools: testTools,
     agents: [agent],
     payloadCodec: codec,
-    bridge: { tokens: 'user-token:default,ops-token:default:ops:read+admin', corsOrigins: [UI_ORIGIN] },
+    bridge: {
+      tokens: 'user-token:default,ops-token:default:ops:read+admin',
+      corsOrigins: [UI_ORIGIN],
+      logger: { write: (line: string) => void logLines.push(line) },
+    },
   });
   let runId: string;
   let raw: Awaited<ReturnType<typeof testClient>>;
@@ -166,6 +173,10 @@ describe('payload codec', () => {
       headers: { origin: UI_ORIGIN, 'x-namespace': 'default' },
     });
     expect(fromUi.status).toBe(200);
+    // The link is in the path, where log redaction does not look: its requests are not logged at all.
+    const linkToken = endpoint.split('/').pop() as string;
+    expect(logLines.some((l) => l.includes('/codec/links'))).toBe(true);
+    expect(logLines.filter((l) => l.includes(linkToken))).toEqual([]);
   });
 });
 
