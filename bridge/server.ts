@@ -13,6 +13,7 @@ import { recordRoutes } from './routes/records';
 import { codecRoutes } from './routes/codec';
 import { runRoutes } from './routes/runs';
 import { streamRoutes } from './routes/streams';
+import { whoamiRoutes } from './routes/whoami';
 import { OpenStreams } from './open-streams';
 import { StreamHub } from './stream-hub';
 import { StreamTokens } from './stream-tokens';
@@ -79,7 +80,7 @@ export function createBridge(opts: BridgeOptions): FastifyInstance & { hub: Stre
   if (opts.viewerDir !== false) registerViewer(app, opts.viewerDir ?? builtViewerDir());
 
   const ctx: BridgeContext = { opts, agio, tokens: opts.tokens, hub, openStreams, streamTokens };
-  for (const routes of [healthRoutes, runRoutes, streamRoutes, controlRoutes, recordRoutes, codecRoutes])
+  for (const routes of [healthRoutes, whoamiRoutes, runRoutes, streamRoutes, controlRoutes, recordRoutes, codecRoutes])
     routes(app, ctx);
 
   return Object.assign(app, { hub });

@@ -67,3 +67,14 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   await page.screenshot({ path: file, fullPage: true });
   return file;
 }
+
+/**
+ * Opens `url` (a `#token=` link, as `agio serve` prints) and says yes to the viewer's prompt naming the link's tenant;
+ * a link whose token the bridge refuses shows the sign-in form with its reason instead, and is left there.
+ */
+export async function signInByLink(page: Page, url: string): Promise<void> {
+  await page.goto(url);
+  const prompt = page.getByTestId('link-sign-in');
+  await page.locator('[data-testid=link-sign-in], [data-testid=sign-in-error]').first().waitFor();
+  if (await prompt.isVisible()) await prompt.click();
+}

@@ -10,7 +10,14 @@ import { asTool, defineAgent, loopAgent } from '../../common';
 import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
 import { InProcessLane } from '../../live/in-process-lane';
 import { testTools } from '../fixtures/test-tools';
-import { ensureViewerBuilt, launchBrowser, openPage, screenshot, type WatchedPage } from '../helpers/browser';
+import {
+  ensureViewerBuilt,
+  launchBrowser,
+  openPage,
+  screenshot,
+  signInByLink,
+  type WatchedPage,
+} from '../helpers/browser';
 import { request, startBridge } from '../helpers/bridge';
 import { useTestBed } from '../helpers/test-bed';
 
@@ -72,11 +79,11 @@ describe('the run viewer in Chromium', () => {
     }
   });
 
-  /** A new page signed in as `token` (the #token= link `agio serve` prints), at `path`. */
+  /** A new page signed in as `token` (the #token= link `agio serve` prints, its prompt accepted), at `path`. */
   const open = async (path: string, token = A): Promise<Page> => {
     const watched = await openPage(browser);
     pages.push(watched);
-    await watched.page.goto(`${bed.bridge.url}${path}#token=${token}`);
+    await signInByLink(watched.page, `${bed.bridge.url}${path}#token=${token}`);
     return watched.page;
   };
   const startRun = async (agent: string, input: string, token = A) =>

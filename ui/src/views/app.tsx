@@ -1,20 +1,35 @@
 // The viewer's shell: sign-in, the header and the current page.
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { Api } from '../api';
-import { clearToken, loadToken, saveToken } from '../auth';
+import { clearToken, loadToken, saveToken, takeLinkToken } from '../auth';
 import { currentRoute, linkTo, UI_BASE, type Route } from '../router';
+import { LinkSignIn } from './link-sign-in';
 import { Login } from './login';
 import { RunPage } from './run-page';
 import { RunsPage } from './runs-page';
 
 export function App() {
   const [token, setToken] = useState<string | undefined>(() => loadToken());
+  // A #token= link's token waits for the person's yes (link-sign-in.tsx); the same token as now asks nothing.
+  const [linkToken, setLinkToken] = useState<string | undefined>(() => {
+    const fromLink = takeLinkToken();
+    return fromLink === loadToken() ? undefined : fromLink;
+  });
   const [signInError, setSignInError] = useState<string>();
   const [route, setRoute] = useState<Route>(currentRoute);
   useEffect(() => {
     const onPop = () => setRoute(currentRoute());
+    // A link pasted into this tab changes only the hash: its token is taken out and proposed the same way.
+    const onHash = () => {
+      const fromLink = takeLinkToken();
+      if (fromLink && fromLink !== loadToken()) setLinkToken(fromLink);
+    };
     addEventListener('popstate', onPop);
-    return () => removeEventListener('popstate', onPop);
+    addEventListener('hashchange', onHash);
+    return () => {
+      removeEventListener('popstate', onPop);
+      removeEventListener('hashchange', onHash);
+    };
   }, []);
   const api = useMemo(
     () =>
@@ -51,7 +66,23 @@ export function App() {
         )}
       </header>
       <main>
-        {!api ? (
+        {linkToken ? (
+          <LinkSignIn
+            linkToken={linkToken}
+            currentToken={token}
+            onAccept={() => {
+              saveToken(linkToken);
+              setSignInError(undefined);
+              setToken(linkToken);
+              setLinkToken(undefined);
+            }}
+            onDecline={() => setLinkToken(undefined)}
+            onRefused={(message) => {
+              setLinkToken(undefined);
+              if (!token) setSignInError(message);
+            }}
+          />
+        ) : !api ? (
           <Login
             error={signInError}
             onToken={(value) => {

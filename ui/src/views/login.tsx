@@ -13,7 +13,7 @@ export function Login({ error, onToken }: { error?: string; onToken: (token: str
     >
       <h1>Sign in</h1>
       <p>
-        Paste a bridge token (one of AGIO_TOKENS; <code>agio serve</code> uses <code>dev-token</code>).
+        Paste a bridge token (one of AGIO_TOKENS, or the one <code>agio serve</code> printed).
       </p>
       {error && (
         <p class="error" data-testid="sign-in-error">

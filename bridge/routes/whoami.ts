@@ -1,0 +1,8 @@
+// GET /whoami: the tenant a bearer token opens, so that the viewer can name it before it signs in with a token from a
+// link (someone else's token would otherwise sign a person into their tenant without a word).
+import { tenantOf } from '../auth';
+import type { Routes } from './context';
+
+export const whoamiRoutes: Routes = (app, ctx) => {
+  app.get('/whoami', async (req) => ({ tenant: tenantOf(req, ctx.tokens) }));
+};
