@@ -11,6 +11,7 @@ import {
   type SandboxLimits,
 } from './bwrap-args';
 import { runProcess, type CommandResult } from './run-process';
+import { workspaceTree } from '../workspace/session';
 
 /** How this worker runs sandboxed calls. */
 export type SandboxState =
@@ -85,7 +86,10 @@ export class Sandbox {
       const env = { ...SANDBOX_ENV, PATH: process.env.PATH || SANDBOX_ENV.PATH, HOME: call.workspace };
       return runProcess(argv[0], argv.slice(1), { ...opts, spawn: { cwd: call.workspace, env } });
     }
-    const slot = state.uidBase === undefined ? undefined : this.takeSlot();
+    // A run's tree (its agent tools' workspaces are inside the root's) shares one uid: a call on the root hands the
+    // whole tree over, so a child's call running meanwhile must be the same user.
+    const tree = workspaceTree(call.workspace);
+    const slot = state.uidBase === undefined ? undefined : this.takeSlot(tree);
     try {
       const runAs = slot === undefined ? undefined : state.uidBase! + slot;
       if (runAs !== undefined) await handOver(call.workspace, runAs);
@@ -101,18 +105,33 @@ export class Sandbox {
         spawn: { env: {}, cwd: '/' },
       });
     } finally {
-      if (slot !== undefined) this.slots.delete(slot);
+      if (slot !== undefined) this.releaseSlot(tree);
     }
   }
 
-  private readonly slots = new Set<number>();
+  /** Per workspace in use: its slot and how many calls run on it. */
+  private readonly inUse = new Map<string, { slot: number; calls: number }>();
 
-  /** A root worker's calls each run as their own uid (base + slot), so one call's processes never count against another's. */
-  private takeSlot(): number {
+  /**
+   * A root worker's calls run as a uid (base + slot) per workspace: concurrent calls on one workspace share it (each
+   * hands the files to it), and calls on other workspaces never count against its process limit.
+   */
+  private takeSlot(workspace: string): number {
+    const held = this.inUse.get(workspace);
+    if (held) {
+      held.calls++;
+      return held.slot;
+    }
+    const taken = new Set([...this.inUse.values()].map((h) => h.slot));
     let slot = 0;
-    while (this.slots.has(slot)) slot++;
-    this.slots.add(slot);
+    while (taken.has(slot)) slot++;
+    this.inUse.set(workspace, { slot, calls: 1 });
     return slot;
+  }
+
+  private releaseSlot(workspace: string): void {
+    const held = this.inUse.get(workspace);
+    if (held && --held.calls === 0) this.inUse.delete(workspace);
   }
 }
 
