@@ -175,6 +175,11 @@ export async function serve(opts: { port?: number; agents?: string } = {}): Prom
         `  viewer     ${url}/ui/${generated ? `#token=${encodeURIComponent(generated)}` : ''}`,
         ...(tokenPath ? [`  token      ${tokenPath} (new at every start; the agio commands read it)`] : []),
         `  temporal   ${temporal.address}`,
+        ...(payloadCodec
+          ? [
+              `  codec      payloads encrypted with key "${payloadCodec.currentKeyId}"; ${url}/codec decodes (admin tokens)`,
+            ]
+          : []),
         `  worker     task queue "${taskQueue}", agents: ${agents
           .list()
           .map((a) => a.name)

@@ -35,6 +35,7 @@ describe('agio serve with the payload codec', () => {
   });
 
   it('keeps the prompt out of the history its Temporal server holds', async () => {
+    expect(serve.output()).toContain(`codec      payloads encrypted with key "serve-key"; ${serve.url}/codec`);
     const started = await request(`${serve.url}/runs`, {
       token: 'dev-token',
       body: { agent: 'assistant', input: PROMPT },
