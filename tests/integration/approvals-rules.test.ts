@@ -117,7 +117,7 @@ describe('tool permission rules', () => {
       bed.server.scriptFor(
         keyOf(agent),
         toolCalls([toolCall('bash', { command: `rm -rf ${dir}` }, { id: 'call_rm' })]),
-        toolCalls([toolCall('bash', { command: `ls ${dir}` }, { id: 'call_ls' })]),
+        toolCalls([toolCall('bash', { command: 'ls -d /workspace' }, { id: 'call_ls' })]),
         text('the file is still there'),
       );
       const run = await bed.agio.start(agent, 'clean up');
@@ -129,7 +129,7 @@ describe('tool permission rules', () => {
       expect(sentToolResult(requests[1], 'call_rm')).toMatch(
         /^Error: calling "bash" with these arguments is not permitted \(rule: rm -rf\*\)/,
       );
-      expect(sentToolResult(requests[2], 'call_ls')).toMatch(/^precious\.txt\nexit code: 0$/);
+      expect(sentToolResult(requests[2], 'call_ls')).toBe('/workspace\nexit code: 0');
       expect(output.steps.find((s) => s.toolCallId === 'call_rm' && s.role === 'tool')).toMatchObject({
         isError: true,
         metadata: { permission: 'denied' },
