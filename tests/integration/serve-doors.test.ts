@@ -2,15 +2,17 @@
 // once, keeps it where only its user reads it, and the `agio` commands find it there; everything it creates (data
 // directory, workspaces, files a tool writes, the Temporal database) is its user's alone. And a bridge bound beyond
 // loopback does not start without tokens.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { waitUntil } from '../../devkit/free-port';
 import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
 import { request } from '../helpers/bridge';
 import { startServe, type ServeProcess } from '../helpers/serve-process';
 import { readSse } from '../helpers/sse-client';
 import { useTestBed } from '../helpers/test-bed';
+import { testEnv } from '../helpers/test-env';
 
 const root = path.resolve(__dirname, '../..');
 const AGENTS = `
@@ -111,10 +113,39 @@ describe('agio serve without AGIO_TOKENS', () => {
   });
 });
 
-describe('the bridge process', () => {
-  it('does not start bound beyond loopback without AGIO_TOKENS, and says why', () => {
-    const env: NodeJS.ProcessEnv = { ...process.env, HOST: '0.0.0.0', PORT: '0' };
-    delete env.AGIO_TOKENS;
+describe('the bridge process without AGIO_TOKENS', () => {
+  jest.setTimeout(120_000);
+  const bridgeEnv = (more: NodeJS.ProcessEnv): NodeJS.ProcessEnv => {
+    const env: NodeJS.ProcessEnv = { ...process.env, TEMPORAL_ADDRESS: testEnv('temporalAddress'), PORT: '0', ...more };
+    for (const key of ['AGIO_TOKENS', 'MONGODB_URI', 'AGIO_NATS_URL', 'AGIO_AGENTS']) delete env[key];
+    return env;
+  };
+
+  it('on loopback makes a token of its own, shows it once, and keeps tokens out of its request log', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'bridge/main.ts'], {
+      cwd: root,
+      env: bridgeEnv({ HOST: '127.0.0.1' }),
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    try {
+      await waitUntil(async () => expect(output).toMatch(/token \(tenant "default"\): agio_/), 'the bridge', 60_000);
+      const url = /agio bridge: (http:\/\/\S+)/.exec(output)![1];
+      const token = /token \(tenant "default"\): (agio_[\w-]+)/.exec(output)![1];
+      expect((await request(`${url}/agents`, { token: 'dev-token' })).status).toBe(401);
+      expect((await request(`${url}/agents?token=${token}`, { token })).status).toBe(200);
+      await waitUntil(async () => expect(output).toContain('/agents?token=[redacted]'), 'the logged request', 10_000);
+      expect(output.split(token).length - 1).toBe(1);
+    } finally {
+      child.kill('SIGTERM');
+      await new Promise((resolve) => child.once('exit', resolve));
+    }
+  });
+
+  it('does not start bound beyond loopback, and says why', () => {
+    const env = bridgeEnv({ HOST: '0.0.0.0' });
     const result = spawnSync(process.execPath, ['--import', 'tsx', 'bridge/main.ts'], {
       cwd: root,
       encoding: 'utf8',
