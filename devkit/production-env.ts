@@ -9,6 +9,8 @@ export interface ShapeEndpoints {
   mongoUri: string;
   natsUrl: string;
   agentsFile?: string;
+  /** AGIO_CODEC_KEYS of every worker and bridge (the payload codec); unset: none. */
+  codecKeys?: string;
 }
 
 /** Variables every worker and bridge gets. */
@@ -21,6 +23,7 @@ function sharedEnvironment(e: ShapeEndpoints): Record<string, string> {
     MONGODB_URI: e.mongoUri,
     AGIO_NATS_URL: e.natsUrl,
     ...(e.agentsFile ? { AGIO_AGENTS: e.agentsFile } : {}),
+    ...(e.codecKeys ? { AGIO_CODEC_KEYS: e.codecKeys } : {}),
   };
 }
 

@@ -15,6 +15,7 @@ async function main(): Promise<void> {
           model: process.env.AGIO_MODEL,
         },
     ...(process.env.AGIO_AGENTS ? { agentsFile: process.env.AGIO_AGENTS } : {}),
+    ...(process.env.AGIO_CODEC_KEYS ? { codecKeys: process.env.AGIO_CODEC_KEYS } : {}),
     workers: Number(process.env.AGIO_STACK_WORKERS ?? 2),
     bridges: Number(process.env.AGIO_STACK_BRIDGES ?? 2),
     log: (msg) => console.error(msg),

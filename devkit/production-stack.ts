@@ -34,6 +34,8 @@ export interface ProductionStackOptions {
   taskQueue?: string;
   /** AGIO_TOKENS of the bridges (default: one token generated at start, tenant `default`; the stack's env shows it). */
   tokens?: string;
+  /** The payload codec's keys (AGIO_CODEC_KEYS) of every worker and bridge; default none. */
+  codecKeys?: string;
   /** Extra dynamic config of the Temporal server, over docker-compose's. */
   temporalDynamicConfig?: Record<string, string | number | boolean>;
   /** Where the stack keeps its data (default: a new temporary directory, removed on stop). */
@@ -136,6 +138,7 @@ export async function startProductionStack(opts: ProductionStackOptions): Promis
       mongoUri,
       natsUrl: nats.url,
       ...(opts.agentsFile ? { agentsFile: path.resolve(opts.agentsFile) } : {}),
+      ...(opts.codecKeys ? { codecKeys: opts.codecKeys } : {}),
     };
     const streamTokenSecret = `stack-${process.pid}-${Date.now()}`;
     const workers: AgioProcess[] = [];
