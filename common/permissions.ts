@@ -9,6 +9,11 @@ import { z } from 'zod';
 export const PermissionRule = z.object({
   tool: z.string().min(1),
   pattern: z.string().optional(),
+  /**
+   * Only a call whose arguments are exactly these (the JSON of the parsed arguments): what `remember` on an approval
+   * records, so it allows that very call again and nothing wider.
+   */
+  arguments: z.string().optional(),
   action: z.enum(['allow', 'deny', 'ask']),
 });
 /** One permission rule. */
@@ -66,8 +71,12 @@ export function ruleNamesTool(ruleTool: string, tool: string): boolean {
   return /[*?]/.test(ruleTool) && globMatches(ruleTool, tool);
 }
 
-function matches(rule: PermissionRule, tool: string, subject: string): boolean {
+/** The JSON a rule's `arguments` is compared with. */
+export const argumentsKey = (args: unknown): string => JSON.stringify(args ?? {});
+
+function matches(rule: PermissionRule, tool: string, subject: string, args: unknown): boolean {
   if (!ruleNamesTool(rule.tool, tool)) return false;
+  if (rule.arguments !== undefined && rule.arguments !== argumentsKey(args)) return false;
   return rule.pattern === undefined || globMatches(rule.pattern, subject);
 }
 
@@ -81,9 +90,9 @@ export function decidePermission(
   args: unknown,
 ): { action: PermissionAction; rule?: PermissionRule } {
   const subject = permissionSubject(tool, args);
-  const deny = rules.find((r) => r.action === 'deny' && matches(r, tool, subject));
+  const deny = rules.find((r) => r.action === 'deny' && matches(r, tool, subject, args));
   if (deny) return { action: 'deny', rule: deny };
-  const rule = rules.find((r) => matches(r, tool, subject));
+  const rule = rules.find((r) => matches(r, tool, subject, args));
   return rule ? { action: rule.action, rule } : { action: 'allow' };
 }
 
@@ -93,7 +102,10 @@ export const ToolCallDecision = z.object({
   decision: z.enum(['approve', 'deny']),
   /** Shown to the model with a denial. */
   message: z.string().max(4000).optional(),
-  /** Approve the same tool (and the rule's pattern) for the rest of the run. */
+  /**
+   * Approve this exact call (the same tool with the same arguments) for the rest of the run; runs started before
+   * patch `agio-remember-exact-call` remember the tool (and the asking rule's pattern).
+   */
   remember: z.boolean().optional(),
   by: z.string().max(200).optional(),
 });

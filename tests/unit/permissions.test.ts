@@ -85,4 +85,18 @@ describe('permission rules', () => {
     expect(decidePermission(rules, 'bash', { command: 'a'.repeat(20_000) })).toEqual({ action: 'allow' });
     expect(decidePermission(rules, 'bash', { command: `${'a'.repeat(20_000)}b` })).toMatchObject({ action: 'deny' });
   });
+
+  it('matches a rule with `arguments` (what remember records) only for exactly those arguments, and a deny still wins', () => {
+    const rules: PermissionRule[] = [
+      { tool: 'bash', pattern: '*curl*', action: 'deny' },
+      { tool: 'bash', arguments: JSON.stringify({ command: 'git status' }), action: 'allow' },
+      { tool: 'bash', action: 'ask' },
+    ];
+    expect(decidePermission(rules, 'bash', { command: 'git status' })).toMatchObject({ action: 'allow' });
+    expect(decidePermission(rules, 'bash', { command: 'git status; rm -rf /' })).toMatchObject({ action: 'ask' });
+    expect(decidePermission(rules, 'bash', { command: 'git status', cwd: '/' })).toMatchObject({ action: 'ask' });
+    expect(decidePermission(rules, 'fs__read', { command: 'git status' })).toEqual({ action: 'allow' });
+    const curl = [{ ...rules[1], arguments: JSON.stringify({ command: 'curl x' }) }, rules[0]];
+    expect(decidePermission(curl, 'bash', { command: 'curl x' })).toMatchObject({ action: 'deny' });
+  });
 });

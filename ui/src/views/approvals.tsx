@@ -1,4 +1,5 @@
-// Tool calls waiting for a person: approve (optionally remembered for the rest of the run) or deny with a message.
+// Tool calls waiting for a person: approve (optionally remembering this exact call for the rest of the run) or deny
+// with a message.
 import { useState } from 'preact/hooks';
 import { runPath, type Api } from '../api';
 import { pretty } from '../format';
@@ -50,7 +51,9 @@ function Approval({ api, approval }: { api: Api; approval: ApprovalView }) {
             checked={remember}
             onChange={(e) => setRemember(e.currentTarget.checked)}
           />{' '}
-          remember for this run
+          <span data-testid="remember-scope">
+            also allow this exact call (same tool, same arguments) for the rest of this run
+          </span>
         </label>
         <button data-testid="approve" disabled={busy} onClick={() => void decide('approve')}>
           Approve
