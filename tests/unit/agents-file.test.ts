@@ -97,7 +97,7 @@ agents:
       name: 'coder',
       description: 'Reads, writes and runs code in its workspace.',
       instructions:
-        'You are a careful software engineer working in a sandboxed workspace. Use the tools to inspect and change files.',
+        'You are a careful software engineer. Your commands run in a sandbox with no network, where only your workspace (/workspace) is writable. Use the tools to inspect and change files.',
       tools: ['ls', 'glob', 'grep', 'file_read', 'file_write', 'file_edit', 'bash', 'get_tool_result'],
       permissions: [{ tool: 'bash', pattern: 'rm -rf*', action: 'deny' }, ...ASK_FOR_RISKY_TOOLS],
       maxSteps: 100,
