@@ -2,6 +2,7 @@
 import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 import { randomBytes } from 'node:crypto';
 import { loadEnv } from '../../config/env';
+import { bridgeEnvironment, workerEnvironment } from '../../devkit/production-env';
 import { parseCodecKeys, payloadCodecFromEnv } from '../../config/codec-keys';
 import {
   AesGcmPayloadCodec,
@@ -97,5 +98,14 @@ describe('payloadCodecFromEnv', () => {
     expect(() => parseCodecKeys('justakey')).toThrow(/id:base64key/);
     expect(() => parseCodecKeys('a:not base64!')).toThrow(/not base64/);
     expect(() => payloadCodecFromEnv(loadEnv({ AGIO_CODEC_KEY_ID: 'a' }))).toThrow(/AGIO_CODEC_KEYS is not/);
+  });
+
+  it('reaches every worker and bridge of the production shape when given', () => {
+    const e = { temporalAddress: 't', namespace: 'n', taskQueue: 'q', mongoUri: 'm', natsUrl: 'n', codecKeys: 'k:x' };
+    expect(workerEnvironment(e, { dataDir: 'd', model: { baseURL: 'b' } }).AGIO_CODEC_KEYS).toBe('k:x');
+    expect(bridgeEnvironment(e, { port: 1, tokens: 't', streamTokenSecret: 's' }).AGIO_CODEC_KEYS).toBe('k:x');
+    expect(
+      workerEnvironment({ ...e, codecKeys: undefined }, { dataDir: 'd', model: { baseURL: 'b' } }),
+    ).not.toHaveProperty('AGIO_CODEC_KEYS');
   });
 });
