@@ -25,7 +25,8 @@ function delegating(name: string, child: AgentSpec, stream: 'full' | 'none' = 'f
 }
 
 describe('approvals in nested agents', () => {
-  const bed = useTestBed({ tools: testTools, bridge: true });
+  // The bridge records its token's identity as `by`.
+  const bed = useTestBed({ tools: testTools, bridge: { tokens: `${TOKEN}:default:http-user` } });
 
   it('surfaces an approval asked at depth 2 in the root stream, decides it through the root run id, and completes the tree', async () => {
     const c = askingAgent('nested-c');
@@ -71,7 +72,7 @@ describe('approvals in nested agents', () => {
 
     const byHttp = await request(`${bed.bridge.url}/runs/${run.runId}/tool-calls/call_r1/approve`, {
       token: TOKEN,
-      body: { by: 'http-user' },
+      body: {},
     });
     expect(byHttp).toEqual({ status: 200, body: { toolCallId: 'call_r1', decision: 'approve' } });
     await waitForAsk(bed.client, run.runId, 'call_r2');

@@ -24,7 +24,8 @@ const execFileAsync = promisify(execFile);
 describe('tool approvals', () => {
   const bed = useTestBed({
     tools: testTools,
-    bridge: { tokens: `${TOKEN}:default,token-a:tenant-a,token-b:tenant-b` },
+    // Decisions over HTTP record the token's identity as `by`.
+    bridge: { tokens: `${TOKEN}:default:alice,bob-token:default:bob,token-a:tenant-a,token-b:tenant-b` },
   });
 
   const decide = (runId: string, callId: string, decision: 'approve' | 'deny', body: object = {}, token = TOKEN) =>
@@ -62,7 +63,7 @@ describe('tool approvals', () => {
     expect(recordsOf(run.runId)).toEqual([]);
 
     const approvedAt = Date.now();
-    expect(await decide(run.runId, 'call_rec', 'approve', { by: 'alice' })).toEqual({
+    expect(await decide(run.runId, 'call_rec', 'approve')).toEqual({
       status: 200,
       body: { toolCallId: 'call_rec', decision: 'approve' },
     });
@@ -103,7 +104,7 @@ describe('tool approvals', () => {
     const run = await bed.bridge.agio.start(agent, 'record something');
     await waitForAsk(bed.client, run.runId, 'call_no');
 
-    const denied = await decide(run.runId, 'call_no', 'deny', { message: 'not during the audit', by: 'bob' });
+    const denied = await decide(run.runId, 'call_no', 'deny', { message: 'not during the audit' }, 'bob-token');
     expect(denied).toEqual({ status: 200, body: { toolCallId: 'call_no', decision: 'deny' } });
     const output = await run.result();
 
