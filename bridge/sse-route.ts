@@ -1,11 +1,13 @@
-// GET /runs/:id/events: an SSE response fed by the StreamHub, resumable with Last-Event-ID or ?after=. A nested
-// run's stream is its part of the root's log (its events and its own nested runs'), with the root's offsets.
+// GET /runs/:id/events: an SSE response fed by the StreamHub, resumable with Last-Event-ID or ?after= (an id: the
+// tree cursor, then the lane position). A nested run's stream is its subtree: read from its own log (and its
+// children's) when it keeps one, else its part of the root's log (older trees), with the root's offsets.
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isTerminalType, type AgioEvent } from '../common';
 import { HttpError } from './errors';
 import type { LaneDelta, LiveLane } from '../live/lane';
 import { goingAwayComment, type OpenStreams } from './open-streams';
 import { resumePosition, sseComment, sseFrame } from './sse';
+import { encodeCursor } from '../client/tree-cursor';
 import type { StreamHub } from './stream-hub';
 
 /** How long live deltas wait for a new stream's first durable event, so they do not come before the run's start. */
@@ -23,19 +25,22 @@ export function streamRunEvents(
   req: FastifyRequest,
   reply: FastifyReply,
   hub: StreamHub,
-  run: { tenant: string; rootRunId: string; runId: string },
+  run: { tenant: string; rootRunId: string; runId: string; ownLog?: boolean },
   heartbeatMs: number,
   lane?: LiveLane,
   open?: OpenStreams,
 ): void {
   const { tenant, rootRunId, runId } = run;
   const nested = runId !== rootRunId;
+  // The tree the hub reads: the run's own (a root, or a nested run that keeps its log), else its root's, filtered.
+  const treeRunId = run.ownLog ? runId : rootRunId;
+  const filtered = nested && !run.ownLog;
   const position = resumePosition(req.headers['last-event-id'], (req.query as Record<string, unknown>)?.after);
   if (position === undefined)
     throw new HttpError(
       400,
       'invalid_offset',
-      'Last-Event-ID / after must be an event id: an offset ≥ -1, optionally with a lane position (17 or 17.1764…)',
+      'Last-Event-ID / after must be an event id: an offset ≥ -1 or a stream position (17, 17~5:3), optionally with a lane position (17.1764…)',
     );
   // Headers hooks set before the take-over (CORS) go out with the stream's own.
   const set = reply.getHeaders() as Record<string, string | string[] | number>;
@@ -48,15 +53,17 @@ export function streamRunEvents(
     connection: 'keep-alive',
     'x-accel-buffering': 'no',
   });
-  res.write(sseComment(`run ${runId}, after ${position.after}`));
+  let durableId = encodeCursor(position.cursor);
+  res.write(sseComment(`run ${runId}, after ${durableId}`));
   let done = false;
-  // What this client has: the last durable offset, the last lane position (once it has had a delta), the steps
-  // whose STEP_COMPLETED it has (their late deltas are dropped) and each step's newest attempt (older ones are dropped).
+  // What this client has: the last durable offset and its position in the tree, the last lane position (once it has
+  // had a delta), the steps whose STEP_COMPLETED it has (their late deltas are dropped) and each step's newest attempt
+  // (older ones are dropped).
   let offset = position.after;
   let laneSeq = position.lane;
   const completed = new Set<string>();
   const attempts = new Map<string, number>();
-  const idOf = (durable: number) => (laneSeq === undefined ? String(durable) : `${durable}.${laneSeq}`);
+  const idOf = () => (laneSeq === undefined ? durableId : `${durableId}.${laneSeq}`);
   // subscribe() may end the stream synchronously (a finished run), before it has returned its unsubscribe.
   const subscription = { unsubscribe: () => undefined as void, leaveLane: () => undefined as void };
   const heartbeat = setInterval(() => res.write(sseComment('ping')), heartbeatMs);
@@ -80,21 +87,22 @@ export function streamRunEvents(
     if (completed.has(step) || (attempts.get(step) ?? 0) > attempt) return;
     attempts.set(step, attempt);
     laneSeq = seq;
-    res.write(sseFrame({ ...event, offset, seq }, idOf(offset)));
+    res.write(sseFrame({ ...event, offset, seq }, idOf()));
   };
   function flushWaiting(): void {
     const held = waiting;
     waiting = undefined;
     for (const [delta, ended] of held ?? []) writeDelta(delta, ended);
   }
-  subscription.unsubscribe = hub.subscribe(tenant, rootRunId, position.after, {
-    onEvent: (event) => {
-      if (done || (nested && !inRun(event, runId))) return;
+  subscription.unsubscribe = hub.subscribe(tenant, treeRunId, position.cursor, {
+    onEvent: (event, id) => {
+      if (done || (filtered && !inRun(event, runId))) return;
       if (event.type === 'STEP_COMPLETED' && event.stepId) completed.add(event.stepId);
       if (event.type === 'STEP_RETRY' && event.stepId)
         attempts.set(event.stepId, Math.max(attempts.get(event.stepId) ?? 0, event.attempt ?? 1));
       offset = event.offset;
-      res.write(sseFrame(event, idOf(event.offset)));
+      durableId = id;
+      res.write(sseFrame(event, idOf()));
       if (waiting) flushWaiting();
       if (nested && event.runId === runId && isTerminalType(event.type)) finish();
     },
@@ -120,7 +128,7 @@ export function streamRunEvents(
   // A closing bridge ends the stream itself (with a last comment) rather than waiting for it to end.
   if (!done && open)
     forget = open.add(() => {
-      if (!done) res.write(goingAwayComment(idOf(offset)));
+      if (!done) res.write(goingAwayComment(idOf()));
       finish();
     });
 }

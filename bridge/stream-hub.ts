@@ -1,24 +1,36 @@
-// One upstream reader per run per bridge process, fanned out to all of its SSE clients. The reader keeps the
+// One upstream reader per run tree per bridge process, fanned out to all of its SSE clients. The reader keeps the
 // events it has read so a client joining late (or reconnecting) is served from memory, and stops when the
-// run's stream has ended or its last client has left. With a live lane the reader follows the root's durable events
-// there as they are appended, and reads the events Query only to catch up (docs/ARCHITECTURE.md, "The Wire").
+// run's stream has ended or its last client has left. With a live lane the reader follows each log's durable events
+// there as they are appended, and reads the events Query only to catch up (docs/ARCHITECTURE.md, "The Wire"). The
+// logs of nested runs that keep their own are read as the tree reader meets them (client/tree-reader.ts); positions
+// are tree cursors (client/tree-cursor.ts), a plain offset for a tree with no child log open.
 import type { Client } from '@temporalio/client';
-import { endsStream, type AgioEvent } from '../common';
-import { followRun, RunLogs, type RunLogStats } from '../client/run-log';
+import type { AgioEvent } from '../common';
+import { followTree, RunLogs, type RunLogStats } from '../client/run-log';
+import { cursorAt, encodeCursor, hasEvent, isBehind, joinCursors, type TreeCursor } from '../client/tree-cursor';
+import type { TreeEvent } from '../client/tree-reader';
 import type { LiveLane } from '../live/lane';
 import type { EventLogStore } from '../stores';
 
 /** A subscriber's callbacks. */
 export interface StreamSubscriber {
-  onEvent(event: AgioEvent): void;
+  /** One event, with the id a client that has it resumes from (the cursor, encoded). */
+  onEvent(event: AgioEvent, id: string): void;
   onEnd(error?: Error): void;
 }
 
+/** Where a subscriber stands: what it had when it came, and whether the reader's own cursor now says it all. */
+interface Position {
+  from: TreeCursor;
+  /** The reader's cursor covers `from`: each event's id is the reader's own. */
+  caughtUp: boolean;
+}
+
 interface Reader {
-  /** The reader reads the events after this offset (those of the client that started it). */
-  startAfter: number;
-  events: AgioEvent[];
-  subscribers: Map<StreamSubscriber, number>;
+  /** The reader reads what a client at this position lacks (the client that started it). */
+  start: TreeCursor;
+  events: TreeEvent[];
+  subscribers: Map<StreamSubscriber, Position>;
   abort: AbortController;
   /** Cuts the reader's current pause short (see {@link StreamHub.wake}). */
   wake: EventTarget;
@@ -56,14 +68,18 @@ export class StreamHub {
     this.logs = new RunLogs(client, eventLog);
   }
 
-  /** Subscribes to a root run's events after `after` (the run is `tenant`'s); returns the unsubscribe function. */
-  subscribe(tenant: string, runId: string, after: number, sub: StreamSubscriber): () => void {
+  /**
+   * Subscribes to the events of the tree rooted at `runId` (a root, or a nested run that keeps its own log; the run
+   * is `tenant`'s) that a client at `after` lacks; returns the unsubscribe function.
+   */
+  subscribe(tenant: string, runId: string, after: number | TreeCursor, sub: StreamSubscriber): () => void {
+    const from = typeof after === 'number' ? cursorAt(after) : after;
     const readers = this.readers.get(runId) ?? [];
-    let reader = readers.find((r) => r.startAfter <= after);
+    let reader = readers.find((r) => isBehind(r.start, from));
     if (!reader) {
       // A new reader starts where its client resumes: a client at offset 5,000 does not wait for 5,000 events.
       reader = {
-        startAfter: after,
+        start: from,
         events: [],
         subscribers: new Map(),
         abort: new AbortController(),
@@ -74,18 +90,13 @@ export class StreamHub {
       this.started++;
       void this.pump(tenant, runId, reader);
     }
-    let last = after;
-    for (const event of reader.events) {
-      if (event.offset > last) {
-        sub.onEvent(event);
-        last = event.offset;
-      }
-    }
+    const position: Position = { from, caughtUp: isBehind(from, reader.start) };
+    for (const read of reader.events) deliver(sub, position, read);
     if (reader.ended) {
       sub.onEnd();
       return () => undefined;
     }
-    reader.subscribers.set(sub, last);
+    reader.subscribers.set(sub, position);
     return () => this.leave(runId, reader!, sub);
   }
 
@@ -94,9 +105,10 @@ export class StreamHub {
    * decision or cancel), so a reader that has backed off on a quiet run polls again at once.
    */
   wake(runId: string): void {
-    // A nested run's events are read through its root's reader (ids nest: `<root>/tool/<step>-<callId>`, `<root>/branch/…`).
+    // A nested run's events are read through its root's reader (ids nest: `<root>/tool/<step>-<callId>`, `<root>/branch/…`),
+    // and a signal to a run reaches the runs nested in it (a reader of a nested run's own tree).
     for (const [id, readers] of this.readers)
-      if (runId === id || runId.startsWith(`${id}/`))
+      if (runId === id || runId.startsWith(`${id}/`) || id.startsWith(`${runId}/`))
         for (const reader of readers) reader.wake.dispatchEvent(new Event('wake'));
   }
 
@@ -140,22 +152,17 @@ export class StreamHub {
   private async pump(tenant: string, runId: string, reader: Reader): Promise<void> {
     let error: Error | undefined;
     try {
-      for await (const event of followRun(this.logs, runId, {
+      const lane = this.lane;
+      for await (const read of followTree(this.logs, runId, {
         tenant,
-        after: reader.startAfter,
+        from: reader.start,
         signal: reader.abort.signal,
         wake: reader.wake,
         onPoll: () => this.queries++,
-        ...(this.lane ? { push: this.lane.followEvents.bind(this.lane, runId) } : {}),
+        ...(lane ? { push: (logRunId: string) => lane.followEvents.bind(lane, logRunId) } : {}),
       })) {
-        reader.events.push(event);
-        for (const [sub, last] of reader.subscribers) {
-          if (event.offset > last) {
-            reader.subscribers.set(sub, event.offset);
-            sub.onEvent(event);
-          }
-        }
-        if (endsStream(event)) break;
+        reader.events.push(read);
+        for (const [sub, position] of reader.subscribers) deliver(sub, position, read);
       }
     } catch (err) {
       error = err as Error;
@@ -165,4 +172,11 @@ export class StreamHub {
     reader.subscribers.clear();
     this.forget(runId, reader);
   }
+}
+
+/** Hands `read` to a subscriber unless it had it when it came; its id says all the subscriber has now. */
+function deliver(sub: StreamSubscriber, position: Position, read: TreeEvent): void {
+  if (hasEvent(position.from, read.path, read.event.offset)) return;
+  if (!position.caughtUp && isBehind(position.from, read.cursor)) position.caughtUp = true;
+  sub.onEvent(read.event, encodeCursor(position.caughtUp ? read.cursor : joinCursors(position.from, read.cursor)));
 }

@@ -2,7 +2,7 @@
 // or timed out in Temporal never ran the code that writes one, and without it a reader would read the closed run
 // (a full replay per page) for as long as it stays connected.
 import type { WorkflowExecutionDescription } from '@temporalio/client';
-import { ErrorType, type AgioEvent, type EventsPage, type RunMemo } from '../common';
+import { ErrorType, type AgioEvent, type EventBase, type EventsPage, type RunMemo } from '../common';
 
 /** What Temporal says of the closed root, and how the stream's last event tells it. */
 const CLOSINGS: Record<string, Pick<AgioEvent, 'type' | 'data'>> = {
@@ -20,13 +20,15 @@ const CLOSINGS: Record<string, Pick<AgioEvent, 'type' | 'data'>> = {
 };
 
 /**
- * The event that ends the stream of a root that closed without its terminal event, at `offset` (the one after its
- * log's last), marked `data.synthetic: true`; undefined while Temporal says the run is still open.
+ * The event that ends the log of a run that closed without its terminal event, at `offset` (the one after its
+ * log's last), marked `data.synthetic: true`; undefined while Temporal says the run is still open. A nested run that
+ * keeps its own log is described by `base` (from its start pointer); without it, the run is a root.
  */
 export function closingEvent(
   rootRunId: string,
   description: Pick<WorkflowExecutionDescription, 'status' | 'memo' | 'closeTime'>,
   offset: number,
+  base?: Partial<EventBase>,
 ): AgioEvent | undefined {
   const closing = CLOSINGS[description.status.name];
   if (!closing) return undefined;
@@ -39,6 +41,7 @@ export function closingEvent(
     depth: 0,
     data: { ...closing.data, synthetic: true, status: description.status.name },
     timestamp: description.closeTime?.getTime() ?? Date.now(),
+    ...base,
     offset,
   };
 }

@@ -7,6 +7,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { endsStream, type AgioEvent, type EventsPage } from '../common';
 import { eventsQuery } from '../common/messages';
 import { PushedEvents, type EventPush } from './pushed-events';
+import { endsLogOf } from './tree-reader';
 
 /** Longest time between catch-up reads of a run whose events are pushed (a lost last event costs at most this). */
 export const SAFETY_POLL_MS = 30_000;
@@ -65,6 +66,11 @@ export interface ReadEventsOptions {
    * then reads a page at once (which ends its stream) instead of at the next safety poll.
    */
   closed?: Promise<unknown>;
+  /**
+   * The run whose log this is, when it is a nested run's own log (see tree-reader): the log ends at that run's own
+   * terminal event. Default: the root's (depth 0).
+   */
+  logOf?: string;
 }
 
 /** Waits `ms`, or until `signal` aborts or `wake` fires; removes its listeners either way (a reader sleeps thousands of times). */
@@ -81,7 +87,7 @@ const sleep = (ms: number, signal?: AbortSignal, wake?: EventTarget) =>
     wake?.addEventListener('wake', done, { once: true });
   });
 
-/** Yields every event of the run after `after`, in offset order, until the root's terminal event. */
+/** Yields every event of the run's log after `after`, in offset order, until its run's own terminal event. */
 export async function* readEvents(pages: EventPages, opts: ReadEventsOptions = {}): AsyncGenerator<AgioEvent> {
   const minPoll = opts.minPollMs ?? 20;
   const maxPoll = opts.maxPollMs ?? 250;
@@ -95,6 +101,8 @@ export async function* readEvents(pages: EventPages, opts: ReadEventsOptions = {
   opts.wake?.addEventListener('wake', onWake);
   let failures = 0;
   let gapAt = -2;
+  const logOf = opts.logOf;
+  const ends = (event: AgioEvent) => (logOf === undefined ? endsStream(event) : endsLogOf(logOf, event));
   // Followed before the first page is read, so nothing appended after that page is missed.
   const pushed = opts.push && new PushedEvents(opts.push);
   await pushed?.ready();
@@ -128,9 +136,9 @@ export async function* readEvents(pages: EventPages, opts: ReadEventsOptions = {
       for (const event of page.events) {
         if (event.offset <= after) continue;
         after = event.offset;
-        if (endsStream(event)) await opts.untilClosed?.();
+        if (ends(event)) await opts.untilClosed?.();
         yield event;
-        if (endsStream(event)) return;
+        if (ends(event)) return;
       }
       if (page.ended && after >= page.lastOffset) return;
       if (pushed && page.pushed && after >= page.lastOffset && !runClosed) {
@@ -140,9 +148,9 @@ export async function* readEvents(pages: EventPages, opts: ReadEventsOptions = {
           const events = pushed.take(after);
           for (const event of events) {
             after = event.offset;
-            if (endsStream(event)) await opts.untilClosed?.();
+            if (ends(event)) await opts.untilClosed?.();
             yield event;
-            if (endsStream(event)) return;
+            if (ends(event)) return;
           }
           if (events.length) continue; // more may have come while they were handed on
           if (pushed.gap) {

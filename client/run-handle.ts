@@ -14,6 +14,7 @@ import {
 import { DecisionRejectedError, UnknownToolCallError } from './errors';
 import type { ReadEventsOptions } from './event-reader';
 import { followRun, type RunLogs } from './run-log';
+import { parseCursor, type TreeCursor } from './tree-cursor';
 import { stateView, type RunStateView } from './run-state-view';
 
 /** A started or looked-up run; `T` is the type of its parsed output when its agent's output schema was given as zod (see `defineAgent`). */
@@ -27,9 +28,14 @@ export class RunHandle<T = RunOutput['output']> {
     readonly created = false,
   ) {}
 
-  /** The run's events from `after` on, ending after the root's terminal event. */
-  stream(opts: ReadEventsOptions = {}): AsyncGenerator<AgioEvent> {
-    return followRun(this.logs, this.runId, opts);
+  /**
+   * The run's events from `after` in its log (or from the cursor `from`, see tree-cursor) on, with those of the runs
+   * nested in it (read from their own logs when they keep one), ending after the run's own terminal event.
+   */
+  stream(opts: ReadEventsOptions & { from?: TreeCursor | string } = {}): AsyncGenerator<AgioEvent> {
+    const from = typeof opts.from === 'string' ? parseCursor(opts.from) : opts.from;
+    if (opts.from !== undefined && !from) throw new TypeError(`"${String(opts.from)}" is not a stream position`);
+    return followRun(this.logs, this.runId, { ...opts, from });
   }
 
   /** The run's output; rejects with the run's failure. */
@@ -85,18 +91,29 @@ export class RunHandle<T = RunOutput['output']> {
   async toolCallOwner(toolCallId: string): Promise<string | undefined> {
     const waiting: string[] = [];
     let latest: string | undefined;
-    for (let after = -1; ;) {
-      const page = await this.handle.query(eventsQuery, { after, limit: 1000 });
-      for (const e of page.events) {
-        const data = e.data as { toolCallId?: string; workflowId?: string } | undefined;
-        if (data?.toolCallId !== toolCallId || !data.workflowId) continue;
-        if (e.type === 'TOOL_AUTH_REQUIRED') waiting.push((latest = data.workflowId));
-        else if (e.type === 'TOOL_AUTH_GRANTED' || e.type === 'TOOL_AUTH_DENIED') {
-          const i = waiting.lastIndexOf(data.workflowId);
-          if (i >= 0) waiting.splice(i, 1);
-        }
+    for await (const e of this.scanTree(this.runId)) {
+      const data = e.data as { toolCallId?: string; workflowId?: string } | undefined;
+      if (data?.toolCallId !== toolCallId || !data.workflowId) continue;
+      if (e.type === 'TOOL_AUTH_REQUIRED') waiting.push((latest = data.workflowId));
+      else if (e.type === 'TOOL_AUTH_GRANTED' || e.type === 'TOOL_AUTH_DENIED') {
+        const i = waiting.lastIndexOf(data.workflowId);
+        if (i >= 0) waiting.splice(i, 1);
       }
-      if (!page.events.length) return waiting[waiting.length - 1] ?? latest;
+    }
+    return waiting[waiting.length - 1] ?? latest;
+  }
+
+  /** Every event of run `runId`'s log as it is now, and those of the nested runs it points at (their own logs). */
+  private async *scanTree(runId: string): AsyncGenerator<AgioEvent> {
+    const handle = runId === this.runId ? this.handle : this.client.workflow.getHandle(runId);
+    for (let after = -1; ;) {
+      const page = await handle.query(eventsQuery, { after, limit: 1000 });
+      for (const e of page.events) {
+        if ((e as { ownLog?: boolean }).ownLog && e.runId !== runId && e.type === 'RUN_STARTED')
+          yield* this.scanTree(e.runId);
+        else yield e;
+      }
+      if (!page.events.length) return;
       after = page.events[page.events.length - 1].offset;
     }
   }

@@ -10,10 +10,13 @@
 // has that event waits for the close (the long poll `result()` makes, which costs no worker) before passing it on.
 // A root that closed without that event (terminated, timed out) ends its readers' streams with a synthetic one.
 import { QueryRejectedError, WorkflowClient, type Client } from '@temporalio/client';
-import { endsStream, type AgioEvent, type EventsPage } from '../common';
+import type { AgioEvent, EventBase, EventsPage } from '../common';
 import type { EventLogStore } from '../stores';
 import { closingEvent, endedWith } from './closing-event';
 import { queryPages, readEvents, type EventPages, type ReadEventsOptions } from './event-reader';
+import type { EventPush } from './pushed-events';
+import { cursorAt, type TreeCursor } from './tree-cursor';
+import { endsLogOf, readTree, type TreeEvent, type TreeLogs } from './tree-reader';
 
 /** Longest a reader waits for the run to close once it has the root's terminal event (a run slow to close does not hold it long). */
 export const CLOSE_WAIT_MS = 2000;
@@ -48,8 +51,11 @@ export class RunLogs {
     this.openOnly = new WorkflowClient({ ...temporal.workflow.options, queryRejectCondition: 'NOT_OPEN' });
   }
 
-  /** One root run's log (in the event log, under `tenant`, which owns it), for a reader that stops with `signal`. */
-  open(rootRunId: string, signal: AbortSignal, tenant?: string): RunLog {
+  /**
+   * One run's log (in the event log, under `tenant`, which owns it), for a reader that stops with `signal`: a root's,
+   * or a nested run's own (`base`: that run, from its start pointer, for the synthetic end of one that closed without).
+   */
+  open(rootRunId: string, signal: AbortSignal, tenant?: string, base?: Partial<EventBase>): RunLog {
     const open = queryPages(this.openOnly.getHandle(rootRunId), signal);
     const replayed = queryPages(this.temporal.workflow.getHandle(rootRunId), signal);
     let closed = false;
@@ -74,7 +80,7 @@ export class RunLogs {
       // (terminated, timed out): it ends with a synthetic one rather than being replayed again at every poll.
       if (page.ended || page.events.length >= input.limit) return page;
       const description = await this.temporal.workflow.getHandle(rootRunId).describe();
-      const closing = closingEvent(rootRunId, description, page.lastOffset + 1);
+      const closing = closingEvent(rootRunId, description, page.lastOffset + 1, base);
       // Open after all (it continued as new meanwhile): its events Query answers again.
       if (!closing) closed = false;
       return closing ? endedWith(page, closing) : page;
@@ -116,7 +122,7 @@ async function storedPage(
 ): Promise<EventsPage | undefined> {
   const events = await log.read(tenant, rootRunId, after, limit);
   if (!events.length || events.some((e, i) => e.offset !== after + 1 + i)) return undefined;
-  const ended = events.some(endsStream);
+  const ended = events.some((e) => endsLogOf(rootRunId, e));
   if (!ended && events.length < limit) return undefined;
   return { events, firstOffset: after + 1, lastOffset: events[events.length - 1].offset, ended };
 }
@@ -137,26 +143,73 @@ async function olderPage(
   return { events, firstOffset: after + 1, lastOffset: held.lastOffset, ended: false, pushed: held.pushed };
 }
 
+/** Options of {@link followTree}: those of every log's reader, and where to start. */
+export type FollowTreeOptions = Omit<ReadEventsOptions, 'after' | 'push' | 'closed' | 'untilClosed' | 'logOf'> & {
+  tenant?: string;
+  /** The position to resume from (default: the start). */
+  from?: TreeCursor;
+  /** Each log's durable events as its run appends them (the live lane's followEvents, under the run's id). */
+  push?: (runId: string) => EventPush | undefined;
+};
+
 /**
- * Yields a root run's events (see {@link readEvents}) from its log, the root's terminal event once the run has
- * closed: the root adds that event to its event log after putting it on its Wire, so a client that has seen it and
- * asks for the run finds it finished.
+ * The logs of one tree over Temporal and the stores: each read as a root's is (see {@link readEvents}), ending at
+ * its run's own terminal event once that run has closed.
+ */
+export function treeLogs(logs: RunLogs, opts: FollowTreeOptions): TreeLogs {
+  return {
+    read(runId, after, signal, base) {
+      const log = logs.open(runId, signal, opts.tenant, base);
+      const push = opts.push?.(runId);
+      // A reader following pushed events learns of a close it was not pushed (terminated, timed out) from a long poll.
+      const closed = push ? log.closed() : undefined;
+      const { tenant: _tenant, from: _from, push: _push, ...rest } = opts;
+      return readEvents(log.pages, {
+        ...rest,
+        after,
+        signal,
+        untilClosed: log.untilClosed,
+        closed,
+        push,
+        logOf: base ? runId : undefined,
+      });
+    },
+    async eventAt(runId, offset, signal) {
+      const page = await logs.open(runId, signal, opts.tenant).pages({ after: offset - 1, limit: 1 });
+      return page.events.find((e) => e.offset === offset);
+    },
+  };
+}
+
+/**
+ * Yields the events of the tree rooted at `runId` (see {@link readTree}): its log and those of the nested runs that
+ * keep their own, each event with the cursor a client resumes from; old-style trees read as one log, as before.
+ */
+export async function* followTree(
+  logs: RunLogs,
+  runId: string,
+  opts: FollowTreeOptions = {},
+): AsyncGenerator<TreeEvent> {
+  yield* readTree(treeLogs(logs, opts), runId, { from: opts.from, signal: opts.signal });
+}
+
+/**
+ * Yields a run tree's events (see {@link followTree}) from `after` in the root's log (or from `from`), the root's
+ * terminal event once the run has closed: the root adds that event to its event log after putting it on its Wire, so
+ * a client that has seen it and asks for the run finds it finished.
  */
 export async function* followRun(
   logs: RunLogs,
   rootRunId: string,
-  opts: ReadEventsOptions & { tenant?: string } = {},
+  opts: ReadEventsOptions & { tenant?: string; from?: TreeCursor } = {},
 ): AsyncGenerator<AgioEvent> {
-  const stop = new AbortController();
-  const onAbort = () => stop.abort();
-  opts.signal?.addEventListener('abort', onAbort, { once: true });
-  try {
-    const log = logs.open(rootRunId, stop.signal, opts.tenant);
-    // A reader following pushed events learns of a close it was not pushed (terminated, timed out) from a long poll.
-    const closed = opts.push ? log.closed() : undefined;
-    yield* readEvents(log.pages, { ...opts, signal: stop.signal, untilClosed: log.untilClosed, closed });
-  } finally {
-    stop.abort();
-    opts.signal?.removeEventListener('abort', onAbort);
-  }
+  const { push, after, ...rest } = opts;
+  const from = opts.from ?? cursorAt(after ?? -1);
+  for await (const { event } of followTree(logs, rootRunId, {
+    ...rest,
+    from,
+    // A caller's own push follows the root only (older callers); children are then read by polling.
+    ...(push ? { push: (runId: string) => (runId === rootRunId ? push : undefined) } : {}),
+  }))
+    yield event;
 }

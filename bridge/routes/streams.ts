@@ -2,6 +2,7 @@
 // run-scoped token a browser's EventSource sends as ?access_token= because it cannot send a bearer token.
 import { streamTenantOf, tenantOf } from '../auth';
 import { DEFAULT_MAX_STREAMS_PER_TENANT, TenantStreams } from '../quotas';
+import type { WorkflowExecutionDescription } from '@temporalio/client';
 import { describeRun, rootRunIdOf } from '../runs';
 import { streamRunEvents } from '../sse-route';
 import { RunParams, type Routes } from './context';
@@ -33,7 +34,8 @@ export const streamRoutes: Routes = (app, ctx) => {
         req,
         reply,
         ctx.hub,
-        { tenant, rootRunId: rootRunIdOf(description, id), runId: id },
+        // A nested run that keeps its own event log says so in its memo (newer trees): its stream is read from there.
+        { tenant, rootRunId: rootRunIdOf(description, id), runId: id, ownLog: ownLogOf(description) },
         ctx.opts.heartbeatMs ?? 15_000,
         ctx.opts.liveLane,
         ctx.openStreams,
@@ -44,3 +46,7 @@ export const streamRoutes: Routes = (app, ctx) => {
     }
   });
 };
+
+/** Whether the run keeps its own event log (a nested run of a newer tree; its memo's `ownLog`). */
+const ownLogOf = (description: WorkflowExecutionDescription): boolean =>
+  (description.memo as { ownLog?: unknown } | undefined)?.ownLog === true;

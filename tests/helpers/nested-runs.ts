@@ -30,13 +30,31 @@ export async function runAndStream(
   return { rootRunId: handle.workflowId, events, output };
 }
 
-/** Offsets 0..n-1 with no gap, and only the last event — the root's terminal one, of `type` — ends the stream. */
+/** The run whose log holds `event`: a nested run that keeps its own log, else the root (older trees: always). */
+export const logOf = (event: AgioEvent): string => (event.ownLog ? event.runId : event.rootRunId);
+
+/**
+ * Every event of every log once and in order, and only the last event — the root's terminal one, of `type` — ends the
+ * stream. Offsets are per log (a nested run that keeps its own log has its own, from 0): each log's offsets are
+ * 0..n-1 with no gap but the two pointers (start and end copies, not streamed) of each child that keeps its own log.
+ * An older tree is one log: offsets 0..n-1 in stream order.
+ */
 export function expectWholeStream(
   events: AgioEvent[],
   rootRunId: string,
   type: AgioEvent['type'] = 'RUN_COMPLETED',
 ): void {
-  expect(events.map((e) => e.offset)).toEqual(events.map((_, i) => i));
+  const logs = new Map<string, number[]>();
+  for (const e of events) logs.set(logOf(e), [...(logs.get(logOf(e)) ?? []), e.offset]);
+  for (const [log, offsets] of logs) {
+    const children = new Set(events.filter((e) => e.ownLog && e.parentRunId === log).map((e) => e.runId)).size;
+    expect({ log, offsets }).toEqual({ log, offsets: [...new Set(offsets)].sort((a, b) => a - b) });
+    expect({ log, first: offsets[0], end: offsets[offsets.length - 1] + 1 }).toEqual({
+      log,
+      first: 0,
+      end: offsets.length + 2 * children,
+    });
+  }
   expect(events.filter(endsStream)).toEqual([events[events.length - 1]]);
   expect(events[events.length - 1]).toMatchObject({ type, depth: 0, runId: rootRunId });
 }

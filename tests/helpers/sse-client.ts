@@ -2,7 +2,8 @@
 // collects `{ id, event, data }` frames until the server closes the stream, optionally resuming with
 // Last-Event-ID and disconnecting after N events.
 import { EventSource, type FetchLike } from 'eventsource';
-import { EventType, isKnownEventType, type AgioEvent } from '../../common';
+import { parseCursor, type TreeCursor } from '../../client/tree-cursor';
+import { EventType, isKnownEventType, isTerminalType, type AgioEvent } from '../../common';
 
 /** One SSE frame as the client received it. */
 export interface SseEvent {
@@ -19,6 +20,8 @@ export interface ReadSseOptions {
   lastEventId?: string;
   /** Disconnect (client side) once this many events have arrived. */
   maxEvents?: number;
+  /** Disconnect (client side) after the first event for which this holds. */
+  until?: (event: SseEvent) => boolean;
   /** Called for every event as it arrives (e.g. to inject a fault at the right moment). */
   onEvent?: (event: SseEvent) => void;
   /** Fails the read when the stream has not ended by then (default 30 s). */
@@ -65,7 +68,8 @@ export function readSse(url: string, opts: ReadSseOptions = {}): Promise<SseResu
       const event = { id: message.lastEventId, event: message.type, data: String(message.data) };
       events.push(event);
       opts.onEvent?.(event);
-      if (opts.maxEvents !== undefined && events.length >= opts.maxEvents) end(undefined, 'client');
+      if ((opts.maxEvents !== undefined && events.length >= opts.maxEvents) || opts.until?.(event))
+        end(undefined, 'client');
     };
     for (const name of EVENT_NAMES) source.addEventListener(name, onMessage);
     source.addEventListener('error', (e) => {
@@ -87,10 +91,11 @@ export function readSse(url: string, opts: ReadSseOptions = {}): Promise<SseResu
 export function agioEvents(frames: SseEvent[]): AgioEvent[] {
   return frames.map((frame) => {
     const event = JSON.parse(frame.data) as AgioEvent;
-    // A durable event's id is its offset; once live deltas flow, ids also carry the lane position (`offset.seq`).
+    // A durable event's id is its offset; once live deltas flow, ids also carry the lane position (`offset.seq`). With
+    // nested logs open it is the tree cursor (client/tree-cursor.ts), which holds the event's offset in its own log.
     // An event of a type this release does not know comes as a plain message (see bridge/sse.ts).
     const name = isKnownEventType(event.type) ? event.type : 'message';
-    if ((frame.id !== String(event.offset) && !frame.id.startsWith(`${event.offset}.`)) || frame.event !== name) {
+    if (!idHolds(frame.id, event) || frame.event !== name) {
       throw new Error(
         `SSE frame id/event (${frame.id}/${frame.event}) disagree with its data (${event.offset}/${event.type})`,
       );
@@ -101,4 +106,20 @@ export function agioEvents(frames: SseEvent[]): AgioEvent[] {
 
 function describe(events: SseEvent[]): string {
   return `${events.length} events [${events.map((e) => `${e.id}:${e.event}`).join(', ')}]`;
+}
+
+/**
+ * Whether an SSE id is where a client that has `event` stands: its offset (older trees and root events with no nested
+ * log open), or a tree cursor that holds the event's offset as that of one of its logs (a nested run's terminal
+ * event closes its log: the cursor no longer names it).
+ */
+function idHolds(id: string, event: AgioEvent): boolean {
+  const durable = id.split('.')[0];
+  if (durable === String(event.offset)) return true;
+  const cursor = parseCursor(durable);
+  if (!cursor) return false;
+  if (!event.ownLog) return event.runId === event.rootRunId ? cursor.after === event.offset : false;
+  if (isTerminalType(event.type) && event.runId !== event.rootRunId) return true;
+  const afters = (c: TreeCursor): number[] => [c.after, ...[...c.open.values()].flatMap(afters)];
+  return afters(cursor).includes(event.offset);
 }

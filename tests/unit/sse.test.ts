@@ -2,6 +2,7 @@
 // frames for heartbeats, and the resume offset from Last-Event-ID or ?after=.
 import type { AgioEvent } from '../../common';
 import { resumePosition, sseComment, sseFrame } from '../../bridge/sse';
+import { encodeCursor } from '../../client/tree-cursor';
 
 /** The durable offset a position resumes after (what these cases were written against). */
 const resumeOffset = (lastEventId: string | string[] | undefined, after: unknown) =>
@@ -110,11 +111,31 @@ describe('resumeOffset', () => {
   });
 
   it('reads an id with a lane position as the offset and the position', () => {
-    expect(resumePosition('17.1764000000000123', undefined)).toEqual({ after: 17, lane: 1764000000000123 });
-    expect(resumePosition(undefined, '-1.5')).toEqual({ after: -1, lane: 5 });
-    expect(resumePosition('17', undefined)).toEqual({ after: 17 });
+    const plain = (after: number) => ({ after, open: new Map() });
+    expect(resumePosition('17.1764000000000123', undefined)).toEqual({
+      after: 17,
+      cursor: plain(17),
+      lane: 1764000000000123,
+    });
+    expect(resumePosition(undefined, '-1.5')).toEqual({ after: -1, cursor: plain(-1), lane: 5 });
+    expect(resumePosition('17', undefined)).toEqual({ after: 17, cursor: plain(17) });
     expect(resumePosition('1.', undefined)).toBeUndefined();
   });
+
+  it('reads an id with nested logs open as the tree cursor, with or without a lane position', () => {
+    const position = resumePosition('17~5:3~5/2:-1.42', undefined)!;
+    expect(position).toMatchObject({ after: 17, lane: 42 });
+    expect(encodeCursor(position.cursor)).toBe('17~5:3~5/2:-1');
+    expect(encodeCursor(resumePosition(undefined, '9~4:0')!.cursor)).toBe('9~4:0');
+  });
+
+  it.each(['17~5', '17~5/2:1', '17~5:1~5:1', '17~5:-2', '17~5:3.', '17~5:3.1.2', '17 ~5:3', '17~a:1'])(
+    'is undefined for the malformed cursor %j (the route answers 400)',
+    (raw) => {
+      expect(resumePosition(raw, undefined)).toBeUndefined();
+      expect(resumePosition(undefined, raw)).toBeUndefined();
+    },
+  );
 
   it.each(['abc', '1.5.5', '1e3', '0x10', '12abc', '--1', '9999999999999999'])(
     'is undefined for the malformed value %j',

@@ -178,6 +178,31 @@ describe('the viewer run tree', () => {
     expect(holed.gaps).toBe(1);
   });
 
+  test('nested runs with their own logs: offsets per log, repeats dropped per log, children in arrival order', () => {
+    const root = { rootRunId: ROOT, agent: 'lead', depth: 0, timestamp: 1 };
+    const child = () => ({ rootRunId: ROOT, parentRunId: ROOT, agent: 'coder', depth: 1, ownLog: true });
+    const events = [
+      { ...root, runId: ROOT, type: 'RUN_STARTED', offset: 0 },
+      { ...root, ...child(), runId: CHILD, type: 'RUN_STARTED', offset: 0 },
+      { ...root, ...child(), runId: 'run-1/tool/call_2', type: 'RUN_STARTED', offset: 0 },
+      { ...root, ...child(), runId: CHILD, type: 'RUN_COMPLETED', offset: 1 },
+      { ...root, ...child(), runId: 'run-1/tool/call_2', type: 'RUN_COMPLETED', offset: 1 },
+      { ...root, runId: ROOT, type: 'RUN_COMPLETED', offset: 5 },
+    ] as AgioEvent[];
+    const tree = emptyTree();
+    for (const e of [...events, ...events.slice(1, 4)]) applyEvent(tree, e);
+    expect(tree.duplicates).toBe(3);
+    expect(tree.durableEvents).toBe(6);
+    expect(tree.logs).toEqual({ [ROOT]: 5, [CHILD]: 1, 'run-1/tool/call_2': 1 });
+    expect(tree.lastOffset).toBe(5);
+    expect(tree.gaps).toBe(0); // root 0 → 5: the four pointers between are not streamed
+    const holed = emptyTree();
+    for (const e of events.filter((e) => !(e.runId === CHILD && e.offset === 0))) applyEvent(holed, e);
+    expect(holed.gaps).toBe(1);
+    expect(tree.runs[ROOT].children).toEqual([CHILD, 'run-1/tool/call_2']);
+    expect(tree.runs[CHILD].status).toBe('completed');
+  });
+
   test('pause and resume, and a workflow agent position', () => {
     const s = stream()
       .durable(ROOT, 'RUN_STARTED', { data: { kind: 'loop' } })

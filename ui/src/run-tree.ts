@@ -3,6 +3,7 @@
 // DOM-free, so it is unit-tested in jest and the page only renders what it holds.
 import type { AgioEvent, Usage } from '../../common';
 import { isKnownEventType } from '../../common/event-types';
+import { countOffset } from './run-offsets';
 import { addUsage, applyDelta, applySnapshot, findCall, restart, stepOf, ZERO } from './run-steps';
 import type { ApprovalView, RunTree, RunView } from './run-view';
 
@@ -15,6 +16,9 @@ export function emptyTree(): RunTree {
     runs: {},
     approvals: [],
     lastOffset: -1,
+    logs: {},
+    unexplained: {},
+    pointers: 0,
     lastSeq: -1,
     durableEvents: 0,
     deltas: 0,
@@ -51,7 +55,8 @@ function runOf(tree: RunTree, event: AgioEvent): RunView {
   }
   // Children are in the order the log started them, not the order their first (possibly live) event arrived in.
   if (event.seq === undefined && run.startOffset === undefined) {
-    run.startOffset = event.offset;
+    // A run with its own log starts at 0 of it: its siblings are ordered by when they arrived instead.
+    run.startOffset = (event as { ownLog?: boolean }).ownLog ? tree.durableEvents : event.offset;
     const parent = run.parentRunId ? tree.runs[run.parentRunId] : undefined;
     if (parent) parent.children.sort((a, b) => startOf(tree, a) - startOf(tree, b));
   }
@@ -137,13 +142,10 @@ export function applyEvent(tree: RunTree, event: AgioEvent, eventId?: string): b
     tree.lastSeq = event.seq;
     tree.deltas++;
   } else {
-    if (event.offset <= tree.lastOffset) {
+    if (!countOffset(tree, event)) {
       tree.duplicates++;
       return false;
     }
-    if (tree.lastOffset >= 0 && event.offset !== tree.lastOffset + 1) tree.gaps++;
-    tree.firstOffset ??= event.offset;
-    tree.lastOffset = event.offset;
     tree.durableEvents++;
   }
   if (eventId) tree.lastEventId = eventId;

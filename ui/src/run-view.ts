@@ -92,16 +92,28 @@ export interface RunTree {
   rootRunId?: string;
   runs: Record<string, RunView>;
   approvals: ApprovalView[];
-  /** The last event's SSE id (`offset` or `offset.seq`): where a reconnect resumes. */
+  /** The last event's SSE id (`offset`, `offset.seq`, a tree cursor `offset~5:3…`): where a reconnect resumes. */
   lastEventId?: string;
+  /** The last offset of the stream's own run's log (nested runs that keep their own logs have theirs in `logs`). */
   lastOffset: number;
+  /** The last offset seen of each log (by the id of the run that owns it: the root, or a nested run with its own). */
+  logs: Record<string, number>;
+  /** The log of the stream's own run (the first one seen). */
+  topLog?: string;
   lastSeq: number;
-  /** Durable events applied, and the lowest offset seen (a continued-as-new log starts at its tail). */
+  /** Durable events applied, and the lowest offset seen in the stream's own run's log (a continued-as-new log starts at its tail). */
   durableEvents: number;
   firstOffset?: number;
   deltas: number;
-  /** Events dropped because the tree already had them (a resumed stream must make this 0), and holes in the offsets. */
+  /**
+   * Events dropped because the tree already had them (a resumed stream must make this 0), and offsets missing from a
+   * log (those of the pointers to nested runs' own logs, which are not streamed, are not missing).
+   */
   duplicates: number;
   gaps: number;
+  /** Per log: offsets skipped minus pointers that explain them (see `gaps`). */
+  unexplained: Record<string, number>;
+  /** Pointers to nested runs' own logs the stream implied (two per such run that ended): offsets never streamed. */
+  pointers: number;
   ended: boolean;
 }

@@ -91,6 +91,8 @@ export function RunPage({ api, runId }: { api: Api; runId: string }) {
             data-deltas={tree.deltas}
             data-duplicates={tree.duplicates}
             data-gaps={tree.gaps}
+            data-offsets={Object.values(tree.logs).reduce((sum, last) => sum + last + 1, 0)}
+            data-pointers={tree.pointers}
           >
             {tree.durableEvents} (offsets {tree.firstOffset ?? '–'}–{tree.lastOffset}), {tree.deltas} live deltas
             {tree.duplicates ? `, ${tree.duplicates} repeats dropped` : ''}
