@@ -48,6 +48,10 @@ describe('roles at the bridge', () => {
     });
     expect(await request(`${bed.bridge.url}/runs`, { token: READER })).toMatchObject({ status: 200 });
     expect((await post(`${at}/stream-token`, READER)).status).toBe(201);
+    expect(await request(`${bed.bridge.url}/whoami`, { token: READER })).toEqual({
+      status: 200,
+      body: { tenant: 'acme', identity: 'dash', scopes: ['read'] },
+    });
 
     // Nothing happened: the call still waits, nothing ran, the run was not paused.
     expect(await run.state()).toMatchObject({ status: 'running', pendingApprovals: [{ toolCallId: 'call_ro' }] });
