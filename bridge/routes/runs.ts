@@ -33,8 +33,13 @@ const ListRunsQuery = z
   .strict();
 
 export const runRoutes: Routes = (app, ctx) => {
+  // A visibility store that cannot count (or is down) admits the start rather than stopping every start: logged.
   const running = new RunningRunsQuota(
-    (tenant) => ctx.agio.count({ tenant, status: 'RUNNING' }),
+    (tenant) =>
+      ctx.agio.count({ tenant, status: 'RUNNING' }).catch((err: Error) => {
+        app.log.warn({ err, tenant }, 'running-runs quota: visibility could not count, start admitted');
+        return 0;
+      }),
     ctx.opts.maxRunningRunsPerTenant ?? DEFAULT_MAX_RUNNING_RUNS_PER_TENANT,
   );
 
