@@ -1,6 +1,6 @@
 // A run's limits from POST /runs may only tighten its agent's: the agent's author set them, and a caller who could raise
 // them (more steps, tokens, depth, a longer retry window) could spend more than the author allowed.
-import { runLimitsFor, type AnyAgentSpec, type RunLimitRequest, type RunLimits } from '../common';
+import { isWorkflowAgent, runLimitsFor, type AnyAgentSpec, type RunLimitRequest, type RunLimits } from '../common';
 import { HttpError } from './errors';
 
 /** The agent's own value of a limit (its limits over the defaults); undefined: the agent sets no bound. */
@@ -31,4 +31,36 @@ export function refuseLimitRaise(agent: AnyAgentSpec, limits: RunLimitRequest | 
       { limit: name, requested, agentLimit: bound },
     );
   }
+}
+
+/** The lowest `maxTokens` the agent's own model settings set (a workflow agent: any LLM sub-agent's, at any depth). */
+function ownMaxTokens(agent: AnyAgentSpec): { agent: string; maxTokens: number } | undefined {
+  if (!isWorkflowAgent(agent)) {
+    const maxTokens = agent.modelSettings?.maxTokens;
+    return maxTokens === undefined ? undefined : { agent: agent.name, maxTokens };
+  }
+  return agent.subAgents
+    .map(ownMaxTokens)
+    .filter((own) => own !== undefined)
+    .reduce<ReturnType<typeof ownMaxTokens>>(
+      (low, own) => (!low || own.maxTokens < low.maxTokens ? own : low),
+      undefined,
+    );
+}
+
+/**
+ * Refuses (400 limit_above_agent) a run's `modelSettings.maxTokens` above the one its agent (or one of its LLM
+ * sub-agents, whose settings the run's are merged over) sets for itself, unless `allowRaise`.
+ */
+export function refuseMaxTokensRaise(agent: AnyAgentSpec, requested: number | undefined, allowRaise: boolean): void {
+  if (requested === undefined || allowRaise) return;
+  const own = ownMaxTokens(agent);
+  if (!own || requested <= own.maxTokens) return;
+  throw new HttpError(
+    400,
+    'limit_above_agent',
+    `modelSettings.maxTokens: ${requested} is above agent "${own.agent}"'s own ${own.maxTokens}; a run may only ` +
+      "tighten its agent's settings (an admin token, or an operator setting AGIO_ALLOW_LIMIT_RAISE=true, may raise them)",
+    { limit: 'modelSettings.maxTokens', requested, agentLimit: own.maxTokens },
+  );
 }

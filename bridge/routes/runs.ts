@@ -8,7 +8,7 @@ import { agentView, agentsSourceView } from '../agents-view';
 import { callerOf, hasScope, tenantOf } from '../auth';
 import { HttpError } from '../errors';
 import { DEFAULT_MAX_RUNNING_RUNS_PER_TENANT, RunningRunsQuota } from '../quotas';
-import { refuseLimitRaise } from '../run-limits';
+import { refuseLimitRaise, refuseMaxTokensRaise } from '../run-limits';
 import { describeRun, runStatus } from '../runs';
 import { StartRunBody, idempotencyKeyOf, refuseAllowRules, runIdForKey } from '../start-run';
 import { RunParams, type Routes } from './context';
@@ -61,7 +61,9 @@ export const runRoutes: Routes = (app, ctx) => {
     refuseAllowRules(settings.permissions, (ctx.opts.allowPermissionOverrides ?? false) || admin);
     const spec = ctx.agio.agents.find(agent);
     if (!spec) throw new HttpError(404, 'unknown_agent', `unknown agent "${agent}"; GET /agents lists them`);
-    refuseLimitRaise(spec, settings.limits, (ctx.opts.allowLimitRaise ?? false) || admin);
+    const mayRaise = (ctx.opts.allowLimitRaise ?? false) || admin;
+    refuseLimitRaise(spec, settings.limits, mayRaise);
+    refuseMaxTokensRaise(spec, settings.modelSettings?.maxTokens, mayRaise);
     const release = await running.admit(tenant);
     const run = await ctx.agio
       .start(agent, input, { tenant, ...settings, ...(key ? { runId: runIdForKey(tenant, key) } : {}) })

@@ -3,8 +3,8 @@
 import { DEFAULT_SCOPES, grantOf, parseTokens } from '../../bridge/auth';
 import { HttpError } from '../../bridge/errors';
 import { RunningRunsQuota, TenantStreams } from '../../bridge/quotas';
-import { refuseLimitRaise } from '../../bridge/run-limits';
-import { defineAgent } from '../../common';
+import { refuseLimitRaise, refuseMaxTokensRaise } from '../../bridge/run-limits';
+import { defineAgent, sequentialAgent } from '../../common';
 
 describe('AGIO_TOKENS', () => {
   it('reads token:tenant as before (every scope but admin, identity api:<tenant>) and takes identities and scopes', () => {
@@ -95,5 +95,21 @@ describe('run limits over the agent’s', () => {
     });
     expect(refused({ continueAsNewAfterModelCalls: 201 })).toMatchObject({ limit: 'continueAsNewAfterModelCalls' });
     expect(refused({ maxSteps: 5 }, true)).toBe(undefined);
+  });
+
+  it('refuses modelSettings.maxTokens above the agent’s own, a workflow agent’s lowest LLM sub-agent included', () => {
+    const writer = defineAgent({ name: 'writer', modelSettings: { maxTokens: 500 } });
+    const flow = sequentialAgent({ name: 'flow', subAgents: [defineAgent({ name: 'free' }), writer] });
+    const refusal = (spec: Parameters<typeof refuseMaxTokensRaise>[0], n: number) => {
+      try {
+        refuseMaxTokensRaise(spec, n, false);
+        return undefined;
+      } catch (err) {
+        return (err as HttpError).details;
+      }
+    };
+    expect(refusal(writer, 500)).toBe(undefined);
+    expect(refusal(flow, 501)).toEqual({ limit: 'modelSettings.maxTokens', requested: 501, agentLimit: 500 });
+    expect(refusal(agent, 10 ** 5)).toBe(undefined);
   });
 });
