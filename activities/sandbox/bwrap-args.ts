@@ -73,6 +73,8 @@ export interface SandboxMount {
    * to this unprivileged uid and gid (setpriv: no capabilities, no new privileges), whose process limit then holds.
    */
   runAs?: number;
+  /** The seccomp filter is on fd 3 (`--seccomp 3`). */
+  seccomp?: boolean;
 }
 
 /** bwrap's arguments up to and including `--`, then the limits wrapper, then `argv`. */
@@ -88,6 +90,7 @@ export function bwrapArgs(mount: SandboxMount, limits: SandboxLimits, argv: stri
     ...(userns
       ? ['--disable-userns', '--uid', '65534', '--gid', '65534']
       : ['--cap-add', 'CAP_SETUID', '--cap-add', 'CAP_SETGID']),
+    ...(mount.seccomp ? ['--seccomp', '3'] : []),
     '--die-with-parent',
     '--new-session',
     '--clearenv',

@@ -4,6 +4,7 @@ import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { bwrapArgs, DEFAULT_SANDBOX_LIMITS, type SandboxLimits } from './bwrap-args';
 import { runProcess } from './run-process';
+import { seccompFilter } from './seccomp';
 import { Sandbox, type SandboxState } from './sandbox';
 
 /** The environment variable that runs workspace tools without a sandbox (trusted agents only). */
@@ -64,11 +65,13 @@ export async function detectSandbox(opts: DetectOptions): Promise<Sandbox> {
   if (!bwrap) return new Sandbox({ kind: 'unavailable', reason: 'bubblewrap (bwrap) is not installed' }, limits);
   const uidBase = process.getuid?.() === 0 ? Number(env[SANDBOX_UID_ENV] ?? 200_000) : undefined;
   const state: SandboxState = { kind: 'bwrap', bwrap, ...(rg ? { rg } : {}), ...(uidBase ? { uidBase } : {}) };
+  const seccomp = seccompFilter();
   const mount = {
     workspace: opts.workspaceRoot,
     writable: false,
     network: false,
     runAs: uidBase,
+    seccomp: seccomp !== undefined,
     ...(rg ? { rg } : {}),
   };
   try {
@@ -78,6 +81,7 @@ export async function detectSandbox(opts: DetectOptions): Promise<Sandbox> {
       heartbeat: () => undefined,
       outputLimit: 4096,
       spawn: { env: {}, cwd: '/' },
+      ...(seccomp ? { fd3: seccomp } : {}),
     });
     if (probe.exitCode !== 0) {
       const why = probe.output.trim() || `exit code ${probe.exitCode ?? probe.signal}`;

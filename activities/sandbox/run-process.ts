@@ -1,6 +1,7 @@
 // Runs one process with bounded output, a wall-clock timeout and cancellation; on any end the whole process group is
 // SIGKILLed (a sandboxed process group is bwrap, whose death takes the sandbox's pid namespace with it).
 import { spawn, type SpawnOptions } from 'node:child_process';
+import type { Writable } from 'node:stream';
 import { HeadTailBuffer } from '../tools/output-buffer';
 
 /** After the process exits, how long to wait for stdout/stderr to close before giving up on them. */
@@ -29,6 +30,8 @@ export interface ProcessOptions {
   /** Only stdout is collected (stderr is kept apart, at most 4 KiB, in `stderr`). */
   stdoutOnly?: boolean;
   spawn: Pick<SpawnOptions, 'cwd' | 'env' | 'uid' | 'gid'>;
+  /** Bytes the process reads from its file descriptor 3 (bwrap's `--seccomp 3`). */
+  fd3?: Buffer;
 }
 
 /** Runs `file args` as the leader of a new process group, killing the group on timeout, abort, or once it exits. */
@@ -40,7 +43,9 @@ export function runProcess(
   return new Promise((resolve, reject) => {
     const out = new HeadTailBuffer(opts.keep === 'head' ? opts.outputLimit * 2 : opts.outputLimit);
     const err = new HeadTailBuffer(4096);
-    const child = spawn(file, args, { ...opts.spawn, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const stdio = opts.fd3 ? (['ignore', 'pipe', 'pipe', 'pipe'] as const) : (['ignore', 'pipe', 'pipe'] as const);
+    const child = spawn(file, args, { ...opts.spawn, detached: true, stdio: [...stdio] });
+    if (opts.fd3) (child.stdio[3] as Writable).end(opts.fd3);
     let timedOut = false;
     let aborted = false;
     let cut = false;

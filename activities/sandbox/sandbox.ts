@@ -12,6 +12,7 @@ import {
 } from './bwrap-args';
 import { runProcess, type CommandResult } from './run-process';
 import { workspaceTree } from '../workspace/session';
+import { seccompFilter } from './seccomp';
 
 /** How this worker runs sandboxed calls. */
 export type SandboxState =
@@ -93,16 +94,19 @@ export class Sandbox {
     try {
       const runAs = slot === undefined ? undefined : state.uidBase! + slot;
       if (runAs !== undefined) await handOver(call.workspace, runAs);
+      const seccomp = seccompFilter();
       const mount = {
         workspace: call.workspace,
         writable: call.writable,
         network: call.network ?? false,
         rg: state.rg,
+        seccomp: seccomp !== undefined,
       };
       // bwrap itself gets no environment: its pid 1 in the sandbox is readable there (/proc/1/environ).
       return await runProcess(state.bwrap, bwrapArgs({ ...mount, runAs }, this.limits, argv), {
         ...opts,
         spawn: { env: {}, cwd: '/' },
+        ...(seccomp ? { fd3: seccomp } : {}),
       });
     } finally {
       if (slot !== undefined) this.releaseSlot(tree);

@@ -110,3 +110,14 @@ test("bash has no network; bash_network shares the worker's (loopback included)"
     await new Promise((resolve) => server.close(resolve));
   }
 });
+
+test('runs under a seccomp filter: no new namespaces, no mounts; ordinary commands and forks work', async () => {
+  const out = await bash(
+    'unshare -U true; echo "unshare=$?"; mount -t tmpfs x /tmp 2>/dev/null; echo "mount=$?"; ' +
+      '(sleep 0.1 & wait) && echo forked; grep "^Seccomp:" /proc/self/status',
+  );
+  expect(out.content).toMatch(/unshare=1\n/);
+  expect(out.content).toMatch(/Operation not permitted/);
+  expect(out.content).not.toMatch(/mount=0/);
+  expect(out.content).toMatch(/forked\nSeccomp:\s+2\nexit code: 0$/);
+});
