@@ -4,20 +4,27 @@ import { useState } from 'preact/hooks';
 import { runPath, type Api } from '../api';
 import { pretty } from '../format';
 import type { ApprovalView } from '../run-tree';
+import { lacksScope, useScope } from '../scopes';
 
 export function Approvals({ api, approvals }: { api: Api; approvals: ApprovalView[] }) {
+  const mayDecide = useScope(api, 'decide');
   if (approvals.length === 0) return null;
   return (
     <section class="card approvals" data-testid="approvals">
       <h2>Waiting for approval ({approvals.length})</h2>
+      {!mayDecide && (
+        <p class="muted" data-testid="no-decide">
+          You can see these calls but not decide them: {lacksScope('decide')}.
+        </p>
+      )}
       {approvals.map((a) => (
-        <Approval key={`${a.runId} ${a.toolCallId}`} api={api} approval={a} />
+        <Approval key={`${a.runId} ${a.toolCallId}`} api={api} approval={a} mayDecide={mayDecide} />
       ))}
     </section>
   );
 }
 
-function Approval({ api, approval }: { api: Api; approval: ApprovalView }) {
+function Approval({ api, approval, mayDecide }: { api: Api; approval: ApprovalView; mayDecide: boolean }) {
   const [remember, setRemember] = useState(false);
   const [message, setMessage] = useState('');
   const [busy, setBusy] = useState(false);
@@ -55,7 +62,7 @@ function Approval({ api, approval }: { api: Api; approval: ApprovalView }) {
             also allow this exact call (same tool, same arguments) for the rest of this run
           </span>
         </label>
-        <button data-testid="approve" disabled={busy} onClick={() => void decide('approve')}>
+        <button data-testid="approve" disabled={busy || !mayDecide} onClick={() => void decide('approve')}>
           Approve
         </button>
         <input
@@ -64,7 +71,7 @@ function Approval({ api, approval }: { api: Api; approval: ApprovalView }) {
           value={message}
           onInput={(e) => setMessage(e.currentTarget.value)}
         />
-        <button class="danger" data-testid="deny" disabled={busy} onClick={() => void decide('deny')}>
+        <button class="danger" data-testid="deny" disabled={busy || !mayDecide} onClick={() => void decide('deny')}>
           Deny
         </button>
       </div>

@@ -2,13 +2,21 @@
 import { useState } from 'preact/hooks';
 import { runPath, type Api } from '../api';
 import type { RunView } from '../run-tree';
+import { lacksScope, useScope } from '../scopes';
 
 export function RunControls({ api, run }: { api: Api; run: RunView }) {
   const [reason, setReason] = useState('');
   const [busy, setBusy] = useState<string>();
   const [confirming, setConfirming] = useState(false);
   const [error, setError] = useState<string>();
+  const mayControl = useScope(api, 'control');
   if (run.status !== 'running') return null;
+  if (!mayControl)
+    return (
+      <div class="controls muted" data-testid="no-control">
+        pause, resume and cancel: {lacksScope('control')}
+      </div>
+    );
   const act = async (action: 'pause' | 'resume' | 'cancel') => {
     setBusy(action);
     setError(undefined);

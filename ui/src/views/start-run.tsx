@@ -2,12 +2,14 @@
 import { useState } from 'preact/hooks';
 import type { AgentSummary, Api } from '../api';
 import { navigate, runUrl } from '../router';
+import { lacksScope, useScope } from '../scopes';
 
 export function StartRun({ api, agents }: { api: Api; agents: AgentSummary[] }) {
   const [agent, setAgent] = useState('');
   const [input, setInput] = useState('');
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
+  const mayStart = useScope(api, 'start');
   const chosen = agent || agents[0]?.name || '';
   return (
     <form
@@ -43,10 +45,15 @@ export function StartRun({ api, agents }: { api: Api; agents: AgentSummary[] }) 
           value={input}
           onInput={(e) => setInput(e.currentTarget.value)}
         />
-        <button type="submit" disabled={busy || !chosen || !input.trim()}>
+        <button type="submit" disabled={busy || !mayStart || !chosen || !input.trim()}>
           Start
         </button>
       </div>
+      {!mayStart && (
+        <p class="muted" data-testid="no-start">
+          Starting runs: {lacksScope('start')}.
+        </p>
+      )}
       {error && <p class="error">{error}</p>}
     </form>
   );
