@@ -6,6 +6,7 @@ import { AgioClient } from '../../client/agio-client';
 import { endsStream, type AgentRunInput, type AgioEvent, type RunOutput } from '../../common';
 import type { RecordedRequest, ScriptedModelServer } from '../../devkit/scripted-model-server';
 import { eventsQuery } from '../../common/messages';
+import type { EventLogStore } from '../../stores';
 import { num, sentMessages, startRun, type History } from './agent-runs';
 
 /** Every event of a root run's stream, read live through AgioClient until the root's terminal event. */
@@ -34,16 +35,11 @@ export async function runAndStream(
 export const logOf = (event: AgioEvent): string => (event.ownLog ? event.runId : event.rootRunId);
 
 /**
- * Every event of every log once and in order, and only the last event — the root's terminal one, of `type` — ends the
- * stream. Offsets are per log (a nested run that keeps its own log has its own, from 0): each log's offsets are
- * 0..n-1 with no gap but the two pointers (start and end copies, not streamed) of each child that keeps its own log.
- * An older tree is one log: offsets 0..n-1 in stream order.
+ * Every event of every log once and in order. Offsets are per log (a nested run that keeps its own log has its own,
+ * from 0): each log's offsets are 0..n-1 with no gap but the two pointers (start and end copies, not streamed) of each
+ * child that keeps its own log. An older tree is one log: offsets 0..n-1 in stream order.
  */
-export function expectWholeStream(
-  events: AgioEvent[],
-  rootRunId: string,
-  type: AgioEvent['type'] = 'RUN_COMPLETED',
-): void {
+export function expectWholeLogs(events: AgioEvent[]): void {
   const logs = new Map<string, number[]>();
   for (const e of events) logs.set(logOf(e), [...(logs.get(logOf(e)) ?? []), e.offset]);
   for (const [log, offsets] of logs) {
@@ -55,8 +51,36 @@ export function expectWholeStream(
       end: offsets.length + 2 * children,
     });
   }
+}
+
+/** {@link expectWholeLogs}, and only the last event — the root's terminal one, of `type` — ends the stream. */
+export function expectWholeStream(
+  events: AgioEvent[],
+  rootRunId: string,
+  type: AgioEvent['type'] = 'RUN_COMPLETED',
+): void {
+  expectWholeLogs(events);
   expect(events.filter(endsStream)).toEqual([events[events.length - 1]]);
   expect(events[events.length - 1]).toMatchObject({ type, depth: 0, runId: rootRunId });
+}
+
+/**
+ * The stores' event logs hold what the stream delivered: each run's own log (the root's, and each nested run's that
+ * keeps one) has that log's streamed events, and besides them only the pointers to its children's logs. Timestamps
+ * are left out (a replayed page can time an event that follows a local activity a few ms differently).
+ */
+export async function expectStoredLogs(
+  events: Pick<EventLogStore, 'read'>,
+  tenant: string,
+  streamed: AgioEvent[],
+): Promise<void> {
+  for (const log of new Set(streamed.map(logOf))) {
+    const stored = await events.read(tenant, log, -1, 10_000);
+    expect(withoutTimestamps(stored.filter((e) => logOf(e) === log))).toEqual(
+      withoutTimestamps(streamed.filter((e) => logOf(e) === log)),
+    );
+    expect(stored.filter((e) => logOf(e) !== log).every((e) => e.ownLog && e.parentRunId === log)).toBe(true);
+  }
 }
 
 /** The requests whose system prompt contains `key` (each test agent has distinct instructions). */
