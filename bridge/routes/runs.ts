@@ -33,6 +33,14 @@ const ListRunsQuery = z
   .strict();
 
 export const runRoutes: Routes = (app, ctx) => {
+  const exists = (runId: string) =>
+    ctx.agio.temporal.workflow
+      .getHandle(runId)
+      .describe()
+      .then(
+        () => true,
+        () => false,
+      );
   // A visibility store that cannot count (or is down) admits the start rather than stopping every start: logged.
   const running = new RunningRunsQuota(
     (tenant) =>
@@ -64,9 +72,14 @@ export const runRoutes: Routes = (app, ctx) => {
     const mayRaise = (ctx.opts.allowLimitRaise ?? false) || admin;
     refuseLimitRaise(spec, settings.limits, mayRaise);
     refuseMaxTokensRaise(spec, settings.modelSettings?.maxTokens, mayRaise);
-    const release = await running.admit(tenant);
+    const runId = key ? runIdForKey(tenant, key) : undefined;
+    // A repeat of a start that made its run (same Idempotency-Key) answers with that run even at the quota.
+    const release = await running.admit(tenant).catch(async (err: unknown) => {
+      if (runId && (await exists(runId))) return () => undefined;
+      throw err;
+    });
     const run = await ctx.agio
-      .start(agent, input, { tenant, ...settings, ...(key ? { runId: runIdForKey(tenant, key) } : {}) })
+      .start(agent, input, { tenant, ...settings, ...(runId ? { runId } : {}) })
       .catch((err: Error) => {
         release();
         if (err.name !== 'IdempotencyConflictError') throw err;

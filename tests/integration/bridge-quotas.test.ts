@@ -24,15 +24,19 @@ describe('per-tenant quotas', () => {
       maxStreamsPerTenant: 2,
     },
   });
-  const start = (token: string) =>
+  const start = (token: string, key?: string) =>
     fetch(`${bed.bridge.url}/runs`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      headers: {
+        authorization: `Bearer ${token}`,
+        'content-type': 'application/json',
+        ...(key ? { 'idempotency-key': key } : {}),
+      },
       body: JSON.stringify({ agent: 'quota-holder', input: 'hold on' }),
     });
-  const holdOne = async (token: string, callId: string) => {
+  const holdOne = async (token: string, callId: string, key?: string) => {
     bed.server.scriptFor(keyOf(holder), toolCalls([toolCall('record', { label: 'x' }, { id: callId })]));
-    const res = await start(token);
+    const res = await start(token, key);
     expect(res.status).toBe(201);
     const { runId } = (await res.json()) as { runId: string };
     await waitForAsk(bed.client, runId, callId);
@@ -48,7 +52,7 @@ describe('per-tenant quotas', () => {
   };
 
   it('answers 429 with Retry-After to a start past the running-runs quota, and admits again once a run ends', async () => {
-    const held = await holdOne(TOKEN, 'call_q1');
+    const held = await holdOne(TOKEN, 'call_q1', 'held-key');
 
     // At once (the count the first start left) and once visibility counts the run itself.
     for (const when of ['now', 'counted']) {
@@ -64,6 +68,11 @@ describe('per-tenant quotas', () => {
         error: { code: 'quota_exceeded', quota: 'maxRunningRunsPerTenant', max: 1 },
       });
     }
+    // A repeat of the start that made the held run still gets its run.
+    const repeat = await start(TOKEN, 'held-key');
+    expect(repeat.status).toBe(200);
+    expect(repeat.headers.get('idempotent-replayed')).toBe('true');
+    expect(await repeat.json()).toMatchObject({ runId: held });
     // Another tenant is not affected.
     const calm = await holdOne(OTHER, 'call_q2');
     await bed.agio.getHandle(calm).cancel();
