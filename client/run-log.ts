@@ -171,7 +171,7 @@ export function treeLogs(logs: RunLogs, opts: FollowTreeOptions): TreeLogs {
         untilClosed: log.untilClosed,
         closed,
         push,
-        logOf: base ? runId : undefined,
+        logOf: runId,
       });
     },
     async eventAt(runId, offset, signal) {
