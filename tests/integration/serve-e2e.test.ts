@@ -4,6 +4,8 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import type { AgioEvent } from '../../common';
+import { expectWholeLogs } from '../helpers/nested-runs';
 import { DEV_TOKEN_HEADER, curl, startServe, type ServeProcess } from '../helpers/serve-process';
 
 const root = path.resolve(__dirname, '../..');
@@ -47,22 +49,12 @@ describe('agio serve, driven with curl as the README shows', () => {
     ) as { runId: string };
     expect(started.runId).toMatch(/^run-/);
     const sse = curl('-N', `${url}/runs/${started.runId}/events`, '-H', H);
-    const events = sse
-      .split('\n\n')
-      .filter((f) => f.includes('data: '))
-      .map(
-        (f) =>
-          JSON.parse(f.slice(f.indexOf('data: ') + 6)) as {
-            offset: number;
-            type: string;
-            depth: number;
-            agent: string;
-          },
-      );
-    // Durable events have offsets 0..n-1; live deltas (in process: worker and bridge share serve) carry the offset
-    // before them and their lane position.
+    const frames = sse.split('\n\n').filter((f) => f.includes('data: '));
+    const events = frames.map((f) => JSON.parse(f.slice(f.indexOf('data: ') + 6)) as AgioEvent);
+    // Durable events have offsets 0..n-1 in their own run's log (a nested run keeps its own); live deltas (in
+    // process: worker and bridge share serve) carry the offset before them and their lane position.
     const durable = events.filter((e) => e.type !== 'STEP_DELTA');
-    expect(durable.map((e) => e.offset)).toEqual(durable.map((_, i) => i));
+    expectWholeLogs(durable);
     expect(
       events.filter((e) => e.type === 'STEP_DELTA').every((e) => typeof (e as { seq?: number }).seq === 'number'),
     ).toBe(true);
@@ -70,8 +62,12 @@ describe('agio serve, driven with curl as the README shows', () => {
     expect(events.at(-1)).toMatchObject({ type: 'RUN_COMPLETED', depth: 0, agent: 'lead' });
     expect(events.some((e) => e.depth === 1 && e.agent === 'coder' && e.type === 'RUN_COMPLETED')).toBe(true);
     expect(events.some((e) => e.type === 'STEP_DELTA')).toBe(true);
-    const resumed = curl('-N', `${url}/runs/${started.runId}/events`, '-H', H, '-H', 'Last-Event-ID: 5');
-    expect(resumed).toMatch(/^: run .*\n\nid: 6\n/);
+    // Resumed from the id of the sixth durable event (its durable part), the stream goes on with the seventh.
+    const ids = frames.filter((_, i) => events[i].type !== 'STEP_DELTA').map((f) => /^id: ([^.\n]*)/m.exec(f)![1]);
+    const resumed = curl('-N', `${url}/runs/${started.runId}/events`, '-H', H, '-H', `Last-Event-ID: ${ids[5]}`);
+    expect(resumed).toMatch(new RegExp(`^: run .*\\n\\nid: ${ids[6]}\\n`));
+    const next = JSON.parse(/^data: (.*)$/m.exec(resumed)![1]) as AgioEvent;
+    expect([next.runId, next.offset]).toEqual([durable[6].runId, durable[6].offset]);
     const status = JSON.parse(curl(`${url}/runs/${started.runId}`, '-H', H)) as {
       status: string;
       output: { response: string };
