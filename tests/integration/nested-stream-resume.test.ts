@@ -6,7 +6,8 @@ import { asTool, defineAgent, type AgentSpec, type AgioEvent } from '../../commo
 import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
 import { testTools } from '../fixtures/test-tools';
 import { askingAgent, authData, keyOf } from '../helpers/approvals';
-import { request } from '../helpers/bridge';
+import { parseCursor, isBehind } from '../../client/tree-cursor';
+import { request, streamStats } from '../helpers/bridge';
 import { startBridgeProcess, type BridgeProcess } from '../helpers/bridge-process';
 import { expectWholeStream, logOf, readStream } from '../helpers/nested-runs';
 import { agioEvents, readSse, type SseEvent } from '../helpers/sse-client';
@@ -104,6 +105,24 @@ describe('resuming a nested tree stream from a cursor id', () => {
     await approve(bed.bridge.url, runId, 'call_r1');
     const rest = await readRest(bed.bridge.url, runId, first.at(-1)!.id);
     await expectWholeTree(runId, first, rest);
+  });
+
+  it('serves a client resuming from a cursor off the reader of a client that follows from the start', async () => {
+    const runId = await startTree();
+    const whole = readSse(`${bed.bridge.url}/runs/${runId}/events`, { token: TOKEN, timeoutMs: 60_000 });
+    const first = await readToFirstAsk(bed.bridge.url, runId);
+    const before = (await streamStats(bed.bridge)).readersStarted;
+    await approve(bed.bridge.url, runId, 'call_r1');
+    const rest = await readRest(bed.bridge.url, runId, first.at(-1)!.id);
+    // One reader for both (the resuming client's cursor is ahead of where it started): no second upstream reader.
+    expect((await streamStats(bed.bridge)).readersStarted).toBe(before);
+    await expectWholeTree(runId, first, rest);
+    const all = agioEvents((await whole).events).filter((e) => e.type !== 'STEP_DELTA');
+    expectWholeStream(all, runId);
+    // Each resumed event's id is where that client stands: at least as far as the shared reader, and never behind
+    // what it had when it came back (a cursor whose offsets are all at or past the resume id's).
+    const resumedAt = parseCursor(first.at(-1)!.id.split('.')[0])!;
+    for (const frame of rest) expect(isBehind(resumedAt, parseCursor(frame.id.split('.')[0])!)).toBe(true);
   });
 
   describe('across bridge processes', () => {
