@@ -102,9 +102,18 @@ export function eventsOf(events: AgioEvent[], runId: string): AgioEvent[] {
   return events.filter((e) => e.runId === runId);
 }
 
-/** The root run's log right now (one query, no waiting). */
+/**
+ * The run tree's events as they are now (no waiting): the root's log, and in place of each pointer to a nested run
+ * that keeps its own log (its start copy), that run's log as it is now (recursively); older trees: the root's log.
+ */
 export async function eventsNow(client: Client, rootRunId: string): Promise<AgioEvent[]> {
-  return (await client.workflow.getHandle(rootRunId).query(eventsQuery, { after: -1, limit: 1000 })).events;
+  const events: AgioEvent[] = [];
+  const page = await client.workflow.getHandle(rootRunId).query(eventsQuery, { after: -1, limit: 1000 });
+  for (const e of page.events) {
+    if (!e.ownLog || e.runId === rootRunId) events.push(e);
+    else if (e.type === 'RUN_STARTED') events.push(...(await eventsNow(client, e.runId)));
+  }
+  return events;
 }
 
 /** Resolves once the stream so far holds an event matching `match` (reads through AgioClient). */
