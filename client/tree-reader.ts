@@ -68,6 +68,8 @@ interface LogNode {
   /** Its terminal event has been delivered. */
   finished: Deferred;
   abort: AbortController;
+  /** Stops following the parent's abort. */
+  unlink: () => void;
 }
 
 /** What a log's producer hands the consumer: an event, or a child log opened or passed (its end pointer). */
@@ -106,8 +108,11 @@ export async function* readTree(
   const node = (runId: string, path: number[], after: number, parent?: LogNode, base?: AgioEvent): LogNode => {
     const abort = new AbortController();
     const signal = parent?.abort.signal ?? stop.signal;
-    signal.addEventListener('abort', () => abort.abort(), { once: true });
+    // Removed when the log's producer ends: a run with thousands of children must not pile listeners on its signal.
+    const follow = () => abort.abort();
+    signal.addEventListener('abort', follow, { once: true });
     return {
+      unlink: () => signal.removeEventListener('abort', follow),
       runId,
       path,
       after,
@@ -176,6 +181,7 @@ export async function* readTree(
         if (!log.abort.signal.aborted) failure ??= err;
       })
       .finally(() => {
+        log.unlink();
         running--;
         wakeConsumer();
       });

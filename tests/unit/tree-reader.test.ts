@@ -213,6 +213,38 @@ describe('readTree', () => {
     expect(out.filter((e) => e.event.runId === 'root/c1').length).toBe(4);
   });
 
+  it('leaves no listener behind per finished child (a run with many children does not pile them up)', async () => {
+    const original = { add: EventTarget.prototype.addEventListener, remove: EventTarget.prototype.removeEventListener };
+    const logs = new FakeLogs();
+    const root = logs.log('root').append(run('root', 0, 'RUN_STARTED'));
+    for (let i = 0; i < 30; i++) {
+      const id = `root/c${i}`;
+      root.append(ptr(id, 1, 'RUN_STARTED'), ptr(id, 1, 'RUN_COMPLETED'));
+      logs.log(id).append(own(id, 1, 'RUN_STARTED'), own(id, 1, 'RUN_COMPLETED'));
+    }
+    root.append(run('root', 0, 'RUN_COMPLETED'));
+    // Abort listeners outstanding (added, not removed) at most at any moment of the read.
+    let outstanding = 0;
+    let most = 0;
+    const add = jest.spyOn(EventTarget.prototype, 'addEventListener');
+    const remove = jest.spyOn(EventTarget.prototype, 'removeEventListener');
+    add.mockImplementation(function (this: EventTarget, type, ...rest) {
+      if (type === 'abort') most = Math.max(most, ++outstanding);
+      return original.add.call(this, type, ...rest);
+    });
+    remove.mockImplementation(function (this: EventTarget, type, ...rest) {
+      if (type === 'abort') outstanding--;
+      return original.remove.call(this, type, ...rest);
+    });
+    try {
+      expect((await readAll(logs)).length).toBe(62);
+    } finally {
+      add.mockRestore();
+      remove.mockRestore();
+    }
+    expect(most).toBeLessThan(20);
+  });
+
   it('rejects a cursor naming an offset that is not a pointer', async () => {
     await expect(readAll(finishedTree(), parseCursor('3~1:0'))).rejects.toBeInstanceOf(CursorError);
   });
