@@ -18,6 +18,8 @@ import type { LiveLane } from '../live/lane';
 import type { ToolRegistry } from './tools/registry';
 import type { WorkspaceSync } from './workspace/workspace-sync';
 import type { Sandbox } from './sandbox/sandbox';
+import { createResolveAgent } from './resolve-agent';
+import { AgentRegistry } from '../common';
 
 /** What the activities need from the worker. */
 export interface ActivityDeps {
@@ -39,6 +41,8 @@ export interface ActivityDeps {
   workspaceSync?: WorkspaceSync;
   /** Where bash, grep and glob run their programs (absent: they refuse). */
   sandbox?: Sandbox;
+  /** The agents runs started by name resolve to (absent: none; every start by name fails with UnknownAgent). */
+  agents?: AgentRegistry;
 }
 
 /** All of Agio's activities, bound to their dependencies. */
@@ -70,6 +74,7 @@ export function createActivities(deps: ActivityDeps) {
       deps.sandbox,
     ),
     ...persistence,
+    resolveAgent: createResolveAgent(deps.agents ?? new AgentRegistry()),
   };
 }
 

@@ -10,6 +10,8 @@ import {
   jsonBytes,
   modelInputTooLargeMessage,
   workflowTypeFor,
+  WorkflowType,
+  type AgentByNameInput,
   type AgioEvent,
   type AnyAgentSpec,
   type ChatMessage,
@@ -62,6 +64,29 @@ export interface StartOptions {
   modelSettings?: ModelSettings;
 }
 
+/** The context a start sends (`limits`: resolved for a spec, the caller's overrides for a name). */
+function contextOf(opts: StartOptions, limits: Partial<RunContext['limits']> | undefined): Partial<RunContext> {
+  return {
+    tenant: opts.tenant ?? 'default',
+    ...(opts.sessionId ? { sessionId: opts.sessionId } : {}),
+    ...(opts.userId ? { userId: opts.userId } : {}),
+    ...(limits ? { limits } : {}),
+    ...(opts.permissions ? { permissions: opts.permissions } : {}),
+  } as Partial<RunContext>;
+}
+
+/** The agentByName workflow's input: the name, and the settings the worker applies once it has the spec. */
+function byNameArgs(name: string, input: string | ChatMessage[], opts: StartOptions): AgentByNameInput {
+  return {
+    agentName: name,
+    input,
+    context: contextOf(opts, opts.limits),
+    ...(opts.state ? { state: opts.state } : {}),
+    ...(opts.resumeFrom ? { resumeFrom: opts.resumeFrom } : {}),
+    ...(opts.modelSettings ? { modelSettings: opts.modelSettings } : {}),
+  };
+}
+
 /** Starts and follows Agio runs. */
 export class AgioClient {
   readonly agents: AgentRegistry;
@@ -78,7 +103,11 @@ export class AgioClient {
     this.agents = opts.agents instanceof AgentRegistry ? opts.agents : new AgentRegistry(opts.agents ?? []);
   }
 
-  /** Starts a run of an agent given as a spec or a registered name. */
+  /**
+   * Starts a run of an agent given as a spec or by name. A name this client's `agents` hold starts with that spec; any
+   * other name is resolved by the worker that takes the run, from its own agents (docs/ARCHITECTURE.md, "One run's
+   * path"): a run of a name the worker does not know fails at once with UnknownAgent.
+   */
   start<T>(agent: TypedAgentSpec<T>, input: string | ChatMessage[], opts?: StartOptions): Promise<RunHandle<T>>;
   start(agent: AnyAgentSpec | string, input: string | ChatMessage[], opts?: StartOptions): Promise<RunHandle>;
   async start(
@@ -86,7 +115,9 @@ export class AgioClient {
     input: string | ChatMessage[],
     opts: StartOptions = {},
   ): Promise<RunHandle> {
-    const requested = typeof agent === 'string' ? this.agents.get(agent) : agent;
+    const requested = typeof agent === 'string' ? (this.agents.find(agent) ?? agent) : agent;
+    if (typeof requested === 'string')
+      return this.launch(WorkflowType.byName, requested, byNameArgs(requested, input, opts), input, opts);
     const spec = opts.modelSettings ? withModelSettings(requested, opts.modelSettings) : requested;
     // Resolved here, once, and sent whole: the run decides with these defaults whatever release later runs it.
     const limits = runLimitsFor(spec, opts.limits);
@@ -98,22 +129,30 @@ export class AgioClient {
         inputBytes,
         maxInput,
       );
-    const runId = opts.runId ?? `run-${randomUUID()}`;
-    const tenant = opts.tenant ?? 'default';
     const args = {
       agent: spec,
       input,
-      context: {
-        tenant,
-        ...(opts.sessionId ? { sessionId: opts.sessionId } : {}),
-        ...(opts.userId ? { userId: opts.userId } : {}),
-        limits,
-        ...(opts.permissions ? { permissions: opts.permissions } : {}),
-      },
+      context: contextOf(opts, limits),
       ...(opts.state ? { state: opts.state } : {}),
       ...(opts.resumeFrom ? { resumeFrom: opts.resumeFrom } : {}),
     };
-    const workflowType = workflowTypeFor(spec.kind);
+    return this.launch(workflowTypeFor(spec.kind), requested, args, input, opts);
+  }
+
+  /**
+   * Starts the workflow: memo and search attributes name the agent from the start (a run by name under the name it was
+   * asked for), and a caller-chosen run id makes it idempotent.
+   */
+  private async launch(
+    workflowType: string,
+    requested: AnyAgentSpec | string,
+    args: unknown,
+    input: string | ChatMessage[],
+    opts: StartOptions,
+  ): Promise<RunHandle> {
+    const runId = opts.runId ?? `run-${randomUUID()}`;
+    const tenant = opts.tenant ?? 'default';
+    const name = typeof requested === 'string' ? requested : requested.name;
     // The request as the caller made it (limits as asked, not resolved), so a repeat matches whatever defaults apply.
     const { sessionId, userId, permissions, modelSettings, state, resumeFrom } = opts;
     const fingerprint = opts.runId
@@ -131,10 +170,10 @@ export class AgioClient {
           resumeFrom,
         })
       : undefined;
-    const memo: RunMemo = { tenant, agent: spec.name, ...(fingerprint ? { fingerprint } : {}) };
+    const memo: RunMemo = { tenant, agent: name, ...(fingerprint ? { fingerprint } : {}) };
     const typedSearchAttributes = [
       { key: RunSearchAttributes.tenant, value: tenant },
-      { key: RunSearchAttributes.agent, value: spec.name },
+      { key: RunSearchAttributes.agent, value: name },
       { key: RunSearchAttributes.rootRunId, value: runId },
     ];
     const options = { taskQueue: this.taskQueue, workflowId: runId, args: [args], memo, typedSearchAttributes };

@@ -16,6 +16,8 @@ export const ErrorType = {
   ModelAuthError: 'ModelAuthError',
   /** An agent spec that cannot run (an output schema that is not a valid JSON Schema); not retried. */
   InvalidAgentSpec: 'InvalidAgentSpec',
+  /** A run started by name names no agent its worker has (agentByName); not retried. */
+  UnknownAgent: 'UnknownAgent',
   /** Workflow input that does not fit the workflow's schema (e.g. sent by the Temporal CLI or an older client); not retried. */
   InvalidRunInput: 'InvalidRunInput',
   /** An agent's `tools` names a tool (or an `mcp:<server>` group) the worker does not have; not retried. */

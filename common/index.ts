@@ -1,6 +1,8 @@
 // Workflow-safe entry point: schemas, types and pure helpers shared by workflows, worker, client and bridge.
+export * from './by-name';
 export * from './errors';
 export * from './limits';
+export * from './model-settings';
 export * from './names';
 export * from './output-schema';
 export * from './search-attributes';

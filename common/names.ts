@@ -9,6 +9,8 @@ export const WorkflowType = {
   loop: 'loopAgentRun',
   sequential: 'sequentialAgentRun',
   parallel: 'parallelAgentRun',
+  /** A run started by an agent's name: resolves it on the worker, then continues as new as the agent's own type. */
+  byName: 'agentByName',
 } as const;
 
 /** The workflow type that runs an agent of this kind. */

@@ -174,6 +174,7 @@ async function createWithTools(opts: CreateWorkerOptions, mcp: McpTools): Promis
     health,
     stores,
     sandbox,
+    agents,
     ...(opts.workspaceSync === 'off'
       ? {}
       : {
