@@ -26,6 +26,7 @@ COPY devkit ./devkit
 COPY client ./client
 COPY bridge ./bridge
 COPY cli ./cli
+COPY testing ./testing
 # The run viewer's sources: `npm run build` builds it into dist/ui, which the bridge serves at /ui/.
 COPY ui ./ui
 RUN npm run build
@@ -54,9 +55,15 @@ ENV NODE_ENV=production \
     PORT=8080 \
     HOST=0.0.0.0
 
-# tsx is a regular dependency, so it is installed here too.
+# The server side's optional peer dependencies (fastify, MongoDB, NATS, the MCP SDK) are dev dependencies of this
+# repository: the image adds them at the versions the lock file holds (tsx and @temporalio/testing stay out).
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev && npm cache clean --force
+RUN npm ci --omit=dev \
+ && npm install --no-save --omit=dev $(node -p "const l = require('./package-lock.json').packages; \
+      Object.keys(require('./package.json').peerDependenciesMeta) \
+        .filter((n) => n !== 'tsx' && n !== '@temporalio/testing') \
+        .map((n) => n + '@' + l['node_modules/' + n].version).join(' ')") \
+ && npm cache clean --force
 
 COPY --from=build /app/dist ./dist
 COPY agents ./agents

@@ -1,7 +1,7 @@
 // The HTTP bridge: a Fastify app over an AgioClient. Bodies and params are validated with zod, errors are JSON,
 // every run route is scoped to the caller's tenant, and run events stream as SSE through one shared reader.
-import cors from '@fastify/cors';
-import Fastify, { type FastifyInstance, type FastifyReply } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import { optionalPackage } from '../config/optional-package';
 import { errorHandler } from './errors';
 import { LOOPBACK_HOSTS, registerHostCheck } from './host-check';
 import { redactingLogger } from './log-redaction';
@@ -26,6 +26,8 @@ const MAX_PARAM_LENGTH = 2048;
 
 /** Builds the Fastify app (not yet listening): options, CORS, hooks and errors here; the routes in routes/. */
 export function createBridge(opts: BridgeOptions): FastifyInstance & { hub: StreamHub } {
+  const { default: Fastify } = optionalPackage<typeof import('fastify')>('fastify', 'The HTTP bridge');
+  const { default: cors } = optionalPackage<typeof import('@fastify/cors')>('@fastify/cors', 'The HTTP bridge');
   const app = Fastify({
     logger: opts.logger ? redactingLogger(opts.logger === true ? undefined : opts.logger) : false,
     bodyLimit: 2 * 1024 * 1024,

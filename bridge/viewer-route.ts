@@ -1,7 +1,8 @@
 // The run viewer at /ui/: the Preact app built into dist/ui (npm run build:ui), served as static files. Every
 // /ui/runs/… path answers with the app, which routes in the browser. The app holds no data: it calls the same API
 // with the viewer's bearer token, so every tenant rule applies as it does for any client.
-import fastifyStatic, { type SetHeadersResponse } from '@fastify/static';
+import type { SetHeadersResponse } from '@fastify/static';
+import { optionalPackage } from '../config/optional-package';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
@@ -41,6 +42,7 @@ export function registerViewer(app: FastifyInstance, dir: string): void {
     app.get('/ui/*', notBuilt);
     return;
   }
+  const { default: fastifyStatic } = optionalPackage<typeof import('@fastify/static')>('@fastify/static', 'The viewer');
   void app.register(async (scope) => {
     await scope.register(fastifyStatic, {
       root: dir,

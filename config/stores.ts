@@ -1,6 +1,6 @@
 // Stores from configuration: MongoDB when MONGODB_URI is set (worker and bridge then share them across
 // processes), memory otherwise (the embedded default, where worker and bridge share one process).
-import { MongoClient } from 'mongodb';
+import { optionalPackage } from './optional-package';
 import { createMemoryStores, createMongoStores, type Stores } from '../stores';
 import type { AgioEnv } from './env';
 
@@ -9,6 +9,7 @@ export async function storesFromEnv(
   env: Pick<AgioEnv, 'MONGODB_URI'>,
 ): Promise<{ stores: Stores; close: () => Promise<void> }> {
   if (!env.MONGODB_URI) return { stores: createMemoryStores(), close: async () => undefined };
+  const { MongoClient } = optionalPackage<typeof import('mongodb')>('mongodb', 'MONGODB_URI (the MongoDB stores)');
   const client = await new MongoClient(env.MONGODB_URI).connect();
   try {
     // A database named in the URI (mongodb://host/mydb) is the one to use; without one, the stores' default.

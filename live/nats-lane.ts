@@ -5,21 +5,19 @@
 // (NATS down) is dropped, and the committed step (STEP_COMPLETED, in the durable log) carries the whole text.
 // Durable events go over core NATS (`agio.events.<root>`, one message per event, kept nowhere): a bridge hears them
 // as the root appends them, and one it missed (a reconnect, a message over NATS's size limit) is read by Query.
-import { connect } from '@nats-io/transport-node';
-import {
-  DeliverPolicy,
-  DiscardPolicy,
-  jetstream,
-  jetstreamManager,
-  RetentionPolicy,
-  StorageType,
-  type ConsumerMessages,
-  type JetStreamClient,
-} from '@nats-io/jetstream';
+import type { ConsumerMessages, JetStreamClient } from '@nats-io/jetstream';
+import { optionalPackage } from '../config/optional-package';
 import type { AgioEvent, EventDraft } from '../common';
 import { laneStepKey, type EventsFollow, type LaneDelta, type LiveLane } from './lane';
 
-type NatsConnection = Awaited<ReturnType<typeof connect>>;
+type NatsConnection = Awaited<ReturnType<typeof import('@nats-io/transport-node').connect>>;
+
+/** The NATS packages (optional peer dependencies), loaded when a lane is first used. */
+function nats(): typeof import('@nats-io/jetstream') & Pick<typeof import('@nats-io/transport-node'), 'connect'> {
+  const neededFor = 'The NATS live lane (AGIO_NATS_URL)';
+  const { connect } = optionalPackage<typeof import('@nats-io/transport-node')>('@nats-io/transport-node', neededFor);
+  return { ...optionalPackage<typeof import('@nats-io/jetstream')>('@nats-io/jetstream', neededFor), connect };
+}
 
 /** The JetStream stream that holds every root run's live lane. */
 export const LIVE_STREAM = 'AGIO_LIVE';
@@ -45,6 +43,7 @@ export class NatsLane implements LiveLane {
 
   /** Connects to NATS (reconnecting for ever if it goes away) and makes sure the stream exists. */
   static async connect(url: string, log: (msg: string) => void = (m) => console.warn(m)): Promise<NatsLane> {
+    const { connect, jetstream, jetstreamManager, StorageType, RetentionPolicy, DiscardPolicy } = nats();
     const nc = await connect({ servers: url, name: 'agio', maxReconnectAttempts: -1, reconnectTimeWait: 500 });
     const jsm = await jetstreamManager(nc);
     const config = {
@@ -142,6 +141,7 @@ export class NatsLane implements LiveLane {
     onDelta: (delta: LaneDelta, stepEnded: boolean) => void,
     opened: (m: ConsumerMessages) => void,
   ): Promise<void> {
+    const { DeliverPolicy } = nats();
     const consumer = await this.js.consumers.get(LIVE_STREAM, {
       filter_subjects: subjectOf(rootRunId),
       ...(after >= 0

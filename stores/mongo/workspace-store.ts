@@ -2,7 +2,8 @@
 // kept as small stubs), a commit being the insert of the next generation under a unique index, and file contents as chunked documents (collection
 // `workspace_blobs`): plain inserts, finds and deletes, no GridFS, no transactions. (A filtered replaceOne as the
 // compare-and-swap lost concurrent commits on FerretDB 1.24; a unique index refuses the second insert everywhere.)
-import { Binary, type Collection, type MongoClient } from 'mongodb';
+import type { Binary, Collection, MongoClient } from 'mongodb';
+import { optionalPackage } from '../../config/optional-package';
 import { randomUUID } from 'node:crypto';
 import { RecordId, isId } from '../records';
 import type { WorkspaceStore } from '../types';
@@ -82,7 +83,9 @@ export class MongoWorkspaceStore implements WorkspaceStore {
     const chunks = Math.max(1, Math.ceil(content.byteLength / CHUNK_BYTES));
     const docs: BlobChunkDoc[] = [];
     for (let n = 0; n < chunks; n++) {
-      const data = new Binary(Buffer.from(content.subarray(n * CHUNK_BYTES, (n + 1) * CHUNK_BYTES)));
+      const data = new (optionalPackage<typeof import('mongodb')>('mongodb', 'The MongoDB stores').Binary)(
+        Buffer.from(content.subarray(n * CHUNK_BYTES, (n + 1) * CHUNK_BYTES)),
+      );
       docs.push({ tenant, workspace, blob, n, chunks, data });
     }
     // A few chunks per insert: one insert of a whole large file would be one very large request.

@@ -1,14 +1,29 @@
 // Opens one MCP client connection with the SDK: a stdio child process (with `{workspace}` filled in for a run's own
 // server) or a streamable HTTP session. A failure names the server and the cause, with the tail of its stderr.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import path from 'node:path';
+import { optionalPackage } from '../../../config/optional-package';
 import { WORKSPACE_PLACEHOLDER, type McpServerConfig } from './config';
 
 /** How long starting a server (spawn or HTTP connect, then the initialize handshake) may take. */
 export const MCP_START_TIMEOUT_MS = 30_000;
 const STDERR_TAIL_BYTES = 2048;
+
+/** The MCP SDK (an optional peer dependency), loaded when a worker first connects to an MCP server. */
+function sdk(): typeof import('@modelcontextprotocol/sdk/client/index.js') &
+  typeof import('@modelcontextprotocol/sdk/client/stdio.js') &
+  typeof import('@modelcontextprotocol/sdk/client/streamableHttp.js') {
+  const load = <T>(request: string) => optionalPackage<T>(request, 'MCP servers');
+  return {
+    ...load<typeof import('@modelcontextprotocol/sdk/client/index.js')>('@modelcontextprotocol/sdk/client/index.js'),
+    ...load<typeof import('@modelcontextprotocol/sdk/client/stdio.js')>('@modelcontextprotocol/sdk/client/stdio.js'),
+    ...load<typeof import('@modelcontextprotocol/sdk/client/streamableHttp.js')>(
+      '@modelcontextprotocol/sdk/client/streamableHttp.js',
+    ),
+  };
+}
 
 /** An open connection to one server. */
 export interface McpConnection {
@@ -42,6 +57,7 @@ export async function connectMcp(
 ): Promise<McpConnection> {
   let tail = '';
   let closed = false;
+  const { Client, StdioClientTransport, StreamableHTTPClientTransport } = sdk();
   const client = new Client({ name: 'agio', version: '1.0.0' });
   // The SDK reports transport errors here as well as by rejecting the pending request; nothing more to do with them.
   client.onerror = () => undefined;
@@ -86,7 +102,7 @@ function stdioTransport(config: StdioConfig, workspace: string | undefined): Std
   const cwd = config.cwd !== undefined ? path.resolve(withWorkspace(config.cwd, workspace)) : workspace;
   const env =
     config.env && Object.fromEntries(Object.entries(config.env).map(([k, v]) => [k, withWorkspace(v, workspace)]));
-  return new StdioClientTransport({
+  return new (sdk().StdioClientTransport)({
     command,
     args: config.args.map((a) => withWorkspace(a, workspace)),
     ...(env ? { env } : {}),
@@ -97,7 +113,7 @@ function stdioTransport(config: StdioConfig, workspace: string | undefined): Std
 
 function httpTransport(config: HttpConfig): StreamableHTTPClientTransport {
   const options = config.headers ? { requestInit: { headers: config.headers } } : {};
-  return new StreamableHTTPClientTransport(new URL(config.url), options);
+  return new (sdk().StreamableHTTPClientTransport)(new URL(config.url), options);
 }
 
 /** An error's message with its causes (`fetch failed: connect ECONNREFUSED 127.0.0.1:1`). */

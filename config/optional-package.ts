@@ -1,0 +1,27 @@
+// Loads a package that Agio lists as an optional peer dependency (fastify, mongodb, NATS, the MCP SDK), so that a
+// client-only install need not carry it; when it is missing, the error names the package and what needs it.
+
+/** Thrown when a feature needs an optional peer dependency that is not installed. */
+export class MissingPackageError extends Error {
+  constructor(
+    /** The package to install. */
+    readonly packageName: string,
+    neededFor: string,
+  ) {
+    super(`${neededFor} needs the package "${packageName}", which is not installed: npm install ${packageName}`);
+    this.name = 'MissingPackageError';
+  }
+}
+
+/** `require(request)` of an optional peer dependency; a missing package throws a {@link MissingPackageError}. */
+export function optionalPackage<T>(request: string, neededFor: string): T {
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    return require(request) as T;
+  } catch (err) {
+    const missing = (err as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND' && String(err).includes(`'${request}'`);
+    if (!missing) throw err;
+    const name = request.startsWith('@') ? request.split('/').slice(0, 2).join('/') : request.split('/')[0];
+    throw new MissingPackageError(name, neededFor);
+  }
+}
