@@ -34,11 +34,14 @@ export class BridgeClient {
     return json;
   }
 
-  /** Follows a run's events after `after` until the root's terminal event. */
-  streamEvents(runId: string, onEvent: (event: AgioEvent) => void, after = -1): Promise<void> {
+  /**
+   * Follows a run's events after `after` (an offset, or an event's SSE id: a tree cursor such as `17~5:3`) until the
+   * root's terminal event.
+   */
+  streamEvents(runId: string, onEvent: (event: AgioEvent) => void, after: number | string = -1): Promise<void> {
     const token = this.token;
     const url = new URL(`${this.url}/runs/${encodeURIComponent(runId)}/events`);
-    if (after >= 0) url.searchParams.set('after', String(after));
+    if (String(after) !== '-1') url.searchParams.set('after', String(after));
     return new Promise((resolve, reject) => {
       const source = new EventSource(url, {
         fetch: (input, init) =>

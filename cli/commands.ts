@@ -23,7 +23,7 @@ export function bridgeFromEnv(env: NodeJS.ProcessEnv = process.env): BridgeClien
 }
 
 /** Follows a run live until its root finishes; returns the exit code (0 completed, 1 otherwise). */
-export async function watch(bridge: BridgeClient, runId: string, after = -1): Promise<number> {
+export async function watch(bridge: BridgeClient, runId: string, after: number | string = -1): Promise<number> {
   const view = new LiveView((s) => process.stdout.write(s), Boolean(process.stdout.isTTY));
   let last: AgioEvent | undefined;
   try {

@@ -9,7 +9,7 @@ const USAGE = `usage: agio <command> [args]
                                    (and MCP servers) from a YAML/JSON file, else agents/examples.yaml
   run <agent> "<input>" [--session ID]
                                    start a run and show it live (nested runs indented)
-  watch <runId> [--after OFFSET]   follow a run's events live
+  watch <runId> [--after ID]       follow a run's events live (after an offset or an event's id)
   runs [--status S] [--agent A] [--limit N] [--page TOKEN]
                                    your runs, newest first (S: running, completed, failed…)
   status <runId>                   status and, when finished, the output
@@ -71,7 +71,7 @@ async function main(argv: string[]): Promise<number> {
       return run(bridge, positionals[0], positionals.slice(1).join(' '), values.session);
     case 'watch':
       need(1, '<runId>');
-      return watch(bridge, positionals[0], values.after ? Number(values.after) : -1);
+      return watch(bridge, positionals[0], values.after ?? -1);
     case 'runs': {
       const query = new URLSearchParams(
         Object.entries({

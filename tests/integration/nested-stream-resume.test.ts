@@ -6,6 +6,7 @@ import { asTool, defineAgent, type AgentSpec, type AgioEvent } from '../../commo
 import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
 import { testTools } from '../fixtures/test-tools';
 import { askingAgent, authData, keyOf } from '../helpers/approvals';
+import { BridgeClient } from '../../cli/bridge-client';
 import { parseCursor, isBehind } from '../../client/tree-cursor';
 import { request, streamStats } from '../helpers/bridge';
 import { startBridgeProcess, type BridgeProcess } from '../helpers/bridge-process';
@@ -105,6 +106,12 @@ describe('resuming a nested tree stream from a cursor id', () => {
     await approve(bed.bridge.url, runId, 'call_r1');
     const rest = await readRest(bed.bridge.url, runId, first.at(-1)!.id);
     await expectWholeTree(runId, first, rest);
+    // `agio watch --after <id>` takes the same id: it gets the same rest, once the tree has ended too.
+    const watched: AgioEvent[] = [];
+    await new BridgeClient(bed.bridge.url, TOKEN).streamEvents(runId, (e) => watched.push(e), first.at(-1)!.id);
+    expect(keys(watched.filter((e) => e.type !== 'STEP_DELTA'))).toEqual(
+      keys(agioEvents(rest).filter((e) => e.type !== 'STEP_DELTA')),
+    );
   });
 
   it('serves a client resuming from a cursor off the reader of a client that follows from the start', async () => {
