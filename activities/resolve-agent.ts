@@ -2,6 +2,8 @@
 // the agents file or code-defined agents it was created with. Its answer is recorded in the run's history, so the
 // history still says exactly what ran, and changing an agent is a worker deploy.
 import {
+  limitAboveAgent,
+  maxTokensAboveAgent,
   runLimitsFor,
   withModelSettings,
   type AgentRegistry,
@@ -16,6 +18,10 @@ export function createResolveAgent(agents: AgentRegistry) {
     if (!own) return { found: false };
     const agent = input.modelSettings ? withModelSettings(own, input.modelSettings) : own;
     // Resolved here, once: the run decides with this worker's defaults whatever release later runs it.
-    return { found: true, agent, limits: runLimitsFor(agent, input.limits) };
+    const limits = runLimitsFor(agent, input.limits);
+    const refused = input.tightenOnly
+      ? (limitAboveAgent(own, input.limits) ?? maxTokensAboveAgent(own, input.modelSettings?.maxTokens))
+      : undefined;
+    return { found: true, agent, limits, ...(refused ? { refused } : {}) };
   };
 }

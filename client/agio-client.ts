@@ -62,6 +62,11 @@ export interface StartOptions {
    * used as tools keep theirs). They travel in the spec the run records.
    */
   modelSettings?: ModelSettings;
+  /**
+   * A run by a name this client does not hold: the worker refuses `limits` and `modelSettings.maxTokens` above the
+   * agent's own (the run fails with LimitAboveAgent). With a spec the caller checks that itself (the bridge does).
+   */
+  tightenOnly?: boolean;
 }
 
 /** The context a start sends (`limits`: resolved for a spec, the caller's overrides for a name). */
@@ -84,6 +89,7 @@ function byNameArgs(name: string, input: string | ChatMessage[], opts: StartOpti
     ...(opts.state ? { state: opts.state } : {}),
     ...(opts.resumeFrom ? { resumeFrom: opts.resumeFrom } : {}),
     ...(opts.modelSettings ? { modelSettings: opts.modelSettings } : {}),
+    ...(opts.tightenOnly ? { tightenOnly: true } : {}),
   };
 }
 

@@ -2,6 +2,7 @@
 // worker resolves the name from its own agents, so a client needs no spec and changing an agent is a worker deploy.
 import { z } from 'zod';
 import { LoopPosition, type AnyAgentSpec } from './workflow-agents';
+import type { LimitAboveAgent } from './limit-bounds';
 import type { RunLimitOverrides, RunLimits } from './limits';
 import { RunContextInput } from './run';
 import { ModelSettings } from './specs';
@@ -19,6 +20,11 @@ export const AgentByNameInput = z.object({
   resumeFrom: LoopPosition.optional(),
   /** Merged over the agent's model settings (a workflow agent: every LLM sub-agent's). */
   modelSettings: ModelSettings.optional(),
+  /**
+   * The run's limits and `modelSettings.maxTokens` may only tighten the agent's own (a bridge's caller that may not
+   * raise them): the worker refuses more with LimitAboveAgent.
+   */
+  tightenOnly: z.boolean().optional(),
 });
 /** Input of the agentByName workflow. */
 export type AgentByNameInput = z.input<typeof AgentByNameInput>;
@@ -31,7 +37,10 @@ export interface ResolveAgentInput {
   modelSettings?: ModelSettings;
   /** The caller's limit overrides, resolved over the agent's own. */
   limits?: RunLimitOverrides;
+  /** Refuse limits or maxTokens above the agent's own (see {@link AgentByNameInput}). */
+  tightenOnly?: boolean;
 }
 
 /** What resolveAgent answers (recorded in the run's history): the spec and limits the run starts with, or nothing. */
-export type ResolveAgentOutput = { found: true; agent: AnyAgentSpec; limits: RunLimits } | { found: false };
+export type ResolveAgentOutput =
+  { found: true; agent: AnyAgentSpec; limits: RunLimits; refused?: LimitAboveAgent } | { found: false };

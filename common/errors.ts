@@ -18,6 +18,8 @@ export const ErrorType = {
   InvalidAgentSpec: 'InvalidAgentSpec',
   /** A run started by name names no agent its worker has (agentByName); not retried. */
   UnknownAgent: 'UnknownAgent',
+  /** A run started by name asked for limits above its agent's own where it may only tighten them; not retried. */
+  LimitAboveAgent: 'LimitAboveAgent',
   /** Workflow input that does not fit the workflow's schema (e.g. sent by the Temporal CLI or an older client); not retried. */
   InvalidRunInput: 'InvalidRunInput',
   /** An agent's `tools` names a tool (or an `mcp:<server>` group) the worker does not have; not retried. */

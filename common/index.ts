@@ -2,6 +2,7 @@
 export * from './by-name';
 export * from './errors';
 export * from './limits';
+export * from './limit-bounds';
 export * from './model-settings';
 export * from './names';
 export * from './output-schema';

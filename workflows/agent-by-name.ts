@@ -14,6 +14,7 @@ import {
   ErrorType,
   isWorkflowAgent,
   jsonBytes,
+  limitAboveAgentMessage,
   modelInputTooLargeMessage,
   workflowTypeFor,
   type AgentRunInput,
@@ -63,6 +64,7 @@ export async function agentByName(raw: AgentByNameInput): Promise<RunOutput> {
       tenant,
       ...(input.modelSettings ? { modelSettings: input.modelSettings } : {}),
       ...(input.context?.limits ? { limits: input.context.limits } : {}),
+      ...(input.tightenOnly ? { tightenOnly: true } : {}),
     });
   } catch (err) {
     return fail(wire, input, ErrorType.UnknownAgent, `agent "${name}" could not be resolved: ${failureMessage(err)}`);
@@ -75,6 +77,7 @@ export async function agentByName(raw: AgentByNameInput): Promise<RunOutput> {
       `unknown agent "${name}": the worker that took this run has no agent by that name (its agents file or the ` +
         'agents it was created with); deploy a worker that has it, or start the run with a spec',
     );
+  if (resolved.refused) return fail(wire, input, ErrorType.LimitAboveAgent, limitAboveAgentMessage(resolved.refused));
   const { agent, limits } = resolved;
   const bytes = jsonBytes(input.input);
   if (bytes > limits.maxModelInputBytes)

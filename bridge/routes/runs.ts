@@ -67,11 +67,12 @@ export const runRoutes: Routes = (app, ctx) => {
     const key = idempotencyKeyOf(req);
     const { agent, input, ...settings } = StartRunBody.parse(req.body ?? {});
     refuseAllowRules(settings.permissions, (ctx.opts.allowPermissionOverrides ?? false) || admin);
+    // An agent this bridge does not hold starts by name: the worker resolves it (the run fails with UnknownAgent when
+    // the worker has none by that name) and refuses limits above the agent's own (LimitAboveAgent) as these checks do.
     const spec = ctx.agio.agents.find(agent);
-    if (!spec) throw new HttpError(404, 'unknown_agent', `unknown agent "${agent}"; GET /agents lists them`);
     const mayRaise = (ctx.opts.allowLimitRaise ?? false) || admin;
-    refuseLimitRaise(spec, settings.limits, mayRaise);
-    refuseMaxTokensRaise(spec, settings.modelSettings?.maxTokens, mayRaise);
+    if (spec) refuseLimitRaise(spec, settings.limits, mayRaise);
+    if (spec) refuseMaxTokensRaise(spec, settings.modelSettings?.maxTokens, mayRaise);
     const runId = key ? runIdForKey(tenant, key) : undefined;
     // A repeat of a start that made its run (same Idempotency-Key) answers with that run even at the quota.
     const release = await running.admit(tenant).catch(async (err: unknown) => {
@@ -79,7 +80,12 @@ export const runRoutes: Routes = (app, ctx) => {
       throw err;
     });
     const run = await ctx.agio
-      .start(agent, input, { tenant, ...settings, ...(runId ? { runId } : {}) })
+      .start(agent, input, {
+        tenant,
+        ...settings,
+        ...(runId ? { runId } : {}),
+        ...(spec ? {} : { tightenOnly: !mayRaise }),
+      })
       .catch((err: Error) => {
         release();
         if (err.name !== 'IdempotencyConflictError') throw err;

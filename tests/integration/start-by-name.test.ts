@@ -10,6 +10,7 @@ import { defineAgent, ErrorType, RunSearchAttributes, type AgioEvent, type Resol
 import { text } from '../../devkit/scripted-model-server';
 import { loadAgentsFile } from '../../worker/agents-file';
 import { useTestBed } from '../helpers/test-bed';
+import { request } from '../helpers/bridge';
 import { startTestWorker } from '../helpers/temporal';
 
 const agentsFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'agio-by-name-')), 'agents.yaml');
@@ -52,7 +53,11 @@ async function collect(events: AsyncIterable<AgioEvent>): Promise<AgioEvent[]> {
 }
 
 describe('start by name', () => {
-  const bed = useTestBed({ workerOptions: { agents: loadAgentsFile(agentsFile).agents } });
+  // The bridge holds no agents: POST /runs starts what it does not hold by name.
+  const bed = useTestBed({
+    workerOptions: { agents: loadAgentsFile(agentsFile).agents },
+    bridge: { tokens: 'shop-token:shop' },
+  });
   /** A backend's client: Temporal and a task queue, no agents. */
   const backend = () => new AgioClient(bed.client, { taskQueue: bed.worker.taskQueue });
 
@@ -119,6 +124,21 @@ describe('start by name', () => {
     expect(cause.message).toContain('unknown agent "support_leed"');
     expect(cause.message).not.toMatch(/support_lead|triage/);
     expect(bed.server.requests).toHaveLength(0);
+  });
+
+  it("POST /runs starts an agent only the worker holds, and the worker refuses limits above the agent's own", async () => {
+    bed.server.script(text('via the bridge'));
+    const post = (body: unknown) => request(`${bed.bridge.url}/runs`, { token: 'shop-token', body });
+
+    const started = await post({ agent: 'support_lead', input: 'hi', limits: { maxSteps: 5 } });
+    const raised = await post({ agent: 'support_lead', input: 'hi', limits: { maxSteps: 500 } });
+
+    expect(started.status).toBe(201);
+    expect((await bed.agio.getHandle(started.body.runId).result()).response).toBe('via the bridge');
+    expect(raised.status).toBe(201);
+    await expect(bed.agio.getHandle(raised.body.runId).result()).rejects.toMatchObject({
+      cause: { type: ErrorType.LimitAboveAgent, message: expect.stringContaining('limits.maxSteps: 500 is above') },
+    });
   });
 
   it('a worker deploy with changed instructions changes the next run started by name', async () => {
