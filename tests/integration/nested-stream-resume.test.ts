@@ -10,7 +10,8 @@ import { BridgeClient } from '../../cli/bridge-client';
 import { parseCursor, isBehind } from '../../client/tree-cursor';
 import { request, streamStats } from '../helpers/bridge';
 import { startBridgeProcess, type BridgeProcess } from '../helpers/bridge-process';
-import { expectWholeStream, logOf, readStream } from '../helpers/nested-runs';
+import { openRawSse } from '../helpers/raw-sse';
+import { expectWholeStream, readStream } from '../helpers/nested-runs';
 import { agioEvents, readSse, type SseEvent } from '../helpers/sse-client';
 import { useTestBed } from '../helpers/test-bed';
 import { uniqueId } from '../helpers/temporal';
@@ -39,7 +40,8 @@ const isAsk = (frame: SseEvent, toolCallId: string) => {
 };
 
 /** Every event of every log once: the (log, offset) keys of `events`, sorted. */
-const keys = (events: AgioEvent[]) => events.map((e) => `${logOf(e)}@${e.offset}`).sort();
+const keys = (events: Pick<AgioEvent, 'runId' | 'rootRunId' | 'offset' | 'ownLog'>[]) =>
+  events.map((e) => `${e.ownLog ? e.runId : e.rootRunId}@${e.offset}`).sort();
 
 describe('resuming a nested tree stream from a cursor id', () => {
   const bed = useTestBed({ tools: testTools, bridge: true });
@@ -112,6 +114,20 @@ describe('resuming a nested tree stream from a cursor id', () => {
     expect(keys(watched.filter((e) => e.type !== 'STEP_DELTA'))).toEqual(
       keys(agioEvents(rest).filter((e) => e.type !== 'STEP_DELTA')),
     );
+
+    // A malformed cursor is a 400; one that names an offset where the root's log has no pointer ends in an error frame.
+    for (const bad of ['3~1', '3~1/2:0', '3~1:0~1:1', '3~1:-2', '3~1:0..5']) {
+      const res = await request(`${bed.bridge.url}/runs/${runId}/events`, {
+        token: TOKEN,
+        headers: { 'last-event-id': bad },
+      });
+      expect({ bad, res }).toEqual({
+        bad,
+        res: { status: 400, body: { error: { code: 'invalid_offset', message: expect.any(String) } } },
+      });
+    }
+    const made = await openRawSse(`${bed.bridge.url}/runs/${runId}/events?after=0~0:0`, TOKEN);
+    expect(await made.ended).toMatch(/event: error\ndata: .*does not point at a nested run's log/);
   });
 
   it('serves a client resuming from a cursor off the reader of a client that follows from the start', async () => {
