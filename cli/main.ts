@@ -7,6 +7,10 @@ const USAGE = `usage: agio <command> [args]
 
   serve [--port N] [--agents FILE] Temporal dev server + worker + HTTP bridge in one process; the agents
                                    (and MCP servers) from a YAML/JSON file, else agents/examples.yaml
+  dev [--port N] [--data DIR] [--no-ui]
+                                   a Temporal server alone for your own worker and backend: 127.0.0.1:7233
+                                   when free, namespace and search attributes registered, data in DIR
+                                   (default AGIO_DATA_DIR, else .agio-dev)
   run <agent> "<input>" [--session ID]
                                    start a run and show it live (nested runs indented)
   watch <runId> [--after ID]       follow a run's events live (after an offset or an event's id)
@@ -47,6 +51,8 @@ async function main(argv: string[]): Promise<number> {
     options: {
       port: { type: 'string' },
       agents: { type: 'string' },
+      data: { type: 'string' },
+      'no-ui': { type: 'boolean' },
       session: { type: 'string' },
       after: { type: 'string' },
       reason: { type: 'string' },
@@ -64,6 +70,15 @@ async function main(argv: string[]): Promise<number> {
     case 'serve': {
       const { serve } = await import('./serve');
       await serve({ port: values.port ? Number(values.port) : undefined, agents: values.agents });
+      return 0;
+    }
+    case 'dev': {
+      const { dev } = await import('./dev');
+      await dev({
+        port: values.port ? Number(values.port) : undefined,
+        dataDir: values.data,
+        ...(values['no-ui'] ? { ui: false } : {}),
+      });
       return 0;
     }
     case 'run':

@@ -25,15 +25,11 @@ import {
 } from '../config';
 import { lockDataDir } from '../devkit/data-dir-lock';
 import { startDemoModel } from '../devkit/demo-model';
-import { freePort, isPortFree } from '../devkit/free-port';
+import { portOr } from '../devkit/free-port';
 import { startTemporalDevServer } from '../devkit/temporal-server';
-import { startTemporalUi, type TemporalUi } from '../devkit/temporal-ui';
 import { createWorker } from '../worker/create-worker';
 import { agentsToServe } from '../worker/example-agents';
-
-async function portOr(preferred: number): Promise<number> {
-  return (await isPortFree(preferred)) ? preferred : freePort();
-}
+import { startWebUiBeside } from './web-ui';
 
 /** Runs the embedded stack until SIGINT/SIGTERM. */
 export async function serve(opts: { port?: number; agents?: string } = {}): Promise<void> {
@@ -70,23 +66,7 @@ export async function serve(opts: { port?: number; agents?: string } = {}): Prom
       await lock.recordChild('Temporal dev server', server.pid, 'temporal-server');
       temporal = localTarget(server.address, env.TEMPORAL_NAMESPACE);
       // The Web UI comes up beside it, without holding up the rest (its first start builds it); AGIO_WEB_UI=false: none.
-      let ui: TemporalUi | undefined;
-      let stopped = false;
-      if (env.AGIO_WEB_UI === 'true')
-        void portOr(8233)
-          .then((port) => startTemporalUi({ address: server.address, port, log: console.log }))
-          .then(async (started) => {
-            if (!started) return;
-            if (stopped) return void started.stop();
-            ui = started;
-            await lock.recordChild('Temporal Web UI', started.pid, 'temporal-ui-server');
-            console.log(`agio: Temporal Web UI at ${started.url}`);
-          })
-          .catch((err: Error) => console.log(`agio: the Temporal Web UI did not start: ${err.message}`));
-      cleanups.push(async () => {
-        stopped = true;
-        await ui?.stop();
-      });
+      if (env.AGIO_WEB_UI === 'true') cleanups.push(startWebUiBeside(server.address, lock));
     }
     let model: ModelConfig;
     if (env.OPENAI_API_KEY) {

@@ -42,6 +42,11 @@ export function isPortFree(port: number): Promise<boolean> {
   });
 }
 
+/** `preferred` when it is free on loopback now, else a free port. */
+export async function portOr(preferred: number): Promise<number> {
+  return (await isPortFree(preferred)) ? preferred : freePort();
+}
+
 /** Resolves once `check` succeeds, retrying every `intervalMs`; rejects with the last error after `timeoutMs`. */
 export async function waitUntil(
   check: () => Promise<unknown>,

@@ -73,6 +73,12 @@ function onPath(name: string): string | undefined {
   return undefined;
 }
 
+/** The Go command: AGIO_GO when set (a path that does not exist: no Go), else `go` on PATH, else /usr/local/go/bin/go. */
+export function findGo(env: NodeJS.ProcessEnv = process.env): string | undefined {
+  if (env.AGIO_GO) return fs.existsSync(env.AGIO_GO) ? env.AGIO_GO : undefined;
+  return onPath('go') ?? (fs.existsSync('/usr/local/go/bin/go') ? '/usr/local/go/bin/go' : undefined);
+}
+
 /** Returns an existing binary: `$envVar`, then PATH, then the tools directory's; undefined when none. */
 export function findBinary(spec: BinarySpec): string | undefined {
   const explicit = process.env[spec.envVar];
@@ -91,7 +97,7 @@ export async function findOrInstallBinary(
 ): Promise<string | undefined> {
   const found = findBinary(spec);
   if (found) return found;
-  const go = onPath('go') ?? (fs.existsSync('/usr/local/go/bin/go') ? '/usr/local/go/bin/go' : undefined);
+  const go = findGo();
   if (!go) return undefined;
   return withInstallLock(async () => {
     const target = toolsBinaryPath(spec);

@@ -6,7 +6,7 @@ import { msToTs } from '@temporalio/common/lib/time';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { findOrInstallBinary, type BinarySpec } from './install-binary';
+import { findOrInstallBinary, toolsBinaryPath, type BinarySpec } from './install-binary';
 import { dynamicConfigArgs, dynamicConfigValues, dynamicConfigYaml } from './dynamic-config';
 import { freePort, isPortFree, waitUntil } from './free-port';
 import { startSupervised, type SupervisedProcess } from './supervised-process';
@@ -48,6 +48,27 @@ const SEARCH_ATTRIBUTE_NAMES = Object.values(RunSearchAttributes).map((key) => k
 /** How long a dev server keeps closed runs. */
 const RETENTION_MS = 7 * 24 * 3600 * 1000;
 
+/** The Go release the pinned server's go.mod asks for (it is built with GOTOOLCHAIN=local). */
+const GO_NEEDED = '1.26.8';
+
+/** No Temporal server binary here and no Go to build one: the message says what to install, or what to use instead. */
+export class TemporalServerUnavailableError extends Error {
+  override name = 'TemporalServerUnavailableError';
+  constructor() {
+    const target = toolsBinaryPath(TEMPORAL_SERVER);
+    super(
+      [
+        `no Temporal server here (${TEMPORAL_SERVER.name} ${TEMPORAL_SERVER.version}), and no Go to build one. Either:`,
+        `  - install Go ${GO_NEEDED} or later (https://go.dev/dl/) and run this again: the server is built once into`,
+        `    ${target} (a few minutes; AGIO_TOOLS_DIR moves it);`,
+        `  - or set ${TEMPORAL_SERVER.envVar} to a ${TEMPORAL_SERVER.name} ${TEMPORAL_SERVER.version} binary;`,
+        `  - or use a Temporal server you already run (\`temporal server start-dev\`, a cluster, Temporal Cloud): point`,
+        `    workers and clients at it with TEMPORAL_ADDRESS=host:port (createWorker registers Agio's search attributes).`,
+      ].join('\n'),
+    );
+  }
+}
+
 /** Options for {@link startTemporalDevServer}. */
 export interface TemporalDevServerOptions {
   /** SQLite file; default: a new file in a temporary directory (removed on stop). */
@@ -59,6 +80,11 @@ export interface TemporalDevServerOptions {
   dynamicConfig?: Record<string, string | number | boolean>;
   /** Start from Temporal's own defaults instead of the tuned settings (to measure the settings). */
   untuned?: boolean;
+  /**
+   * Without the binary and without Go: let the Temporal SDK download its dev server (`sdk`, the default), or throw
+   * {@link TemporalServerUnavailableError}, which says what to install or use instead (`fail`, `agio dev`).
+   */
+  withoutGo?: 'sdk' | 'fail';
   log?: (msg: string) => void;
 }
 
@@ -74,6 +100,7 @@ export interface TemporalDevServer {
 /** Finds (or builds) the Temporal server and starts it; resolves once its namespace and search attributes are ready. */
 export async function startTemporalDevServer(opts: TemporalDevServerOptions = {}): Promise<TemporalDevServer> {
   const binary = await findOrInstallBinary(TEMPORAL_SERVER, opts.log);
+  if (!binary && opts.withoutGo === 'fail') throw new TemporalServerUnavailableError();
   if (!binary) return startWithSdkDownload(opts);
   const configDir = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'agio-temporal-'));
   const dbFilename = path.resolve(opts.dbFilename ?? path.join(configDir, 'temporal.db'));

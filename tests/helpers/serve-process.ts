@@ -29,6 +29,8 @@ export interface ServeProcess {
 /** What else a serve gets: arguments after `serve` (e.g. `--agents FILE`) and environment variables. */
 export interface ServeOptions {
   until?: string;
+  /** The agio command to run instead of `serve` (e.g. `dev`), started the same way. */
+  command?: string;
   args?: string[];
   /** Set on top of the test's own; a key set to undefined is left out (AGIO_TOKENS: undefined, as a user starts serve). */
   env?: NodeJS.ProcessEnv;
@@ -56,11 +58,15 @@ export async function startServe(dataDir: string, port = 0, opts: ServeOptions =
   Object.assign(env, { AGIO_TOKENS: `${DEV_TOKEN}:default` }, opts.env);
   for (const [key, value] of Object.entries(env)) if (value === undefined) delete env[key];
   // As scripts/serve starts it: one process, so `child.pid` is serve's own.
-  const child = spawn(process.execPath, ['--import', 'tsx', 'cli/main.ts', 'serve', ...(opts.args ?? [])], {
-    cwd: REPO_ROOT,
-    env,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', 'cli/main.ts', opts.command ?? 'serve', ...(opts.args ?? [])],
+    {
+      cwd: REPO_ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let output = '';
   child.stdout!.on('data', (d: Buffer) => (output += d.toString()));
   child.stderr!.on('data', (d: Buffer) => (output += d.toString()));
