@@ -21,13 +21,17 @@ import { builtViewerDir, registerViewer } from './viewer-route';
 
 export type { BridgeOptions } from './options';
 
+/** The bridge's optional peer dependencies, named together when one is missing. */
+export const BRIDGE_PACKAGES = ['fastify', '@fastify/cors', '@fastify/static'];
+
 /** Longest path segment the router passes to a route (longer ones answer 400). */
 const MAX_PARAM_LENGTH = 2048;
 
 /** Builds the Fastify app (not yet listening): options, CORS, hooks and errors here; the routes in routes/. */
 export function createBridge(opts: BridgeOptions): FastifyInstance & { hub: StreamHub } {
-  const { default: Fastify } = optionalPackage<typeof import('fastify')>('fastify', 'The HTTP bridge');
-  const { default: cors } = optionalPackage<typeof import('@fastify/cors')>('@fastify/cors', 'The HTTP bridge');
+  const load = <T>(name: string) => optionalPackage<T>(name, 'The HTTP bridge', BRIDGE_PACKAGES);
+  const { default: Fastify } = load<typeof import('fastify')>('fastify');
+  const { default: cors } = load<typeof import('@fastify/cors')>('@fastify/cors');
   const app = Fastify({
     logger: opts.logger ? redactingLogger(opts.logger === true ? undefined : opts.logger) : false,
     bodyLimit: 2 * 1024 * 1024,

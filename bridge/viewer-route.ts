@@ -42,7 +42,11 @@ export function registerViewer(app: FastifyInstance, dir: string): void {
     app.get('/ui/*', notBuilt);
     return;
   }
-  const { default: fastifyStatic } = optionalPackage<typeof import('@fastify/static')>('@fastify/static', 'The viewer');
+  const { default: fastifyStatic } = optionalPackage<typeof import('@fastify/static')>(
+    '@fastify/static',
+    'The viewer',
+    ['fastify', '@fastify/cors', '@fastify/static'],
+  );
   void app.register(async (scope) => {
     await scope.register(fastifyStatic, {
       root: dir,

@@ -7,14 +7,18 @@ export class MissingPackageError extends Error {
     /** The package to install. */
     readonly packageName: string,
     neededFor: string,
+    install: string[] = [packageName],
   ) {
-    super(`${neededFor} needs the package "${packageName}", which is not installed: npm install ${packageName}`);
+    super(`${neededFor} needs the package "${packageName}", which is not installed: npm install ${install.join(' ')}`);
     this.name = 'MissingPackageError';
   }
 }
 
-/** `require(request)` of an optional peer dependency; a missing package throws a {@link MissingPackageError}. */
-export function optionalPackage<T>(request: string, neededFor: string): T {
+/**
+ * `require(request)` of an optional peer dependency; a missing package throws a {@link MissingPackageError} whose
+ * message names `install` (default: the package) as what to install.
+ */
+export function optionalPackage<T>(request: string, neededFor: string, install?: string[]): T {
   try {
     // eslint-disable-next-line @typescript-eslint/no-require-imports
     return require(request) as T;
@@ -22,6 +26,6 @@ export function optionalPackage<T>(request: string, neededFor: string): T {
     const missing = (err as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND' && String(err).includes(`'${request}'`);
     if (!missing) throw err;
     const name = request.startsWith('@') ? request.split('/').slice(0, 2).join('/') : request.split('/')[0];
-    throw new MissingPackageError(name, neededFor);
+    throw new MissingPackageError(name, neededFor, install);
   }
 }

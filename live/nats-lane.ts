@@ -15,8 +15,10 @@ type NatsConnection = Awaited<ReturnType<typeof import('@nats-io/transport-node'
 /** The NATS packages (optional peer dependencies), loaded when a lane is first used. */
 function nats(): typeof import('@nats-io/jetstream') & Pick<typeof import('@nats-io/transport-node'), 'connect'> {
   const neededFor = 'The NATS live lane (AGIO_NATS_URL)';
-  const { connect } = optionalPackage<typeof import('@nats-io/transport-node')>('@nats-io/transport-node', neededFor);
-  return { ...optionalPackage<typeof import('@nats-io/jetstream')>('@nats-io/jetstream', neededFor), connect };
+  const install = ['@nats-io/transport-node@3.4.0', '@nats-io/jetstream@3.4.0'];
+  const load = <T>(name: string) => optionalPackage<T>(name, neededFor, install);
+  const { connect } = load<typeof import('@nats-io/transport-node')>('@nats-io/transport-node');
+  return { ...load<typeof import('@nats-io/jetstream')>('@nats-io/jetstream'), connect };
 }
 
 /** The JetStream stream that holds every root run's live lane. */
