@@ -5,7 +5,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import {
   ErrorType,
   resolveLimits,
-  type AgioEvent,
+  type WireEvent,
   type ChatMessage,
   type ReportedRunPhase,
   type RunContext,
@@ -27,7 +27,7 @@ export interface RecordRunInput {
   endedAt?: number;
   usage?: Usage;
   /** The root's Wire events since its last write (a root run only). */
-  events?: AgioEvent[];
+  events?: WireEvent[];
   /** The log `events` belong to when it is not the root's (a nested run that keeps its own). */
   eventLogId?: string;
 }
@@ -38,7 +38,7 @@ export interface PersistStepsInput {
   agent: string;
   steps: Step[];
   /** The root's Wire events since its last write (a root run only). */
-  events?: AgioEvent[];
+  events?: WireEvent[];
   /** The log `events` belong to when it is not the root's (a nested run that keeps its own). */
   eventLogId?: string;
 }
@@ -48,7 +48,7 @@ export interface LogEventsInput {
   tenant: string;
   /** The id of the run whose log it is: the root's, or a nested run's that keeps its own. */
   rootRunId: string;
-  events: AgioEvent[];
+  events: WireEvent[];
 }
 
 /** Input of storeCompacted: contents compacted out of a run's conversation, each under its own key. */

@@ -6,7 +6,7 @@
 // every 250 ms when quiet, every second once idle). Heartbeats are not in the history and not counted here.
 import { temporal } from '@temporalio/proto';
 import { StreamHub } from '../bridge/stream-hub';
-import type { AgioEvent } from '../common';
+import type { WireEvent } from '../common';
 import { NatsLane } from '../live/nats-lane';
 import { planInput } from './model';
 import type { Benchmark, Row } from './report';
@@ -37,9 +37,9 @@ async function historyActions(env: BenchEnv, workflowId: string): Promise<Action
 }
 
 /** A reader of one run's stream; resolves with its events when the stream ends. */
-function read(hub: StreamHub, runId: string): Promise<AgioEvent[]> {
+function read(hub: StreamHub, runId: string): Promise<WireEvent[]> {
   return new Promise((resolve, reject) => {
-    const events: AgioEvent[] = [];
+    const events: WireEvent[] = [];
     hub.subscribe('default', runId, -1, {
       onEvent: (event) => events.push(event),
       onEnd: (error) => (error ? reject(error) : resolve(events)),
@@ -48,7 +48,7 @@ function read(hub: StreamHub, runId: string): Promise<AgioEvent[]> {
 }
 
 /** Whether a stream delivered every durable offset once, in order. */
-const whole = (events: AgioEvent[]) => events.every((e, i) => e.offset === i);
+const whole = (events: WireEvent[]) => events.every((e, i) => e.offset === i);
 
 export const b7: Benchmark = {
   id: 'B7',

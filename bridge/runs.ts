@@ -1,7 +1,7 @@
 // Looking up runs through Temporal, scoped to a tenant: another tenant's run answers exactly like a missing one.
 // Nested runs (agents used as tools, sub-agents of workflow agents) are runs too; their events live in their root's log.
 import { WorkflowNotFoundError, type Client, type WorkflowExecutionDescription } from '@temporalio/client';
-import type { RunMemo, RunOutput } from '../common';
+import { runStatusOf, type RunMemo, type RunOutput, type RunStatus } from '../common';
 import { modelOutageOf } from '../client/model-outage';
 import { runVersionOf } from '../client/run-version';
 import { runNotFound } from './errors';
@@ -29,10 +29,10 @@ export function rootRunIdOf(description: WorkflowExecutionDescription, runId: st
   return (description.memo as Partial<RunMemo> | undefined)?.rootRunId ?? runId;
 }
 
-/** The run's status and, when it has finished, its output or error. */
+/** The run's status (lowercase, see RunStatus) and, when it has finished, its output or error. */
 export async function runStatus(client: Client, tenant: string, runId: string) {
   const description = await describeRun(client, tenant, runId);
-  const status = description.status.name;
+  const status: RunStatus = runStatusOf(description.status.name) ?? 'running';
   const rootRunId = rootRunIdOf(description, runId);
   const version = runVersionOf(description);
   const base = {
@@ -44,7 +44,7 @@ export async function runStatus(client: Client, tenant: string, runId: string) {
     ...(rootRunId !== runId ? { rootRunId } : {}),
     ...(version ? { version } : {}),
   };
-  if (status === 'RUNNING') {
+  if (status === 'running') {
     const outage = modelOutageOf(description);
     return outage ? { ...base, modelUnavailable: outage } : base;
   }

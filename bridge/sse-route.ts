@@ -2,7 +2,7 @@
 // tree cursor, then the lane position). A nested run's stream is its subtree: read from its own log (and its
 // children's) when it keeps one, else its part of the root's log (older trees), with the root's offsets.
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { isTerminalType, type AgioEvent } from '../common';
+import { isTerminalType, type WireEvent } from '../common';
 import { HttpError } from './errors';
 import type { LaneDelta, LiveLane } from '../live/lane';
 import { goingAwayComment, type OpenStreams } from './open-streams';
@@ -14,7 +14,7 @@ import type { StreamHub } from './stream-hub';
 const CATCH_UP_MS = 250;
 
 /** Whether an event belongs to run `runId` or to a run nested in it. */
-const inRun = (event: Pick<AgioEvent, 'runId'>, runId: string) =>
+const inRun = (event: Pick<WireEvent, 'runId'>, runId: string) =>
   event.runId === runId || event.runId.startsWith(`${runId}/`);
 
 /**

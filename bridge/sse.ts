@@ -1,7 +1,7 @@
 // Server-Sent-Events framing: `id:` = the stream position (the offset in the run's log, with the offsets of nested
 // logs open, see client/tree-cursor.ts; then the lane position once live deltas flow), `event:` = type (none for a
 // type this release does not know), one JSON `data:` line; comments for heartbeats.
-import { isKnownEventType, type AgioEvent } from '../common';
+import { isKnownEventType, type WireEvent } from '../common';
 import { parseCursor, type TreeCursor } from '../client/tree-cursor';
 
 /**
@@ -9,7 +9,7 @@ import { parseCursor, type TreeCursor } from '../client/tree-cursor';
  * (a newer release's, see UnknownEventType) goes without an `event:` line, so it reaches `onmessage` (a browser's
  * EventSource has no listener for every name); its `data` keeps its type.
  */
-export function sseFrame(event: AgioEvent, id: string = String(event.offset)): string {
+export function sseFrame(event: WireEvent, id: string = String(event.offset)): string {
   const name = isKnownEventType(event.type) ? `event: ${event.type}\n` : '';
   return `id: ${id}\n${name}data: ${JSON.stringify(event)}\n\n`;
 }

@@ -5,7 +5,7 @@
 // logs of nested runs that keep their own are read as the tree reader meets them (client/tree-reader.ts); positions
 // are tree cursors (client/tree-cursor.ts), a plain offset for a tree with no child log open.
 import type { Client } from '@temporalio/client';
-import type { AgioEvent } from '../common';
+import type { WireEvent } from '../common';
 import { followTree, RunLogs, type RunLogStats } from '../client/run-log';
 import { cursorAt, encodeCursor, hasEvent, isBehind, joinCursors, type TreeCursor } from '../client/tree-cursor';
 import type { TreeEvent } from '../client/tree-reader';
@@ -15,7 +15,7 @@ import type { EventLogStore } from '../stores';
 /** A subscriber's callbacks. */
 export interface StreamSubscriber {
   /** One event, with the id a client that has it resumes from (the cursor, encoded). */
-  onEvent(event: AgioEvent, id: string): void;
+  onEvent(event: WireEvent, id: string): void;
   onEnd(error?: Error): void;
 }
 

@@ -126,14 +126,14 @@ const LABELS: Record<RunReplay['outcome'], string> = { ok: 'ok', nondeterminism:
 /** The command's output: a header, one line per run, each failure in detail, and the summary line. */
 export function reportLines(report: ReplayCheckReport): string[] {
   const { runs, code } = report;
-  const open = runs.filter((r) => r.status === 'RUNNING').length;
+  const open = runs.filter((r) => r.status === 'running').length;
   const counts = `${runs.length} runs (${open} open, ${runs.length - open} closed)`;
   const lines = [`replay-check: ${counts} against ${code.source} (build ${code.buildId})`];
   for (const run of runs) {
     const v = run.version;
     const version = v ? `  on ${v.deploymentName}.${v.buildId} (${v.behavior})` : '';
     const label = LABELS[run.outcome].padEnd(14);
-    lines.push(`${label} ${run.runId}  ${run.workflowType}  ${run.status.toLowerCase()}${version}`);
+    lines.push(`${label} ${run.runId}  ${run.workflowType}  ${run.status}${version}`);
   }
   for (const run of runs.filter((r) => r.outcome !== 'ok')) {
     lines.push('', `${run.runId} (Temporal run ${run.temporalRunId}) would not replay: ${where(run)}`);

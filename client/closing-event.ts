@@ -2,10 +2,10 @@
 // or timed out in Temporal never ran the code that writes one, and without it a reader would read the closed run
 // (a full replay per page) for as long as it stays connected.
 import type { WorkflowExecutionDescription } from '@temporalio/client';
-import { ErrorType, type AgioEvent, type EventBase, type EventsPage, type RunMemo } from '../common';
+import { ErrorType, runStatusOf, type WireEvent, type EventBase, type EventsPage, type RunMemo } from '../common';
 
 /** What Temporal says of the closed root, and how the stream's last event tells it. */
-const CLOSINGS: Record<string, Pick<AgioEvent, 'type' | 'data'>> = {
+const CLOSINGS: Record<string, Pick<WireEvent, 'type' | 'data'>> = {
   TERMINATED: {
     type: 'RUN_FAILED',
     data: { error: { type: ErrorType.Terminated, message: 'the run was terminated in Temporal' } },
@@ -29,7 +29,7 @@ export function closingEvent(
   description: Pick<WorkflowExecutionDescription, 'status' | 'memo' | 'closeTime'>,
   offset: number,
   base?: Partial<EventBase>,
-): AgioEvent | undefined {
+): WireEvent | undefined {
   const closing = CLOSINGS[description.status.name];
   if (!closing) return undefined;
   const memo = description.memo as Partial<RunMemo> | undefined;
@@ -39,7 +39,7 @@ export function closingEvent(
     rootRunId,
     agent: memo?.agent ?? 'unknown',
     depth: 0,
-    data: { ...closing.data, synthetic: true, status: description.status.name },
+    data: { ...closing.data, synthetic: true, status: runStatusOf(description.status.name) },
     timestamp: description.closeTime?.getTime() ?? Date.now(),
     ...base,
     offset,
@@ -47,6 +47,6 @@ export function closingEvent(
 }
 
 /** `page` (the last of a closed root's log, without a terminal event) ended with `event`. */
-export function endedWith(page: EventsPage, event: AgioEvent): EventsPage {
+export function endedWith(page: EventsPage, event: WireEvent): EventsPage {
   return { ...page, events: [...page.events, event], lastOffset: event.offset, ended: true };
 }

@@ -1,6 +1,88 @@
-// The errors AgioClient and its run handles throw. Each sets `name`, and callers such as the bridge compare that rather
-// than use instanceof, which fails when the error comes from another copy of this package.
-import { WorkflowFailedError } from '@temporalio/client';
+// The errors AgioClient and its run handles throw: Agio's, never Temporal's bare ones (Temporal's error stays their
+// `cause`). Each has a stable `name` and, for a run's errors, the run id and an Agio error `type`; callers in another
+// copy of this package (the bridge, a user's second install) compare `name` rather than use instanceof.
+import { CancelledFailure, TerminatedFailure, TimeoutFailure, WorkflowFailedError } from '@temporalio/client';
+import { ErrorType, type RunStatus, type SubAgentFailure } from '../common';
+
+/** Gives a class's prototype its `name` (Temporal's error classes define theirs read-only on their prototype). */
+function nameOn(cls: abstract new (...args: never[]) => Error, name: string): void {
+  Object.defineProperty(cls.prototype, 'name', { value: name, enumerable: true });
+}
+
+/** The Agio error type of a run's failure: the ApplicationFailure's type, or how Temporal ended it. */
+function failureType(cause: unknown): string {
+  if (cause instanceof TerminatedFailure) return ErrorType.Terminated;
+  if (cause instanceof TimeoutFailure) return ErrorType.TimedOut;
+  return (cause as { type?: string | null } | undefined)?.type ?? 'Error';
+}
+
+/**
+ * A run that failed: `result()` rejects with it. `type` is the Agio error type (`OutputValidationError`,
+ * `SubAgentsFailed`, `Terminated`, `TimedOut`, … see ErrorType), `cause` Temporal's failure. It is a
+ * WorkflowFailedError too, so code written against Temporal's error keeps working.
+ */
+export class RunFailedError extends WorkflowFailedError {
+  /** The Agio error type the run failed with. */
+  readonly type: string;
+  /** A workflow agent's failed sub-agents (type `SubAgentsFailed`). */
+  readonly failures?: SubAgentFailure[];
+  constructor(
+    readonly runId: string,
+    failure: WorkflowFailedError,
+  ) {
+    const cause = failure.cause as (Error & { details?: unknown[] }) | undefined;
+    const type = failureType(cause);
+    super(`run "${runId}" failed (${type}): ${cause?.message ?? failure.message}`, cause, failure.retryState);
+    this.type = type;
+    const failures = (cause?.details?.[0] as { failures?: SubAgentFailure[] } | undefined)?.failures;
+    if (type === ErrorType.SubAgentsFailed && failures) this.failures = failures;
+  }
+}
+nameOn(RunFailedError, 'RunFailedError');
+
+/** A run that was cancelled: `result()` rejects with it (`cause`: Temporal's CancelledFailure). A WorkflowFailedError too. */
+export class RunCancelledError extends WorkflowFailedError {
+  /** Always `Cancelled`. */
+  readonly type = 'Cancelled';
+  constructor(
+    readonly runId: string,
+    failure: WorkflowFailedError,
+  ) {
+    super(`run "${runId}" was cancelled`, failure.cause, failure.retryState);
+  }
+}
+nameOn(RunCancelledError, 'RunCancelledError');
+
+/** No run with that id (or not in this namespace, or past its retention). `cause`: Temporal's WorkflowNotFoundError. */
+export class RunNotFoundError extends Error {
+  override name = 'RunNotFoundError';
+  /** Always `RunNotFound`. */
+  readonly type = 'RunNotFound';
+  constructor(
+    readonly runId: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`no run "${runId}"`, options);
+  }
+}
+
+/**
+ * The run has ended, so it can no longer be paused, resumed or cancelled: `status` says how it ended. `cause`:
+ * Temporal's error.
+ */
+export class RunClosedError extends Error {
+  override name = 'RunClosedError';
+  /** Always `RunClosed`. */
+  readonly type = 'RunClosed';
+  constructor(
+    readonly runId: string,
+    readonly status: RunStatus,
+    action: string,
+    options?: { cause?: unknown },
+  ) {
+    super(`cannot ${action} run "${runId}": it has ended (${status})`, options);
+  }
+}
 
 /** A run input over the run's maxModelInputBytes: refused before anything is started. */
 export class InputTooLargeError extends Error {
@@ -24,7 +106,20 @@ export class DecisionRejectedError extends Error {
   override name = 'DecisionRejectedError';
 }
 
-/** True when an error is a run's failure (as opposed to a connection problem). */
-export function isRunFailure(err: unknown): err is WorkflowFailedError {
-  return err instanceof WorkflowFailedError || (err as Error)?.name === 'WorkflowFailedError';
+/** The run's failure Temporal reported, as Agio's error: RunCancelledError, RunFailedError, or `err` itself. */
+export function runFailure(runId: string, err: unknown): unknown {
+  if (!(err instanceof WorkflowFailedError) || err instanceof RunFailedError || err instanceof RunCancelledError)
+    return err;
+  return err.cause instanceof CancelledFailure ? new RunCancelledError(runId, err) : new RunFailedError(runId, err);
+}
+
+const RUN_ENDINGS = ['RunFailedError', 'RunCancelledError', 'WorkflowFailedError'];
+
+/**
+ * True when `err` says the run itself ended without its output: a {@link RunFailedError} or {@link RunCancelledError}
+ * (what `RunHandle.result()` rejects with), or Temporal's WorkflowFailedError from `run.workflow`. False for anything
+ * else, such as a connection problem or a {@link RunNotFoundError}, after which waiting again may succeed.
+ */
+export function isRunFailure(err: unknown): err is RunFailedError | RunCancelledError | WorkflowFailedError {
+  return err instanceof WorkflowFailedError || RUN_ENDINGS.includes((err as Error)?.name);
 }

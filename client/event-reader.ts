@@ -4,7 +4,7 @@
 // paused); a wake-up cuts any pause short. With the root's events pushed on the live lane, it follows those instead
 // and reads pages only to catch up: at the start, after a gap in the pushed offsets, and every `safetyPollMs`.
 import type { WorkflowHandle } from '@temporalio/client';
-import { endsStream, type AgioEvent, type EventsPage } from '../common';
+import { endsStream, type WireEvent, type EventsPage } from '../common';
 import { eventsQuery } from '../common/messages';
 import { PushedEvents, type EventPush } from './pushed-events';
 import { endsLogOf } from './tree-reader';
@@ -88,7 +88,7 @@ const sleep = (ms: number, signal?: AbortSignal, wake?: EventTarget) =>
   });
 
 /** Yields every event of the run's log after `after`, in offset order, until its run's own terminal event. */
-export async function* readEvents(pages: EventPages, opts: ReadEventsOptions = {}): AsyncGenerator<AgioEvent> {
+export async function* readEvents(pages: EventPages, opts: ReadEventsOptions = {}): AsyncGenerator<WireEvent> {
   const minPoll = opts.minPollMs ?? 20;
   const maxPoll = opts.maxPollMs ?? 250;
   const idleMaxPoll = Math.max(maxPoll, opts.idleMaxPollMs ?? 1000);
@@ -102,7 +102,7 @@ export async function* readEvents(pages: EventPages, opts: ReadEventsOptions = {
   let failures = 0;
   let gapAt = -2;
   const logOf = opts.logOf;
-  const ends = (event: AgioEvent) => (logOf === undefined ? endsStream(event) : endsLogOf(logOf, event));
+  const ends = (event: WireEvent) => (logOf === undefined ? endsStream(event) : endsLogOf(logOf, event));
   // Followed before the first page is read, so nothing appended after that page is missed.
   const pushed = opts.push && new PushedEvents(opts.push);
   await pushed?.ready();

@@ -3,5 +3,12 @@ export * from './agio-client';
 export * from './event-reader';
 export * from './run-list';
 export * from './model-outage';
+// What a run's handle rejects with, and RunHandle.waitFor's options.
+export { RunCancelledError, RunClosedError, RunFailedError, RunNotFoundError } from './errors';
+export type { WaitForOptions } from './wait-for';
+// The events a run's stream carries, typed per event type (a client-only backend imports nothing else for them).
+export { isKnownEvent, runStatusOf, RUN_STATUSES } from '../common';
+export type { AgioEvent, AgioEventOf, EventType, UnknownAgioEvent, RunStatus } from '../common';
+export type * from '../common/event-data';
 // The Temporal SDK classes a client needs, from the very version Agio pins (a second copy would not interoperate).
 export { Client, Connection } from '@temporalio/client';

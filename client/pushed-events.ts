@@ -1,17 +1,17 @@
 // Durable events a root pushes on the live lane as it appends them to its Wire, held for a reader until it can
 // take them in offset order. A repeat replaces the held copy; an offset past the next one the reader needs is a
 // gap (an event the lane lost, or one published before the reader followed), which the reader fills by Query.
-import type { AgioEvent } from '../common';
+import type { WireEvent } from '../common';
 
 /** Follows a root's pushed events; returns when that starts to work and how to stop (a LiveLane's followEvents). */
-export type EventPush = (onEvents: (events: AgioEvent[]) => void) => { ready: Promise<void>; close(): void };
+export type EventPush = (onEvents: (events: WireEvent[]) => void) => { ready: Promise<void>; close(): void };
 
 /** How long a reader waits for the lane to take its subscription before it reads on regardless (gaps are filled). */
 const READY_WAIT_MS = 2000;
 
 /** The pushed events one reader has not taken yet. */
 export class PushedEvents {
-  private readonly held = new Map<number, AgioEvent>();
+  private readonly held = new Map<number, WireEvent>();
   private readonly follow: ReturnType<EventPush>;
   private arrived?: () => void;
 
@@ -30,9 +30,9 @@ export class PushedEvents {
   }
 
   /** The held events that follow `after` without a gap, in order; those at or before `after` are dropped. */
-  take(after: number): AgioEvent[] {
+  take(after: number): WireEvent[] {
     for (const offset of this.held.keys()) if (offset <= after) this.held.delete(offset);
-    const taken: AgioEvent[] = [];
+    const taken: WireEvent[] = [];
     for (let next = this.held.get(after + 1); next; next = this.held.get(after + 1)) {
       this.held.delete(next.offset);
       taken.push(next);

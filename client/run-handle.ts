@@ -1,7 +1,19 @@
 // RunHandle: one run as a client holds it — its stream, result and state, pause/resume, tool-call approvals, and
 // cancellation. Approvals go to whichever workflow in the run's tree asked, found from the run's events.
-import type { Client, WorkflowHandle } from '@temporalio/client';
-import type { AgioEvent, ControlRequest, ControlState, RunOutput, RunOutputOf, ToolCallDecision } from '../common';
+import { WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
+import {
+  runStatusOf,
+  typedEvent,
+  type AgioEvent,
+  type AgioEventOf,
+  type ControlRequest,
+  type ControlState,
+  type EventType,
+  type RunOutput,
+  type RunOutputOf,
+  type ToolCallDecision,
+  type WireEvent,
+} from '../common';
 import {
   decideToolCallUpdate,
   eventsQuery,
@@ -11,11 +23,16 @@ import {
   resumeUpdate,
   stateQuery,
 } from '../common/messages';
-import { DecisionRejectedError, UnknownToolCallError } from './errors';
+import { DecisionRejectedError, RunClosedError, RunNotFoundError, UnknownToolCallError, runFailure } from './errors';
 import type { ReadEventsOptions } from './event-reader';
 import { followRun, type RunLogs } from './run-log';
 import { parseCursor, type TreeCursor } from './tree-cursor';
 import { stateView, type RunStateView } from './run-state-view';
+import { waitForEvent, type WaitForOptions } from './wait-for';
+
+/** Temporal's answer to a call on a workflow it does not have open (or at all). */
+const isNotFound = (err: unknown) =>
+  err instanceof WorkflowNotFoundError || (err as Error)?.name === 'WorkflowNotFoundError';
 
 /** A started or looked-up run; `T` is the type of its parsed output when its agent's output schema was given as zod (see `defineAgent`). */
 export class RunHandle<T = RunOutput['output']> {
@@ -32,39 +49,82 @@ export class RunHandle<T = RunOutput['output']> {
    * The run's events from `after` in its log (or from the cursor `from`, see tree-cursor) on, with those of the runs
    * nested in it (read from their own logs when they keep one), ending after the run's own terminal event.
    */
-  stream(opts: ReadEventsOptions & { from?: TreeCursor | string } = {}): AsyncGenerator<AgioEvent> {
+  async *stream(opts: ReadEventsOptions & { from?: TreeCursor | string } = {}): AsyncGenerator<AgioEvent> {
     const from = typeof opts.from === 'string' ? parseCursor(opts.from) : opts.from;
     if (opts.from !== undefined && !from) throw new TypeError(`"${String(opts.from)}" is not a stream position`);
-    return followRun(this.logs, this.runId, { ...opts, from });
+    try {
+      for await (const event of followRun(this.logs, this.runId, { ...opts, from })) yield typedEvent(event);
+    } catch (err) {
+      throw isNotFound(err) ? new RunNotFoundError(this.runId, { cause: err }) : err;
+    }
   }
 
-  /** The run's output; rejects with the run's failure. */
-  result(): Promise<RunOutputOf<T>> {
-    return this.handle.result() as Promise<RunOutputOf<T>>;
+  /**
+   * The first event of `type` (of any run of the tree, or of `opts.runId`'s; passing `opts.where`), read from the start
+   * of the run's log, so one that happened before the call is found too. Rejects with RunClosedError when that run
+   * ends first (waiting for its terminal event type itself resolves with it), RunNotFoundError when there is no run.
+   */
+  waitFor<K extends EventType>(type: K, opts: WaitForOptions<AgioEventOf<K>> = {}): Promise<AgioEventOf<K>> {
+    return waitForEvent(this.stream({ signal: opts.signal }), this.runId, type, opts);
+  }
+
+  /**
+   * The run's output. Rejects with RunFailedError (its `type` says why: OutputValidationError, Terminated, …),
+   * RunCancelledError, or RunNotFoundError; each keeps Temporal's error as its `cause`.
+   */
+  async result(): Promise<RunOutputOf<T>> {
+    try {
+      return (await this.handle.result()) as RunOutputOf<T>;
+    } catch (err) {
+      throw isNotFound(err) ? new RunNotFoundError(this.runId, { cause: err }) : runFailure(this.runId, err);
+    }
   }
 
   /** What the run is doing now, the model outage it is waiting out, if any, and its worker version (read from Temporal's record). */
   async state(): Promise<RunStateView> {
-    const [state, description] = await Promise.all([this.handle.query(stateQuery), this.handle.describe()]);
+    const [state, description] = await this.control('read the state of', () =>
+      Promise.all([this.handle.query(stateQuery), this.handle.describe()]),
+    );
     return stateView(state, description);
   }
 
-  /** Pauses at the next safe point; resolves once the run is parked there (`wait: false`: just asks). */
-  async pause(req: ControlRequest = {}, opts: { wait?: boolean } = {}): Promise<ControlState | undefined> {
-    if (opts.wait === false) {
-      await this.handle.signal(pauseSignal, req);
-      return undefined;
+  /**
+   * Runs a call on the run's workflow, turning Temporal's "not found" into RunClosedError (the run has ended) or
+   * RunNotFoundError (there is no such run).
+   */
+  private async control<R>(action: string, call: () => Promise<R>): Promise<R> {
+    try {
+      return await call();
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+      const status = await this.handle.describe().then(
+        (d) => runStatusOf(d.status.name),
+        () => undefined,
+      );
+      if (!status) throw new RunNotFoundError(this.runId, { cause: err });
+      throw new RunClosedError(this.runId, status, action, { cause: err });
     }
-    return this.handle.executeUpdate(pauseUpdate, { args: [req] });
   }
 
-  /** Resumes a paused run (and its paused children). */
-  async resume(req: ControlRequest = {}, opts: { wait?: boolean } = {}): Promise<ControlState | undefined> {
+  /**
+   * Pauses at the next safe point; resolves once the run is parked there (`wait: false`: just asks). RunClosedError
+   * when the run has ended.
+   */
+  async pause(req: ControlRequest = {}, opts: { wait?: boolean } = {}): Promise<ControlState | undefined> {
     if (opts.wait === false) {
-      await this.handle.signal(resumeSignal, req);
+      await this.control('pause', () => this.handle.signal(pauseSignal, req));
       return undefined;
     }
-    return this.handle.executeUpdate(resumeUpdate, { args: [req] });
+    return this.control('pause', () => this.handle.executeUpdate(pauseUpdate, { args: [req] }));
+  }
+
+  /** Resumes a paused run (and its paused children); RunClosedError when the run has ended. */
+  async resume(req: ControlRequest = {}, opts: { wait?: boolean } = {}): Promise<ControlState | undefined> {
+    if (opts.wait === false) {
+      await this.control('resume', () => this.handle.signal(resumeSignal, req));
+      return undefined;
+    }
+    return this.control('resume', () => this.handle.executeUpdate(resumeUpdate, { args: [req] }));
   }
 
   /** Approves a pending tool call anywhere in the run's tree (the owning workflow is found from the stream). */
@@ -104,7 +164,7 @@ export class RunHandle<T = RunOutput['output']> {
   }
 
   /** Every event of run `runId`'s log as it is now, and those of the nested runs it points at (their own logs). */
-  private async *scanTree(runId: string): AsyncGenerator<AgioEvent> {
+  private async *scanTree(runId: string): AsyncGenerator<WireEvent> {
     const handle = runId === this.runId ? this.handle : this.client.workflow.getHandle(runId);
     for (let after = -1; ;) {
       const page = await handle.query(eventsQuery, { after, limit: 1000 });
@@ -119,7 +179,7 @@ export class RunHandle<T = RunOutput['output']> {
   }
 
   private async decide(decision: ToolCallDecision): Promise<{ toolCallId: string; decision: 'approve' | 'deny' }> {
-    const owner = await this.toolCallOwner(decision.toolCallId);
+    const owner = await this.control('decide a tool call of', () => this.toolCallOwner(decision.toolCallId));
     if (!owner)
       throw new UnknownToolCallError(
         `no tool call "${decision.toolCallId}" has asked for approval in run "${this.runId}"`,
@@ -137,9 +197,9 @@ export class RunHandle<T = RunOutput['output']> {
     }
   }
 
-  /** Cancels the run and everything it started. */
+  /** Cancels the run and everything it started; RunClosedError when it has already ended. */
   async cancel(): Promise<void> {
-    await this.handle.cancel();
+    await this.control('cancel', () => this.handle.cancel());
   }
 
   /** The Temporal handle, for anything Agio does not wrap. */

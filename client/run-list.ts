@@ -4,16 +4,20 @@ import type { Client } from '@temporalio/client';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { optionalTsToMs } from '@temporalio/common/lib/time';
 import { createHash } from 'node:crypto';
-import { EXECUTION_STATUSES, type ExecutionStatus } from '../common/run-status';
+import {
+  RUN_STATUSES,
+  executionStatusOf,
+  runStatusOf,
+  type ExecutionStatus,
+  type RunStatus,
+} from '../common/run-status';
 import { RunSearchAttributes } from '../common/search-attributes';
 
-/** The statuses a listing filters by: Temporal's execution statuses, as `GET /runs/:id` reports them. */
-export const RUN_STATUSES = EXECUTION_STATUSES;
-/** One of {@link RUN_STATUSES}. */
-export type RunStatus = ExecutionStatus;
+/** The statuses a listing filters by and reports (lowercase, as every Agio API says them). */
+export { RUN_STATUSES, type RunStatus };
 
 /** The visibility query's name of each status (`ExecutionStatus = '…'`). */
-const QUERY_STATUS: Record<RunStatus, string> = {
+const QUERY_STATUS: Record<ExecutionStatus, string> = {
   RUNNING: 'Running',
   COMPLETED: 'Completed',
   FAILED: 'Failed',
@@ -36,6 +40,7 @@ const STATUS_BY_CODE = [
   'PAUSED',
 ] as const;
 
+/** Options of {@link listRuns}: whose runs, which agent's, in which status, and which page. */
 export interface ListRunsOptions {
   tenant?: string;
   agent?: string;
@@ -46,14 +51,17 @@ export interface ListRunsOptions {
   pageToken?: string;
 }
 
+/** One root run of a listing. */
 export interface RunSummary {
   runId: string;
   agent: string | undefined;
-  status: string;
+  /** `running`, or how the run ended (see {@link RunStatus}). */
+  status: RunStatus;
   startTime: string;
   closeTime?: string;
 }
 
+/** A page of a listing. */
 export interface RunPage {
   runs: RunSummary[];
   /** Present when there may be more runs. */
@@ -97,7 +105,9 @@ export function listQuery(opts: ListRunsOptions): string {
   const where = [`${RunSearchAttributes.tenant.name} = ${quote(opts.tenant ?? 'default')}`];
   if (opts.agent) where.push(`${RunSearchAttributes.agent.name} = ${quote(opts.agent)}`);
   where.push(
-    opts.status ? `ExecutionStatus = ${quote(QUERY_STATUS[opts.status])}` : `ExecutionStatus != 'ContinuedAsNew'`,
+    opts.status
+      ? `ExecutionStatus = ${quote(QUERY_STATUS[executionStatusOf(opts.status)])}`
+      : `ExecutionStatus != 'ContinuedAsNew'`,
   );
   return where.join(' AND ');
 }
@@ -124,7 +134,8 @@ export async function listRuns(client: Client, opts: ListRunsOptions = {}): Prom
     return {
       runId: e.execution?.workflowId ?? '',
       agent: agent ? defaultPayloadConverter.fromPayload<string>(agent) : undefined,
-      status: STATUS_BY_CODE[e.status ?? 0] ?? 'UNKNOWN',
+      // A status Agio has no name for (UNSPECIFIED) is reported as running.
+      status: runStatusOf(STATUS_BY_CODE[e.status ?? 0] ?? 'RUNNING') ?? 'running',
       startTime: isoOf(e.startTime) ?? '',
       ...(closeTime ? { closeTime } : {}),
     };

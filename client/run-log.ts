@@ -10,7 +10,7 @@
 // has that event waits for the close (the long poll `result()` makes, which costs no worker) before passing it on.
 // A root that closed without that event (terminated, timed out) ends its readers' streams with a synthetic one.
 import { QueryRejectedError, WorkflowClient, type Client } from '@temporalio/client';
-import type { AgioEvent, EventBase, EventsPage } from '../common';
+import type { WireEvent, EventBase, EventsPage } from '../common';
 import type { EventLogStore } from '../stores';
 import { closingEvent, endedWith } from './closing-event';
 import { queryPages, readEvents, type EventPages, type ReadEventsOptions } from './event-reader';
@@ -202,7 +202,7 @@ export async function* followRun(
   logs: RunLogs,
   rootRunId: string,
   opts: ReadEventsOptions & { tenant?: string; from?: TreeCursor } = {},
-): AsyncGenerator<AgioEvent> {
+): AsyncGenerator<WireEvent> {
   const { push, after, ...rest } = opts;
   const from = opts.from ?? cursorAt(after ?? -1);
   for await (const { event } of followTree(logs, rootRunId, {

@@ -4,20 +4,20 @@
 // run's log goes on past a child's end pointer only once that child's log has delivered its terminal event (or the
 // pointer itself stands in for it, when the child closed without one). Older trees (nested events inline in the
 // root's log, no `ownLog`) read as one log, exactly as before.
-import { isTerminalType, type AgioEvent, type EventBase } from '../common';
+import { isTerminalType, type WireEvent, type EventBase } from '../common';
 import { cursorAt, type TreeCursor } from './tree-cursor';
 
 /** Where the logs of a tree are read from (RunLogs over Temporal and the stores, or a fake in tests). */
 export interface TreeLogs {
   /** Run `runId`'s log after `after`, ending at its own terminal event (`base`: the run, from its start pointer). */
-  read(runId: string, after: number, signal: AbortSignal, base?: AgioEvent): AsyncIterable<AgioEvent>;
+  read(runId: string, after: number, signal: AbortSignal, base?: WireEvent): AsyncIterable<WireEvent>;
   /** The event at `offset` of run `runId`'s log (a cursor names a child by its pointer's offset). */
-  eventAt(runId: string, offset: number, signal: AbortSignal): Promise<AgioEvent | undefined>;
+  eventAt(runId: string, offset: number, signal: AbortSignal): Promise<WireEvent | undefined>;
 }
 
 /** One event of a tree, where it is and what a client that has it resumes from. */
 export interface TreeEvent {
-  event: AgioEvent;
+  event: WireEvent;
   /** Pointer offsets from the tree's root log to the log that holds the event ([]: the root's own log). */
   path: readonly number[];
   /** The reader's position once this event is delivered. */
@@ -25,15 +25,15 @@ export interface TreeEvent {
 }
 
 /** Whether `event` ends run `runId`'s log: that run's own terminal event. */
-export const endsLogOf = (runId: string, event: Pick<AgioEvent, 'type' | 'runId'>): boolean =>
+export const endsLogOf = (runId: string, event: Pick<WireEvent, 'type' | 'runId'>): boolean =>
   event.runId === runId && isTerminalType(event.type);
 
 /** A pointer in a parent's log: a copy of a child's start or end, naming the child's own log. */
-const isPointer = (logRunId: string, event: AgioEvent): boolean =>
+const isPointer = (logRunId: string, event: WireEvent): boolean =>
   event.runId !== logRunId && (event as { ownLog?: boolean }).ownLog === true;
 
 /** The run a pointer names, as its synthetic events carry it. */
-const baseOf = (event: AgioEvent): Partial<EventBase> => {
+const baseOf = (event: WireEvent): Partial<EventBase> => {
   const { runId, rootRunId, parentRunId, agent, depth, nestingType, toolCallId } = event;
   return { runId, rootRunId, parentRunId, agent, depth, nestingType, toolCallId, ownLog: true };
 };
@@ -59,9 +59,9 @@ interface LogNode {
   startedAfter: number;
   parent?: LogNode;
   /** Its start pointer (absent for the root). */
-  base?: AgioEvent;
+  base?: WireEvent;
   /** Its end pointer, once the parent's log has reached it. */
-  endPointer?: AgioEvent;
+  endPointer?: WireEvent;
   pointed: Deferred;
   /** Its producer has read its own terminal event (children left open then cannot expect more pointers). */
   ending: Deferred;
@@ -74,7 +74,7 @@ interface LogNode {
 
 /** What a log's producer hands the consumer: an event, or a child log opened or passed (its end pointer). */
 type Step =
-  | { kind: 'event'; node: LogNode; event: AgioEvent }
+  | { kind: 'event'; node: LogNode; event: WireEvent }
   | { kind: 'open'; node: LogNode; child: LogNode }
   | { kind: 'close'; node: LogNode; child: LogNode; offset: number };
 type Item = Step & { taken: () => void };
@@ -105,7 +105,7 @@ export async function* readTree(
       queue.push({ ...item, taken } as Item);
       wakeConsumer();
     });
-  const node = (runId: string, path: number[], after: number, parent?: LogNode, base?: AgioEvent): LogNode => {
+  const node = (runId: string, path: number[], after: number, parent?: LogNode, base?: WireEvent): LogNode => {
     const abort = new AbortController();
     const signal = parent?.abort.signal ?? stop.signal;
     // Removed when the log's producer ends: a run with thousands of children must not pile listeners on its signal.
@@ -167,7 +167,7 @@ export async function* readTree(
       if (endsLogOf(log.runId, event)) return;
     }
   };
-  const open = async (log: LogNode, pointer: AgioEvent): Promise<LogNode> => {
+  const open = async (log: LogNode, pointer: WireEvent): Promise<LogNode> => {
     const child = node(pointer.runId, [...log.path, pointer.offset], -1, log, pointer);
     log.byRun.set(pointer.runId, child);
     await push({ kind: 'open', node: log, child });
@@ -238,7 +238,7 @@ async function reopen(
   logs: TreeLogs,
   log: LogNode,
   cursor: TreeCursor,
-  node: (runId: string, path: number[], after: number, parent?: LogNode, base?: AgioEvent) => LogNode,
+  node: (runId: string, path: number[], after: number, parent?: LogNode, base?: WireEvent) => LogNode,
   signal: AbortSignal,
 ): Promise<LogNode[]> {
   const opened: LogNode[] = [];

@@ -1,6 +1,7 @@
 // The event envelope of a run's stream (docs/ARCHITECTURE.md, "The Wire"), carried over from Agio's StepEvent.
 import { z } from 'zod';
-import { EVENT_TYPES } from './event-types';
+import type { EventFields } from './event-data';
+import { EVENT_TYPES, isKnownEventType } from './event-types';
 import { Step, Usage } from './steps';
 
 /** Every event type a stream can carry. */
@@ -104,7 +105,7 @@ export function logOwnerOf(base: Pick<EventBase, 'runId' | 'rootRunId' | 'ownLog
  * Whether `event` ends the log of run `owner`: that run's own terminal event. (In a parent's log, the copy of a
  * child's terminal event does not.)
  */
-export function endsLogOf(owner: string, event: Pick<AgioEvent, 'type' | 'runId'>): boolean {
+export function endsLogOf(owner: string, event: Pick<WireEvent, 'type' | 'runId'>): boolean {
   return event.runId === owner && isTerminalType(event.type);
 }
 
@@ -119,11 +120,40 @@ export const AgioEvent = EventDraft.extend({
   /** Live deltas only: position in the root run's live lane. */
   seq: z.number().int().nonnegative().optional(),
 });
-/** An event in a root run's log. */
-export type AgioEvent = z.infer<typeof AgioEvent>;
+/**
+ * An event as the wire carries it: any type (a newer release's too) and untyped `data`. What readers, stores and
+ * lanes pass along; consumers read {@link AgioEvent}.
+ */
+export type WireEvent = z.infer<typeof AgioEvent>;
+
+/** The fields every event has, whatever its type. */
+export type EventEnvelope = Omit<WireEvent, 'type' | 'data'>;
+
+/** An event of type `K`, with that type's fields (see {@link EventFields}). */
+export type AgioEventOf<K extends EventType> = EventEnvelope & { type: K } & EventFields[K];
+
+/**
+ * An event of a run's stream, a union discriminated by `type`: after `if (e.type === 'TOOL_AUTH_REQUIRED')`,
+ * `e.data.tool` is a string. A run on a newer release may add types; such events still arrive, as they are (see
+ * {@link UnknownAgioEvent}): give a `switch` on `type` a default branch, or test with {@link isKnownEvent}.
+ */
+export type AgioEvent = { [K in EventType]: AgioEventOf<K> }[EventType];
+
+/** An event of a type this release does not know (a newer release's), kept as it is: untyped `data`. */
+export type UnknownAgioEvent = EventEnvelope & { type: string; data?: Record<string, unknown> };
+
+/** True for an event of a type this release knows (false for a newer release's, see {@link UnknownAgioEvent}). */
+export function isKnownEvent(event: AgioEvent | UnknownAgioEvent): event is AgioEvent {
+  return isKnownEventType(event.type);
+}
+
+/** The event as its type's fields say (one cast, for events read from the wire). */
+export function typedEvent(event: WireEvent): AgioEvent {
+  return event as AgioEvent;
+}
 
 /** True for the terminal event of the root run: the end of the stream. */
-export function endsStream(event: Pick<AgioEvent, 'type' | 'depth'>): boolean {
+export function endsStream(event: Pick<WireEvent, 'type' | 'depth'>): boolean {
   return event.depth === 0 && isTerminalType(event.type);
 }
 
@@ -155,7 +185,7 @@ export interface EventsQueryInput {
 
 /** Answer of the events query. */
 export interface EventsPage {
-  events: AgioEvent[];
+  events: WireEvent[];
   /** Offset of the last event the log holds (-1 when empty). */
   lastOffset: number;
   /** Lowest offset still held (continue-as-new keeps only a tail). */

@@ -33,3 +33,43 @@ export const EXECUTION_STATUSES = [
 ] as const;
 /** One of {@link EXECUTION_STATUSES}. */
 export type ExecutionStatus = (typeof EXECUTION_STATUSES)[number];
+
+/**
+ * Where a run is, as every Agio API, event and command says it (lowercase): `running` (a paused run is running; its
+ * state says paused) or how it ended. `terminated` and `timed_out` are ends only Temporal knows; `continued_as_new` is
+ * an execution a long run left behind (listings show a run once, as its latest execution).
+ */
+export const RUN_STATUSES = [
+  'running',
+  'completed',
+  'failed',
+  'cancelled',
+  'terminated',
+  'timed_out',
+  'continued_as_new',
+] as const;
+/** One of {@link RUN_STATUSES}. */
+export type RunStatus = (typeof RUN_STATUSES)[number];
+
+/** Temporal's status of each {@link RunStatus}: the one place the two vocabularies meet. */
+const EXECUTION_STATUS_OF: Record<RunStatus, ExecutionStatus> = {
+  running: 'RUNNING',
+  completed: 'COMPLETED',
+  failed: 'FAILED',
+  cancelled: 'CANCELLED',
+  terminated: 'TERMINATED',
+  timed_out: 'TIMED_OUT',
+  continued_as_new: 'CONTINUED_AS_NEW',
+};
+
+/** The Agio status of a Temporal execution status name (`COMPLETED` → `completed`); undefined for one it has no name for. */
+export function runStatusOf(executionStatus: string): RunStatus | undefined {
+  // Temporal's own pause of a workflow (not Agio's): the run is still open.
+  if (executionStatus === 'PAUSED') return 'running';
+  return RUN_STATUSES.find((s) => EXECUTION_STATUS_OF[s] === executionStatus);
+}
+
+/** Temporal's execution status name of an Agio status (what visibility queries filter by). */
+export function executionStatusOf(status: RunStatus): ExecutionStatus {
+  return EXECUTION_STATUS_OF[status];
+}

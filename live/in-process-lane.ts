@@ -1,7 +1,7 @@
 // The live lane inside one process (`agio serve`: worker and bridge together). Deltas are handed to subscribers as
 // they are published and kept a while for readers that resume: a step's deltas until a little after its model call
 // ended, and at most MAX_HELD per root run. Durable events go straight to the root's current readers.
-import type { AgioEvent, EventDraft } from '../common';
+import type { WireEvent, EventDraft } from '../common';
 import { laneStepKey, type EventsFollow, type LaneDelta, type LiveLane } from './lane';
 
 /** Deltas held per root run for readers that resume. */
@@ -24,7 +24,7 @@ interface RootLane {
 export class InProcessLane implements LiveLane {
   private readonly roots = new Map<string, RootLane>();
   /** Readers of each root's durable events. */
-  private readonly eventReaders = new Map<string, Set<(events: AgioEvent[]) => void>>();
+  private readonly eventReaders = new Map<string, Set<(events: WireEvent[]) => void>>();
   /** Starts from the clock, so positions handed out by an earlier process (a restarted serve) stay behind. */
   private seq = Date.now() * 1000;
   private publishes = 0;
@@ -66,11 +66,11 @@ export class InProcessLane implements LiveLane {
     };
   }
 
-  publishEvents(rootRunId: string, events: AgioEvent[]): void {
+  publishEvents(rootRunId: string, events: WireEvent[]): void {
     for (const reader of this.eventReaders.get(rootRunId) ?? []) reader(events);
   }
 
-  followEvents(rootRunId: string, onEvents: (events: AgioEvent[]) => void): EventsFollow {
+  followEvents(rootRunId: string, onEvents: (events: WireEvent[]) => void): EventsFollow {
     const readers = this.eventReaders.get(rootRunId) ?? new Set();
     this.eventReaders.set(rootRunId, readers);
     readers.add(onEvents);

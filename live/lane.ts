@@ -4,7 +4,7 @@
 // too, so a client's Last-Event-ID resumes exactly mid-step. The root's durable events travel it too, as the root
 // appends them to its Wire, so a bridge reads them as they happen instead of polling the events Query; they keep
 // their Wire offsets, by which readers order them, drop repeats and notice a gap (then they catch up by Query).
-import type { AgioEvent, EventDraft } from '../common';
+import type { WireEvent, EventDraft } from '../common';
 
 /** A STEP_DELTA event on the lane, with its position there. */
 export interface LaneDelta {
@@ -30,9 +30,9 @@ export interface LiveLane {
    */
   subscribe(rootRunId: string, after: number, onDelta: (delta: LaneDelta, stepEnded: boolean) => void): () => void;
   /** Publishes durable events the root just appended to its Wire (fire and forget: the Wire is the record). */
-  publishEvents(rootRunId: string, events: AgioEvent[]): void;
+  publishEvents(rootRunId: string, events: WireEvent[]): void;
   /** Follows the durable events the root publishes from now on (none from before: readers catch up by Query). */
-  followEvents(rootRunId: string, onEvents: (events: AgioEvent[]) => void): EventsFollow;
+  followEvents(rootRunId: string, onEvents: (events: WireEvent[]) => void): EventsFollow;
 }
 
 /** A reader's hold on a root's durable events. */

@@ -1,6 +1,6 @@
 // The store interfaces (docs/ARCHITECTURE.md, "Stores"). Every read is scoped by tenant; every write is idempotent,
 // so an activity retried by Temporal can repeat its writes safely.
-import type { AgioEvent, ChatMessage, Step } from '../common';
+import type { WireEvent, ChatMessage, Step } from '../common';
 import type {
   Citation,
   CitationInput,
@@ -76,9 +76,9 @@ export interface ToolResultStore extends SetupStore {
  */
 export interface EventLogStore extends SetupStore {
   /** Stores events by (rootRunId, offset): an event written twice is stored once, first write wins. */
-  append(tenant: string, rootRunId: string, events: AgioEvent[]): Promise<void>;
+  append(tenant: string, rootRunId: string, events: WireEvent[]): Promise<void>;
   /** The run's stored events with offset > after, in offset order, at most `limit`. */
-  read(tenant: string, rootRunId: string, after: number, limit: number): Promise<AgioEvent[]>;
+  read(tenant: string, rootRunId: string, after: number, limit: number): Promise<WireEvent[]>;
 }
 
 /**

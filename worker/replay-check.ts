@@ -4,7 +4,7 @@ import type { Client, HistoryAndWorkflowId, WorkflowExecutionInfo } from '@tempo
 import type { DataConverter } from '@temporalio/common';
 import { Worker, type History } from '@temporalio/worker';
 import fs from 'node:fs';
-import { WorkflowType } from '../common';
+import { WorkflowType, runStatusOf, type RunStatus } from '../common';
 import { runVersionOf, type RunVersion } from '../client/run-version';
 import { buildIdOf } from './versioning';
 import { AGIO_WORKFLOWS, bundleWorkflows } from './workflow-bundle-options';
@@ -42,8 +42,8 @@ export interface RunReplay {
   runId: string;
   temporalRunId: string;
   workflowType: string;
-  /** Temporal's status name: RUNNING, COMPLETED, FAILED, … */
-  status: string;
+  /** Where the run is: running, completed, failed, … (see RunStatus). */
+  status: RunStatus;
   /** The worker version the run is on (informative; absent for runs of unversioned workers). */
   version?: RunVersion;
   outcome: 'ok' | 'nondeterminism' | 'error';
@@ -151,7 +151,12 @@ async function replayAll(
 }
 
 function runReplay(info: WorkflowExecutionInfo, version: RunVersion | undefined, error: Error | undefined): RunReplay {
-  const base = { runId: info.workflowId, temporalRunId: info.runId, workflowType: info.type, status: info.status.name };
+  const base = {
+    runId: info.workflowId,
+    temporalRunId: info.runId,
+    workflowType: info.type,
+    status: runStatusOf(info.status.name) ?? 'running',
+  };
   if (version) Object.assign(base, { version });
   if (!error) return { ...base, outcome: 'ok' };
   // Compared by name: the error class lives in the SDK's workflow package, which may be loaded more than once.

@@ -5,7 +5,7 @@
 // cache. (A Query waiting on the task that closes a run is handed by the server to a worker that replays the whole
 // run.) A write that fails leaves the log short; readers then fall back to the Query.
 import { isCancellation, patched } from '@temporalio/workflow';
-import type { AgioEvent, RunContext } from '../common';
+import type { WireEvent, RunContext } from '../common';
 import { BOUNDED_STORE_CALLS_PATCH, bestEffortStore, tailStore, type StoreActivities } from './store-calls';
 import type { Wire } from './wire';
 
@@ -44,7 +44,7 @@ export class EventLogWriter {
   }
 
   /** Runs a store write carrying the events not written yet; they count as written once it succeeds. */
-  async withEvents(write: (events: { events?: AgioEvent[]; eventLogId?: string }) => Promise<void>): Promise<void> {
+  async withEvents(write: (events: { events?: WireEvent[]; eventLogId?: string }) => Promise<void>): Promise<void> {
     const events = this.wire?.since(this.logged) ?? [];
     const owner = this.logId === this.context.rootRunId ? {} : { eventLogId: this.logId };
     await write(events.length ? { events, ...owner } : {});

@@ -9,7 +9,7 @@ import {
   endsLogOf,
   endsStream,
   jsonBytes,
-  type AgioEvent,
+  type WireEvent,
   type AnyEventDraft,
   type EventDraft,
   type EventsPage,
@@ -23,7 +23,7 @@ export interface WireState {
   /** Offset the next event gets. */
   nextOffset: number;
   /** The newest events, for readers that are behind. */
-  tail: AgioEvent[];
+  tail: WireEvent[];
   /** Last sequence applied per publisher. */
   publishers: [string, number][];
 }
@@ -35,7 +35,7 @@ const MAX_PUBLISHERS = 2000;
 
 /** The log. Pure bookkeeping; `hostWire` wires it to the signal and query. */
 export class Wire {
-  private readonly events: AgioEvent[];
+  private readonly events: WireEvent[];
   private nextOffset: number;
   private readonly publishers: Map<string, number>;
   private ended = false;
@@ -46,7 +46,7 @@ export class Wire {
    */
   constructor(
     state?: WireState,
-    private readonly appended?: (events: AgioEvent[]) => void,
+    private readonly appended?: (events: WireEvent[]) => void,
     private readonly owner?: string,
   ) {
     this.events = [...(state?.tail ?? [])];
@@ -55,14 +55,14 @@ export class Wire {
   }
 
   /** Appends one event and returns it with its offset. */
-  append(draft: EventDraft): AgioEvent {
+  append(draft: EventDraft): WireEvent {
     const event = this.add(draft);
     this.appended?.([event]);
     return event;
   }
 
-  private add(draft: AnyEventDraft): AgioEvent {
-    const event: AgioEvent = { ...draft, offset: this.nextOffset++ };
+  private add(draft: AnyEventDraft): WireEvent {
+    const event: WireEvent = { ...draft, offset: this.nextOffset++ };
     this.events.push(event);
     if (this.owner === undefined ? endsStream(event) : endsLogOf(this.owner, event)) this.ended = true;
     return event;
@@ -81,7 +81,7 @@ export class Wire {
   }
 
   /** The held events with offset > after, all of them (what the root has not yet written to the event log). */
-  since(after: number): AgioEvent[] {
+  since(after: number): WireEvent[] {
     const first = this.events[0]?.offset ?? this.nextOffset;
     return this.events.slice(Math.max(0, after + 1 - first));
   }
@@ -113,7 +113,7 @@ export class Wire {
    * input must stay far below Temporal's message limits; readers further behind get an error they can act on).
    */
   snapshot(maxEvents = 5000, maxBytes = 256 * 1024): WireState {
-    const tail: AgioEvent[] = [];
+    const tail: WireEvent[] = [];
     let bytes = 0;
     for (let i = this.events.length - 1; i >= 0 && tail.length < maxEvents; i--) {
       bytes += JSON.stringify(this.events[i]).length;

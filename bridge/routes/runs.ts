@@ -21,8 +21,9 @@ const ListRunsQuery = z
       .optional(),
     status: z
       .string()
-      .transform((s) => s.toUpperCase())
-      .pipe(z.enum(RUN_STATUSES, { message: `status: one of ${RUN_STATUSES.join(', ').toLowerCase()}` }))
+      // Any case: clients of releases that answered Temporal's uppercase names still filter.
+      .transform((s) => s.toLowerCase())
+      .pipe(z.enum(RUN_STATUSES, { message: `status: one of ${RUN_STATUSES.join(', ')}` }))
       .optional(),
     limit: z.coerce.number().int().min(1).max(1000).optional(),
     pageToken: z
@@ -44,7 +45,7 @@ export const runRoutes: Routes = (app, ctx) => {
   // A visibility store that cannot count (or is down) admits the start rather than stopping every start: logged.
   const running = new RunningRunsQuota(
     (tenant) =>
-      ctx.agio.count({ tenant, status: 'RUNNING' }).catch((err: Error) => {
+      ctx.agio.count({ tenant, status: 'running' }).catch((err: Error) => {
         app.log.warn({ err, tenant }, 'running-runs quota: visibility could not count, start admitted');
         return 0;
       }),

@@ -1,17 +1,17 @@
 // EventLogStore in memory: each root run's events in an array kept in offset order.
-import { AgioEvent } from '../../common';
+import { AgioEvent, type WireEvent } from '../../common';
 import { RecordId, isId } from '../records';
 import type { EventLogStore } from '../types';
 
 /** Event logs in Maps; lost when the process exits. */
 export class MemoryEventLogStore implements EventLogStore {
   /** Per tenant, per root run: events by ascending offset. */
-  private readonly logs = new Map<string, Map<string, AgioEvent[]>>();
+  private readonly logs = new Map<string, Map<string, WireEvent[]>>();
 
   /** Nothing to prepare in memory. */
   async setup(): Promise<void> {}
 
-  async append(tenant: string, rootRunId: string, events: AgioEvent[]): Promise<void> {
+  async append(tenant: string, rootRunId: string, events: WireEvent[]): Promise<void> {
     RecordId.parse(tenant);
     RecordId.parse(rootRunId);
     const parsed = events.map((e) => AgioEvent.parse(e));
@@ -26,7 +26,7 @@ export class MemoryEventLogStore implements EventLogStore {
     }
   }
 
-  async read(tenant: string, rootRunId: string, after: number, limit: number): Promise<AgioEvent[]> {
+  async read(tenant: string, rootRunId: string, after: number, limit: number): Promise<WireEvent[]> {
     if (!isId(tenant) || !isId(rootRunId) || !Number.isFinite(after)) return [];
     const log = this.logs.get(tenant)?.get(rootRunId) ?? [];
     const start = firstAfter(log, after);
@@ -35,7 +35,7 @@ export class MemoryEventLogStore implements EventLogStore {
 }
 
 /** Index of the first event with offset > after (binary search: logs are long and read a page at a time). */
-function firstAfter(log: AgioEvent[], after: number): number {
+function firstAfter(log: WireEvent[], after: number): number {
   let lo = 0;
   let hi = log.length;
   while (lo < hi) {

@@ -52,7 +52,7 @@ describe('the stream of a root terminated in Temporal', () => {
       depth: 0,
       agent: 'terminated-asker',
       offset: events.at(-2)!.offset + 1,
-      data: { error: { type: 'Terminated' }, synthetic: true, status: 'TERMINATED' },
+      data: { error: { type: 'Terminated' }, synthetic: true, status: 'terminated' },
     });
     expect(events.filter((e) => e.type === 'RUN_FAILED')).toHaveLength(1);
     expect(events.map((e) => e.offset)).toEqual(events.map((_, i) => i));

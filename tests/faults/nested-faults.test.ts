@@ -127,7 +127,7 @@ describe('nested agent faults', () => {
         agent: 'helper',
         nestingType: 'agent_tool',
       });
-      expect(lifecycle[1].data?.reportedBy).toBeUndefined();
+      expect(lifecycle[1].data).not.toHaveProperty('reportedBy');
       // It recorded its own end: its run span is closed.
       const trace = await bed.worker.stores.traces.getTrace('default', rootRunId);
       expect(trace?.spans.find((s) => s.spanId === childRunId)?.status).toBe('error');

@@ -51,7 +51,7 @@ describe('a model provider outage', () => {
     const status = await request(`${bed.bridge.url}/runs/${run.runId}`, { token: 'test-token' });
     expect(status.status).toBe(200);
     expect(status.body).toMatchObject({
-      status: 'RUNNING',
+      status: 'running',
       modelUnavailable: {
         attempt: expect.any(Number),
         errorType: ErrorType.ModelServerError,
@@ -75,7 +75,7 @@ describe('a model provider outage', () => {
 
     expect((await run.result()).response).toBe('recovered');
     const after = await request(`${bed.bridge.url}/runs/${run.runId}`, { token: 'test-token' });
-    expect(after.body.status).toBe('COMPLETED');
+    expect(after.body.status).toBe('completed');
     expect(after.body.modelUnavailable).toBeUndefined();
   }, 60_000);
 });

@@ -62,12 +62,12 @@ describe('agio serve and its data directory', () => {
     for (const child of lock.children) expect(isProcessAlive(child.pid)).toBe(false);
     // The run goes on on the new serve's worker (a model call lost with the killed worker runs again).
     const t0 = Date.now();
-    let status: { status: string; output?: { response: string } } = { status: 'RUNNING' };
-    while (status.status === 'RUNNING' && Date.now() - t0 < 120_000) {
+    let status: { status: string; output?: { response: string } } = { status: 'running' };
+    while (status.status === 'running' && Date.now() - t0 < 120_000) {
       status = JSON.parse(curl(`${url}/runs/${started.runId}`, '-H', H)) as typeof status;
-      if (status.status === 'RUNNING') await new Promise((r) => setTimeout(r, 500));
+      if (status.status === 'running') await new Promise((r) => setTimeout(r, 500));
     }
-    expect(status.status).toBe('COMPLETED');
+    expect(status.status).toBe('completed');
     expect(status.output?.response).toContain('offline demo model');
   });
 });

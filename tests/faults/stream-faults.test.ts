@@ -116,14 +116,20 @@ describe('stream faults', () => {
       await handle.signal(publishSignal, batch(0, 'first'));
       await handle.signal(publishSignal, batch(1, 'second'));
       await handle.signal(publishSignal, batch(0, 'first'));
-      const markers = (await page()).events.filter((e) => e.type === 'AGENT_STATE').map((e) => e.data?.marker);
+      const markers = (await page()).events
+        .filter((e) => e.type === 'AGENT_STATE')
+        .map((e) => (e.data as Record<string, unknown> | undefined)?.marker);
       release();
       await run.result();
 
       expect(markers).toEqual(['first', 'second']);
       const events = agioEvents((await readSse(`${bed.bridge.url}/runs/${run.runId}/events`, { token: TOKEN })).events);
       expectContiguous(events);
-      expect(events.filter((e) => e.type === 'AGENT_STATE').map((e) => e.data?.marker)).toEqual(['first', 'second']);
+      expect(
+        events
+          .filter((e) => e.type === 'AGENT_STATE')
+          .map((e) => (e.data as Record<string, unknown> | undefined)?.marker),
+      ).toEqual(['first', 'second']);
       expect(events.at(-1)?.type).toBe('RUN_COMPLETED');
     });
 

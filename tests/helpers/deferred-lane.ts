@@ -1,6 +1,6 @@
 // A live lane whose engine connects later: test beds take their options when a file is loaded, and a NATS lane
 // connects in a beforeAll hook registered ahead of the bed's own.
-import type { AgioEvent, EventDraft } from '../../common';
+import type { WireEvent, EventDraft } from '../../common';
 import type { EventsFollow, LaneDelta, LiveLane } from '../../live/lane';
 
 /** Forwards to `target`, which must be set before the first use. */
@@ -24,11 +24,11 @@ export class DeferredLane implements LiveLane {
     return this.lane.subscribe(rootRunId, after, onDelta);
   }
 
-  publishEvents(rootRunId: string, events: AgioEvent[]): void {
+  publishEvents(rootRunId: string, events: WireEvent[]): void {
     this.lane.publishEvents(rootRunId, events);
   }
 
-  followEvents(rootRunId: string, onEvents: (events: AgioEvent[]) => void): EventsFollow {
+  followEvents(rootRunId: string, onEvents: (events: WireEvent[]) => void): EventsFollow {
     return this.lane.followEvents(rootRunId, onEvents);
   }
 

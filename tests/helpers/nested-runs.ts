@@ -3,7 +3,14 @@
 // which workflow task.
 import type { Client } from '@temporalio/client';
 import { AgioClient } from '../../client/agio-client';
-import { endsStream, type AgentRunInput, type AgioEvent, type RunOutput } from '../../common';
+import {
+  endsStream,
+  typedEvent,
+  type AgentRunInput,
+  type AgioEvent,
+  type RunOutput,
+  type WireEvent,
+} from '../../common';
 import type { RecordedRequest, ScriptedModelServer } from '../../devkit/scripted-model-server';
 import { eventsQuery } from '../../common/messages';
 import type { EventLogStore } from '../../stores';
@@ -32,7 +39,7 @@ export async function runAndStream(
 }
 
 /** The run whose log holds `event`: a nested run that keeps its own log, else the root (older trees: always). */
-export const logOf = (event: AgioEvent): string => (event.ownLog ? event.runId : event.rootRunId);
+export const logOf = (event: WireEvent): string => (event.ownLog ? event.runId : event.rootRunId);
 
 /**
  * Every event of every log once and in order. Offsets are per log (a nested run that keeps its own log has its own,
@@ -93,7 +100,7 @@ export function requestsOf(server: ScriptedModelServer, key: string): RecordedRe
 }
 
 /** Events without their timestamps (a replayed read may time an event that follows a local activity differently). */
-export function withoutTimestamps(events: AgioEvent[]): Omit<AgioEvent, 'timestamp'>[] {
+export function withoutTimestamps(events: WireEvent[]): Omit<WireEvent, 'timestamp'>[] {
   return events.map(({ timestamp: _timestamp, ...event }) => event);
 }
 
@@ -110,7 +117,7 @@ export async function eventsNow(client: Client, rootRunId: string): Promise<Agio
   const events: AgioEvent[] = [];
   const page = await client.workflow.getHandle(rootRunId).query(eventsQuery, { after: -1, limit: 1000 });
   for (const e of page.events) {
-    if (!e.ownLog || e.runId === rootRunId) events.push(e);
+    if (!e.ownLog || e.runId === rootRunId) events.push(typedEvent(e));
     else if (e.type === 'RUN_STARTED') events.push(...(await eventsNow(client, e.runId)));
   }
   return events;

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
-import { asTool, defineAgent, runWorkspace, type AgioEvent } from '../../common';
+import { asTool, defineAgent, runWorkspace, type AgioEvent, type AgioEventOf } from '../../common';
 import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
 import { testTools } from '../fixtures/test-tools';
 import { offeredTools, sentMessages, sentToolResult, sentToolResults } from '../helpers/agent-runs';
@@ -352,7 +352,8 @@ describe('agents used as tools', () => {
     });
     // top: 100 + 200 own; middle: 20 + 30 own; leaf: 3 own.
     expect(output.usage).toEqual(total(353, 36));
-    const completed = (runId: string) => events.find((e) => e.runId === runId && e.type === 'RUN_COMPLETED')!;
+    const completed = (runId: string) =>
+      events.find((e): e is AgioEventOf<'RUN_COMPLETED'> => e.runId === runId && e.type === 'RUN_COMPLETED')!;
     const middle = `${rootRunId}/tool/3-call_m`;
     const leaf = `${middle}/tool/3-call_l`;
     expect(completed(leaf).usage).toEqual(total(3, 1));

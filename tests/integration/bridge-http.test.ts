@@ -41,7 +41,7 @@ describe('bridge HTTP API', () => {
     const own = await request(`${bed.bridge.url}/runs/${finishedRunOfA}`, { token: A });
     expect(own).toMatchObject({
       status: 200,
-      body: { runId: finishedRunOfA, agent: 'echoer', status: 'COMPLETED', output: { response: 'for tenant A only' } },
+      body: { runId: finishedRunOfA, agent: 'echoer', status: 'completed', output: { response: 'for tenant A only' } },
     });
 
     const missing = await request(`${bed.bridge.url}/runs/run-does-not-exist`, { token: B });
@@ -165,7 +165,7 @@ describe('bridge HTTP API', () => {
     });
     expect(await request(`${bed.bridge.url}/runs/${runId}`, { token: A })).toMatchObject({
       status: 200,
-      body: { status: 'CANCELLED' },
+      body: { status: 'cancelled' },
     });
   });
 
@@ -185,7 +185,7 @@ describe('bridge HTTP API', () => {
     await waitFor('the nested run to start', async () => (await request(child, { token: A })).status === 200);
     expect(await request(child, { token: A })).toMatchObject({
       status: 200,
-      body: { runId: childId, rootRunId: rootId, agent: 'helper', status: 'RUNNING' },
+      body: { runId: childId, rootRunId: rootId, agent: 'helper', status: 'running' },
     });
     expect(await request(child, { token: B })).toEqual({ status: 404, body: jsonError('run_not_found') });
     expect(await request(`${child}/events`, { token: B })).toEqual({ status: 404, body: jsonError('run_not_found') });
@@ -216,7 +216,7 @@ describe('bridge HTTP API', () => {
 
     expect(await request(child, { token: A })).toMatchObject({
       status: 200,
-      body: { status: 'COMPLETED', output: { response: 'helper done' } },
+      body: { status: 'completed', output: { response: 'helper done' } },
     });
     const trace = await request(`${child}/trace`, { token: A });
     expect(trace).toMatchObject({ status: 200, body: { traceId: rootId } });

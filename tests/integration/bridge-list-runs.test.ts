@@ -56,7 +56,7 @@ describe('GET /runs', () => {
     await waitFor(
       "tenant A's three runs in visibility",
       async () =>
-        (await list(A)).body.runs?.filter((r: Listed) => r.status === 'COMPLETED').length === 2 &&
+        (await list(A)).body.runs?.filter((r: Listed) => r.status === 'completed').length === 2 &&
         (await list(A)).body.runs.length === 3,
     );
     await waitFor(
@@ -73,14 +73,14 @@ describe('GET /runs', () => {
     expect(a.body.runs.find((r: Listed) => r.runId === running)).toEqual({
       runId: running,
       agent: 'echoer',
-      status: 'RUNNING',
+      status: 'running',
       startTime: expect.any(String),
     });
     const helper = a.body.runs.find((r: Listed) => r.runId === done[1]);
     expect(helper).toEqual({
       runId: done[1],
       agent: 'helper',
-      status: 'COMPLETED',
+      status: 'completed',
       startTime: expect.any(String),
       closeTime: expect.any(String),
     });

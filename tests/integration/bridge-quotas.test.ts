@@ -59,7 +59,7 @@ describe('per-tenant quotas', () => {
       if (when === 'counted')
         await waitFor(
           'visibility counts the run',
-          async () => (await bed.agio.count({ tenant: 'crowded', status: 'RUNNING' })) === 1,
+          async () => (await bed.agio.count({ tenant: 'crowded', status: 'running' })) === 1,
         );
       const refused = await start(TOKEN);
       expect(refused.status).toBe(429);

@@ -44,7 +44,7 @@ describe('roles at the bridge', () => {
     expect(await post(`${at}/cancel`, READER)).toEqual(forbidden('control'));
     expect(await request(`${bed.bridge.url}${at}`, { token: READER })).toMatchObject({
       status: 200,
-      body: { runId: run.runId, status: 'RUNNING' },
+      body: { runId: run.runId, status: 'running' },
     });
     expect(await request(`${bed.bridge.url}/runs`, { token: READER })).toMatchObject({ status: 200 });
     expect((await post(`${at}/stream-token`, READER)).status).toBe(201);

@@ -68,7 +68,7 @@ describe('idempotent starts', () => {
     expect(await executionsOf(runId)).toBe(1);
     expect(await request(`${bed.bridge.url}/runs/${runId}`, { token: A })).toMatchObject({
       status: 200,
-      body: { status: 'COMPLETED', output: { response: 'echoed once' } },
+      body: { status: 'completed', output: { response: 'echoed once' } },
     });
   });
 

@@ -2,7 +2,7 @@
 // with its own offsets, and its parent's log holds only copies of its start and end. The root's history therefore
 // grows with its children, not with their steps.
 import type { Client } from '@temporalio/client';
-import { asTool, defineAgent, isTerminalType, parallelAgent, type AgioEvent, type EventsPage } from '../../common';
+import { asTool, defineAgent, isTerminalType, parallelAgent, type EventsPage, type WireEvent } from '../../common';
 import { eventsQuery } from '../../common/messages';
 import { text, toolCall, toolCalls, type ScriptedTurn } from '../../devkit/scripted-model-server';
 import { testTools } from '../fixtures/test-tools';
@@ -17,8 +17,8 @@ function toolTurns(turns: number, answer: string): ScriptedTurn[] {
 }
 
 /** The whole Wire of a run (its events Query), page by page. */
-async function wireOf(client: Client, workflowId: string): Promise<AgioEvent[]> {
-  const events: AgioEvent[] = [];
+async function wireOf(client: Client, workflowId: string): Promise<WireEvent[]> {
+  const events: WireEvent[] = [];
   for (let after = -1; ;) {
     const page: EventsPage = await client.workflow.getHandle(workflowId).query(eventsQuery, { after });
     events.push(...page.events);
@@ -28,7 +28,7 @@ async function wireOf(client: Client, workflowId: string): Promise<AgioEvent[]> 
 }
 
 /** A child's own log: its events only, offsets 0..n-1, every one marked ownLog, ending with its terminal event. */
-function expectOwnLog(events: AgioEvent[], runId: string): void {
+function expectOwnLog(events: WireEvent[], runId: string): void {
   expect(events.length).toBeGreaterThan(3);
   expect(events.map((e) => e.offset)).toEqual(events.map((_, i) => i));
   expect(events.every((e) => e.runId === runId && e.ownLog === true)).toBe(true);

@@ -85,8 +85,8 @@ describe('replay-check', () => {
     const version = expect.objectContaining({ deploymentName: bed.worker.taskQueue, behavior: 'pinned' });
     const ok = { workflowType: 'agentRun', outcome: 'ok' };
     expect(report.runs).toEqual([
-      expect.objectContaining({ ...ok, runId: waiting.runId, status: 'RUNNING', version }),
-      expect.objectContaining({ ...ok, runId: done.runId, status: 'COMPLETED' }),
+      expect.objectContaining({ ...ok, runId: waiting.runId, status: 'running', version }),
+      expect.objectContaining({ ...ok, runId: done.runId, status: 'completed' }),
     ]);
 
     const { code, out } = await cli(['--query', query, '--bundle', testEnv('workflowBundle')]);

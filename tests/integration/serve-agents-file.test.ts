@@ -138,7 +138,7 @@ describe('agio serve --agents FILE', () => {
       agent: 'engineer',
       snapshot: { role: 'tool', content: 'Echo: from three levels down' },
     });
-    expect(await get(`/runs/${runId}`)).toMatchObject({ status: 'COMPLETED', output: { response: 'directed' } });
+    expect(await get(`/runs/${runId}`)).toMatchObject({ status: 'completed', output: { response: 'directed' } });
     // One run, one set of model calls: the repeats started nothing.
     expect(bed.server.requests.filter((r) => JSON.stringify(r.body.messages).includes('ROLE-director'))).toHaveLength(
       2,
@@ -156,7 +156,7 @@ describe('agio serve --agents FILE', () => {
         .map((e) => e.agent)
         .sort(),
     ).toEqual(['engineer', 'reviewer']);
-    expect(await get(`/runs/${runId}`)).toMatchObject({ status: 'COMPLETED' });
+    expect(await get(`/runs/${runId}`)).toMatchObject({ status: 'completed' });
   });
 
   it("returns a structured-output agent's answer parsed, checked against the file's JSON Schema", async () => {
@@ -166,7 +166,7 @@ describe('agio serve --agents FILE', () => {
     };
     await stream(runId);
     expect(await get(`/runs/${runId}`)).toMatchObject({
-      status: 'COMPLETED',
+      status: 'completed',
       output: { output: { total: 42.5, currency: 'EUR' } },
     });
     // The first answer was off the schema: the second call was the repair turn, and both asked for the schema.

@@ -44,7 +44,7 @@ describe('agio serve with the payload codec', () => {
     const runId = started.body.runId as string;
     const done = await waitFor('the run to complete', async () => {
       const res = await request(`${serve.url}/runs/${runId}`, { token: 'dev-token' });
-      return res.body.status === 'COMPLETED' && res.body;
+      return res.body.status === 'completed' && res.body;
     });
     expect(done.output.response).toContain('offline demo model');
 

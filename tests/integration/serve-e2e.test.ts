@@ -72,7 +72,7 @@ describe('agio serve, driven with curl as the README shows', () => {
       status: string;
       output: { response: string };
     };
-    expect(status.status).toBe('COMPLETED');
+    expect(status.status).toBe('completed');
     expect(status.output.response).toContain('offline demo model');
     const agents = JSON.parse(curl(`${url}/agents`, '-H', H)) as { agents: { name: string }[] };
     expect(agents.agents.map((a) => a.name)).toEqual(
@@ -94,7 +94,7 @@ describe('agio serve, driven with curl as the README shows', () => {
       if (!listed.runs.length) await new Promise((r) => setTimeout(r, 500));
     }
     expect(listed.runs).toEqual([
-      expect.objectContaining({ agent: 'lead', status: 'COMPLETED', runId: expect.stringMatching(/^run-/) }),
+      expect.objectContaining({ agent: 'lead', status: 'completed', runId: expect.stringMatching(/^run-/) }),
     ]);
   });
 

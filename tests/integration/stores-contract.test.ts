@@ -2,7 +2,7 @@
 // FerretDB). Each test works in tenants of its own, so tests share one set of stores without seeing each other.
 import { MongoClient } from 'mongodb';
 import { randomUUID } from 'node:crypto';
-import type { AgioEvent, Step, Usage } from '../../common';
+import type { WireEvent, Step, Usage } from '../../common';
 import { createMemoryStores, createMongoStores, type SpanInput, type Stores } from '../../stores';
 import { testEnv } from '../helpers/test-env';
 
@@ -488,7 +488,7 @@ describe.each([
   });
 
   describe('event logs', () => {
-    const event = (rootRunId: string, offset: number, fields: Partial<AgioEvent> = {}): AgioEvent => ({
+    const event = (rootRunId: string, offset: number, fields: Partial<WireEvent> = {}): WireEvent => ({
       type: 'STEP_COMPLETED',
       runId: rootRunId,
       rootRunId,
@@ -531,7 +531,7 @@ describe.each([
     it('rejects a malformed event instead of storing it', async () => {
       const tenant = id('t');
       await expect(
-        stores.events.append(tenant, 'r', [{ ...event('r', 0), offset: 'zero' } as unknown as AgioEvent]),
+        stores.events.append(tenant, 'r', [{ ...event('r', 0), offset: 'zero' } as unknown as WireEvent]),
       ).rejects.toThrow();
       await expect(stores.events.append('', 'r', [event('r', 0)])).rejects.toThrow();
       expect(await stores.events.read(tenant, 'r', -1, 10)).toEqual([]);

@@ -179,7 +179,7 @@ describe('run events over SSE', () => {
       expect(agioEvents(events).at(-1)?.type).toBe('RUN_COMPLETED');
       const { status, body } = await request(`${bed.bridge.url}/runs/${runId}`, { token: TOKEN });
       expect(status).toBe(200);
-      expect(body).toMatchObject({ status: 'COMPLETED', output: { response: `answer ${i}` } });
+      expect(body).toMatchObject({ status: 'completed', output: { response: `answer ${i}` } });
     }
   });
 

@@ -50,7 +50,7 @@ describe('structured output, provider with response_format', () => {
     expect(systemPrompt(bed.server.requests[0])).toBe('Extract the person.');
     const status = await request(`${bed.bridge.url}/runs/${run.runId}`, { token: 'test-token' });
     expect(status.body).toMatchObject({
-      status: 'COMPLETED',
+      status: 'completed',
       output: { output: { name: 'Ada', age: 36 }, response: '{"name": "Ada", "age": 36}' },
     });
   });
@@ -92,7 +92,7 @@ describe('structured output, provider with response_format', () => {
     });
     const status = await request(`${bed.bridge.url}/runs/${run.runId}`, { token: 'test-token' });
     expect(status.body).toMatchObject({
-      status: 'FAILED',
+      status: 'failed',
       error: { type: ErrorType.OutputValidationError, message: expect.stringContaining('/age must be integer') },
     });
   });

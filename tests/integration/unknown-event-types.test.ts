@@ -2,7 +2,7 @@
 // with a new event type publishes it to a root still on this one. The root used to drop that whole batch (its strict
 // schema refused the type); now it keeps the events as they are, in order, in its log, its stream (SSE included) and
 // its event-log store, while a batch malformed otherwise is still refused.
-import { defineAgent, type AgioEvent } from '../../common';
+import { defineAgent, type WireEvent } from '../../common';
 import { publishSignal } from '../../common/messages';
 import { text } from '../../devkit/scripted-model-server';
 import { heldAnswer } from '../helpers/agent-runs';
@@ -48,13 +48,13 @@ describe('event types from a newer release', () => {
     });
     await waitFor(
       'the newer event in the log',
-      async () => (await eventsNow(bed.client, run.runId)).some((e) => e.type === 'FUTURE_THING'),
+      async () => (await eventsNow(bed.client, run.runId)).some((e) => (e.type as string) === 'FUTURE_THING'),
       10_000,
     );
     held.release();
     expect((await run.result()).response).toBe('the root is done');
 
-    const isChilds = (e: AgioEvent) => e.runId === child.runId;
+    const isChilds = (e: WireEvent) => e.runId === child.runId;
     const expected = [
       { type: 'RUN_STARTED', data: { kind: 'llm' } },
       { type: 'FUTURE_THING', data: { shiny: true } },
@@ -63,7 +63,7 @@ describe('event types from a newer release', () => {
     expect(logged.filter(isChilds).map(({ type, data }) => ({ type, data }))).toEqual(expected);
     const [started, future] = logged.filter(isChilds);
     expect(future.offset).toBe(started.offset + 1);
-    expect(logged.some((e) => e.type === ('future thing' as never) || e.runId === undefined)).toBe(false);
+    expect(logged.some((e) => (e.type as string) === 'future thing' || e.runId === undefined)).toBe(false);
     expect(logged.at(-1)).toMatchObject({ type: 'RUN_COMPLETED', depth: 0 });
 
     // Over SSE the unknown type comes as a plain message (no `event:` line) with its type kept in the data.

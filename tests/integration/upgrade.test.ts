@@ -202,7 +202,9 @@ describe('upgrading from release A to release B under running runs', () => {
     expect(startInput<AgentRunInput>(looperOnB.history).context?.limits?.maxSteps).toBe(10);
     // Release B's new event shows in every moved run's stream, the child's included (sent to its root on A).
     const released = (events: AgioEvent[], runId: string) =>
-      events.some((e) => e.runId === runId && e.type === 'AGENT_STATE' && e.data?.release === 'B');
+      events.some(
+        (e) => e.runId === runId && e.type === 'AGENT_STATE' && (e.data as Record<string, unknown>).release === 'B',
+      );
     expect(released(await readStream(bed.client, pausedRun.runId), pausedRun.runId)).toBe(true);
     const leadEvents = await readStream(bed.client, leadRun.runId);
     expect(released(leadEvents, leadRun.runId) && released(leadEvents, childId!)).toBe(true);

@@ -22,7 +22,7 @@ describe('closingEvent', () => {
       depth: 0,
       offset: 7,
       timestamp: 1_700_000_000_000,
-      data: { error: { type: errorType, message: expect.any(String) }, synthetic: true, status },
+      data: { error: { type: errorType, message: expect.any(String) }, synthetic: true, status: status.toLowerCase() },
     });
   });
 

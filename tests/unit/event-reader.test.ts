@@ -3,10 +3,10 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import { getEventListeners } from 'node:events';
 import { queryPages, readEvents } from '../../client/event-reader';
-import type { AgioEvent } from '../../common';
+import type { WireEvent } from '../../common';
 
 /** A handle whose events query answers `backlog` once, then empty pages, recording when it was asked. */
-function quietHandle(backlog: AgioEvent[] = []): { handle: WorkflowHandle; queries: number[] } {
+function quietHandle(backlog: WireEvent[] = []): { handle: WorkflowHandle; queries: number[] } {
   const queries: number[] = [];
   const handle = {
     query: async (_query: unknown, { after }: { after: number }) => {
@@ -48,7 +48,7 @@ describe('readEvents on a quiet run', () => {
   });
 
   it("counts quiet time from the newest event's own timestamp: joining a run parked long ago, it backs off at once", async () => {
-    const parked: AgioEvent = {
+    const parked: WireEvent = {
       type: 'RUN_PAUSED',
       runId: 'r',
       rootRunId: 'r',

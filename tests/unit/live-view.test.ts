@@ -1,13 +1,13 @@
 // The terminal view says why a run waits (a model outage) and when its conversation was compacted.
 import { LiveView } from '../../cli/live-view';
-import type { AgioEvent } from '../../common';
+import { typedEvent, type WireEvent } from '../../common';
 
 const base = { runId: 'r', rootRunId: 'r', agent: 'coder', depth: 0, offset: 0, timestamp: 1_000 } as const;
 
-function render(event: Partial<AgioEvent>): string {
+function render(event: Partial<WireEvent>): string {
   let out = '';
   const view = new LiveView((text) => (out += text));
-  view.handle({ ...base, ...event } as AgioEvent);
+  view.handle(typedEvent({ ...base, ...event } as WireEvent));
   view.close();
   return out;
 }

@@ -2,15 +2,15 @@
 // in offset order (repeats dropped), fills a gap with a page, and reads a page only every safetyPollMs otherwise.
 import { readEvents, type EventPages } from '../../client/event-reader';
 import type { EventPush } from '../../client/pushed-events';
-import type { AgioEvent } from '../../common';
+import type { WireEvent } from '../../common';
 
-const event = (offset: number, type: AgioEvent['type'] = 'STEP_COMPLETED'): AgioEvent =>
-  ({ type, offset, runId: 'r', rootRunId: 'r', depth: 0, timestamp: Date.now() }) as AgioEvent;
+const event = (offset: number, type: WireEvent['type'] = 'STEP_COMPLETED'): WireEvent =>
+  ({ type, offset, runId: 'r', rootRunId: 'r', depth: 0, timestamp: Date.now() }) as WireEvent;
 
 /** A run's log that grows with `append`, read by pages (counted) and pushed to followers (unless `silently`). */
 function pushingRun() {
-  const log: AgioEvent[] = [];
-  const followers = new Set<(events: AgioEvent[]) => void>();
+  const log: WireEvent[] = [];
+  const followers = new Set<(events: WireEvent[]) => void>();
   const pages: { count: number; read: EventPages } = {
     count: 0,
     read: async ({ after }) => {
@@ -28,7 +28,7 @@ function pushingRun() {
     followers.add(onEvents);
     return { ready: Promise.resolve(), close: () => followers.delete(onEvents) };
   };
-  const append = (type?: AgioEvent['type'], silently = false) => {
+  const append = (type?: WireEvent['type'], silently = false) => {
     const e = event(log.length, type);
     log.push(e);
     if (!silently) for (const f of followers) f([e]);
@@ -37,7 +37,7 @@ function pushingRun() {
   return { pages, push, append, pushAgain };
 }
 
-async function collect(gen: AsyncGenerator<AgioEvent>): Promise<number[]> {
+async function collect(gen: AsyncGenerator<WireEvent>): Promise<number[]> {
   const offsets: number[] = [];
   for await (const e of gen) offsets.push(e.offset);
   return offsets;

@@ -8,10 +8,10 @@ describe('listQuery', () => {
   });
 
   it("filters by agent and by status, in Temporal's status names", () => {
-    expect(listQuery({ tenant: 't', agent: 'lead', status: 'CANCELLED' })).toBe(
+    expect(listQuery({ tenant: 't', agent: 'lead', status: 'cancelled' })).toBe(
       "AgioTenant = 't' AND AgioAgent = 'lead' AND ExecutionStatus = 'Canceled'",
     );
-    expect(listQuery({ tenant: 't', status: 'TIMED_OUT' })).toBe("AgioTenant = 't' AND ExecutionStatus = 'TimedOut'");
+    expect(listQuery({ tenant: 't', status: 'timed_out' })).toBe("AgioTenant = 't' AND ExecutionStatus = 'TimedOut'");
   });
 
   it('quotes values, so a tenant or agent name cannot end the string and add conditions', () => {

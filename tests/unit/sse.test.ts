@@ -1,6 +1,6 @@
 // SSE framing of the bridge: one frame per event (id = offset, event = type, one JSON data line), comment
 // frames for heartbeats, and the resume offset from Last-Event-ID or ?after=.
-import type { AgioEvent } from '../../common';
+import type { WireEvent } from '../../common';
 import { resumePosition, sseComment, sseFrame } from '../../bridge/sse';
 import { encodeCursor } from '../../client/tree-cursor';
 
@@ -8,7 +8,7 @@ import { encodeCursor } from '../../client/tree-cursor';
 const resumeOffset = (lastEventId: string | string[] | undefined, after: unknown) =>
   resumePosition(lastEventId, after)?.after;
 
-function event(extra: Partial<AgioEvent> = {}): AgioEvent {
+function event(extra: Partial<WireEvent> = {}): WireEvent {
   return { type: 'STEP_DELTA', runId: 'r', rootRunId: 'r', agent: 'a', depth: 0, timestamp: 1, offset: 7, ...extra };
 }
 
@@ -38,7 +38,7 @@ describe('sseFrame', () => {
   });
 
   it('writes an event of a type this release does not know without an `event:` line (a plain message)', () => {
-    const e = event({ offset: 13, type: 'FUTURE_THING' as AgioEvent['type'] });
+    const e = event({ offset: 13, type: 'FUTURE_THING' as WireEvent['type'] });
     expect(sseFrame(e)).toBe(`id: 13\ndata: ${JSON.stringify(e)}\n\n`);
   });
 

@@ -3,16 +3,16 @@
 // resumes with exactly the rest; older trees (nested events inline in the root's log) read as one log.
 import { readTree, CursorError, type TreeEvent, type TreeLogs } from '../../client/tree-reader';
 import { cursorAt, encodeCursor, parseCursor, type TreeCursor } from '../../client/tree-cursor';
-import { isTerminalType, type AgioEvent } from '../../common';
+import { isTerminalType, type WireEvent } from '../../common';
 
 /** One run's log: events appended with offsets from 0; closed (terminated) when no more will come. */
 class FakeLog {
-  events: AgioEvent[] = [];
+  events: WireEvent[] = [];
   closed = false;
   reads = 0;
   private waiters: (() => void)[] = [];
   constructor(readonly runId: string) {}
-  append(...events: Omit<AgioEvent, 'offset' | 'timestamp' | 'rootRunId' | 'agent'>[]): this {
+  append(...events: Omit<WireEvent, 'offset' | 'timestamp' | 'rootRunId' | 'agent'>[]): this {
     for (const e of events)
       this.events.push({ rootRunId: 'root', agent: 'a', timestamp: 0, ...e, offset: this.events.length });
     for (const w of this.waiters.splice(0)) w();
@@ -22,7 +22,7 @@ class FakeLog {
     this.closed = true;
     for (const w of this.waiters.splice(0)) w();
   }
-  async *read(after: number, signal: AbortSignal): AsyncGenerator<AgioEvent> {
+  async *read(after: number, signal: AbortSignal): AsyncGenerator<WireEvent> {
     this.reads++;
     for (;;) {
       for (const e of this.events.filter((x) => x.offset > after)) {
@@ -62,7 +62,7 @@ class FakeLogs implements TreeLogs {
   }
 }
 
-const run = (runId: string, depth: number, type = 'STEP_COMPLETED', more: Partial<AgioEvent> = {}) => ({
+const run = (runId: string, depth: number, type = 'STEP_COMPLETED', more: Partial<WireEvent> = {}) => ({
   runId,
   depth,
   type,
@@ -98,7 +98,7 @@ async function readAll(logs: TreeLogs, from?: TreeCursor): Promise<TreeEvent[]> 
   return out;
 }
 
-const key = (e: AgioEvent) => `${e.runId}@${e.offset}`;
+const key = (e: WireEvent) => `${e.runId}@${e.offset}`;
 
 /** Every non-pointer event of every log, once. */
 const expected = (logs: FakeLogs) =>

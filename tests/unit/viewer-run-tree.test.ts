@@ -1,6 +1,6 @@
 // The viewer's fold of a run's stream into a tree: nesting, streaming text, retries, approvals, pause state, usage,
 // and the bookkeeping a resumed stream relies on (repeats dropped, holes counted).
-import { EventType, type AgioEvent } from '../../common';
+import { EventType, type WireEvent } from '../../common';
 import { EVENT_TYPES } from '../../common/event-types';
 import { applyEvent, emptyTree, pendingApprovals, treeUsage, type RunTree } from '../../ui/src/run-tree';
 
@@ -11,7 +11,7 @@ const CHILD = 'run-1/tool/call_1';
 function stream() {
   let offset = -1;
   let seq = -1;
-  const events: AgioEvent[] = [];
+  const events: WireEvent[] = [];
   const base = (runId: string) =>
     runId === ROOT
       ? { runId, rootRunId: ROOT, agent: 'lead', depth: 0 }
@@ -26,8 +26,8 @@ function stream() {
         };
   return {
     events,
-    durable(runId: string, type: EventType, extra: Partial<AgioEvent> = {}) {
-      events.push({ ...base(runId), type, timestamp: 1000 + events.length, offset: ++offset, ...extra } as AgioEvent);
+    durable(runId: string, type: EventType, extra: Partial<WireEvent> = {}) {
+      events.push({ ...base(runId), type, timestamp: 1000 + events.length, offset: ++offset, ...extra } as WireEvent);
       return this;
     },
     delta(runId: string, stepId: string, content: string, attempt = 1) {
@@ -40,7 +40,7 @@ function stream() {
         timestamp: 1000 + events.length,
         offset,
         seq: ++seq,
-      } as AgioEvent);
+      } as WireEvent);
       return this;
     },
   };
@@ -188,7 +188,7 @@ describe('the viewer run tree', () => {
       { ...root, ...child(), runId: CHILD, type: 'RUN_COMPLETED', offset: 1 },
       { ...root, ...child(), runId: 'run-1/tool/call_2', type: 'RUN_COMPLETED', offset: 1 },
       { ...root, runId: ROOT, type: 'RUN_COMPLETED', offset: 5 },
-    ] as AgioEvent[];
+    ] as WireEvent[];
     const tree = emptyTree();
     for (const e of [...events, ...events.slice(1, 4)]) applyEvent(tree, e);
     expect(tree.duplicates).toBe(3);
@@ -239,7 +239,7 @@ describe('the viewer run tree', () => {
       { ...sub(`${ROOT}/b`, 'reviewer', ROOT, 1), ...delta(`${ROOT}/b`), offset: 0, seq: 1 },
       { ...sub(`${ROOT}/a`, 'drafter', ROOT, 1), type: 'RUN_STARTED', offset: 1 },
       { ...sub(`${ROOT}/b`, 'reviewer', ROOT, 1), type: 'RUN_STARTED', offset: 2 },
-    ] as AgioEvent[];
+    ] as WireEvent[];
     const tree = emptyTree();
     for (const e of events) applyEvent(tree, e);
     expect(tree.runs[ROOT].children).toEqual([`${ROOT}/a`, `${ROOT}/b`]);

@@ -1,4 +1,5 @@
 // Calls to the bridge's HTTP API with the viewer's bearer token; errors keep the bridge's `{ error: { code, message } }`.
+import type { RunStatus } from '../../common/run-status';
 export class ApiError extends Error {
   constructor(
     readonly status: number,
@@ -9,10 +10,11 @@ export class ApiError extends Error {
   }
 }
 
+/** A run as `GET /runs` and `GET /runs/:id` answer it. */
 export interface RunSummary {
   runId: string;
   agent: string;
-  status: string;
+  status: RunStatus;
   startTime?: string;
   closeTime?: string;
 }

@@ -1,13 +1,13 @@
 // The viewer's bookkeeping of durable offsets: per log (the root's, and each nested run's own log when it keeps one;
 // older trees: all in the root's log), so a resumed stream's repeats are dropped and holes are counted, the pointers
 // to nested runs' logs (which are not streamed) excepted.
-import type { AgioEvent } from '../../common';
+import type { WireEvent } from '../../common';
 import type { RunTree } from './run-view';
 
 const TERMINAL: readonly string[] = ['RUN_COMPLETED', 'RUN_FAILED', 'RUN_CANCELLED'];
 
 /** The id of the run whose log holds `event` (the frame of its offset). */
-const logOf = (event: AgioEvent): string => ((event as { ownLog?: boolean }).ownLog ? event.runId : event.rootRunId);
+const logOf = (event: WireEvent): string => ((event as { ownLog?: boolean }).ownLog ? event.runId : event.rootRunId);
 
 /** Counts `n` offsets skipped in `log` (negative: pointers that explain skipped offsets); gaps are the unexplained. */
 function skipped(tree: RunTree, log: string, n: number): void {
@@ -17,7 +17,7 @@ function skipped(tree: RunTree, log: string, n: number): void {
 }
 
 /** Records a durable event's offset in its log; false when the tree already has it (a repeat). */
-export function countOffset(tree: RunTree, event: AgioEvent): boolean {
+export function countOffset(tree: RunTree, event: WireEvent): boolean {
   const log = logOf(event);
   const last = tree.logs[log];
   if (last !== undefined && event.offset <= last) return false;

@@ -1,6 +1,6 @@
 // Steps and tool calls of one run in the viewer's tree: a step streams in from its deltas (a newer attempt starts it
 // over) until its committed snapshot replaces it; a tool step's result closes its call.
-import type { AgioEvent, Step, Usage } from '../../common';
+import type { WireEvent, Step, Usage } from '../../common';
 import type { RunTree, RunView, StepView, ToolCallView } from './run-view';
 
 export const ZERO: Usage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
@@ -61,7 +61,7 @@ export function restart(step: StepView, attempt: number): void {
   step.toolCalls = [];
 }
 
-export function applyDelta(run: RunView, event: AgioEvent): void {
+export function applyDelta(run: RunView, event: WireEvent): void {
   if (!event.stepId || !event.delta) return;
   const step = stepOf(run, event.stepId, 'assistant');
   if (!step.live) return; // its committed snapshot is already here

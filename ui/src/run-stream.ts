@@ -3,7 +3,7 @@
 // browser itself (it sends Last-Event-ID); once the browser gives up (an HTTP error, such as an expired token on
 // that retry) a new token is minted and the stream reopens with ?after= at the last event the viewer has. The tree
 // drops anything it already has, so nothing is shown twice and nothing is skipped.
-import type { AgioEvent } from '../../common';
+import type { WireEvent } from '../../common';
 import { ApiError, runPath, type Api } from './api';
 import { EVENT_TYPES } from '../../common/event-types';
 
@@ -20,7 +20,7 @@ export interface FollowOptions {
   /** Where to resume: the id of the last event applied (undefined: from the start). */
   resumeAt(): string | undefined;
   /** Events in arrival order with their SSE ids, batched (at most one call per frame). */
-  onEvents(batch: { event: AgioEvent; id: string }[]): void;
+  onEvents(batch: { event: WireEvent; id: string }[]): void;
   /** True once the root's terminal event is applied: the stream is over. */
   ended(): boolean;
   onStatus(status: StreamStatus): void;
@@ -37,7 +37,7 @@ export function followRun(api: Api, runId: string, opts: FollowOptions): () => v
   let reconnects = 0;
   let failures = 0;
   let timer: ReturnType<typeof setTimeout> | undefined;
-  let batch: { event: AgioEvent; id: string }[] = [];
+  let batch: { event: WireEvent; id: string }[] = [];
   let flushTimer: ReturnType<typeof setTimeout> | undefined;
 
   const status = (phase: StreamPhase, error?: string) =>
@@ -60,7 +60,7 @@ export function followRun(api: Api, runId: string, opts: FollowOptions): () => v
   };
   const onFrame = (e: Event) => {
     const message = e as MessageEvent<string>;
-    batch.push({ event: JSON.parse(message.data) as AgioEvent, id: message.lastEventId });
+    batch.push({ event: JSON.parse(message.data) as WireEvent, id: message.lastEventId });
     flushTimer ??= setTimeout(flush, 16);
   };
   const retryLater = (error?: string) => {

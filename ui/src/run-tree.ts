@@ -1,7 +1,7 @@
 // The viewer's model of one run tree, folded from the root's event stream: one node per run (the root, agents used
 // as tools, a workflow agent's sub-agents), each with its steps, tool calls, approvals, usage and timings. Pure and
 // DOM-free, so it is unit-tested in jest and the page only renders what it holds.
-import type { AgioEvent, Usage } from '../../common';
+import type { WireEvent, Usage } from '../../common';
 import { isKnownEventType } from '../../common/event-types';
 import { countOffset } from './run-offsets';
 import { addUsage, applyDelta, applySnapshot, findCall, restart, stepOf, ZERO } from './run-steps';
@@ -28,7 +28,7 @@ export function emptyTree(): RunTree {
   };
 }
 
-function runOf(tree: RunTree, event: AgioEvent): RunView {
+function runOf(tree: RunTree, event: WireEvent): RunView {
   let run = tree.runs[event.runId];
   if (!run) {
     run = {
@@ -74,7 +74,7 @@ function adopt(parent: RunView, child: RunView): void {
   }
 }
 
-function approvalEvent(tree: RunTree, run: RunView, event: AgioEvent): void {
+function approvalEvent(tree: RunTree, run: RunView, event: WireEvent): void {
   const data = event.data ?? {};
   const toolCallId = String(data.toolCallId ?? event.toolCallId ?? '');
   if (event.type === 'TOOL_AUTH_REQUIRED') {
@@ -132,7 +132,7 @@ function describeError(error: unknown): string {
 }
 
 /** Folds one event into the tree (in place; returns whether it changed anything). */
-export function applyEvent(tree: RunTree, event: AgioEvent, eventId?: string): boolean {
+export function applyEvent(tree: RunTree, event: WireEvent, eventId?: string): boolean {
   // Live deltas carry the offset of the durable event before them and their own lane position.
   if (event.seq !== undefined) {
     if (event.seq <= tree.lastSeq) {

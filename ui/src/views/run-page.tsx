@@ -31,7 +31,7 @@ export function RunPage({ api, runId }: { api: Api; runId: string }) {
       runClosed: async () => {
         const described = await api.get<RunSummary>(runPath(runId));
         setSummary(described);
-        return described.status !== 'RUNNING';
+        return described.status !== 'running';
       },
     });
   }, [api, runId]);
@@ -46,7 +46,7 @@ export function RunPage({ api, runId }: { api: Api; runId: string }) {
 
   const run = tree.runs[runId];
   if (error) return <p class="error card">{error}</p>;
-  const status = run?.status ?? summary?.status.toLowerCase() ?? 'loading';
+  const status = run?.status ?? summary?.status ?? 'loading';
   return (
     <>
       <section class="card run-head" data-testid="run-head">

@@ -4,9 +4,19 @@ import { useEffect, useState } from 'preact/hooks';
 import type { AgentSummary, Api, RunSummary } from '../api';
 import { clock, duration } from '../format';
 import { linkTo, listUrl, navigate, runUrl } from '../router';
+import type { RunStatus } from '../../../common/run-status';
 import { StartRun } from './start-run';
 
-const STATUSES = ['running', 'completed', 'failed', 'cancelled', 'terminated', 'timed_out', 'continued_as_new'];
+// common/run-status.ts's RUN_STATUSES (that module imports zod, which the viewer does not bundle).
+const STATUSES: readonly RunStatus[] = [
+  'running',
+  'completed',
+  'failed',
+  'cancelled',
+  'terminated',
+  'timed_out',
+  'continued_as_new',
+];
 const REFRESH_MS = 5000;
 
 export function RunsPage({ api, agent, status }: { api: Api; agent?: string; status?: string }) {
@@ -104,9 +114,7 @@ export function RunsPage({ api, agent, status }: { api: Api; agent?: string; sta
               {runs.map((run) => (
                 <tr data-run-id={run.runId}>
                   <td>
-                    <span class={`badge ${run.status.toLowerCase()}`}>
-                      {run.status.toLowerCase().replace(/_/g, ' ')}
-                    </span>
+                    <span class={`badge ${run.status}`}>{run.status.replace(/_/g, ' ')}</span>
                   </td>
                   <td>{run.agent}</td>
                   <td>
