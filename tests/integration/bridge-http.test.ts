@@ -199,16 +199,17 @@ describe('bridge HTTP API', () => {
     held.release();
     const [{ events: childFrames, closedBy }, { events: rootFrames }] = await Promise.all([childStream, rootStream]);
 
-    // The nested stream is the nested run's slice of the root's log, with the root's offsets, ending at its own end.
+    // The nested stream is the nested run's subtree, read from its own log (it keeps one: offsets of that log, from 0),
+    // ending at its own end; the root's stream has the same events.
     const childEvents = agioEvents(childFrames);
     const rootEvents = agioEvents(rootFrames);
     expect(closedBy).toBe('server');
     expect(childEvents.length).toBeGreaterThan(2);
     expect(childEvents).toEqual(rootEvents.filter((e) => e.runId === childId));
-    expect(childEvents[0]).toMatchObject({ type: 'RUN_STARTED', runId: childId, depth: 1 });
+    expect(childEvents[0]).toMatchObject({ type: 'RUN_STARTED', runId: childId, depth: 1, ownLog: true, offset: 0 });
     expect(childEvents.at(-1)).toMatchObject({ type: 'RUN_COMPLETED', runId: childId, depth: 1 });
     expect(rootEvents.at(-1)).toMatchObject({ type: 'RUN_COMPLETED', runId: rootId, depth: 0 });
-    // Resuming a nested stream uses the root's offsets too.
+    // Resuming a nested stream uses its own log's offsets.
     const resumed = agioEvents(
       (await readSse(`${child}/events`, { token: A, lastEventId: String(childEvents[1].offset) })).events,
     );
