@@ -5,8 +5,11 @@ import { bridgeFromEnv, printJson, run, watch } from './commands';
 
 const USAGE = `usage: agio <command> [args]
 
-  serve [--port N] [--agents FILE] Temporal dev server + worker + HTTP bridge in one process; the agents
-                                   (and MCP servers) from a YAML/JSON file, else agents/examples.yaml
+  serve [--port N] [--agents FILE] [--tools FILE]…
+                                   Temporal dev server + worker + HTTP bridge in one process; the agents
+                                   (and MCP servers) from a YAML/JSON file, else agents/examples.yaml; tools
+                                   of your own from TS/JS modules exporting defineTool tools (also the
+                                   agents file's \`tools:\` list)
   dev [--port N] [--data DIR] [--no-ui]
                                    a Temporal server alone for your own worker and backend: 127.0.0.1:7233
                                    when free, namespace and search attributes registered, data in DIR
@@ -51,6 +54,7 @@ async function main(argv: string[]): Promise<number> {
     options: {
       port: { type: 'string' },
       agents: { type: 'string' },
+      tools: { type: 'string', multiple: true },
       data: { type: 'string' },
       'no-ui': { type: 'boolean' },
       session: { type: 'string' },
@@ -69,7 +73,11 @@ async function main(argv: string[]): Promise<number> {
   switch (command) {
     case 'serve': {
       const { serve } = await import('./serve');
-      await serve({ port: values.port ? Number(values.port) : undefined, agents: values.agents });
+      await serve({
+        port: values.port ? Number(values.port) : undefined,
+        agents: values.agents,
+        ...(values.tools ? { tools: values.tools } : {}),
+      });
       return 0;
     }
     case 'dev': {

@@ -28,19 +28,20 @@ import { startDemoModel } from '../devkit/demo-model';
 import { portOr } from '../devkit/free-port';
 import { startTemporalDevServer } from '../devkit/temporal-server';
 import { createWorker } from '../worker/create-worker';
-import { agentsToServe } from '../worker/example-agents';
+import { agentsWithToolsToServe } from '../worker/example-agents';
 import { startWebUiBeside } from './web-ui';
 
 /** Runs the embedded stack until SIGINT/SIGTERM. */
-export async function serve(opts: { port?: number; agents?: string } = {}): Promise<void> {
+export async function serve(opts: { port?: number; agents?: string; tools?: string[] } = {}): Promise<void> {
   const env = loadEnv();
   // What serve creates (the data directory, workspaces, written files, the token file) is this user's alone.
   process.umask(0o077);
   const host = process.env.HOST ?? '127.0.0.1';
   // No fixed token: AGIO_TOKENS, or one generated now (serve on loopback only), shown once and kept in <data>/token.
   const { tokens, generated } = startTokens(process.env.AGIO_TOKENS, host);
-  // Checked before anything starts: a mistake in the file is reported with its line, and nothing is left running.
-  const loaded = agentsToServe(opts.agents ?? env.AGIO_AGENTS);
+  // Checked before anything starts: a mistake in the file (a tool no worker has too) is reported with its line, and
+  // nothing is left running. The user's own tools (--tools, the file's `tools:`) are loaded now for the same reason.
+  const loaded = await agentsWithToolsToServe(opts.agents ?? env.AGIO_AGENTS, opts.tools);
   const payloadCodec = payloadCodecFromEnv(env);
   Runtime.install({ logger: new DefaultLogger((process.env.AGIO_LOG_LEVEL as 'WARN' | undefined) ?? 'WARN') });
   const dataDir = path.resolve(env.AGIO_DATA_DIR);
@@ -92,6 +93,7 @@ export async function serve(opts: { port?: number; agents?: string } = {}): Prom
       namespace: temporal.namespace,
       taskQueue: env.AGIO_TASK_QUEUE,
       agents: loaded.agents,
+      tools: loaded.tools,
       mcpServers: loaded.mcpServers,
       model,
       workspaceRoot: path.join(dataDir, 'workspaces'),
@@ -165,6 +167,7 @@ export async function serve(opts: { port?: number; agents?: string } = {}): Prom
           .map((a) => a.name)
           .join(', ')}`,
         `  agents     ${loaded.file}`,
+        ...(loaded.tools.length ? [`  tools      ${loaded.tools.map((t) => t.name).join(', ')} (your own)`] : []),
         `  data       ${dataDir}`,
         '',
         `try: curl -s -X POST ${url}/runs -H 'Authorization: Bearer ${token}' -H 'content-type: application/json' -d '{"agent":"${agents.list()[0].name}","input":"hello"}'`,

@@ -8,11 +8,13 @@ import { LineCounter, parseDocument, type Document } from 'yaml';
 import { z } from 'zod';
 import { AgentSpec, AgentToolSpec, AnyAgentSpec, type WorkflowAgentSpec } from '../common';
 import { McpServerConfig } from '../activities/tools/mcp/config';
+import { collectToolRefs, type ToolRef } from './agents-file-tools';
 
 // The file's shapes, typed by hand: TypeScript cannot infer a schema that contains itself.
 /** How an agent is named where another agent uses it: by name (an agent of the file), or written inline. */
 type AgentRef = string | AgentEntry;
-type AgentEntry = LlmEntry | WorkflowEntry;
+/** One agent as written in the file (before names are resolved). */
+export type AgentEntry = LlmEntry | WorkflowEntry;
 interface AgentToolEntry extends Omit<AgentToolSpec, 'kind' | 'agent' | 'name'> {
   agent: AgentRef;
   name?: string;
@@ -68,6 +70,8 @@ export const AgentsFile = z
     agents: z.array(AgentEntry).min(1, 'the file defines no agents'),
     /** MCP servers whose tools the agents use (`<server>__<tool>`, or `mcp:<server>` for all of them). */
     mcpServers: z.array(McpServerConfig).default([]),
+    /** Modules (TypeScript or JavaScript, relative to the file) exporting tools of one's own, made with defineTool. */
+    tools: z.array(z.string().min(1)).default([]),
   })
   .strict();
 
@@ -78,6 +82,10 @@ export interface LoadedAgents {
   /** The file's top-level agents, resolved into plain specs. */
   agents: AnyAgentSpec[];
   mcpServers: McpServerConfig[];
+  /** Absolute paths of the file's `tools:` modules (load them with loadToolModules, or use agentsWithToolsToServe). */
+  toolModules: string[];
+  /** Every tool an agent of the file names, with where (to check them against a worker's tools before it starts). */
+  toolRefs: ToolRef[];
 }
 
 /** A file that cannot be used: every message names the file, the line and the path in it. */
@@ -141,7 +149,8 @@ export function parseAgentsFile(source: string, file: string, env: NodeJS.Proces
     withEnvironment(server, env, (at, message) => problems.push(`${where(['mcpServers', i, ...at])}: ${message}`)),
   );
   if (problems.length) throw new AgentsFileError(file, problems);
-  return { file, agents, mcpServers };
+  const toolModules = parsed.data.tools.map((module) => path.resolve(path.dirname(file), module));
+  return { file, agents, mcpServers, toolModules, toolRefs: collectToolRefs(parsed.data.agents, where) };
 }
 
 /**

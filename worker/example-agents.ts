@@ -1,7 +1,12 @@
 // The example agents the embedded server starts with when no agents file is given: agents/examples.yaml, the same
-// kind of file a user writes (`agio serve --agents FILE`).
+// kind of file a user writes (`agio serve --agents FILE`); and a file's agents with the user's own tools, checked.
 import path from 'node:path';
+import type { ToolDefinition } from '../activities/tools/define-tool';
+import { builtinTools } from '../activities/tools/builtin';
+import { bashNetworkTool } from '../activities/tools/bash';
 import { loadAgentsFile, type LoadedAgents } from './agents-file';
+import { checkAgentsFileTools } from './agents-file-tools';
+import { loadToolModules } from './tool-modules';
 import { projectRoot } from './project-root';
 
 /** The example agents file shipped with Agio. */
@@ -13,4 +18,29 @@ export const EXAMPLE_AGENTS_FILE = path.join(projectRoot(), 'agents', 'examples.
  */
 export function agentsToServe(file?: string): LoadedAgents {
   return loadAgentsFile(file ?? EXAMPLE_AGENTS_FILE);
+}
+
+/** An agents file's agents with the tools of one's own they use. */
+export interface AgentsWithTools extends LoadedAgents {
+  /** The tools of `--tools` modules and of the file's `tools:` modules, for createWorker's `tools`. */
+  tools: ToolDefinition[];
+}
+
+/**
+ * {@link agentsToServe}, plus the tools of `toolFiles` and of the file's `tools:` modules, and every tool an agent
+ * names checked against what createWorker will offer (built-in tools, those tools, the file's MCP servers): a
+ * misspelled tool stops here with the file and line, before a server starts.
+ */
+export async function agentsWithToolsToServe(
+  file?: string,
+  toolFiles: string[] = [],
+  opts: { networkTool?: boolean } = {},
+): Promise<AgentsWithTools> {
+  const loaded = agentsToServe(file);
+  const tools = await loadToolModules([...toolFiles.map((f) => path.resolve(f)), ...loaded.toolModules]);
+  const networkTool = opts.networkTool ?? process.env.AGIO_SANDBOX_NETWORK_TOOL === '1';
+  const offered = [...builtinTools, ...(networkTool ? [bashNetworkTool] : []), ...tools].map((t) => t.name);
+  // get_tool_result: every worker has it (createWorker), beside the stores it reads.
+  checkAgentsFileTools(loaded, [...new Set([...offered, 'get_tool_result'])]);
+  return { ...loaded, tools };
 }

@@ -10,7 +10,8 @@ import {
   workspaceOptionsFromEnv,
 } from '../config';
 import { AgentsFileError } from './agents-file';
-import { agentsToServe } from './example-agents';
+import { agentsWithToolsToServe } from './example-agents';
+import { ToolModuleError } from './tool-modules';
 import { createWorker } from './create-worker';
 
 /** AGIO_MAKE_CURRENT as createWorker's option. */
@@ -26,8 +27,10 @@ async function main(): Promise<void> {
   const env = loadEnv();
   // Workspaces and every file a tool writes are this user's alone (0700 directories, 0600 files).
   process.umask(0o077);
-  // The file is checked before anything connects: a mistake in it is reported with its line, and nothing starts.
-  const loaded = agentsToServe(env.AGIO_AGENTS);
+  // The file is checked before anything connects: a mistake in it (a tool no worker has too) is reported with its line,
+  // and nothing starts. Tools of one's own: the file's `tools:` modules, and AGIO_TOOLS (comma-separated modules).
+  const toolFiles = (process.env.AGIO_TOOLS ?? '').split(',').filter(Boolean);
+  const loaded = await agentsWithToolsToServe(env.AGIO_AGENTS, toolFiles);
   const payloadCodec = payloadCodecFromEnv(env);
   const temporal = temporalTarget(env);
   const connection = await connectWorker(temporal);
@@ -43,6 +46,7 @@ async function main(): Promise<void> {
     namespace: temporal.namespace,
     taskQueue: env.AGIO_TASK_QUEUE,
     agents: loaded.agents,
+    tools: loaded.tools,
     mcpServers: loaded.mcpServers,
     model: modelConfigFromEnv(env),
     workspaceRoot: `${env.AGIO_DATA_DIR}/workspaces`,
@@ -71,6 +75,6 @@ async function main(): Promise<void> {
 
 main().catch((err) => {
   // A bad agents file says everything in its message (file, line, path, problem); a stack would only bury it.
-  console.error(err instanceof AgentsFileError ? err.message : err);
+  console.error(err instanceof AgentsFileError || err instanceof ToolModuleError ? err.message : err);
   process.exit(1);
 });
