@@ -197,8 +197,15 @@ export class RunHandle<T = RunOutput['output']> {
     }
   }
 
-  /** Cancels the run and everything it started; RunClosedError when it has already ended. */
+  /**
+   * Cancels the run and everything it started. Resolves at once for a run already cancelled; RunClosedError for one
+   * that ended otherwise (Temporal would accept the request and do nothing), RunNotFoundError when there is none.
+   */
   async cancel(): Promise<void> {
+    const { status } = await this.control('cancel', () => this.handle.describe());
+    const ended = runStatusOf(status.name) ?? 'running';
+    if (ended === 'cancelled') return;
+    if (ended !== 'running') throw new RunClosedError(this.runId, ended, 'cancel');
     await this.control('cancel', () => this.handle.cancel());
   }
 

@@ -37,6 +37,8 @@ function refusedPause(err: unknown): never {
   const e = err as Error & { cause?: Error & { type?: string } };
   if (e.name === 'WorkflowUpdateFailedError' && e.cause?.type === ErrorType.AlreadyPaused)
     throw new HttpError(409, 'already_paused', e.cause.message);
+  // The run ended between the bridge's look and the pause.
+  if (e.name === 'RunClosedError') throw new HttpError(409, 'run_not_running', e.message);
   throw err;
 }
 
