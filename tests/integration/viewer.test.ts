@@ -20,6 +20,7 @@ import {
 } from '../helpers/browser';
 import { request, startBridge } from '../helpers/bridge';
 import { useTestBed } from '../helpers/test-bed';
+import { waitFor } from '../helpers/workflow-agents';
 
 const A = 'a-token';
 const B = 'b-token';
@@ -192,6 +193,32 @@ describe('the run viewer in Chromium', () => {
     await page.getByTestId('confirm-cancel').click();
     await page.locator('[data-testid=run-status]:text("cancelled")').waitFor();
     expect(await page.getByTestId('stream-phase').textContent()).toMatch(/^ended/);
+    await expectWholeLog(page);
+  });
+
+  it('a connection dropped while a nested run waits resumes from the tree cursor, without losing or repeating', async () => {
+    bed.server.script(
+      toolCalls([toolCall('helper', { task: 'record one' })]),
+      toolCalls([toolCall('record', { label: 'one' })]),
+      text('helper is done'),
+      text('lead is done'),
+    );
+    const runId = await startRun('lead', 'record one');
+    const page = await open(`/ui/runs/${encodeURIComponent(runId)}`);
+    const openedAt = Date.now();
+    await page.getByTestId('approval').waitFor();
+    // Cut once the page's stream token has expired: the page mints a new one and resumes with ?after=<its last id>,
+    // which names the helper's log, open at its approval request (the helper keeps its own log).
+    await waitFor('the stream token to expire', () => Date.now() - openedAt > 3200);
+    bed.bridge.app.server.closeAllConnections();
+    await waitFor('the resumed stream', () =>
+      pages.at(-1)!.requests.some((r) => r.startsWith('GET') && /[?&]after=\d+~\d+%3A/.test(r)),
+    );
+    await page.getByTestId('approval').getByTestId('approve').click();
+    await page.locator('[data-testid=run-status]:text("completed")').waitFor();
+    const helperRun = page.locator('[data-testid=run-node][data-agent=helper]');
+    expect(await helperRun.getAttribute('data-status')).toBe('completed');
+    expect(await page.getByTestId('stream-phase').textContent()).toMatch(/ended · \d+ reconnects?/);
     await expectWholeLog(page);
   });
 
