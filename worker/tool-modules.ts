@@ -1,7 +1,7 @@
 // A user's own tools from modules (`agio serve --tools FILE`, `tools:` in an agents file, AGIO_TOOLS): TypeScript or
 // JavaScript files exporting tools made with defineTool, loaded before anything starts so a bad file stops serve early.
-import { createRequire } from 'node:module';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { ToolDefinition } from '../activities/tools/define-tool';
 
 /** A tools module that cannot be used: the message names the file and what is wrong. */
@@ -27,27 +27,27 @@ function isTool(value: unknown): value is ToolDefinition {
   );
 }
 
-/** tsx's CommonJS loader API: requires a TypeScript or JavaScript module (ESM syntax too, compiled to CommonJS). */
-type TsxApi = { require(id: string, parent: string): Record<string, unknown> };
-const TSX_API = 'tsx/cjs/api';
-/** CommonJS require (this file is compiled to CommonJS), for modules whose names are known only at run time. */
-const load = createRequire(__filename);
+/** tsx's loader API: imports a TypeScript or JavaScript module (ESM with top-level await, or CommonJS). */
+type TsxApi = { tsImport(specifier: string, parentURL: string): Promise<Record<string, unknown>> };
+/**
+ * A real `import()`: this file is compiled to CommonJS, where TypeScript would turn `import()` into `require()`, which
+ * loads no ES module (nor tsx's ESM loader API).
+ */
+const nativeImport = new Function('specifier', 'return import(specifier)') as (
+  specifier: string,
+) => Promise<Record<string, unknown>>;
 
-/** Imports a module with tsx when it is installed; without it, JavaScript only (required: CommonJS, or ESM on Node 22). */
+/** Imports a module with tsx when it is installed; without it, JavaScript only. */
 async function importModule(file: string): Promise<Record<string, unknown>> {
-  let tsx: TsxApi | undefined;
-  try {
-    tsx = load(TSX_API) as TsxApi;
-  } catch {
-    // not installed: plain JavaScript still loads
-  }
-  if (tsx) return tsx.require(file, __filename);
+  const url = pathToFileURL(file).href;
+  const tsx = (await nativeImport('tsx/esm/api').catch(() => undefined)) as TsxApi | undefined;
+  if (tsx) return tsx.tsImport(url, pathToFileURL(__filename).href);
   if (/\.[cm]?tsx?$/.test(file))
     throw new ToolModuleError(
       file,
       'a TypeScript tools file is loaded with tsx: install it (npm i -D tsx), or give a .js',
     );
-  return load(file) as Record<string, unknown>;
+  return nativeImport(url);
 }
 
 /**

@@ -1,9 +1,10 @@
-// `agio serve --tools FILE` as a user runs it: an agent of the user's agents file calls the user's own tools, one from
-// a TypeScript module given with --tools and one from a JavaScript module the file's `tools:` names (relative to the
+// `agio serve --tools FILE` as a user runs it: an agent of the user's agents file calls the user's own tools, from a
+// TypeScript module given with --tools and from a CommonJS and an ES module the file's `tools:` names (relative to the
 // file). An agents file naming a tool no worker has is refused before anything starts, with the file and the line.
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { AgioEvent } from '../../common';
 import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
 import { DEV_TOKEN, DEV_TOKEN_HEADER, curl, startServe, type ServeProcess } from '../helpers/serve-process';
@@ -21,11 +22,22 @@ module.exports = [{
   execute: async () => 'refunds within 30 days (from the tools: module)',
 }];
 `;
-const AGENTS = `tools: [./js-tools.cjs]
+// An ES module with top-level await, as an ESM project would write it.
+const ESM_TOOLS = `import { z } from ${JSON.stringify(pathToFileURL(require.resolve('zod')).href)};
+const days = await Promise.resolve(14);
+export const returnWindow = {
+  name: 'return_window',
+  description: 'How long returns are accepted.',
+  parameters: z.object({}),
+  workspace: 'none',
+  execute: async () => \`returns within \${days} days (from an ES module)\`,
+};
+`;
+const AGENTS = `tools: [./js-tools.cjs, ./esm-tools.mjs]
 agents:
   - name: support
     instructions: ROLE-support
-    tools: [order_status, refund_policy]
+    tools: [order_status, refund_policy, return_window]
 `;
 
 describe('agio serve --tools FILE', () => {
@@ -37,6 +49,7 @@ describe('agio serve --tools FILE', () => {
   beforeAll(() => {
     dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agio-serve-tools-'));
     fs.writeFileSync(path.join(dir, 'js-tools.cjs'), JS_TOOLS);
+    fs.writeFileSync(path.join(dir, 'esm-tools.mjs'), ESM_TOOLS);
     fs.writeFileSync(path.join(dir, 'agents.yaml'), AGENTS);
   });
   afterAll(async () => {
@@ -52,12 +65,13 @@ describe('agio serve --tools FILE', () => {
       args: ['--agents', path.join(dir, 'agents.yaml'), '--tools', USER_TOOLS],
       env: { OPENAI_API_KEY: 'test', OPENAI_BASE_URL: bed.server.baseURL, AGIO_MODEL: 'scripted' },
     });
-    expect(serve.output()).toContain('tools      order_status, refund_policy (your own)');
+    expect(serve.output()).toContain('tools      order_status, refund_policy, return_window (your own)');
     bed.server.scriptFor(
       'ROLE-support',
       toolCalls([
         toolCall('order_status', { orderId: 'A-17' }, { id: 'call_status' }),
         toolCall('refund_policy', {}, { id: 'call_refund' }),
+        toolCall('return_window', {}, { id: 'call_return' }),
       ]),
       text('Shipped; refunds within 30 days.'),
     );
@@ -81,10 +95,11 @@ describe('agio serve --tools FILE', () => {
       events.find((e) => e.type === 'STEP_COMPLETED' && e.snapshot?.toolCallId === id)?.snapshot?.content;
     expect(toolResult('call_status')).toBe("order A-17: shipped on 2026-11-20 (from the user's own tool)");
     expect(toolResult('call_refund')).toBe('refunds within 30 days (from the tools: module)');
+    expect(toolResult('call_return')).toBe('returns within 14 days (from an ES module)');
     expect(events.at(-1)).toMatchObject({ type: 'RUN_COMPLETED' });
-    // The model was offered exactly the agent's two tools, with the schema made from the user's zod parameters.
+    // The model was offered exactly the agent's three tools, with the schema made from the user's zod parameters.
     const offered = bed.server.requests[0].body.tools as { function: { name: string; parameters: unknown } }[];
-    expect(offered.map((t) => t.function.name)).toEqual(['order_status', 'refund_policy']);
+    expect(offered.map((t) => t.function.name)).toEqual(['order_status', 'refund_policy', 'return_window']);
     expect(offered[0].function.parameters).toMatchObject({ properties: { orderId: { type: 'string' } } });
   });
 
