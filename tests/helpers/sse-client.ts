@@ -89,17 +89,28 @@ export function readSse(url: string, opts: ReadSseOptions = {}): Promise<SseResu
 
 /** The Agio events carried by SSE frames (their JSON `data`), checking `id:` and `event:` agree with it. */
 export function agioEvents(frames: SseEvent[]): AgioEvent[] {
+  let before: { offset: number; id: string } | undefined;
   return frames.map((frame) => {
     const event = JSON.parse(frame.data) as AgioEvent;
     // A durable event's id is its offset; once live deltas flow, ids also carry the lane position (`offset.seq`). With
     // nested logs open it is the tree cursor (client/tree-cursor.ts), which holds the event's offset in its own log.
-    // An event of a type this release does not know comes as a plain message (see bridge/sse.ts).
+    // A live delta carries the offset and the id of the durable event before it (with its own lane position); first
+    // in a resumed stream, the position resumed from. An event of a type this release does not know comes as a plain
+    // message (see bridge/sse.ts).
     const name = isKnownEventType(event.type) ? event.type : 'message';
-    if (!idHolds(frame.id, event) || frame.event !== name) {
+    const durableId = frame.id.split('.')[0];
+    const holds =
+      event.seq === undefined
+        ? idHolds(durableId, event)
+        : before
+          ? event.offset === before.offset && durableId === before.id
+          : parseCursor(durableId)?.after === event.offset;
+    if (!holds || frame.event !== name) {
       throw new Error(
         `SSE frame id/event (${frame.id}/${frame.event}) disagree with its data (${event.offset}/${event.type})`,
       );
     }
+    if (event.seq === undefined) before = { offset: event.offset, id: durableId };
     return event;
   });
 }
@@ -109,12 +120,11 @@ function describe(events: SseEvent[]): string {
 }
 
 /**
- * Whether an SSE id is where a client that has `event` stands: its offset (older trees and root events with no nested
+ * Whether an SSE id (its durable part) is where a client that has `event` stands: its offset (older trees and root events with no nested
  * log open), or a tree cursor that holds the event's offset as that of one of its logs (a nested run's terminal
  * event closes its log: the cursor no longer names it).
  */
-function idHolds(id: string, event: AgioEvent): boolean {
-  const durable = id.split('.')[0];
+function idHolds(durable: string, event: AgioEvent): boolean {
   if (durable === String(event.offset)) return true;
   const cursor = parseCursor(durable);
   if (!cursor) return false;
