@@ -100,9 +100,11 @@ export async function findOrInstallBinary(
   const go = findGo();
   if (!go) return undefined;
   return withInstallLock(async () => {
-    const target = toolsBinaryPath(spec);
+    const tools = toolsDir();
+    const target = toolsBinaryPath(spec, tools);
     if (fs.existsSync(target)) return target; // another process built it while we waited
-    log(`agio: building ${spec.name} ${spec.version} into ${target} with Go (once per user, takes a few minutes)…`);
+    const once = tools.versioned ? 'once for every project of this user' : 'first run only';
+    log(`agio: building ${spec.name} ${spec.version} into ${target} with Go (${once}; takes a few minutes)…`);
     await goInstall(go, spec, target);
     if (!fs.existsSync(target)) throw new Error(`go install did not produce ${target}`);
     return target;
