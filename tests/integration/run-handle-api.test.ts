@@ -10,7 +10,7 @@ import {
   isRunFailure,
   type AgioEvent,
 } from '../../client';
-import { ErrorType, defineAgent } from '../../common';
+import { ErrorType, asTool, defineAgent } from '../../common';
 import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
 import { testTools } from '../fixtures/test-tools';
 import { askingAgent, keyOf } from '../helpers/approvals';
@@ -54,6 +54,39 @@ describe('RunHandle for a backend', () => {
     expect(never).toMatchObject({ name: 'RunClosedError', type: 'RunClosed', runId: run.runId, status: 'completed' });
     const elsewhere = await rejection(run.waitFor('STEP_COMPLETED', { runId: `${run.runId}/tool/0-nothing` }));
     expect(elsewhere).toBeInstanceOf(RunClosedError);
+  });
+
+  it("waitFor with runId waits for one nested run's event, and rejects once that run has ended without it", async () => {
+    const child = askingAgent('nested-asker');
+    const lead = defineAgent({
+      name: 'nested-lead',
+      instructions: 'You are nested-lead.',
+      tools: [asTool(child, { description: 'Delegates to nested-asker.' })],
+    });
+    bed.server.scriptFor(
+      keyOf(lead),
+      toolCalls([toolCall('nested-asker', { task: 'record' }, { id: 'call_c' })]),
+      text('lead done'),
+    );
+    bed.server.scriptFor(
+      keyOf(child),
+      toolCalls([toolCall('record', { label: 'deep' }, { id: 'call_r' })]),
+      text('child done'),
+    );
+    const run = await bed.agio.start(lead, 'delegate');
+    const childId = `${run.runId}/tool/3-call_c`;
+
+    const asked = await run.waitFor('TOOL_AUTH_REQUIRED', { runId: childId });
+    expect(asked).toMatchObject({ runId: childId, depth: 1, data: { tool: 'record', workflowId: childId } });
+    await run.approve(asked.data.toolCallId);
+    expect((await run.waitFor('RUN_COMPLETED', { runId: childId })).data.response).toBe('child done');
+    expect((await run.waitFor('RUN_COMPLETED')).runId).toBe(childId); // the first of the tree: the child's
+    expect(await rejection(run.waitFor('RUN_PAUSED', { runId: childId }))).toMatchObject({
+      name: 'RunClosedError',
+      runId: childId,
+      status: 'completed',
+    });
+    expect((await run.result()).response).toBe('lead done');
   });
 
   it('rejects result() of a failed run with RunFailedError carrying the Agio error type; HTTP says failed', async () => {
