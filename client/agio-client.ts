@@ -200,7 +200,7 @@ export class AgioClient {
     return listRuns(this.temporal, opts);
   }
 
-  /** How many of a tenant's root runs are in a status, e.g. RUNNING (visibility's count, which may lag a moment). */
+  /** How many of a tenant's root runs are in a status, e.g. `running` (visibility's count, which may lag a moment). */
   count(opts: Pick<ListRunsOptions, 'tenant' | 'agent' | 'status'>): Promise<number> {
     return countRuns(this.temporal, opts);
   }
