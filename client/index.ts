@@ -9,6 +9,6 @@ export type { WaitForOptions } from './wait-for';
 // The events a run's stream carries, typed per event type (a client-only backend imports nothing else for them).
 export { isKnownEvent, runStatusOf, RUN_STATUSES } from '../common';
 export type { AgioEvent, AgioEventOf, EventType, UnknownAgioEvent, RunStatus } from '../common';
-export type * from '../common/event-data';
+export * from '../common/event-data';
 // The Temporal SDK classes a client needs, from the very version Agio pins (a second copy would not interoperate).
 export { Client, Connection } from '@temporalio/client';

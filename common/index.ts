@@ -14,7 +14,7 @@ export * from './sizes';
 export * from './specs';
 export * from './steps';
 export * from './events';
-export type * from './event-data';
+export * from './event-data';
 export * from './wire-sinks';
 export * from './workflow-agents';
 export * from './permissions';
