@@ -5,6 +5,7 @@
 import {
   ApplicationFailure,
   makeContinueAsNewFunc,
+  patched,
   proxyLocalActivities,
   setHandler,
   workflowInfo,
@@ -29,6 +30,7 @@ import { EventLogWriter } from './event-log';
 import { errorSummary, failureMessage } from './run-errors';
 import { buildRunContext } from './run-context';
 import { failInvalidInput } from './run-input';
+import { BOUNDED_STORE_CALLS_PATCH } from './store-calls';
 import { hostWire, type Wire } from './wire';
 
 /** A registry lookup in the worker's memory: quick, and on the worker whose code will run the agent. */
@@ -43,6 +45,9 @@ export async function agentByName(raw: AgentByNameInput): Promise<RunOutput> {
   if (!parsed.success) return failInvalidInput(raw, parsed.error);
   const input = parsed.data;
   const name = input.agentName;
+  // Patches the failure path asks (its event log's tail) are asked now, before the local activity: asked after one, a
+  // patch's marker can land in a later workflow task than replay looks for it (docs/ARCHITECTURE.md, "Upgrades").
+  patched(BOUNDED_STORE_CALLS_PATCH);
   const tenant = input.context?.tenant ?? 'default';
   // Readers that come in the moment the name resolves find an empty log and a running run (its kind is not known yet;
   // the agent's run, after the continue-as-new, starts its log at offset 0 and answers with its own kind).

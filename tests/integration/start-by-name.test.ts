@@ -5,12 +5,14 @@ import { WorkflowFailedError, type Client } from '@temporalio/client';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { AgioClient } from '../../client/agio-client';
+import { AgioClient, IdempotencyConflictError } from '../../client/agio-client';
 import { defineAgent, ErrorType, RunSearchAttributes, type AgioEvent, type ResolveAgentOutput } from '../../common';
 import { text } from '../../devkit/scripted-model-server';
 import { loadAgentsFile } from '../../worker/agents-file';
 import { useTestBed } from '../helpers/test-bed';
 import { request } from '../helpers/bridge';
+import { replayEveryExecution } from '../helpers/replay';
+import { waitFor } from '../helpers/workflow-agents';
 import { startTestWorker } from '../helpers/temporal';
 
 const agentsFile = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'agio-by-name-')), 'agents.yaml');
@@ -94,6 +96,11 @@ describe('start by name', () => {
     expect(description.type).toBe('agentRun');
     expect(description.memo).toMatchObject({ tenant: 'shop', agent: 'support_lead' });
     expect(description.typedSearchAttributes.get(RunSearchAttributes.agent)).toBe('support_lead');
+    // Both executions (the name resolved, then the agent's run) replay on this code.
+    await waitFor(
+      'both executions listed and replayed',
+      async () => (await replayEveryExecution(bed.client, run.runId)) === 2,
+    );
   });
 
   it('streams a workflow agent started by name from RUN_STARTED to RUN_COMPLETED, as the right workflow type', async () => {
@@ -124,6 +131,27 @@ describe('start by name', () => {
     expect(cause.message).toContain('unknown agent "support_leed"');
     expect(cause.message).not.toMatch(/support_lead|triage/);
     expect(bed.server.requests).toHaveLength(0);
+    expect(await replayEveryExecution(bed.client, run.runId)).toBe(1);
+  });
+
+  it('a repeated start by name under one run id returns that run, and another request under it is refused', async () => {
+    bed.server.script(text('once'));
+    const runId = `by-name-${Date.now()}`;
+
+    const first = await backend().start('support_lead', 'once', { runId });
+    await first.result();
+    const again = await backend().start('support_lead', 'once', { runId });
+
+    expect([first.created, again.created]).toEqual([true, false]);
+    await expect(backend().start('support_lead', 'another', { runId })).rejects.toBeInstanceOf(
+      IdempotencyConflictError,
+    );
+  });
+
+  it("fails a run by name whose input is over the agent's resolved maxModelInputBytes before any model call", async () => {
+    const run = await backend().start('support_lead', 'x'.repeat(2000), { limits: { maxModelInputBytes: 1000 } });
+
+    await expect(run.result()).rejects.toMatchObject({ cause: { type: ErrorType.ModelInputTooLarge } });
   });
 
   it("POST /runs starts an agent only the worker holds, and the worker refuses limits above the agent's own", async () => {
