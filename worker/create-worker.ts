@@ -32,7 +32,10 @@ export interface CreateWorkerOptions {
   connection: NativeConnection;
   namespace?: string;
   taskQueue?: string;
-  /** Agents the worker knows by name (the HTTP API starts these). */
+  /**
+   * Agents the worker knows by name: a run started by name (`AgioClient.start('name', …)` with a client that does not
+   * hold the spec) gets its spec from here, recorded in its history; a name not here fails the run with UnknownAgent.
+   */
   agents?: AnyAgentSpec[];
   /** Extra tools; the built-in tools are always registered unless `builtinTools: false` (get_tool_result always is). */
   tools?: ToolDefinition[];
