@@ -56,8 +56,8 @@ export function streamRunEvents(
   let durableId = encodeCursor(position.cursor);
   res.write(sseComment(`run ${runId}, after ${durableId}`));
   let done = false;
-  // What this client has: the last durable offset and its position in the tree, the last lane position (once it has
-  // had a delta), the steps whose STEP_COMPLETED it has (their late deltas are dropped) and each step's newest attempt
+  // What this client has: its offset in the stream's own run's log and its position in the tree, the last lane
+  // position (once it has had a delta), the steps whose STEP_COMPLETED it has (their late deltas are dropped) and each step's newest attempt
   // (older ones are dropped).
   let offset = position.after;
   let laneSeq = position.lane;
@@ -100,7 +100,9 @@ export function streamRunEvents(
       if (event.type === 'STEP_COMPLETED' && event.stepId) completed.add(event.stepId);
       if (event.type === 'STEP_RETRY' && event.stepId)
         attempts.set(event.stepId, Math.max(attempts.get(event.stepId) ?? 0, event.attempt ?? 1));
-      offset = event.offset;
+      // A delta is placed in the stream by the offset of the stream's own run's log (the id's first number): with
+      // nested logs, the durable event before it may be another log's, whose offset says nothing of where it is.
+      offset = Number(id.split('~')[0]);
       durableId = id;
       res.write(sseFrame(event, idOf()));
       if (waiting) flushWaiting();

@@ -89,28 +89,26 @@ export function readSse(url: string, opts: ReadSseOptions = {}): Promise<SseResu
 
 /** The Agio events carried by SSE frames (their JSON `data`), checking `id:` and `event:` agree with it. */
 export function agioEvents(frames: SseEvent[]): AgioEvent[] {
-  let before: { offset: number; id: string } | undefined;
+  let before: { id: string } | undefined;
   return frames.map((frame) => {
     const event = JSON.parse(frame.data) as AgioEvent;
     // A durable event's id is its offset; once live deltas flow, ids also carry the lane position (`offset.seq`). With
     // nested logs open it is the tree cursor (client/tree-cursor.ts), which holds the event's offset in its own log.
-    // A live delta carries the offset and the id of the durable event before it (with its own lane position); first
-    // in a resumed stream, the position resumed from. An event of a type this release does not know comes as a plain
-    // message (see bridge/sse.ts).
+    // A live delta carries the id of the durable event before it (first in a resumed stream: the position resumed
+    // from) with its own lane position, and as its offset that id's first number (the offset in the stream's own
+    // run's log). An event of a type this release does not know comes as a plain message (see bridge/sse.ts).
     const name = isKnownEventType(event.type) ? event.type : 'message';
     const durableId = frame.id.split('.')[0];
     const holds =
       event.seq === undefined
         ? idHolds(durableId, event)
-        : before
-          ? event.offset === before.offset && durableId === before.id
-          : parseCursor(durableId)?.after === event.offset;
+        : parseCursor(durableId)?.after === event.offset && (!before || durableId === before.id);
     if (!holds || frame.event !== name) {
       throw new Error(
         `SSE frame id/event (${frame.id}/${frame.event}) disagree with its data (${event.offset}/${event.type})`,
       );
     }
-    if (event.seq === undefined) before = { offset: event.offset, id: durableId };
+    if (event.seq === undefined) before = { id: durableId };
     return event;
   });
 }
