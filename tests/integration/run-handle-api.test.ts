@@ -105,6 +105,21 @@ describe('RunHandle for a backend', () => {
     expect(await get(`/runs/${run.runId}/state`)).toMatchObject({ status: 'failed' });
   });
 
+  it('rejects result() of a run terminated in Temporal with RunFailedError of type Terminated; HTTP says terminated', async () => {
+    const agent = askingAgent('terminated-asker');
+    bed.server.scriptFor(keyOf(agent), toolCalls([toolCall('record', { label: 'never' }, { id: 'call_t' })]));
+    const run = await bed.agio.start(agent, 'record nothing');
+    await run.waitFor('TOOL_AUTH_REQUIRED');
+
+    await run.workflow.terminate('an operator ended it');
+    const err = await rejection(run.result());
+
+    expect(err).toMatchObject({ name: 'RunFailedError', type: ErrorType.Terminated, runId: run.runId });
+    expect(await get(`/runs/${run.runId}`)).toMatchObject({ status: 'terminated' });
+    const end = await run.waitFor('RUN_FAILED', { runId: run.runId });
+    expect(end.data).toMatchObject({ error: { type: ErrorType.Terminated }, synthetic: true, status: 'terminated' });
+  });
+
   it('rejects result() of a cancelled run with RunCancelledError, and control of the ended run with RunClosedError', async () => {
     const agent = askingAgent('cancelled-asker');
     bed.server.scriptFor(keyOf(agent), toolCalls([toolCall('record', { label: 'never' }, { id: 'call_never' })]));
