@@ -49,11 +49,16 @@ export class RunHandle<T = RunOutput['output']> {
    * The run's events from `after` in its log (or from the cursor `from`, see tree-cursor) on, with those of the runs
    * nested in it (read from their own logs when they keep one), ending after the run's own terminal event.
    */
-  async *stream(opts: ReadEventsOptions & { from?: TreeCursor | string } = {}): AsyncGenerator<AgioEvent> {
+  stream(opts: ReadEventsOptions & { from?: TreeCursor | string } = {}): AsyncGenerator<AgioEvent> {
     const from = typeof opts.from === 'string' ? parseCursor(opts.from) : opts.from;
     if (opts.from !== undefined && !from) throw new TypeError(`"${String(opts.from)}" is not a stream position`);
+    return this.typed(followRun(this.logs, this.runId, { ...opts, from }));
+  }
+
+  /** The events as their types' fields say; a run Temporal does not have is RunNotFoundError. */
+  private async *typed(events: AsyncIterable<WireEvent>): AsyncGenerator<AgioEvent> {
     try {
-      for await (const event of followRun(this.logs, this.runId, { ...opts, from })) yield typedEvent(event);
+      for await (const event of events) yield typedEvent(event);
     } catch (err) {
       throw isNotFound(err) ? new RunNotFoundError(this.runId, { cause: err }) : err;
     }
