@@ -56,14 +56,14 @@ ENV NODE_ENV=production \
     HOST=0.0.0.0
 
 # The server side's optional peer dependencies (fastify, MongoDB, NATS, the MCP SDK) are dev dependencies of this
-# repository: the image adds them at the versions the lock file holds (tsx and @temporalio/testing stay out).
+# repository: the image makes them dependencies (tsx and @temporalio/testing stay out) and installs the lock file's
+# versions of them with the rest.
 COPY package.json package-lock.json ./
-RUN npm ci --omit=dev \
- && npm install --no-save --omit=dev $(node -p "const l = require('./package-lock.json').packages; \
-      Object.keys(require('./package.json').peerDependenciesMeta) \
-        .filter((n) => n !== 'tsx' && n !== '@temporalio/testing') \
-        .map((n) => n + '@' + l['node_modules/' + n].version).join(' ')") \
- && npm cache clean --force
+RUN node -e "const fs = require('fs'); const p = require('./package.json'); \
+      for (const n of Object.keys(p.peerDependenciesMeta)) if (n !== 'tsx' && n !== '@temporalio/testing') { \
+        p.dependencies[n] = p.devDependencies[n]; delete p.devDependencies[n]; } \
+      fs.writeFileSync('package.json', JSON.stringify(p, null, 2));" \
+ && npm ci --omit=dev && npm cache clean --force
 
 COPY --from=build /app/dist ./dist
 COPY agents ./agents
