@@ -4,6 +4,7 @@
 // client had sent the spec. One run stays one workflow id; Temporal shows the agent's own type from then on.
 import {
   ApplicationFailure,
+  isCancellation,
   makeContinueAsNewFunc,
   patched,
   proxyLocalActivities,
@@ -72,6 +73,8 @@ export async function agentByName(raw: AgentByNameInput): Promise<RunOutput> {
       ...(input.tightenOnly ? { tightenOnly: true } : {}),
     });
   } catch (err) {
+    // A run cancelled while its name resolves ends cancelled (its readers get a closing event from its status).
+    if (isCancellation(err)) throw err;
     return fail(wire, input, ErrorType.UnknownAgent, `agent "${name}" could not be resolved: ${failureMessage(err)}`);
   }
   if (!resolved.found)
