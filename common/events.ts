@@ -113,8 +113,10 @@ export function endsLogOf(owner: string, event: Pick<WireEvent, 'type' | 'runId'
 export const AgioEvent = EventDraft.extend({
   type: AnyEventType,
   /**
-   * Position in the root run's log, from 0; the SSE `id:`. A live delta (read from the live lane, not the log) has
-   * the offset of the durable event before it, and its own `seq`.
+   * Position in its run's log, from 0: the root's, or a nested run's own when it keeps one (`ownLog`); older trees
+   * put nested events in the root's log, with the root's offsets. A live delta (read from the live lane, not a log)
+   * has the offset, in the streamed run's own log, of the position before it, and its own `seq`. SSE ids are tree
+   * cursors (client/tree-cursor.ts), a plain offset while no nested log is open.
    */
   offset: z.number().int().min(-1),
   /** Live deltas only: position in the root run's live lane. */
