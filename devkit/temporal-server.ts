@@ -12,6 +12,7 @@ import { freePort, isPortFree, waitUntil } from './free-port';
 import { startSupervised, type SupervisedProcess } from './supervised-process';
 import { RunSearchAttributes } from '../common/search-attributes';
 import { temporalServerConfig, type TemporalMembershipPorts, type TemporalServicePorts } from './temporal-config';
+import { optionalPackage } from '../config/optional-package';
 
 /**
  * The Temporal server at the version Agio pins (README, "The two commands"). 1.32 is the first release Agio can use: pinned runs move to a
@@ -252,7 +253,12 @@ async function ensureNamespace(connection: Connection, namespace: string): Promi
 
 /** Last resort when neither the CLI nor Go is available: the SDK downloads the dev server itself. */
 async function startWithSdkDownload(opts: TemporalDevServerOptions): Promise<TemporalDevServer> {
-  const { TestWorkflowEnvironment } = await import('@temporalio/testing');
+  // An optional peer dependency: a client-only install has neither it nor Go, and is told which to add.
+  const { TestWorkflowEnvironment } = optionalPackage<typeof import('@temporalio/testing')>(
+    '@temporalio/testing',
+    'Without Go to build the Temporal server (https://go.dev/dl/), a dev server',
+    ['@temporalio/testing@1.24.0'],
+  );
   (opts.log ?? console.error)(
     'agio: no Temporal CLI and no Go toolchain; letting the Temporal SDK download the dev server',
   );
