@@ -1,11 +1,12 @@
 // Starting a run by its agent's name with an AgioClient that holds no spec: the worker resolves the name from its agents
 // (here an agents file), records the spec in the run's history (a local activity's result) and continues as new as the
 // agent's own workflow type; an unknown name fails at once with UnknownAgent; a worker deploy changes the next run.
-import { WorkflowFailedError, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { AgioClient, IdempotencyConflictError } from '../../client/agio-client';
+import { RunFailedError } from '../../client/errors';
 import { defineAgent, ErrorType, RunSearchAttributes, type AgioEvent, type ResolveAgentOutput } from '../../common';
 import { text } from '../../devkit/scripted-model-server';
 import { loadAgentsFile } from '../../worker/agents-file';
@@ -125,8 +126,9 @@ describe('start by name', () => {
 
     expect(events.map((e) => e.type)).toEqual(['RUN_FAILED']);
     expect(events[0].data).toMatchObject({ error: { type: ErrorType.UnknownAgent } });
-    expect(failure).toBeInstanceOf(WorkflowFailedError);
-    const cause = (failure as WorkflowFailedError).cause as { type?: string; nonRetryable?: boolean; message: string };
+    expect(failure).toBeInstanceOf(RunFailedError);
+    expect((failure as RunFailedError).type).toBe(ErrorType.UnknownAgent);
+    const cause = (failure as RunFailedError).cause as { type?: string; nonRetryable?: boolean; message: string };
     expect(cause).toMatchObject({ type: ErrorType.UnknownAgent, nonRetryable: true });
     expect(cause.message).toContain('unknown agent "support_leed"');
     expect(cause.message).not.toMatch(/support_lead|triage/);
