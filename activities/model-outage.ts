@@ -4,7 +4,13 @@
 // watches the run sees why it waits, and can still pause or cancel it.
 import { Context, type Info } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { ErrorType, logOwnerOf, MODEL_OUTAGE_ANNOUNCED_FROM_ATTEMPT, MODEL_RETRY_MAX_INTERVAL_MS, type EventBase } from '../common';
+import {
+  ErrorType,
+  logOwnerOf,
+  MODEL_OUTAGE_ANNOUNCED_FROM_ATTEMPT,
+  MODEL_RETRY_MAX_INTERVAL_MS,
+  type EventBase,
+} from '../common';
 import { activityPublisher } from './publish';
 
 /** Attempts of a call whose provider answers malformed streams. */
