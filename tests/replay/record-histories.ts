@@ -22,6 +22,7 @@ import { currentRelease, releaseDir } from './fixtures';
 import { longLivedScenarios } from './long-lived-scenarios';
 import { recordingsOf, workflowIdOf, type Execution, type Scenario } from './scenario';
 import { shortLivedScenarios } from './short-lived-scenarios';
+import type { AgentByNameInput } from '../../common/by-name';
 
 const TASK_QUEUE = 'record';
 const scenarios: Scenario[] = [...shortLivedScenarios, ...longLivedScenarios];
@@ -44,6 +45,8 @@ async function main(): Promise<void> {
     taskQueue: TASK_QUEUE,
     model: { baseURL: model.baseURL, apiKey: 'test', defaultModel: 'scripted' },
     workspaceRoot: fs.mkdtempSync(path.join(os.tmpdir(), 'agio-record-')),
+    // The agents scenarios start by name (resolved by the worker).
+    agents: scenarios.filter((s) => s.byName).map((s) => s.args[0].agent),
   });
   try {
     await worker.runUntil(async () => {
@@ -71,7 +74,14 @@ async function record(
   scenario.script(model);
   const workflowId = workflowIdOf(scenario);
   const type = workflowTypeFor(scenario.args[0].agent.kind);
-  const handle = await client.workflow.start(type, { taskQueue: TASK_QUEUE, workflowId, args: scenario.args });
+  const [{ agent, input }] = scenario.args;
+  const handle = scenario.byName
+    ? await client.workflow.start('agentByName', {
+        taskQueue: TASK_QUEUE,
+        workflowId,
+        args: [{ agentName: agent.name, input } satisfies AgentByNameInput],
+      })
+    : await client.workflow.start(type, { taskQueue: TASK_QUEUE, workflowId, args: scenario.args });
   const ended = handle.result().catch(() => undefined); // how it ended is read below
   await Promise.all([scenario.drive?.(agio.getHandle(workflowId), model), ended]);
   const status = (await handle.describe()).status.name.toLowerCase();

@@ -25,6 +25,11 @@ export interface Scenario {
   ends?: 'completed' | 'failed' | 'cancelled';
   /** The histories to write (default: the root's last run under `name`). */
   recordings?: Recording[];
+  /**
+   * Started by name (workflow agentByName), the worker holding `args[0].agent`: its first run resolves the name, its
+   * last is the agent's own type.
+   */
+  byName?: boolean;
 }
 
 /** The workflow id of a scenario's root run. */

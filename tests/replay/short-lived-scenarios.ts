@@ -6,6 +6,18 @@ import { member, type Scenario } from './scenario';
 
 export const shortLivedScenarios: Scenario[] = [
   {
+    // Started by name: the first run resolves the agent on the worker (local activity resolveAgent) and continues
+    // as new as the agent's own type.
+    name: 'agent-by-name',
+    byName: true,
+    script: (model) => model.script(text('hello, by name')),
+    args: [{ agent: defineAgent({ name: 'named', instructions: 'You are named.' }), input: 'hi' }],
+    recordings: [
+      { name: 'agent-by-name', of: 'first run' },
+      { name: 'agent-by-name-resolved', of: 'last run' },
+    ],
+  },
+  {
     name: 'agent-run-parallel-tools',
     script: (model) =>
       model.script(

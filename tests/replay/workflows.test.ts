@@ -220,3 +220,27 @@ describe('the 0.4.0 histories', () => {
     expect([...activityTypes(recorded), ...localActivityTypes(recorded)]).not.toContain('callModel');
   });
 });
+
+describe('the 0.6.0 histories', () => {
+  it('a nested run keeps its own log: its history sends its parent only its start and end', () => {
+    const child = fixture('0.6.0/agent-run-child');
+    const parentId = 'replay-agent-run-lead';
+    expect(workflowIdOf(child, fixtures).startsWith(`${parentId}/tool/`)).toBe(true);
+    expect(patchIds(history('0.6.0/agent-run-lead'))).toContain('agio-nested-event-logs');
+    const sent = signalsSent(child.history);
+    // Its RUN_STARTED and RUN_COMPLETED copies (0.2.0's child sent every event it had).
+    expect(sent).toHaveLength(2);
+    expect(sent.every(([, target]) => target === parentId)).toBe(true);
+    expect(signalsSent(history('0.2.0/agent-run-child')).length).toBeGreaterThan(2);
+  });
+
+  it('a start by name resolves the agent with a local activity, then continues as new as its own type', () => {
+    const first = history('0.6.0/agent-by-name');
+    expect(workflowType(first)).toBe('agentByName');
+    expect(localActivityTypes(first)).toEqual(['resolveAgent']);
+    expect(closingEvent(first)).toBe('WORKFLOW_EXECUTION_CONTINUED_AS_NEW');
+    const resolved = fixture('0.6.0/agent-by-name-resolved');
+    expect(workflowType(resolved.history)).toBe('agentRun');
+    expect(workflowIdOf(resolved, fixtures)).toBe('replay-agent-by-name');
+  });
+});
