@@ -5,7 +5,6 @@ import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { ErrorType, type ChatMessage } from '../common';
 import type { MessageStore } from '../stores';
-import type { StepStreamSinkFactory } from './model';
 
 /** The conversation part of a callModel input whose conversation is kept in the message store. */
 export interface StoredConversationInput {
@@ -62,8 +61,15 @@ export function readingStoredConversation<I extends { messages?: ChatMessage[]; 
       : activity(input);
 }
 
+/** A step's sink, as far as its attempt numbering goes (model.ts's StepStreamSink). */
+interface AttemptSink {
+  begin(info: { attempt: number }): Promise<void>;
+}
+
 /** Deltas of a call that replaces one whose worker lacked the stored conversation: numbered after its attempts. */
-export function numberedAfterEarlierCalls(factory: StepStreamSinkFactory): StepStreamSinkFactory {
+export function numberedAfterEarlierCalls<I extends { stored?: StoredConversationInput }, S extends AttemptSink>(
+  factory: (input: I) => S,
+): (input: I) => S {
   return (input) => {
     const sink = factory(input);
     const before = input.stored?.attemptsBefore ?? 0;

@@ -1,9 +1,8 @@
 // What each event type of a run's stream carries besides the envelope (docs/ARCHITECTURE.md, "The Wire"): the `data`
 // every emitter in workflows/ and activities/ writes, as plain types (the viewer imports them without zod).
-import type { StepDelta } from './events';
 import type { PermissionRule } from './permissions';
 import type { RunMetrics, SubAgentFailure, TerminationReason } from './run';
-import type { Step, Usage } from './steps';
+import type { Step, StepDelta, Usage } from './steps';
 
 /** An error as events carry it: its Agio error type (see `ErrorType`) and its message. */
 export type EventError = { type: string; message: string };

@@ -2,7 +2,7 @@
 import { z } from 'zod';
 import type { EventFields } from './event-data';
 import { EVENT_TYPES, isKnownEventType } from './event-types';
-import { Step, Usage } from './steps';
+import { Step, StepDelta, Usage } from './steps';
 
 /** Every event type a stream can carry. */
 export const EventType = z.enum(EVENT_TYPES);
@@ -28,24 +28,6 @@ export const TERMINAL_EVENT_TYPES: readonly EventType[] = ['RUN_COMPLETED', 'RUN
 export function isTerminalType(type: AnyEventType): boolean {
   return (TERMINAL_EVENT_TYPES as readonly string[]).includes(type);
 }
-
-/** Text pieces of a streamed step. */
-export const StepDelta = z.object({
-  content: z.string().optional(),
-  reasoningContent: z.string().optional(),
-  toolCalls: z
-    .array(
-      z.object({
-        index: z.number().int(),
-        id: z.string().optional(),
-        name: z.string().optional(),
-        arguments: z.string().optional(),
-      }),
-    )
-    .optional(),
-});
-/** Text pieces of a streamed step. */
-export type StepDelta = z.infer<typeof StepDelta>;
 
 /** An event before the Wire gives it an offset (what publishers send). */
 export const EventDraft = z.object({

@@ -86,3 +86,21 @@ export function stepToMessage(step: Step): ChatMessage {
     ...(step.name && step.role === 'tool' ? { name: step.name } : {}),
   };
 }
+
+/** Text pieces of a streamed step. */
+export const StepDelta = z.object({
+  content: z.string().optional(),
+  reasoningContent: z.string().optional(),
+  toolCalls: z
+    .array(
+      z.object({
+        index: z.number().int(),
+        id: z.string().optional(),
+        name: z.string().optional(),
+        arguments: z.string().optional(),
+      }),
+    )
+    .optional(),
+});
+/** Text pieces of a streamed step. */
+export type StepDelta = z.infer<typeof StepDelta>;

@@ -1,34 +1,8 @@
-// The tools an agents file's agents name, with where in the file, and the check that a worker will have them all: run
-// before anything starts (the Temporal server, MCP servers), so a misspelled tool is reported with the file and line
+// The check that a worker will have every tool an agents file's agents name (agents-file.ts collects them, with where
+// in the file): run before anything starts (the Temporal server, MCP servers), so a misspelled tool is reported with the file and line
 // like the file's other mistakes.
 import { EXIT_LOOP_TOOL } from '../common';
-import type { AgentEntry, LoadedAgents } from './agents-file';
-import { AgentsFileError } from './agents-file';
-
-/** One tool name an agent of the file lists, and where. */
-export interface ToolRef {
-  name: string;
-  agent: string;
-  /** `line 7: agents[1].tools[0]`. */
-  where: string;
-}
-
-/** Every tool name in the agents' `tools` lists, inline agents included (agents named by reference are listed where defined). */
-export function collectToolRefs(entries: AgentEntry[], where: (at: (string | number)[]) => string): ToolRef[] {
-  const refs: ToolRef[] = [];
-  const visit = (entry: AgentEntry, at: (string | number)[]): void => {
-    if (entry.kind !== 'llm')
-      return entry.subAgents.forEach((sub, s) => {
-        if (typeof sub !== 'string') visit(sub, [...at, 'subAgents', s]);
-      });
-    entry.tools.forEach((tool, t) => {
-      if (typeof tool === 'string') refs.push({ name: tool, agent: entry.name, where: where([...at, 'tools', t]) });
-      else if (typeof tool.agent !== 'string') visit(tool.agent, [...at, 'tools', t, 'agent']);
-    });
-  };
-  entries.forEach((entry, i) => visit(entry, ['agents', i]));
-  return refs;
-}
+import { AgentsFileError, type LoadedAgents } from './agents-file';
 
 /**
  * Throws {@link AgentsFileError} naming each tool an agent of the file lists that the worker will not have: neither one

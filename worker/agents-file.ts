@@ -8,7 +8,6 @@ import { LineCounter, parseDocument, type Document } from 'yaml';
 import { z } from 'zod';
 import { AgentSpec, AgentToolSpec, AnyAgentSpec, type WorkflowAgentSpec } from '../common';
 import { McpServerConfig } from '../activities/tools/mcp/config';
-import { collectToolRefs, type ToolRef } from './agents-file-tools';
 
 // The file's shapes, typed by hand: TypeScript cannot infer a schema that contains itself.
 /** How an agent is named where another agent uses it: by name (an agent of the file), or written inline. */
@@ -286,4 +285,29 @@ function lineOf(doc: Document, lines: LineCounter, at: (string | number)[]): str
     if (node?.range) return `line ${lines.linePos(node.range[0]).line}: `;
   }
   return '';
+}
+
+/** One tool name an agent of the file lists, and where. */
+export interface ToolRef {
+  name: string;
+  agent: string;
+  /** `line 7: agents[1].tools[0]`. */
+  where: string;
+}
+
+/** Every tool name in the agents' `tools` lists, inline agents included (agents named by reference are listed where defined). */
+export function collectToolRefs(entries: AgentEntry[], where: (at: (string | number)[]) => string): ToolRef[] {
+  const refs: ToolRef[] = [];
+  const visit = (entry: AgentEntry, at: (string | number)[]): void => {
+    if (entry.kind !== 'llm')
+      return entry.subAgents.forEach((sub, s) => {
+        if (typeof sub !== 'string') visit(sub, [...at, 'subAgents', s]);
+      });
+    entry.tools.forEach((tool, t) => {
+      if (typeof tool === 'string') refs.push({ name: tool, agent: entry.name, where: where([...at, 'tools', t]) });
+      else if (typeof tool.agent !== 'string') visit(tool.agent, [...at, 'tools', t, 'agent']);
+    });
+  };
+  entries.forEach((entry, i) => visit(entry, ['agents', i]));
+  return refs;
 }

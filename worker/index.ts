@@ -5,9 +5,16 @@ export { defineTool, type ToolContext, type ToolDefinition, type ToolOutput } fr
 export { builtinTools } from '../activities/tools/builtin';
 export type { ModelConfig } from '../activities/model';
 export { McpServerConfig, type McpServerConfigInput } from '../activities/tools/mcp/config';
-export { AgentsFile, AgentsFileError, loadAgentsFile, parseAgentsFile, type LoadedAgents } from './agents-file';
+export {
+  AgentsFile,
+  AgentsFileError,
+  loadAgentsFile,
+  parseAgentsFile,
+  type LoadedAgents,
+  type ToolRef,
+} from './agents-file';
 export { EXAMPLE_AGENTS_FILE, agentsToServe, agentsWithToolsToServe, type AgentsWithTools } from './example-agents';
-export { checkAgentsFileTools, type ToolRef } from './agents-file-tools';
+export { checkAgentsFileTools } from './agents-file-tools';
 export { loadToolModule, loadToolModules, ToolModuleError } from './tool-modules';
 export { AGIO_WORKFLOWS, bundleWorkflows } from './workflow-bundle-options';
 export { PREBUILT_WORKFLOW_BUNDLE } from './prebuilt-bundle';
