@@ -1,7 +1,7 @@
 // The HTTP bridge: a Fastify app over an AgioClient. Bodies and params are validated with zod, errors are JSON,
 // every run route is scoped to the caller's tenant, and run events stream as SSE through one shared reader.
 import type { FastifyInstance, FastifyReply } from 'fastify';
-import { optionalPackage } from '../config/optional-package';
+import { optionalPackage } from '../common/optional-package';
 import { errorHandler } from './errors';
 import { LOOPBACK_HOSTS, registerHostCheck } from './host-check';
 import { redactingLogger } from './log-redaction';

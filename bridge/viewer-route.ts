@@ -2,7 +2,7 @@
 // /ui/runs/… path answers with the app, which routes in the browser. The app holds no data: it calls the same API
 // with the viewer's bearer token, so every tenant rule applies as it does for any client.
 import type { SetHeadersResponse } from '@fastify/static';
-import { optionalPackage } from '../config/optional-package';
+import { optionalPackage } from '../common/optional-package';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { existsSync } from 'node:fs';
 import path from 'node:path';

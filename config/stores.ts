@@ -1,6 +1,6 @@
 // Stores from configuration: MongoDB when MONGODB_URI is set (worker and bridge then share them across
 // processes), memory otherwise (the embedded default, where worker and bridge share one process).
-import { optionalPackage } from './optional-package';
+import { optionalPackage } from '../common/optional-package';
 import { createMemoryStores, createMongoStores, type Stores } from '../stores';
 import type { AgioEnv } from './env';
 

@@ -12,7 +12,7 @@ import { freePort, isPortFree, waitUntil } from './free-port';
 import { startSupervised, type SupervisedProcess } from './supervised-process';
 import { RunSearchAttributes } from '../common/search-attributes';
 import { temporalServerConfig, type TemporalMembershipPorts, type TemporalServicePorts } from './temporal-config';
-import { optionalPackage } from '../config/optional-package';
+import { optionalPackage } from '../common/optional-package';
 
 /**
  * The Temporal server at the version Agio pins (README, "The two commands"). 1.32 is the first release Agio can use: pinned runs move to a

@@ -6,7 +6,7 @@
 // Durable events go over core NATS (`agio.events.<root>`, one message per event, kept nowhere): a bridge hears them
 // as the root appends them, and one it missed (a reconnect, a message over NATS's size limit) is read by Query.
 import type { ConsumerMessages, JetStreamClient } from '@nats-io/jetstream';
-import { optionalPackage } from '../config/optional-package';
+import { optionalPackage } from '../common/optional-package';
 import type { AgioEvent, EventDraft } from '../common';
 import { laneStepKey, type EventsFollow, type LaneDelta, type LiveLane } from './lane';
 

@@ -3,7 +3,7 @@
 // `workspace_blobs`): plain inserts, finds and deletes, no GridFS, no transactions. (A filtered replaceOne as the
 // compare-and-swap lost concurrent commits on FerretDB 1.24; a unique index refuses the second insert everywhere.)
 import type { Binary, Collection, MongoClient } from 'mongodb';
-import { optionalPackage } from '../../config/optional-package';
+import { optionalPackage } from '../../common/optional-package';
 import { randomUUID } from 'node:crypto';
 import { RecordId, isId } from '../records';
 import type { WorkspaceStore } from '../types';

@@ -1,5 +1,5 @@
 // Optional peer dependencies: a present one loads, a missing one fails with an error naming the package to install.
-import { MissingPackageError, optionalPackage } from '../../config/optional-package';
+import { MissingPackageError, optionalPackage } from '../../common/optional-package';
 
 describe('optionalPackage', () => {
   it('loads an installed package', () => {

@@ -4,7 +4,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import path from 'node:path';
-import { optionalPackage } from '../../../config/optional-package';
+import { optionalPackage } from '../../../common/optional-package';
 import { WORKSPACE_PLACEHOLDER, type McpServerConfig } from './config';
 
 /** How long starting a server (spawn or HTTP connect, then the initialize handshake) may take. */

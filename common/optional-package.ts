@@ -1,5 +1,7 @@
 // Loads a package that Agio lists as an optional peer dependency (fastify, mongodb, NATS, the MCP SDK), so that a
-// client-only install need not carry it; when it is missing, the error names the package and what needs it.
+// client-only install need not carry it; when it is missing, the error names the package and what needs it. Node-side
+// only (stores, the live lane, activities, the bridge, the devkit): common/index does not export it, so workflow code
+// never loads it. It sits in common/ because it imports nothing and every layer that loads a peer stands above it.
 
 /** Thrown when a feature needs an optional peer dependency that is not installed. */
 export class MissingPackageError extends Error {
