@@ -10,18 +10,18 @@ import type { WireEvent } from '../common';
 import { NatsLane } from '../live/nats-lane';
 import { planInput } from './model';
 import type { Benchmark, Row } from './report';
-import { benchAgent, sleep, type BenchEnv } from './setup';
+import { benchAgent, sleep, type BenchEnv, type History } from './setup';
 
 const EventType = temporal.api.enums.v1.EventType;
 const STEPS = 10;
 const LATENCY_MS = 1000;
 
 /** The billable history events of a run, by kind. */
-type Actions = Record<'activities' | 'localActivities' | 'timers' | 'signals' | 'updates' | 'children', number>;
+export type Actions = Record<'activities' | 'localActivities' | 'timers' | 'signals' | 'updates' | 'children', number>;
+type HistoryEvent = NonNullable<History['events']>[number];
 
-async function historyActions(env: BenchEnv, workflowId: string): Promise<Actions & { historyEvents: number }> {
-  const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
-  const events = history.events ?? [];
+/** The billable events among `events` (a whole history or a slice of one), by kind, and how many events that was. */
+export function eventActions(events: HistoryEvent[]): Actions & { historyEvents: number } {
   const count = (type: number, also: (e: (typeof events)[number]) => boolean = () => true) =>
     events.filter((e) => e.eventType === type && also(e)).length;
   const marker = (e: (typeof events)[number]) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity';
@@ -35,6 +35,16 @@ async function historyActions(env: BenchEnv, workflowId: string): Promise<Action
     historyEvents: events.length,
   };
 }
+
+/** The billable history events of a whole run (any workflow on the bench's dev server, the peer's too), by kind. */
+export async function historyActions(env: BenchEnv, workflowId: string): Promise<Actions & { historyEvents: number }> {
+  const history = await env.client.workflow.getHandle(workflowId).fetchHistory();
+  return eventActions(history.events ?? []);
+}
+
+/** The billable actions in a count: every kind except the event total. */
+export const billableOf = (actions: Actions & { historyEvents: number }): number =>
+  Object.values(actions).reduce((a, b) => a + b, 0) - actions.historyEvents;
 
 /** A reader of one run's stream; resolves with its events when the stream ends. */
 function read(hub: StreamHub, runId: string): Promise<WireEvent[]> {
@@ -68,7 +78,7 @@ export const b7: Benchmark = {
       );
       const [pushedEvents, polledEvents] = await Promise.all([read(pushed, run.runId), read(polled, run.runId)]);
       const actions = await historyActions(env, run.runId);
-      const billable = Object.values(actions).reduce((a, b) => a + b, 0) - actions.historyEvents;
+      const billable = billableOf(actions);
 
       // An idle stream: a run waiting for an approval, followed for idleMs.
       const idle = await nats.agio.start(benchAgent, planInput({ steps: 2, tag: 'b7-idle' }), {

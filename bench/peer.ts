@@ -5,6 +5,7 @@
 import { peerB1 } from './peer-b1';
 import { peerB2 } from './peer-b2';
 import { peerB3 } from './peer-b3';
+import { peerB7 } from './peer-b7';
 import { ensurePeerInstalled, PeerEnv } from './peer-env';
 import type { BenchResult, Benchmark } from './report';
 import type { BenchEnv } from './setup';
@@ -15,11 +16,15 @@ const SECTIONS: [string, Section][] = [
   ['B1', peerB1],
   ['B2', peerB2],
   ['B3', peerB3],
+  ['B7', peerB7],
 ];
+
+/** BENCH_PEER_SECTIONS (e.g. `B7` or `B1,B3`): only these sections of PEER; all by default. */
+const only = process.env.BENCH_PEER_SECTIONS?.toUpperCase().split(',').filter(Boolean);
 
 export const peer: Benchmark = {
   id: 'PEER',
-  title: '@temporalio/openai-agents 1.23.0 (TemporalOpenAIRunner) on the B1–B3 workloads',
+  title: '@temporalio/openai-agents 1.23.0 (TemporalOpenAIRunner) on the B1–B3 and B7 workloads',
   prepare: ensurePeerInstalled,
   async run(env: BenchEnv) {
     const p = await PeerEnv.start(env);
@@ -40,7 +45,7 @@ export const peer: Benchmark = {
       data: { versions: p.worker.info.versions, workerStartupMs: p.worker.startupMs },
     };
     try {
-      for (const [name, section] of SECTIONS) {
+      for (const [name, section] of SECTIONS.filter(([n]) => !only || only.includes(n))) {
         try {
           const s = await section(env, p);
           result.rows.push(...s.rows);
