@@ -1,4 +1,4 @@
-// The peer comparison: @temporalio/openai-agents (TemporalOpenAIRunner) on the B1, B2 and B3 workloads, against
+// The peer comparison: @temporalio/openai-agents (TemporalOpenAIRunner) on the B1, B2, B3 and B7 workloads, against
 // the same dev server and scripted model as Agio, in the same run. It cannot share Agio's Temporal SDK (it
 // exists only for 1.22.0/1.23.0 and pins the SDK exactly), so it lives in its own package,
 // bench/peer-openai-agents (installed on demand by `prepare`), and runs in its own processes (bench/peer-env.ts).
