@@ -21,6 +21,12 @@ import { endsLogOf, readTree, type TreeEvent, type TreeLogs } from './tree-reade
 /** Longest a reader waits for the run to close once it has the root's terminal event (a run slow to close does not hold it long). */
 export const CLOSE_WAIT_MS = 2000;
 
+/**
+ * How long a reader waits for events an open run no longer holds to reach its event log before it reports them gone
+ * (EventsGoneError): the write that carries them can land just after the run has continued as new.
+ */
+export const OLDER_EVENTS_WAIT_MS = 10_000;
+
 /** One root run's log, as a reader sees it. */
 export interface RunLog {
   pages: EventPages;
@@ -59,13 +65,21 @@ export class RunLogs {
     const open = queryPages(this.openOnly.getHandle(rootRunId), signal);
     const replayed = queryPages(this.temporal.workflow.getHandle(rootRunId), signal);
     let closed = false;
+    let missingSince: number | undefined;
     const pages: EventPages = async (input) => {
       if (!closed) {
         try {
           const page = await open(input);
           // After continue-as-new an open run holds only its newest events; older ones are in its event log.
           if (page.firstOffset <= input.after + 1 || !this.log || tenant === undefined) return page;
-          return (await olderPage(this.log, tenant, rootRunId, input, page)) ?? page;
+          const older = await olderPage(this.log, tenant, rootRunId, input, page);
+          if (older) return ((missingSince = undefined), older);
+          // The write that carries them may still be on its way (a run continues as new right after it): the reader
+          // asks again (readEvents retries a failed page) for a while before it reports them gone.
+          missingSince ??= Date.now();
+          if (Date.now() - missingSince < OLDER_EVENTS_WAIT_MS)
+            throw new Error(`events after ${input.after} of ${rootRunId} are not in its event log yet`);
+          return page;
         } catch (err) {
           if (!(err instanceof QueryRejectedError)) throw err;
           closed = true;
