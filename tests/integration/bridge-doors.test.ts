@@ -53,16 +53,17 @@ describe("the bridge's doors", () => {
     const post = (origin?: string) =>
       request(`${bed.bridge.url}/runs`, {
         token: TOKEN,
-        body: { agent: 'no-such-agent', input: 'hi' },
+        // A field POST /runs does not take: past the door, the route refuses it (no run is started).
+        body: { agent: 'no-such-agent', input: 'hi', noSuchField: true },
         ...(origin ? { headers: { origin } } : {}),
       });
     const foreign = await post('http://attacker.example');
     expect(foreign.status).toBe(403);
     expect(foreign.body.error.code).toBe('origin_not_allowed');
     expect((await post('null')).status).toBe(403);
-    // Past the door, the route itself answers: no such agent.
-    expect((await post(bed.bridge.url)).status).toBe(404);
-    expect((await post()).status).toBe(404);
+    // Past the door, the route itself answers: a field it does not take.
+    expect((await post(bed.bridge.url)).status).toBe(400);
+    expect((await post()).status).toBe(400);
   });
 
   it('says only up or down on /healthz without a token, and its counters to a token holder', async () => {
