@@ -23,10 +23,14 @@ export const TUNED_DYNAMIC_CONFIG: Readonly<Record<string, string | number | boo
 
 /**
  * Settings every dev server gets whatever the tuning: search attributes registered at start are usable at once (the
- * server's cache would otherwise hide them for a while).
+ * server's cache would otherwise hide them for a while), and a namespace may hold many worker deployments: each
+ * worker versions under its deployment name (tests and `agio/testing` start one per task queue), and past the
+ * default 100 a new worker's polls fail with "reached maximum deployments in namespace (100)" and it never runs a
+ * task (seen in a full run of the suite on one dev server).
  */
 export const DEV_DYNAMIC_CONFIG: Readonly<Record<string, string | number | boolean>> = {
   'system.forceSearchAttributesCacheRefreshOnRead': true,
+  'matching.maxDeployments': 100_000,
 };
 
 /** The settings a dev server runs with: `overrides` on top of the tuned settings (or of Temporal's defaults). */
