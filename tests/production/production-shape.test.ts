@@ -250,7 +250,8 @@ describe('the production shape', () => {
           issued += now;
           return toolCalls(Array.from({ length: now }, () => toolCall('file_read', { path: 'page.txt' })));
         };
-        model.scriptFor(`You are reader${branch}.`, ...Array.from({ length: reads / 5 + 20 }, () => turn));
+        // Enough turns for every read turn and every summary the branch asks for on the way (unused ones are left).
+        model.scriptFor(`You are reader${branch}.`, ...Array.from({ length: reads + 20 }, () => turn));
       }
       const t0 = Date.now();
       const runId = await startRunOn(stack.bridges[0], 'fanout', 'read');
