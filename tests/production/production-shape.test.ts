@@ -23,6 +23,11 @@ import { waitFor } from '../helpers/workflow-agents';
 /** A long answer, streamed in small chunks: several seconds of deltas to kill a bridge in. */
 const words = (tag: string, n: number) => Array.from({ length: n }, (_, i) => `${tag}${i}`).join(' ');
 
+/** Reads per branch of the 5-branch tree: the issue's full size is 2,000, the suite's default keeps it quick. */
+const TREE_READS = Number(process.env.AGIO_PRODUCTION_TREE_READS ?? 100);
+/** How long the tree's stream is followed: 20 min, or a second per read a branch makes at the full size. */
+const TREE_FOLLOW_MS = Math.max(20 * 60_000, TREE_READS * 1000);
+
 /** The durable events among the frames (deltas left out), checking each arrived once and in order. */
 function durableOnce(frames: SseEvent[]): AgioEvent[] {
   expect(new Set(frames.map((f) => f.id)).size).toBe(frames.length);
@@ -236,8 +241,7 @@ describe('the production shape', () => {
     "carries a 5-branch parallel root of 60 kB reads: every event delivered once, the root's history under 1,000 events and 2 MB",
     async () => {
       const { stack, model, client } = bed;
-      // Per branch; the issue's full size is 2,000 (AGIO_PRODUCTION_TREE_READS=2000), the suite's default keeps it quick.
-      const reads = Number(process.env.AGIO_PRODUCTION_TREE_READS ?? 100);
+      const reads = TREE_READS;
       const page = Array.from({ length: 600 }, (_, i) => `${String(i).padStart(4, '0')} ${'x'.repeat(94)}`).join('\n');
       for (const branch of [1, 2, 3, 4, 5]) {
         let issued = -1;
@@ -255,7 +259,7 @@ describe('the production shape', () => {
       }
       const t0 = Date.now();
       const runId = await startRunOn(stack.bridges[0], 'fanout', 'read');
-      const { frames } = await followRun(runId, () => stack.bridges, undefined, 20 * 60_000);
+      const { frames } = await followRun(runId, () => stack.bridges, undefined, TREE_FOLLOW_MS);
       const durable = durableOnce(frames);
       expect(durable.at(-1)).toMatchObject({ type: 'RUN_COMPLETED', depth: 0, runId });
       const toolSteps = durable.filter(
@@ -276,6 +280,6 @@ describe('the production shape', () => {
         expect(size.bytes).toBeLessThan(2 * 1024 * 1024);
       }
     },
-    30 * 60_000,
+    TREE_FOLLOW_MS + 5 * 60_000,
   );
 });
