@@ -1,6 +1,7 @@
 // Where a run is, in one vocabulary: what a run reports of itself (its state query), what it records (recordRun, the
 // stores), and Temporal's execution statuses as run listings report them. Stored and recorded strings never change.
 import { z } from 'zod';
+import { RUN_STATUSES, type RunStatus } from './run-statuses';
 
 /** Where a run is; `completed`, `failed` and `cancelled` are final. Runs record these strings: never rename one. */
 export const RunPhase = z.enum(['running', 'paused', 'completed', 'failed', 'cancelled']);
@@ -34,22 +35,7 @@ export const EXECUTION_STATUSES = [
 /** One of {@link EXECUTION_STATUSES}. */
 export type ExecutionStatus = (typeof EXECUTION_STATUSES)[number];
 
-/**
- * Where a run is, as every Agio API, event and command says it (lowercase): `running` (a paused run is running; its
- * state says paused) or how it ended. `terminated` and `timed_out` are ends only Temporal knows; `continued_as_new` is
- * an execution a long run left behind (listings show a run once, as its latest execution).
- */
-export const RUN_STATUSES = [
-  'running',
-  'completed',
-  'failed',
-  'cancelled',
-  'terminated',
-  'timed_out',
-  'continued_as_new',
-] as const;
-/** One of {@link RUN_STATUSES}. */
-export type RunStatus = (typeof RUN_STATUSES)[number];
+export { RUN_STATUSES, type RunStatus } from './run-statuses';
 
 /** Temporal's status of each {@link RunStatus}: the one place the two vocabularies meet. */
 const EXECUTION_STATUS_OF: Record<RunStatus, ExecutionStatus> = {

@@ -4,19 +4,9 @@ import { useEffect, useState } from 'preact/hooks';
 import type { AgentSummary, Api, RunSummary } from '../api';
 import { clock, duration } from '../format';
 import { linkTo, listUrl, navigate, runUrl } from '../router';
-import type { RunStatus } from '../../../common/run-status';
+import { RUN_STATUSES } from '../../../common/run-statuses';
 import { StartRun } from './start-run';
 
-// common/run-status.ts's RUN_STATUSES (that module imports zod, which the viewer does not bundle).
-const STATUSES: readonly RunStatus[] = [
-  'running',
-  'completed',
-  'failed',
-  'cancelled',
-  'terminated',
-  'timed_out',
-  'continued_as_new',
-];
 const REFRESH_MS = 5000;
 
 export function RunsPage({ api, agent, status }: { api: Api; agent?: string; status?: string }) {
@@ -91,7 +81,7 @@ export function RunsPage({ api, agent, status }: { api: Api; agent?: string; sta
               onChange={(e) => navigate(listUrl({ agent, status: e.currentTarget.value || undefined }), true)}
             >
               <option value="">all</option>
-              {STATUSES.map((s) => (
+              {RUN_STATUSES.map((s) => (
                 <option value={s}>{s.replace(/_/g, ' ')}</option>
               ))}
             </select>
