@@ -78,3 +78,33 @@ export async function signInByLink(page: Page, url: string): Promise<void> {
   await page.locator('[data-testid=link-sign-in], [data-testid=sign-in-error]').first().waitFor();
   if (await prompt.isVisible()) await prompt.click();
 }
+
+/**
+ * One Chromium for a test file: launched (the viewer built first) before its tests, closed after them. `open()` gives
+ * a new watched page; after each test every page is closed and must have had no script error (and `check` holds of
+ * it, when given).
+ */
+export function useBrowserPages(check?: (watched: WatchedPage) => void): { open(): Promise<WatchedPage> } {
+  let browser: Browser;
+  const pages: WatchedPage[] = [];
+  beforeAll(async () => {
+    ensureViewerBuilt();
+    browser = await launchBrowser();
+  });
+  afterAll(async () => browser?.close());
+  afterEach(async () => {
+    const watched = pages.splice(0);
+    await Promise.all(watched.map((w) => w.close()));
+    for (const w of watched) {
+      expect(w.errors).toEqual([]);
+      check?.(w);
+    }
+  });
+  return {
+    async open() {
+      const watched = await openPage(browser);
+      pages.push(watched);
+      return watched;
+    },
+  };
+}

@@ -1,8 +1,7 @@
 // A `#token=` link as an attacker would send one: it must not sign a person into the sender's tenant without a
 // visible prompt naming that tenant, nor silently replace the token a tab already holds; the token leaves the
 // address bar at once, and nothing is read with it before the person agrees.
-import type { Browser } from 'playwright-core';
-import { ensureViewerBuilt, launchBrowser, openPage, signInByLink, type WatchedPage } from '../helpers/browser';
+import { signInByLink, type WatchedPage, useBrowserPages } from '../helpers/browser';
 import { useTestBed } from '../helpers/test-bed';
 
 const MINE = 'my-token';
@@ -10,23 +9,7 @@ const THEIRS = 'attacker-token';
 
 describe("the viewer's #token= links", () => {
   const bed = useTestBed({ bridge: { tokens: `${MINE}:my-team,${THEIRS}:attacker-tenant` } });
-  let browser: Browser;
-  const pages: WatchedPage[] = [];
-  beforeAll(async () => {
-    ensureViewerBuilt();
-    browser = await launchBrowser();
-  });
-  afterAll(async () => browser?.close());
-  afterEach(async () => {
-    const watched = pages.splice(0);
-    await Promise.all(watched.map((w) => w.close()));
-    for (const { errors } of watched) expect(errors).toEqual([]);
-  });
-  const open = async () => {
-    const watched = await openPage(browser);
-    pages.push(watched);
-    return watched;
-  };
+  const { open } = useBrowserPages();
   const held = (w: WatchedPage) => w.page.evaluate<string | null>("sessionStorage.getItem('agio.token')");
 
   it('asks before signing a fresh tab in, naming the tenant, and signs in nothing when declined', async () => {

@@ -1,10 +1,9 @@
 // The viewer with a read-only token: it shows the runs and the calls waiting for approval, and says what the token may
 // not do (start, decide, pause/resume/cancel) with those controls disabled, instead of failing with 403 once clicked.
-import type { Browser } from 'playwright-core';
 import { toolCall, toolCalls } from '../../devkit/scripted-model-server';
 import { testTools } from '../fixtures/test-tools';
 import { askingAgent, keyOf, waitForAsk } from '../helpers/approvals';
-import { ensureViewerBuilt, launchBrowser, openPage, signInByLink, type WatchedPage } from '../helpers/browser';
+import { signInByLink, useBrowserPages } from '../helpers/browser';
 import { useTestBed } from '../helpers/test-bed';
 
 const READER = 'reader-token';
@@ -17,21 +16,9 @@ describe('the viewer with a read-only token', () => {
     agents: [asker],
     bridge: { tokens: `${FULL}:acme:alice,${READER}:acme:dash:read` },
   });
-  let browser: Browser;
-  const pages: WatchedPage[] = [];
-  beforeAll(async () => {
-    ensureViewerBuilt();
-    browser = await launchBrowser();
-  });
-  afterAll(async () => browser?.close());
-  afterEach(async () => {
-    const watched = pages.splice(0);
-    await Promise.all(watched.map((w) => w.close()));
-    for (const { errors } of watched) expect(errors).toEqual([]);
-  });
+  const browser = useBrowserPages();
   const open = async (path: string, token: string) => {
-    const watched = await openPage(browser);
-    pages.push(watched);
+    const watched = await browser.open();
     await signInByLink(watched.page, `${bed.bridge.url}${path}#token=${token}`);
     return watched.page;
   };

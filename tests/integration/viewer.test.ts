@@ -2,7 +2,7 @@
 // the page and watched live, an approval decided there, pause and resume, a reload and a dropped connection
 // mid-stream (nothing lost, nothing shown twice), and another tenant's run seen through the browser. Screenshots go
 // to test-results/viewer/.
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -10,14 +10,7 @@ import { asTool, defineAgent, loopAgent } from '../../common';
 import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
 import { InProcessLane } from '../../live/in-process-lane';
 import { testTools } from '../fixtures/test-tools';
-import {
-  ensureViewerBuilt,
-  launchBrowser,
-  openPage,
-  screenshot,
-  signInByLink,
-  type WatchedPage,
-} from '../helpers/browser';
+import { screenshot, signInByLink, type WatchedPage, useBrowserPages } from '../helpers/browser';
 import { request, startBridge } from '../helpers/bridge';
 import { useTestBed } from '../helpers/test-bed';
 import { waitFor } from '../helpers/workflow-agents';
@@ -63,27 +56,13 @@ describe('the run viewer in Chromium', () => {
     workerOptions: { liveLane: lane },
     bridge: { liveLane: lane, tokens: `${A}:tenant-a,${B}:tenant-b`, streamTokenTtlMs: 3000 },
   });
-  let browser: Browser;
-  const pages: WatchedPage[] = [];
-  beforeAll(async () => {
-    ensureViewerBuilt();
-    browser = await launchBrowser();
-  });
-  afterAll(async () => browser?.close());
-  afterEach(async () => {
-    // No script error on any page, and nothing requested from anywhere but the bridge.
-    const watched = pages.splice(0);
-    await Promise.all(watched.map((w) => w.close()));
-    for (const { errors, origins } of watched) {
-      expect(errors).toEqual([]);
-      expect([...origins]).toEqual([bed.bridge.url]);
-    }
-  });
+  // No script error on any page, and nothing requested from anywhere but the bridge.
+  const browser = useBrowserPages(({ origins }) => expect([...origins]).toEqual([bed.bridge.url]));
 
   /** A new page signed in as `token` (the #token= link `agio serve` prints, its prompt accepted), at `path`. */
+  let lastPage: WatchedPage | undefined;
   const open = async (path: string, token = A): Promise<Page> => {
-    const watched = await openPage(browser);
-    pages.push(watched);
+    const watched = (lastPage = await browser.open());
     await signInByLink(watched.page, `${bed.bridge.url}${path}#token=${token}`);
     return watched.page;
   };
@@ -212,7 +191,7 @@ describe('the run viewer in Chromium', () => {
     await waitFor('the stream token to expire', () => Date.now() - openedAt > 3200);
     bed.bridge.app.server.closeAllConnections();
     await waitFor('the resumed stream', () =>
-      pages.at(-1)!.requests.some((r) => r.startsWith('GET') && /[?&]after=\d+~\d+%3A/.test(r)),
+      lastPage!.requests.some((r) => r.startsWith('GET') && /[?&]after=\d+~\d+%3A/.test(r)),
     );
     await page.getByTestId('approval').getByTestId('approve').click();
     await page.locator('[data-testid=run-status]:text("completed")').waitFor();
@@ -242,7 +221,7 @@ describe('the run viewer in Chromium', () => {
     bed.bridge.app.server.closeAllConnections();
     await page.locator('[data-testid=run-status]:text("completed")').waitFor();
     // The browser's own retry met the expired token; the page minted a new one and resumed with ?after=.
-    const { requests } = pages.at(-1)!;
+    const { requests } = lastPage!;
     expect(requests.filter((r) => r.startsWith('POST') && r.endsWith('/stream-token'))).toHaveLength(2);
     expect(requests.filter((r) => r.startsWith('GET') && r.includes('/events?'))).toEqual([
       expect.not.stringContaining('after='),
