@@ -109,7 +109,7 @@ export async function startTestEnvironment(opts: TestEnvironmentOptions = {}): P
 
 let runtimeInstalled = false;
 /** Installs a Temporal runtime that logs warnings only, unless one is installed already. */
-function quietRuntime(): void {
+export function quietRuntime(): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
   try {

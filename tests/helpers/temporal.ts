@@ -2,25 +2,15 @@
 // queue, connected to the dev server the global setup started, using the prebuilt workflow bundle.
 import { Client, Connection } from '@temporalio/client';
 import type { PayloadCodec } from '@temporalio/common';
-import { NativeConnection, Runtime, DefaultLogger } from '@temporalio/worker';
+import { NativeConnection } from '@temporalio/worker';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { dataConverterOption } from '../../config/codec-keys';
 import { createWorker, type AgioWorker, type CreateWorkerOptions } from '../../worker/create-worker';
+import { quietRuntime } from '../../testing/test-environment';
 import { testEnv } from './test-env';
-
-let runtimeInstalled = false;
-function quietRuntime(): void {
-  if (runtimeInstalled) return;
-  runtimeInstalled = true;
-  try {
-    Runtime.install({ logger: new DefaultLogger('WARN') });
-  } catch {
-    // already installed in this process
-  }
-}
 
 /** A client for the test dev server (encoding payloads with `codec` when given); close its connection in afterAll. */
 export async function testClient(codec?: PayloadCodec): Promise<{ client: Client; connection: Connection }> {
