@@ -56,7 +56,7 @@ export interface CreateWorkerOptions {
   workspaceSync?: 'store' | 'off';
   /**
    * Where bash, grep and glob run their programs (default: bubblewrap, probed once now; without it they refuse, unless
-   * AGIO_UNSAFE_NO_SANDBOX=1). docs/SECURITY.md says what it stops.
+   * AGIO_UNSAFE_NO_SANDBOX=1). The README's "Security" says what it stops.
    */
   sandbox?: Sandbox;
   /**

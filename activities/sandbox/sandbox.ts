@@ -1,5 +1,5 @@
 // The sandbox every workspace tool that runs a program goes through (bash, grep, glob): bubblewrap around the call, or,
-// where the operator chose it, no sandbox at all. A worker without one refuses those tools (docs/SECURITY.md).
+// where the operator chose it, no sandbox at all. A worker without one refuses those tools (README, "Security").
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import {
@@ -10,7 +10,7 @@ import {
   SANDBOX_WORKSPACE,
   type SandboxLimits,
 } from './bwrap-args';
-import { runProcess, type CommandResult } from './run-process';
+import { runProcess, type CommandResult, type ProcessOptions } from './run-process';
 import { workspaceTree } from '../workspace/session';
 import { seccompFilter } from './seccomp';
 
@@ -31,19 +31,16 @@ export class SandboxUnavailableError extends Error {
   }
 }
 
-/** One call in the sandbox. */
-export interface SandboxCall {
+/** One call in the sandbox: where it runs, and how its process is watched (see runProcess). */
+export interface SandboxCall extends Pick<
+  ProcessOptions,
+  'timeoutMs' | 'signal' | 'heartbeat' | 'outputLimit' | 'keep' | 'stdoutOnly'
+> {
   /** Real path of the run's workspace on the worker. */
   workspace: string;
   writable: boolean;
   /** Share the worker's network (default off). */
   network?: boolean;
-  timeoutMs: number;
-  signal: AbortSignal;
-  heartbeat: () => void;
-  outputLimit: number;
-  keep?: 'headTail' | 'head';
-  stdoutOnly?: boolean;
 }
 
 /** Runs programs over a run's workspace, confined by bubblewrap (or not at all in unsafe mode). */
