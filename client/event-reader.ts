@@ -4,10 +4,9 @@
 // paused); a wake-up cuts any pause short. With the root's events pushed on the live lane, it follows those instead
 // and reads pages only to catch up: at the start, after a gap in the pushed offsets, and every `safetyPollMs`.
 import type { WorkflowHandle } from '@temporalio/client';
-import { endsStream, type WireEvent, type EventsPage } from '../common';
+import { endsLogOf, endsStream, type WireEvent, type EventsPage } from '../common';
 import { eventsQuery } from '../common/messages';
 import { PushedEvents, type EventPush } from './pushed-events';
-import { endsLogOf } from './tree-reader';
 
 /** Longest time between catch-up reads of a run whose events are pushed (a lost last event costs at most this). */
 export const SAFETY_POLL_MS = 30_000;

@@ -10,13 +10,13 @@
 // has that event waits for the close (the long poll `result()` makes, which costs no worker) before passing it on.
 // A root that closed without that event (terminated, timed out) ends its readers' streams with a synthetic one.
 import { QueryRejectedError, WorkflowClient, type Client } from '@temporalio/client';
-import type { WireEvent, EventBase, EventsPage } from '../common';
+import { endsLogOf, type WireEvent, type EventBase, type EventsPage } from '../common';
 import type { EventLogStore } from '../stores';
 import { closingEvent, endedWith } from './closing-event';
 import { queryPages, readEvents, type EventPages, type ReadEventsOptions } from './event-reader';
 import type { EventPush } from './pushed-events';
 import { cursorAt, type TreeCursor } from './tree-cursor';
-import { endsLogOf, readTree, type TreeEvent, type TreeLogs } from './tree-reader';
+import { readTree, type TreeEvent, type TreeLogs } from './tree-reader';
 
 /** Longest a reader waits for the run to close once it has the root's terminal event (a run slow to close does not hold it long). */
 export const CLOSE_WAIT_MS = 2000;

@@ -4,7 +4,7 @@
 // run's log goes on past a child's end pointer only once that child's log has delivered its terminal event (or the
 // pointer itself stands in for it, when the child closed without one). Older trees (nested events inline in the
 // root's log, no `ownLog`) read as one log, exactly as before.
-import { isTerminalType, type WireEvent, type EventBase } from '../common';
+import { endsLogOf, isTerminalType, type WireEvent, type EventBase } from '../common';
 import { cursorAt, type TreeCursor } from './tree-cursor';
 
 /** Where the logs of a tree are read from (RunLogs over Temporal and the stores, or a fake in tests). */
@@ -23,10 +23,6 @@ export interface TreeEvent {
   /** The reader's position once this event is delivered. */
   cursor: TreeCursor;
 }
-
-/** Whether `event` ends run `runId`'s log: that run's own terminal event. */
-export const endsLogOf = (runId: string, event: Pick<WireEvent, 'type' | 'runId'>): boolean =>
-  event.runId === runId && isTerminalType(event.type);
 
 /** A pointer in a parent's log: a copy of a child's start or end, naming the child's own log. */
 const isPointer = (logRunId: string, event: WireEvent): boolean =>
