@@ -5,6 +5,7 @@ import type { Client } from '@temporalio/client';
 import { AgioClient } from '../../client/agio-client';
 import {
   endsStream,
+  logOwnerOf,
   typedEvent,
   type AgentRunInput,
   type AgioEvent,
@@ -38,9 +39,6 @@ export async function runAndStream(
   return { rootRunId: handle.workflowId, events, output };
 }
 
-/** The run whose log holds `event`: a nested run that keeps its own log, else the root (older trees: always). */
-export const logOf = (event: WireEvent): string => (event.ownLog ? event.runId : event.rootRunId);
-
 /**
  * Every event of every log once and in order. Offsets are per log (a nested run that keeps its own log has its own,
  * from 0): each log's offsets are 0..n-1 with no gap but the two pointers (start and end copies, not streamed) of each
@@ -48,7 +46,7 @@ export const logOf = (event: WireEvent): string => (event.ownLog ? event.runId :
  */
 export function expectWholeLogs(events: AgioEvent[]): void {
   const logs = new Map<string, number[]>();
-  for (const e of events) logs.set(logOf(e), [...(logs.get(logOf(e)) ?? []), e.offset]);
+  for (const e of events) logs.set(logOwnerOf(e), [...(logs.get(logOwnerOf(e)) ?? []), e.offset]);
   for (const [log, offsets] of logs) {
     const children = new Set(events.filter((e) => e.ownLog && e.parentRunId === log).map((e) => e.runId)).size;
     expect({ log, offsets }).toEqual({ log, offsets: [...new Set(offsets)].sort((a, b) => a - b) });
@@ -81,12 +79,12 @@ export async function expectStoredLogs(
   tenant: string,
   streamed: AgioEvent[],
 ): Promise<void> {
-  for (const log of new Set(streamed.map(logOf))) {
+  for (const log of new Set(streamed.map(logOwnerOf))) {
     const stored = await events.read(tenant, log, -1, 10_000);
-    expect(withoutTimestamps(stored.filter((e) => logOf(e) === log))).toEqual(
-      withoutTimestamps(streamed.filter((e) => logOf(e) === log)),
+    expect(withoutTimestamps(stored.filter((e) => logOwnerOf(e) === log))).toEqual(
+      withoutTimestamps(streamed.filter((e) => logOwnerOf(e) === log)),
     );
-    expect(stored.filter((e) => logOf(e) !== log).every((e) => e.ownLog && e.parentRunId === log)).toBe(true);
+    expect(stored.filter((e) => logOwnerOf(e) !== log).every((e) => e.ownLog && e.parentRunId === log)).toBe(true);
   }
 }
 
