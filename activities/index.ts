@@ -19,7 +19,8 @@ import type { ToolRegistry } from './tools/registry';
 import type { WorkspaceSync } from './workspace/workspace-sync';
 import type { Sandbox } from './sandbox/sandbox';
 import { createResolveAgent } from './resolve-agent';
-import { AgentRegistry } from '../common';
+import { AgentRegistry, DEFAULT_PRICES } from '../common';
+import { observedCallModel, observedRunTool, type RunObserver } from './observer';
 
 /** What the activities need from the worker. */
 export interface ActivityDeps {
@@ -43,21 +44,37 @@ export interface ActivityDeps {
   sandbox?: Sandbox;
   /** The agents runs started by name resolve to (absent: none; every start by name fails with UnknownAgent). */
   agents?: AgentRegistry;
+  /** What every model and tool call reports when it ends (the worker's metrics and traces). */
+  observers?: RunObserver[];
 }
 
 /** All of Agio's activities, bound to their dependencies. */
 export function createActivities(deps: ActivityDeps) {
   const persistence = createPersistenceActivities(deps.stores);
+  const observers = deps.observers ?? [];
+  const tools = createToolActivities(
+    deps.tools,
+    deps.workspaceRoot,
+    deps.health ?? new AgentHealth(deps.tools, deps.model),
+    deps.stores,
+    deps.workspaceSync,
+    deps.sandbox,
+  );
   return {
     // A conversation kept in the message store is read first, so the steps handed to the call can name its messages.
     // The call heartbeats from its start: what runs before the model is called counts against its heartbeat timeout.
     callModel: heartbeating(
       readingStoredConversation(
         persistingFirst(
-          createCallModel(
+          observedCallModel(
+            createCallModel(
+              deps.model,
+              deps.tools,
+              numberedAfterEarlierCalls(deps.streamSink ?? defaultStreamSink(deps.liveLane, deps.deltaBudget)),
+            ),
             deps.model,
-            deps.tools,
-            numberedAfterEarlierCalls(deps.streamSink ?? defaultStreamSink(deps.liveLane, deps.deltaBudget)),
+            deps.model.prices ?? DEFAULT_PRICES,
+            observers,
           ),
           persistence.persistSteps,
           readConversation,
@@ -65,14 +82,8 @@ export function createActivities(deps: ActivityDeps) {
         deps.stores.messages,
       ),
     ),
-    ...createToolActivities(
-      deps.tools,
-      deps.workspaceRoot,
-      deps.health ?? new AgentHealth(deps.tools, deps.model),
-      deps.stores,
-      deps.workspaceSync,
-      deps.sandbox,
-    ),
+    ...tools,
+    runTool: observedRunTool(tools.runTool, observers),
     ...persistence,
     resolveAgent: createResolveAgent(deps.agents ?? new AgentRegistry()),
   };

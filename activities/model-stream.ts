@@ -31,6 +31,10 @@ export class ChatStreamAssembler {
         totalTokens:
           chunk.usage.total_tokens ?? (chunk.usage.prompt_tokens ?? 0) + (chunk.usage.completion_tokens ?? 0),
       };
+      const cached = chunk.usage.prompt_tokens_details?.cached_tokens;
+      const reasoning = chunk.usage.completion_tokens_details?.reasoning_tokens;
+      if (cached) this.usage.cachedPromptTokens = cached;
+      if (reasoning) this.usage.reasoningTokens = reasoning;
     }
     const choice = chunk.choices?.[0];
     if (!choice) return undefined;

@@ -13,6 +13,7 @@ import {
   type ModelSettings,
   type OutputCheck,
   type OutputFormat,
+  type PriceTable,
   type Step,
   type Usage,
 } from '../common';
@@ -36,12 +37,18 @@ export interface ModelConfig {
    * output schema is stated in the system prompt instead; either way the answer is checked and repaired.
    */
   responseFormat?: boolean;
+  /** The provider's name in traces and metrics (gen_ai.provider.name); default: `openai`, or the endpoint's host. */
+  provider?: string;
+  /** Model prices (default: common/prices.ts's DEFAULT_PRICES); a model without one is priced `costUnknown`. */
+  prices?: PriceTable;
 }
 
 /** Input of callModel. */
 export interface CallModelInput {
   runId: string;
   rootRunId: string;
+  /** The run's tenant (runs started before it was sent send none). */
+  tenant?: string;
   stepId: string;
   stepIndex: number;
   model?: string;

@@ -18,5 +18,6 @@ export * from './event-data';
 export * from './wire-sinks';
 export * from './workflow-agents';
 export * from './permissions';
+export * from './prices';
 // The messages' payload types only: the definitions themselves are imported from './messages' where they are used.
 export type { ControlRequest, ControlState, RunState } from './messages';

@@ -1,11 +1,19 @@
 // Steps: the messages of a run's conversation as Agio records them (carried over from the original Agio framework's Step model).
 import { z } from 'zod';
 
-/** Token usage of one call or a whole run. */
+/** Token usage of one call or a whole run, and what it cost where the model's price is known. */
 export const Usage = z.object({
   promptTokens: z.number().int().nonnegative(),
   completionTokens: z.number().int().nonnegative(),
   totalTokens: z.number().int().nonnegative(),
+  /** Prompt tokens the provider served from its cache (part of promptTokens). */
+  cachedPromptTokens: z.number().int().nonnegative().optional(),
+  /** Completion tokens spent reasoning (part of completionTokens). */
+  reasoningTokens: z.number().int().nonnegative().optional(),
+  /** What the calls with a known price cost, in US dollars (common/prices.ts). */
+  costUsd: z.number().nonnegative().optional(),
+  /** Some call's model had no price: costUsd (if any) counts only the others. */
+  costUnknown: z.boolean().optional(),
 });
 /** Token usage of one call or a whole run. */
 export type Usage = z.infer<typeof Usage>;
@@ -13,13 +21,19 @@ export type Usage = z.infer<typeof Usage>;
 /** Usage with all counts at zero. */
 export const ZERO_USAGE: Usage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
 
-/** Sums usages. */
+/** Sums usages (an optional count or cost appears in the sum when either side has it). */
 export function addUsage(a: Usage, b: Usage | undefined): Usage {
   if (!b) return a;
+  const optional = (key: 'cachedPromptTokens' | 'reasoningTokens' | 'costUsd') =>
+    a[key] === undefined && b[key] === undefined ? {} : { [key]: (a[key] ?? 0) + (b[key] ?? 0) };
   return {
     promptTokens: a.promptTokens + b.promptTokens,
     completionTokens: a.completionTokens + b.completionTokens,
     totalTokens: a.totalTokens + b.totalTokens,
+    ...optional('cachedPromptTokens'),
+    ...optional('reasoningTokens'),
+    ...optional('costUsd'),
+    ...(a.costUnknown || b.costUnknown ? { costUnknown: true } : {}),
   };
 }
 

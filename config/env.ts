@@ -52,6 +52,12 @@ export const AgioEnv = z.object({
   AGIO_MODEL: z.preprocess(emptyToUndefined, z.string().default('gpt-4o-mini')),
   /** Whether the provider takes `response_format: json_schema` for agents with an output schema (default true). */
   AGIO_RESPONSE_FORMAT: z.preprocess(emptyToUndefined, z.enum(['true', 'false']).default('true')),
+  /** The provider's name in traces and metrics (gen_ai.provider.name); unset: `openai`, or OPENAI_BASE_URL's host. */
+  AGIO_MODEL_PROVIDER: optionalString,
+  /** A JSON or YAML file of model prices (USD per million tokens) that extends and overrides the defaults. */
+  AGIO_PRICES_FILE: optionalString,
+  /** Model prices as JSON, e.g. `{"my-model":{"input":1,"output":2}}`: over the defaults and AGIO_PRICES_FILE. */
+  AGIO_PRICES: optionalString,
   MONGODB_URI: optionalString,
   /** NATS (JetStream) for the live lane between separate workers and bridges, e.g. nats://nats:4222; unset: deltas go by signal. */
   AGIO_NATS_URL: optionalString,

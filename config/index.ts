@@ -17,5 +17,6 @@ export { storesFromEnv } from './stores';
 export { workspaceOptionsFromEnv, type WorkspaceOptions } from './workspaces';
 export { liveLaneFromEnv } from './live-lane';
 export { modelConfigFromEnv } from './model';
+export { pricesFromEnv } from './prices';
 export { dataConverterOption, parseCodecKeys, payloadCodecFromEnv } from './codec-keys';
 export { AesGcmPayloadCodec, PayloadDecryptionError, type CodecKey } from './payload-codec';

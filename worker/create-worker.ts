@@ -5,6 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { AgentRegistry, DEFAULT_TASK_QUEUE, type AnyAgentSpec, type WireSinks } from '../common';
 import { createActivities, type ActivityDeps } from '../activities';
+import type { RunObserver } from '../activities/observer';
 import { AgentHealth, healthcheckedSubAgents } from '../activities/healthcheck';
 import type { ModelConfig, StepStreamSinkFactory } from '../activities/model';
 import type { ToolDefinition } from '../activities/tools/define-tool';
@@ -79,6 +80,8 @@ export interface CreateWorkerOptions {
   workflowBundle?: WorkerOptions['workflowBundle'];
   /** Where sessions, steps, traces, citations and full tool outputs go (default: in memory). */
   stores?: Stores;
+  /** What every model and tool call reports when it ends: the worker's metrics and traces plug in here. */
+  observers?: RunObserver[];
   /** Extra activities (test fixtures). */
   extraActivities?: Record<string, (...args: never[]) => Promise<unknown>>;
   /**
@@ -178,6 +181,7 @@ async function createWithTools(opts: CreateWorkerOptions, mcp: McpTools): Promis
     stores,
     sandbox,
     agents,
+    observers: opts.observers ?? [],
     ...(opts.workspaceSync === 'off'
       ? {}
       : {

@@ -78,7 +78,7 @@ describe('nested agent faults', () => {
       const childRunId = `${rootRunId}/tool/3-call_helper`;
       expect((await bed.client.workflow.getHandle(childRunId).describe()).status.name).toBe('FAILED');
       // Tokens a failed child spent still count: in its RUN_FAILED and in the root's usage.
-      expect(output.usage).toEqual({ promptTokens: 320, completionTokens: 32, totalTokens: 352 });
+      expect(output.usage).toEqual({ promptTokens: 320, completionTokens: 32, totalTokens: 352, costUnknown: true });
       expectWholeStream(events, rootRunId, 'RUN_COMPLETED');
       const failed = events.findIndex((e) => e.type === 'RUN_FAILED');
       expect(events[failed]).toMatchObject({
@@ -87,7 +87,12 @@ describe('nested agent faults', () => {
         parentRunId: rootRunId,
         data: { error: { type: 'ModelAuthError' } },
       });
-      expect(events[failed].usage).toEqual({ promptTokens: 20, completionTokens: 2, totalTokens: 22 });
+      expect(events[failed].usage).toEqual({
+        promptTokens: 20,
+        completionTokens: 2,
+        totalTokens: 22,
+        costUnknown: true,
+      });
       expect(events.slice(failed + 1).map((e) => e.runId)).toEqual(events.slice(failed + 1).map(() => rootRunId));
       expect(events.slice(failed + 1).some((e) => e.type === 'STEP_DELTA')).toBe(true);
     });

@@ -33,7 +33,7 @@ describe('agentRun workflow', () => {
 
     expect(output.response).toBe('The answer is 42.');
     expect(output.terminationReason).toBe('completed');
-    expect(output.usage).toEqual({ promptTokens: 31, completionTokens: 7, totalTokens: 38 });
+    expect(output.usage).toEqual({ promptTokens: 31, completionTokens: 7, totalTokens: 38, costUnknown: true });
     expect(output.runId).toBe(handle.workflowId);
     expect(output.metrics).toMatchObject({ steps: 3, modelCalls: 1, toolCalls: 0, toolErrors: 0 });
     expect(output.steps.map((s) => [s.index, s.role, s.content])).toEqual([
@@ -69,7 +69,7 @@ describe('agentRun workflow', () => {
     const { output, handle } = await runToEnd(bed.client, bed.worker.taskQueue, { agent, input: 'go' });
 
     expect(output.response).toBe('both done');
-    expect(output.usage).toEqual({ promptTokens: 60, completionTokens: 13, totalTokens: 73 });
+    expect(output.usage).toEqual({ promptTokens: 60, completionTokens: 13, totalTokens: 73, costUnknown: true });
     const history = await handle.fetchHistory();
     const runs = activities(history, 'runTool');
     expect(runs).toHaveLength(2);

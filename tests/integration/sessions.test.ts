@@ -77,7 +77,7 @@ describe.each([
         sessionId,
         agent: 'chat',
         status: 'completed',
-        usage: { promptTokens: 31, completionTokens: 6, totalTokens: 37 },
+        usage: { promptTokens: 31, completionTokens: 6, totalTokens: 37, costUnknown: true },
       }),
       expect.objectContaining({
         runId: second.runId,
@@ -85,7 +85,7 @@ describe.each([
         sessionId,
         agent: 'chat',
         status: 'completed',
-        usage: { promptTokens: 30, completionTokens: 3, totalTokens: 33 },
+        usage: { promptTokens: 30, completionTokens: 3, totalTokens: 33, costUnknown: true },
       }),
     ]);
     expect(body.runs[0].startedAt).toBeLessThanOrEqual(body.runs[1].startedAt);
@@ -110,7 +110,7 @@ describe.each([
     expect(firstSteps[2].toolCalls).toEqual([
       { id: 'call_echo', name: 'echo', arguments: '{"text":"ping","times":2}' },
     ]);
-    expect(firstSteps[2].usage).toEqual({ promptTokens: 11, completionTokens: 4, totalTokens: 15 });
+    expect(firstSteps[2].usage).toEqual({ promptTokens: 11, completionTokens: 4, totalTokens: 15, costUnknown: true });
     // The stored steps are the steps the run returned.
     expect(secondSteps).toEqual(JSON.parse(JSON.stringify(output.steps)));
   });

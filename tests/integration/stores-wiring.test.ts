@@ -285,11 +285,11 @@ describe('stores wiring on MongoDB', () => {
     const rootId = run.runId;
     const childId = `${rootId}/tool/3-call_child`;
 
-    expect(output.usage).toEqual({ promptTokens: 307, completionTokens: 33, totalTokens: 340 });
+    expect(output.usage).toEqual({ promptTokens: 307, completionTokens: 33, totalTokens: 340, costUnknown: true });
     // The run records: the root's usage holds its child's, the child's only its own.
     expect((await mongo.stores.sessions.listRuns(TENANT, sessionId)).map((r) => [r.runId, r.usage])).toEqual([
-      [rootId, { promptTokens: 307, completionTokens: 33, totalTokens: 340 }],
-      [childId, { promptTokens: 7, completionTokens: 3, totalTokens: 10 }],
+      [rootId, { promptTokens: 307, completionTokens: 33, totalTokens: 340, costUnknown: true }],
+      [childId, { promptTokens: 7, completionTokens: 3, totalTokens: 10, costUnknown: true }],
     ]);
     const { status, body } = await request(`${bed.bridge.url}/runs/${rootId}/trace`, { token: TOKEN });
     expect(status).toBe(200);

@@ -1,0 +1,163 @@
+// Run observers: what every model call and tool call reports when it ends (timing, tokens, cost, outcome), for the
+// worker's metrics and traces. Observers see each attempt once; one that throws never fails the call it watches.
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
+import { pricedUsage, type PriceTable, type Usage } from '../common';
+import type { CallModelInput, CallModelOutput, ModelConfig } from './model';
+import type { RunToolInput, RunToolOutput } from './run-tool';
+
+/** Who made a call: the run, its tree, its tenant and agent (where the call's input names them). */
+export interface CallOrigin {
+  runId: string;
+  rootRunId?: string;
+  tenant?: string;
+  agent?: string;
+  /** Temporal's attempt number of the activity (1 for the first). */
+  attempt: number;
+}
+
+/** One model call attempt, ended. */
+export interface ModelCallRecord extends CallOrigin {
+  stepId: string;
+  /** The provider's name (gen_ai.provider.name: `openai` for api.openai.com, else ModelConfig.provider or the host). */
+  provider: string;
+  model: string;
+  startedAt: number;
+  durationMs: number;
+  firstTokenMs?: number;
+  /** With its cost where the price table knows the model (absent when the attempt failed). */
+  usage?: Usage;
+  finishReason?: string | null;
+  /** The failure's type (an ErrorType such as ModelRateLimited) when the attempt failed. */
+  errorType?: string;
+  /** Whether Temporal will try the call again (a failed attempt that is retryable). */
+  retryable?: boolean;
+}
+
+/** One tool call attempt, ended. */
+export interface ToolCallRecord extends CallOrigin {
+  tool: string;
+  toolCallId: string;
+  startedAt: number;
+  durationMs: number;
+  /** `ok`; `error`: the tool answered with an error result the model reads; `failed`: the attempt threw. */
+  outcome: 'ok' | 'error' | 'failed';
+  errorType?: string;
+}
+
+/** Receives what calls report. Every method is optional. */
+export interface RunObserver {
+  modelCall?(record: ModelCallRecord): void;
+  toolCall?(record: ToolCallRecord): void;
+}
+
+/** Reports to every observer; an observer's failure is logged, never thrown into the call. */
+export function notify<K extends keyof RunObserver>(
+  observers: readonly RunObserver[],
+  kind: K,
+  record: Parameters<NonNullable<RunObserver[K]>>[0],
+): void {
+  for (const observer of observers) {
+    try {
+      (observer[kind] as ((r: typeof record) => void) | undefined)?.call(observer, record);
+    } catch (err) {
+      console.warn(`agio: a run observer failed on a ${kind} record: ${(err as Error).message}`);
+    }
+  }
+}
+
+/** The provider a ModelConfig names: its `provider`, `openai` for OpenAI's own endpoint, else the endpoint's host. */
+export function providerOf(config: Pick<ModelConfig, 'baseURL' | 'provider'>): string {
+  if (config.provider) return config.provider;
+  if (!config.baseURL) return 'openai';
+  try {
+    const host = new URL(config.baseURL).hostname;
+    return host === 'api.openai.com' ? 'openai' : host;
+  } catch {
+    return 'unknown';
+  }
+}
+
+function failureType(err: unknown): { errorType: string; retryable: boolean } {
+  if (err instanceof ApplicationFailure) return { errorType: err.type ?? 'Error', retryable: !err.nonRetryable };
+  return { errorType: err instanceof Error ? err.name : 'Error', retryable: true };
+}
+
+/**
+ * callModel that prices its usage (on the output and the step, so STEP_COMPLETED carries the cost) and reports each
+ * attempt to the observers.
+ */
+export function observedCallModel(
+  callModel: (input: CallModelInput) => Promise<CallModelOutput>,
+  config: Pick<ModelConfig, 'baseURL' | 'provider' | 'defaultModel'>,
+  prices: PriceTable,
+  observers: readonly RunObserver[],
+): (input: CallModelInput) => Promise<CallModelOutput> {
+  const provider = providerOf(config);
+  return async (input) => {
+    const startedAt = Date.now();
+    const model = input.model ?? config.defaultModel;
+    const origin = {
+      runId: input.runId,
+      rootRunId: input.rootRunId,
+      agent: input.eventBase?.agent,
+      tenant: input.tenant,
+      attempt: Context.current().info.attempt,
+      stepId: input.stepId,
+      provider,
+      model,
+    };
+    let out: CallModelOutput;
+    try {
+      out = await callModel(input);
+    } catch (err) {
+      notify(observers, 'modelCall', { ...origin, startedAt, durationMs: Date.now() - startedAt, ...failureType(err) });
+      throw err;
+    }
+    const usage = pricedUsage(prices, model, out.usage);
+    const metrics = out.step.metrics;
+    notify(observers, 'modelCall', {
+      ...origin,
+      startedAt: metrics?.startedAt ?? startedAt,
+      durationMs: metrics?.durationMs ?? Date.now() - startedAt,
+      ...(metrics?.firstTokenMs !== undefined ? { firstTokenMs: metrics.firstTokenMs } : {}),
+      usage,
+      finishReason: out.finishReason,
+    });
+    return { ...out, usage, step: { ...out.step, usage } };
+  };
+}
+
+/** runTool that reports each attempt to the observers. */
+export function observedRunTool(
+  runTool: (input: RunToolInput) => Promise<RunToolOutput>,
+  observers: readonly RunObserver[],
+): (input: RunToolInput) => Promise<RunToolOutput> {
+  if (!observers.length) return runTool;
+  return async (input) => {
+    const startedAt = Date.now();
+    const origin = {
+      runId: input.runId,
+      rootRunId: input.eventBase?.rootRunId,
+      agent: input.eventBase?.agent,
+      tenant: input.tenant,
+      attempt: Context.current().info.attempt,
+      tool: input.name,
+      toolCallId: input.toolCallId,
+      startedAt,
+    };
+    try {
+      const out = await runTool(input);
+      notify(observers, 'toolCall', {
+        ...origin,
+        durationMs: Date.now() - startedAt,
+        outcome: out.isError ? 'error' : 'ok',
+      });
+      return out;
+    } catch (err) {
+      const { errorType } = failureType(err);
+      notify(observers, 'toolCall', { ...origin, durationMs: Date.now() - startedAt, outcome: 'failed', errorType });
+      throw err;
+    }
+  };
+}
