@@ -305,10 +305,12 @@ describe('stores wiring on MongoDB', () => {
       total: node.totalUsage,
       children: node.children.map(shape),
     });
+    // The scripted model has no price: every usage says its cost is unknown.
     const usage = (promptTokens: number, completionTokens: number) => ({
       promptTokens,
       completionTokens,
       totalTokens: promptTokens + completionTokens,
+      costUnknown: true,
     });
     expect(body.tree.map(shape)).toEqual([
       {
