@@ -351,6 +351,7 @@ describe('agents used as tools', () => {
       promptTokens,
       completionTokens,
       totalTokens: promptTokens + completionTokens,
+      costUnknown: true, // the scripted model has no price
     });
     // top: 100 + 200 own; middle: 20 + 30 own; leaf: 3 own.
     expect(output.usage).toEqual(total(353, 36));
