@@ -17,7 +17,18 @@ const ioModules = [
 ];
 // The folders that do I/O or run outside the sandbox, matched at any depth as barrels ('../activities') and deep paths
 // ('../activities/model') alike: a glob such as '../activities/*' lets the barrel through.
-const ioFolders = ['activities', 'stores', 'live', 'config', 'worker', 'devkit', 'client', 'bridge', 'cli'];
+const ioFolders = [
+  'activities',
+  'stores',
+  'live',
+  'config',
+  'telemetry',
+  'worker',
+  'devkit',
+  'client',
+  'bridge',
+  'cli',
+];
 const ioFolderImport = `^(\\./)?(\\.\\./)+(${ioFolders.join('|')})(/.*)?$`;
 // The package's root index re-exports the worker, the client and the bridge.
 const rootIndexImport = '^(\\./)?\\.\\.(/\\.\\.)*(/index)?/?$';

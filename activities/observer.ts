@@ -2,7 +2,7 @@
 // worker's metrics and traces. Observers see each attempt once; one that throws never fails the call it watches.
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { pricedUsage, type PriceTable, type Usage } from '../common';
+import { pricedUsage, type PriceTable, type Usage, type WireEvent } from '../common';
 import type { CallModelInput, CallModelOutput, ModelConfig } from './model';
 import type { RunToolInput, RunToolOutput } from './run-tool';
 
@@ -49,6 +49,8 @@ export interface ToolCallRecord extends CallOrigin {
 export interface RunObserver {
   modelCall?(record: ModelCallRecord): void;
   toolCall?(record: ToolCallRecord): void;
+  /** Events a run just appended to its own Wire (the worker's wire sink: once, never on replay). */
+  runEvents?(events: WireEvent[]): void;
 }
 
 /** Reports to every observer; an observer's failure is logged, never thrown into the call. */

@@ -45,6 +45,8 @@ async function main(): Promise<void> {
     ...(env.AGIO_CORS_ORIGINS ? { corsOrigins: env.AGIO_CORS_ORIGINS } : {}),
     ...(env.AGIO_STREAM_TOKEN_SECRET ? { streamTokenSecret: env.AGIO_STREAM_TOKEN_SECRET } : {}),
     logger: true,
+    // GET /metrics takes an admin token unless AGIO_METRICS_PUBLIC=1.
+    metrics: { public: process.env.AGIO_METRICS_PUBLIC === '1', processMetrics: true },
     allowPermissionOverrides: env.AGIO_ALLOW_PERMISSION_OVERRIDES === 'true',
     allowLimitRaise: env.AGIO_ALLOW_LIMIT_RAISE === 'true',
     maxRunningRunsPerTenant: env.AGIO_MAX_RUNNING_RUNS_PER_TENANT,

@@ -50,6 +50,12 @@ export interface BridgeOptions {
   viewerDir?: string | false;
   /** Where the agents came from (an agents file's path), shown by GET /agents. */
   agentsSource?: string;
+  /**
+   * GET /metrics: `public` serves it without a token (AGIO_METRICS_PUBLIC=1; otherwise it takes an `admin` token), and
+   * `extra` adds more Prometheus text after the bridge's own (`agio serve`: its worker's metrics); `processMetrics` adds
+   * the process's CPU, memory and event loop (the bridge's main: a process of its own).
+   */
+  metrics?: { public?: boolean; extra?: () => Promise<string>; processMetrics?: boolean };
   /** Request logs (tokens redacted, bridge/log-redaction.ts): true for stdout, or a stream to write them to. */
   logger?: boolean | LogDestination;
 }

@@ -14,6 +14,8 @@ import { codecRoutes } from './routes/codec';
 import { runRoutes } from './routes/runs';
 import { streamRoutes } from './routes/streams';
 import { whoamiRoutes } from './routes/whoami';
+import { metricsRoutes } from './routes/metrics';
+import { bridgeMetrics } from '../telemetry/metrics-bridge';
 import { OpenStreams } from './open-streams';
 import { StreamHub } from './stream-hub';
 import { StreamTokens } from './stream-tokens';
@@ -50,7 +52,13 @@ export function createBridge(opts: BridgeOptions): FastifyInstance & { hub: Stre
     },
   });
   const { agio } = opts;
-  const hub = new StreamHub(agio.temporal, opts.stores?.events, opts.liveLane);
+  const openStreams = new OpenStreams();
+  // Served at GET /metrics (routes/metrics.ts), with the process's own metrics when asked (the bridge's main).
+  const metrics = bridgeMetrics(
+    { openStreams: () => openStreams.size, readers: () => hub.stats() },
+    { processMetrics: opts.metrics?.processMetrics === true },
+  );
+  const hub = new StreamHub(agio.temporal, opts.stores?.events, opts.liveLane && metrics.measuredLane(opts.liveLane));
   const streamTokens = new StreamTokens(opts.streamTokenSecret, opts.streamTokenTtlMs);
   // First of all hooks: a request for a name the bridge does not answer to (DNS rebinding) or a state change from a
   // foreign page is refused before anything else sees it.
@@ -66,7 +74,6 @@ export function createBridge(opts: BridgeOptions): FastifyInstance & { hub: Stre
       maxAge: 600,
     });
   }
-  const openStreams = new OpenStreams();
   // Before the server waits for its open requests (onClose runs after that wait): an SSE response on a live run never
   // ends by itself, so every stream is ended here, cleanly, and its readers stopped; clients reconnect elsewhere.
   app.addHook('preClose', async () => {
@@ -86,6 +93,7 @@ export function createBridge(opts: BridgeOptions): FastifyInstance & { hub: Stre
   if (opts.viewerDir !== false) registerViewer(app, opts.viewerDir ?? builtViewerDir());
 
   const ctx: BridgeContext = { opts, agio, tokens: opts.tokens, hub, openStreams, streamTokens };
+  metricsRoutes(app, ctx, metrics);
   for (const routes of [healthRoutes, whoamiRoutes, runRoutes, streamRoutes, controlRoutes, recordRoutes, codecRoutes])
     routes(app, ctx);
 

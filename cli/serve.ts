@@ -1,7 +1,6 @@
 // `agio serve`: the embedded default — a Temporal dev server (SQLite under the data directory), a worker
 // and the HTTP bridge in one process; Ctrl-C shuts all of it down.
 import { Client } from '@temporalio/client';
-import { DefaultLogger, Runtime } from '@temporalio/worker';
 import fs from 'node:fs';
 import path from 'node:path';
 import { AgioClient } from '../client/agio-client';
@@ -30,6 +29,8 @@ import { startTemporalDevServer } from '../devkit/temporal-server';
 import { createWorker } from '../worker/create-worker';
 import { agentsWithToolsToServe } from '../worker/example-agents';
 import { startWebUiBeside } from './web-ui';
+import { workerMetrics } from '../telemetry/metrics-worker';
+import { installRuntimeWithMetrics } from '../telemetry/metrics-temporal';
 
 /** Runs the embedded stack until SIGINT/SIGTERM. */
 export async function serve(opts: { port?: number; agents?: string; tools?: string[] } = {}): Promise<void> {
@@ -43,7 +44,9 @@ export async function serve(opts: { port?: number; agents?: string; tools?: stri
   // nothing is left running. The user's own tools (--tools, the file's `tools:`) are loaded now for the same reason.
   const loaded = await agentsWithToolsToServe(opts.agents ?? env.AGIO_AGENTS, opts.tools);
   const payloadCodec = payloadCodecFromEnv(env);
-  Runtime.install({ logger: new DefaultLogger((process.env.AGIO_LOG_LEVEL as 'WARN' | undefined) ?? 'WARN') });
+  // The bridge's GET /metrics serves the worker's metrics too, the Temporal SDK's included (exported by the runtime).
+  await installRuntimeWithMetrics((process.env.AGIO_LOG_LEVEL as 'WARN' | undefined) ?? 'WARN');
+  const metrics = workerMetrics();
   const dataDir = path.resolve(env.AGIO_DATA_DIR);
   await fs.promises.mkdir(dataDir, { recursive: true, mode: 0o700 });
   await fs.promises.chmod(dataDir, 0o700);
@@ -104,10 +107,16 @@ export async function serve(opts: { port?: number; agents?: string; tools?: stri
       ...(payloadCodec ? { payloadCodec } : {}),
       // Worker and bridge share this process: model deltas go straight to the bridge, never through workflow history.
       liveLane,
+      observers: [metrics.observer],
       // One process cannot keep the previous release's worker running for the runs pinned to it: runs follow the
       // current version instead (patched workflow changes keep them replaying; `agio replay-check` tells before).
       // The code serve runs is the code that should run, even an older checkout: it makes itself current regardless.
       versioning: { behavior: 'auto_upgrade', makeCurrent: 'force' },
+    });
+    metrics.countRuns({
+      connection: workerConnection,
+      namespace: temporal.namespace,
+      agents: () => agents.list().map((a) => a.name),
     });
     const running = worker.run();
     cleanups.push(async () => {
@@ -141,6 +150,7 @@ export async function serve(opts: { port?: number; agents?: string; tools?: stri
       corsOrigins: env.AGIO_CORS_ORIGINS,
       allowedHosts: allowedHostsFor(host, process.env.AGIO_ALLOWED_HOSTS),
       streamTokenSecret: env.AGIO_STREAM_TOKEN_SECRET,
+      metrics: { public: process.env.AGIO_METRICS_PUBLIC === '1', extra: metrics.text },
     });
     const url = await bridge.listen({
       host,

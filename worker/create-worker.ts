@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { AgentRegistry, DEFAULT_TASK_QUEUE, type AnyAgentSpec, type WireSinks } from '../common';
 import { createActivities, type ActivityDeps } from '../activities';
-import type { RunObserver } from '../activities/observer';
+import { notify, type RunObserver } from '../activities/observer';
 import { AgentHealth, healthcheckedSubAgents } from '../activities/healthcheck';
 import type { ModelConfig, StepStreamSinkFactory } from '../activities/model';
 import type { ToolDefinition } from '../activities/tools/define-tool';
@@ -220,7 +220,7 @@ async function createWithTools(opts: CreateWorkerOptions, mcp: McpTools): Promis
         }
       : {}),
     activities: { ...createActivities(deps), ...opts.extraActivities },
-    sinks: wireSinks(opts.liveLane),
+    sinks: wireSinks(opts.liveLane, opts.observers ?? []),
     shutdownGraceTime: opts.shutdownGraceTime ?? DEFAULT_SHUTDOWN_GRACE_TIME,
     // A cancellation reaches an activity only in the answer to a heartbeat, and the SDK would hold heartbeats back for
     // up to 0.8 × heartbeatTimeout. With this cap each activity's own cadence decides: a model call beats every 4 s at
@@ -252,10 +252,17 @@ async function createWithTools(opts: CreateWorkerOptions, mcp: McpTools): Promis
  * The events a root appends to its Wire go to the live lane as its activation ends, for bridges to follow instead of
  * polling (docs/ARCHITECTURE.md, "The Wire"); without a lane, bridges poll the events Query.
  */
-function wireSinks(lane: LiveLane | undefined): InjectedSinks<WireSinks> {
+function wireSinks(lane: LiveLane | undefined, observers: readonly RunObserver[]): InjectedSinks<WireSinks> {
   return {
     wire: {
-      appended: { fn: (info, events) => lane?.publishEvents(info.workflowId, events), callDuringReplay: false },
+      appended: {
+        fn: (info, events) => {
+          lane?.publishEvents(info.workflowId, events);
+          // The worker's run metrics (paused runs, waiting approvals, steps) follow the runs' own events.
+          notify(observers, 'runEvents', events);
+        },
+        callDuringReplay: false,
+      },
     },
   };
 }

@@ -13,6 +13,8 @@ import { AgentsFileError } from './agents-file';
 import { agentsWithToolsToServe } from './example-agents';
 import { ToolModuleError } from './tool-modules';
 import { createWorker } from './create-worker';
+import { metricsListenFromEnv, startMetricsServer, workerMetrics } from '../telemetry/metrics-worker';
+import { installRuntimeWithMetrics } from '../telemetry/metrics-temporal';
 
 /** AGIO_MAKE_CURRENT as createWorker's option. */
 const MAKE_CURRENT = { first: 'first', true: true, false: false, force: 'force' } as const;
@@ -33,6 +35,11 @@ async function main(): Promise<void> {
   const loaded = await agentsWithToolsToServe(env.AGIO_AGENTS, toolFiles);
   const payloadCodec = payloadCodecFromEnv(env);
   const temporal = temporalTarget(env);
+  // AGIO_METRICS_PORT: GET /metrics on a listener of the worker's own, the Temporal SDK's metrics included (its runtime
+  // is installed before anything connects).
+  const listen = metricsListenFromEnv();
+  const metrics = listen && workerMetrics();
+  if (metrics) await installRuntimeWithMetrics((process.env.AGIO_LOG_LEVEL as 'INFO' | undefined) ?? 'INFO');
   const connection = await connectWorker(temporal);
   const { stores, close: closeStores } = await storesFromEnv(env);
   const { lane: liveLane, close: closeLane } = await liveLaneFromEnv(env);
@@ -56,6 +63,7 @@ async function main(): Promise<void> {
     shutdownGraceTime: env.AGIO_SHUTDOWN_GRACE_TIME,
     ...(payloadCodec ? { payloadCodec } : {}),
     ...(liveLane ? { liveLane } : {}),
+    ...(metrics ? { observers: [metrics.observer] } : {}),
     versioning: {
       deploymentName: env.AGIO_DEPLOYMENT_NAME,
       buildId: env.AGIO_BUILD_ID,
@@ -63,10 +71,17 @@ async function main(): Promise<void> {
     },
   });
   console.log(`agio worker: agents ${loaded.agents.map((a) => a.name).join(', ')} from ${loaded.file}`);
+  let metricsServer: Awaited<ReturnType<typeof startMetricsServer>> | undefined;
+  if (metrics && listen) {
+    metrics.countRuns({ connection, namespace: temporal.namespace, agents: () => loaded.agents.map((a) => a.name) });
+    metricsServer = await startMetricsServer(metrics.text, listen.port, listen.host);
+    console.log(`agio worker: metrics at ${metricsServer.url}`);
+  }
   console.log(
     `agio worker: polling task queue "${taskQueue}" on ${temporal.address} as version ${version?.deploymentName}.${version?.buildId}${MAKE_CURRENT_NOTE[env.AGIO_MAKE_CURRENT]}${liveLane ? `, deltas on NATS ${env.AGIO_NATS_URL}` : ''}${payloadCodec ? `, payloads encrypted with key ${payloadCodec.currentKeyId}` : ''}`,
   );
   await worker.run();
+  await metricsServer?.close();
   await closeMcp();
   await connection.close();
   await closeLane();
