@@ -35,6 +35,11 @@ export interface WorkerProcessConfig {
    * of the steps just stored are written to `markerFile` first.
    */
   killAfterPersistingStep?: { stepIndex: number; markerFile: string };
+  /**
+   * Serves the worker's metrics at http://127.0.0.1:<port>/metrics as `agio worker` does with AGIO_METRICS_PORT (the
+   * Temporal SDK's included), counting the runs of `agents` from visibility.
+   */
+  metrics?: { port: number; agents: string[] };
 }
 
 /** Environment variable that carries the config. */
