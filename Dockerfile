@@ -21,6 +21,7 @@ COPY activities ./activities
 COPY stores ./stores
 COPY live ./live
 COPY config ./config
+COPY telemetry ./telemetry
 COPY worker ./worker
 COPY devkit ./devkit
 COPY client ./client

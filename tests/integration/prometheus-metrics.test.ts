@@ -67,6 +67,7 @@ describe('Prometheus scrapes the worker and the bridge', () => {
       agents: [priced, asking],
       liveLane: lane.lane!,
       tokens: `${ADMIN}:default:ops:read+admin,${READER}:default`,
+      maxStreamsPerTenant: 1,
     });
     prometheus = await startPrometheus(
       [
@@ -139,6 +140,11 @@ describe('Prometheus scrapes the worker and the bridge', () => {
     expect(await valueOf(`agio_runs{agent="${priced.name}",status="completed"}`)).toBe(1);
     // The bridge: the open stream, the start requests, and the lane's lag of the events it received over NATS.
     expect(await valueOf(`agio_bridge_open_streams`)).toBe(1);
+    // A second stream is past the tenant's quota of one.
+    expect(
+      (await request(`${bridge.url}/runs/${encodeURIComponent(askingRun)}/events`, { token: READER })).status,
+    ).toBe(429);
+    expect(await valueOf(`sum(agio_bridge_quota_refusals_total{quota="maxStreamsPerTenant"})`)).toBe(1);
     expect(await valueOf(`sum(agio_bridge_http_requests_total{method="POST",route="/runs",status="201"})`)).toBe(2);
     expect(await valueOf(`sum(agio_bridge_lane_lag_seconds_count{kind="event"})`)).toBeGreaterThan(0);
     // The Temporal SDK's own worker metrics come with the worker's page.
