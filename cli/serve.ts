@@ -113,7 +113,7 @@ export async function serve(opts: { port?: number; agents?: string; tools?: stri
       // The code serve runs is the code that should run, even an older checkout: it makes itself current regardless.
       versioning: { behavior: 'auto_upgrade', makeCurrent: 'force' },
     });
-    metrics.countRuns({
+    metrics.useVisibility({
       connection: workerConnection,
       namespace: temporal.namespace,
       agents: () => agents.list().map((a) => a.name),

@@ -19,8 +19,27 @@ interface Wait {
   since: number;
 }
 
+/** A pause or wait this old is checked against visibility at the next scrape (and then as often). */
+export const RECHECK_AFTER_MS = 30_000;
+
+/** Of the runs named, those still running (visibility); the run event metrics forget the pauses and waits of others. */
+export type StillRunning = (runIds: string[]) => Promise<Set<string>>;
+
+/** The run event metrics, the observer that feeds them, and where they check that runs are still open. */
+export interface RunEventMetrics extends RunObserver {
+  /**
+   * A run Temporal ends without its terminal event (terminated, timed out) leaves its pause and waits behind: pauses and
+   * waits older than {@link RECHECK_AFTER_MS} are checked with `stillRunning` when Prometheus scrapes, at most that often.
+   */
+  recheckWith(stillRunning: StillRunning): void;
+}
+
 /** The run event metrics of one registry, and the observer that feeds them. */
-export function runEventMetrics(registry: Registry, now: () => number = Date.now): RunObserver {
+export function runEventMetrics(
+  registry: Registry,
+  now: () => number = Date.now,
+  recheckAfterMs = RECHECK_AFTER_MS,
+): RunEventMetrics {
   const registers = [registry];
   const started = new Counter({
     name: 'agio_runs_started_total',
@@ -36,18 +55,37 @@ export function runEventMetrics(registry: Registry, now: () => number = Date.now
   });
   const steps = new Counter({
     name: 'agio_steps_total',
-    help: 'Steps committed (STEP_COMPLETED), by agent and role (assistant: a model turn; tool: a tool result).',
+    help: 'Steps committed (STEP_COMPLETED), by agent and role (assistant: a model turn; tool: a tool result; system, user).',
     labelNames: ['agent', 'role'],
     registers,
   });
   const paused = new Map<string, Wait & { reason: string }>();
   const waiting = new Map<string, Wait>();
+  let stillRunning: StillRunning | undefined;
+  let rechecked = 0;
+  let rechecking: Promise<void> | undefined;
+  // Before the gauges read the maps: runs no longer running lose their pauses and waits (one recheck at a time).
+  const recheck = async () => {
+    if (!stillRunning || now() - rechecked < recheckAfterMs) return rechecking;
+    rechecked = now();
+    const old = [...paused.values(), ...waiting.values()].filter((w) => now() - w.since > recheckAfterMs);
+    const ids = [...new Set(old.map((w) => w.runId))];
+    if (!ids.length) return;
+    rechecking = stillRunning(ids).then(
+      (running) => {
+        for (const id of ids) if (!running.has(id)) forget(id);
+      },
+      (err: Error) => console.warn(`agio metrics: could not check paused and waiting runs: ${err.message}`),
+    );
+    return rechecking;
+  };
   new Gauge({
     name: 'agio_runs_paused',
     help: `Runs paused now, by reason (${[...PAUSE_REASONS, 'operator'].join(', ')}).`,
     labelNames: ['reason'],
     registers,
-    collect() {
+    async collect() {
+      await recheck();
       this.reset();
       for (const reason of [...PAUSE_REASONS, 'operator']) this.set({ reason }, 0);
       for (const pause of paused.values()) this.inc({ reason: pause.reason });
@@ -58,7 +96,8 @@ export function runEventMetrics(registry: Registry, now: () => number = Date.now
     help: 'How long the longest-paused run has been paused, by reason (0: none paused).',
     labelNames: ['reason'],
     registers,
-    collect() {
+    async collect() {
+      await recheck();
       this.reset();
       const oldest = new Map([...PAUSE_REASONS, 'operator'].map((reason) => [reason, 0]));
       for (const pause of paused.values())
@@ -70,7 +109,8 @@ export function runEventMetrics(registry: Registry, now: () => number = Date.now
     name: 'agio_approvals_waiting',
     help: 'Tool calls waiting for a person to approve or deny them now.',
     registers,
-    collect() {
+    async collect() {
+      await recheck();
       this.set(waiting.size);
     },
   });
@@ -78,7 +118,8 @@ export function runEventMetrics(registry: Registry, now: () => number = Date.now
     name: 'agio_approval_oldest_wait_seconds',
     help: 'How long the oldest tool call waiting for approval has waited (0: none waits).',
     registers,
-    collect() {
+    async collect() {
+      await recheck();
       let oldest = now();
       for (const wait of waiting.values()) oldest = Math.min(oldest, wait.since);
       this.set(Math.max(0, (now() - oldest) / 1000));
@@ -121,6 +162,9 @@ export function runEventMetrics(registry: Registry, now: () => number = Date.now
   return {
     runEvents(events) {
       for (const e of events) runEvent(e);
+    },
+    recheckWith(check) {
+      stillRunning = check;
     },
   };
 }

@@ -7,7 +7,7 @@ import { collectDefaultMetrics, Registry } from 'prom-client';
 import type { RunObserver } from '../activities/observer';
 import { callMetrics } from './metrics-calls';
 import { runEventMetrics } from './metrics-run-events';
-import { runCountMetrics, type RunCountSource } from './metrics-runs';
+import { runCountMetrics, runningOf, type RunCountSource } from './metrics-runs';
 import { temporalMetrics } from './metrics-temporal';
 
 /** A worker's metrics: the observer to give createWorker, and the text of GET /metrics. */
@@ -15,23 +15,32 @@ export interface WorkerMetrics {
   registry: Registry;
   /** Give it to createWorker's `observers`. */
   observer: RunObserver;
-  /** Adds `agio_runs{agent,status}`, counted from visibility at scrape time. */
-  countRuns(source: RunCountSource): void;
+  /**
+   * Adds `agio_runs{agent,status}`, counted from visibility at scrape time, and lets the paused and waiting gauges drop
+   * runs visibility no longer lists as running.
+   */
+  useVisibility(source: RunCountSource): void;
   /** Everything in Prometheus's text format: this registry's metrics, then the Temporal SDK's. */
   text(): Promise<string>;
 }
 
-/** Creates a worker's metrics (`processMetrics: false` leaves out the process's own, e.g. when another registry has them). */
-export function workerMetrics(opts: { processMetrics?: boolean } = {}): WorkerMetrics {
+/**
+ * Creates a worker's metrics (`processMetrics: false` leaves out the process's own, e.g. when another registry has
+ * them; `recheckAfterMs`: how old a pause or wait is before visibility is asked whether its run still runs).
+ */
+export function workerMetrics(opts: { processMetrics?: boolean; recheckAfterMs?: number } = {}): WorkerMetrics {
   const registry = new Registry();
   if (opts.processMetrics !== false) collectDefaultMetrics({ register: registry });
   const calls = callMetrics(registry);
-  const events = runEventMetrics(registry);
+  const events = runEventMetrics(registry, Date.now, opts.recheckAfterMs);
   const observer: RunObserver = { ...calls, ...events };
   return {
     registry,
     observer,
-    countRuns: (source) => runCountMetrics(registry, source),
+    useVisibility(source) {
+      runCountMetrics(registry, source);
+      events.recheckWith((ids) => runningOf(source, ids));
+    },
     text: async () => (await registry.metrics()) + (await temporalMetrics()),
   };
 }

@@ -73,7 +73,11 @@ async function main(): Promise<void> {
   console.log(`agio worker: agents ${loaded.agents.map((a) => a.name).join(', ')} from ${loaded.file}`);
   let metricsServer: Awaited<ReturnType<typeof startMetricsServer>> | undefined;
   if (metrics && listen) {
-    metrics.countRuns({ connection, namespace: temporal.namespace, agents: () => loaded.agents.map((a) => a.name) });
+    metrics.useVisibility({
+      connection,
+      namespace: temporal.namespace,
+      agents: () => loaded.agents.map((a) => a.name),
+    });
     metricsServer = await startMetricsServer(metrics.text, listen.port, listen.host);
     console.log(`agio worker: metrics at ${metricsServer.url}`);
   }

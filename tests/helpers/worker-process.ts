@@ -37,9 +37,10 @@ export interface WorkerProcessConfig {
   killAfterPersistingStep?: { stepIndex: number; markerFile: string };
   /**
    * Serves the worker's metrics at http://127.0.0.1:<port>/metrics as `agio worker` does with AGIO_METRICS_PORT (the
-   * Temporal SDK's included), counting the runs of `agents` from visibility.
+   * Temporal SDK's included), counting the runs of `agents` from visibility (and rechecking pauses and waits older than
+   * `recheckAfterMs`).
    */
-  metrics?: { port: number; agents: string[] };
+  metrics?: { port: number; agents: string[]; recheckAfterMs?: number };
 }
 
 /** Environment variable that carries the config. */

@@ -57,7 +57,7 @@ describe('Prometheus scrapes the worker and the bridge', () => {
       model: { ...bed.model(), defaultModel: 'gpt-4o' },
       tools: ['record', 'explode'],
       natsUrl: testEnv('natsUrl'),
-      metrics: { port, agents: [priced.name, asking.name] },
+      metrics: { port, agents: [priced.name, asking.name], recheckAfterMs: 2000 },
     });
     const lane = await liveLaneFromEnv({ AGIO_NATS_URL: testEnv('natsUrl') });
     closeLane = lane.close;
@@ -162,6 +162,12 @@ describe('Prometheus scrapes the worker and the bridge', () => {
     expect(ok.body).toContain('# TYPE agio_bridge_open_streams gauge');
     expect(new URL(workerMetricsUrl).hostname).toBe('127.0.0.1');
   });
+
+  it('forgets the approval wait of a run Temporal terminated (it appends no terminal event)', async () => {
+    const [run] = await bridge.agio.list({ agent: asking.name, status: 'running' }).then((page) => page.runs);
+    await bed.client.workflow.getHandle(run.runId).terminate('metrics test');
+    expect(await valueOf('agio_approvals_waiting', (v) => v === 0)).toBe(0);
+  }, 60_000);
 
   it("deploy/'s alert rules pass promtool and evaluate, and they and the dashboard name only scraped metrics", async () => {
     expect(await promtool('check', 'rules', RULES)).toContain('SUCCESS: 5 rules found');
