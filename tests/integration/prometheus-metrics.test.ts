@@ -8,6 +8,7 @@ import { defineAgent } from '../../common';
 import { freePort } from '../../devkit/free-port';
 import { promtool, startPrometheus, type PrometheusServer } from '../../devkit/prometheus-server';
 import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
+import { heldAnswer } from '../helpers/agent-runs';
 import { liveLaneFromEnv } from '../../config/live-lane';
 import { startBridge, request, type TestBridge } from '../helpers/bridge';
 import { openRawSse, type RawSse } from '../helpers/raw-sse';
@@ -37,6 +38,13 @@ const asking = defineAgent({
   tools: ['record'],
   permissions: [{ tool: 'record', action: 'ask' }],
 });
+// pausing: its tool call's answer is held until the run has been asked to pause, so it parks right after the tool.
+const pausing = defineAgent({
+  name: 'metrics-pausing',
+  instructions: 'You are pausing.',
+  model: 'house-model',
+  tools: ['record'],
+});
 const usage = { prompt_tokens: 1000, completion_tokens: 100 };
 
 describe('Prometheus scrapes the worker and the bridge', () => {
@@ -47,6 +55,7 @@ describe('Prometheus scrapes the worker and the bridge', () => {
   let closeLane: (() => Promise<void>) | undefined;
   let stream: RawSse | undefined;
   let workerMetricsUrl: string;
+  const ids: Record<string, string> = {};
   const taskQueue = uniqueId('metrics');
 
   beforeAll(async () => {
@@ -64,7 +73,7 @@ describe('Prometheus scrapes the worker and the bridge', () => {
     bridge = await startBridge({
       client: bed.client,
       taskQueue,
-      agents: [priced, asking],
+      agents: [priced, asking, pausing],
       liveLane: lane.lane!,
       tokens: `${ADMIN}:default:ops:read+admin,${READER}:default`,
       maxStreamsPerTenant: 1,
@@ -103,7 +112,7 @@ describe('Prometheus scrapes the worker and the bridge', () => {
     return res.body.runId as string;
   };
 
-  it('has model calls, tokens, cost, retries, tool errors, a waiting approval and an open stream', async () => {
+  it('has model calls, tokens, cost, retries, tool errors, a waiting approval, a paused run and an open stream', async () => {
     // priced: a 503 twice (retried), then a call of `explode` (a tool error), then an answer.
     bed.server.scriptFor(
       'You are priced.',
@@ -115,7 +124,7 @@ describe('Prometheus scrapes the worker and the bridge', () => {
     // asking: a `record` call that waits for approval; the run is streamed meanwhile.
     bed.server.scriptFor('You are asking.', toolCalls([toolCall('record', { label: 'x' })], { usage }));
     const pricedRun = await start(priced.name, 'go');
-    const askingRun = await start(asking.name, 'go');
+    const askingRun = (ids.asking = await start(asking.name, 'go'));
     stream = await openRawSse(`${bridge.url}/runs/${encodeURIComponent(askingRun)}/events`, ADMIN);
     await stream.waitForText('TOOL_AUTH_REQUIRED');
     await bridge.agio.getHandle(pricedRun).result();
@@ -126,16 +135,29 @@ describe('Prometheus scrapes the worker and the bridge', () => {
     ).toBe(4);
     expect(await valueOf(`sum(agio_model_retries_total{error_type="ModelServerError"})`)).toBe(2);
     expect(await valueOf(`sum(agio_model_tokens_total{type="input"})`, (v) => v >= 3000)).toBe(3000);
-    expect(await valueOf(`sum(gen_ai_client_token_usage_sum{gen_ai_token_type="output"})`, (v) => v >= 300)).toBe(300);
+    expect(await valueOf(`sum(gen_ai_client_token_usage_sum{gen_ai_token_type="output",${model('gpt-4o')}})`)).toBe(
+      200,
+    );
     // 2 priced calls: 2 × (1000 × 2.5 + 100 × 10) / 1e6 USD; the asking agent's model has no price.
     expect(await valueOf(`sum(agio_model_cost_usd_total)`)).toBeCloseTo(0.007, 9);
-    expect(await valueOf(`sum(agio_model_calls_unpriced_total{${model('house-model')}})`)).toBe(1);
     expect(await valueOf(`sum(gen_ai_client_operation_time_to_first_chunk_seconds_count)`, (v) => v >= 3)).toBe(3);
     expect(await valueOf(`sum(agio_tool_errors_total{gen_ai_tool_name="explode"})`)).toBe(1);
     expect(await valueOf(`sum(agio_steps_total{agent="${priced.name}"})`, (v) => v >= 3)).toBeGreaterThanOrEqual(3);
     expect(await valueOf(`sum(agio_runs_ended_total{depth="0",status="completed"})`)).toBe(1);
     expect(await valueOf(`agio_approvals_waiting`)).toBe(1);
     expect(await valueOf(`agio_approval_oldest_wait_seconds`)).toBeGreaterThan(0);
+    // Paused by an operator (a free-text reason counts as `operator`): it parks after its tool call.
+    const held = heldAnswer(toolCalls([toolCall('record', { label: 'p' })], { usage }));
+    bed.server.scriptFor('You are pausing.', held.answer);
+    const pausingRun = (ids.pausing = await start(pausing.name, 'go'));
+    const runUrl = `${bridge.url}/runs/${encodeURIComponent(pausingRun)}`;
+    const pause = request(`${runUrl}/pause`, { token: ADMIN, body: { reason: 'change freeze' } });
+    await waitFor('the pause asked', async () => (await request(`${runUrl}/state`, { token: ADMIN })).body.paused);
+    held.release();
+    expect((await pause).status).toBe(200);
+    expect(await valueOf(`agio_runs_paused{reason="operator"}`)).toBe(1);
+    expect(await valueOf(`agio_runs_paused{reason="budget"}`, (v) => v === 0)).toBe(0);
+    expect(await valueOf(`sum(agio_model_calls_unpriced_total{${model('house-model')}})`, (v) => v >= 2)).toBe(2);
     expect(await valueOf(`agio_runs{agent="${asking.name}",status="running"}`)).toBe(1);
     expect(await valueOf(`agio_runs{agent="${priced.name}",status="completed"}`)).toBe(1);
     // The bridge: the open stream, the start requests, and the lane's lag of the events it received over NATS.
@@ -145,7 +167,7 @@ describe('Prometheus scrapes the worker and the bridge', () => {
       (await request(`${bridge.url}/runs/${encodeURIComponent(askingRun)}/events`, { token: READER })).status,
     ).toBe(429);
     expect(await valueOf(`sum(agio_bridge_quota_refusals_total{quota="maxStreamsPerTenant"})`)).toBe(1);
-    expect(await valueOf(`sum(agio_bridge_http_requests_total{method="POST",route="/runs",status="201"})`)).toBe(2);
+    expect(await valueOf(`sum(agio_bridge_http_requests_total{method="POST",route="/runs",status="201"})`)).toBe(3);
     expect(await valueOf(`sum(agio_bridge_lane_lag_seconds_count{kind="event"})`)).toBeGreaterThan(0);
     // The Temporal SDK's own worker metrics come with the worker's page.
     expect(await valueOf(`count(temporal_worker_task_slots_available{job="agio-worker"})`)).toBeGreaterThan(0);
@@ -163,10 +185,10 @@ describe('Prometheus scrapes the worker and the bridge', () => {
     expect(new URL(workerMetricsUrl).hostname).toBe('127.0.0.1');
   });
 
-  it('forgets the approval wait of a run Temporal terminated (it appends no terminal event)', async () => {
-    const [run] = await bridge.agio.list({ agent: asking.name, status: 'running' }).then((page) => page.runs);
-    await bed.client.workflow.getHandle(run.runId).terminate('metrics test');
+  it('forgets the pause and approval wait of a run Temporal terminated (it appends no terminal event)', async () => {
+    for (const id of [ids.asking, ids.pausing]) await bed.client.workflow.getHandle(id).terminate('metrics test');
     expect(await valueOf('agio_approvals_waiting', (v) => v === 0)).toBe(0);
+    expect(await valueOf(`agio_runs_paused{reason="operator"}`, (v) => v === 0)).toBe(0);
   }, 60_000);
 
   it("deploy/'s alert rules pass promtool and evaluate, and they and the dashboard name only scraped metrics", async () => {
