@@ -26,8 +26,13 @@ async function main(): Promise<void> {
     `  Temporal     ${stack.temporal.address} (namespace ${stack.temporal.namespace})`,
     `  FerretDB     ${stack.mongoUri}`,
     `  NATS         ${stack.natsUrl}`,
-    ...stack.workers.map((w) => `  ${w.name}     pid ${w.pid}, AGIO_DATA_DIR=${w.env.AGIO_DATA_DIR}`),
-    ...stack.bridges.map((b) => `  ${b.name}     ${b.url} (pid ${b.pid}, token ${b.env.AGIO_TOKENS})`),
+    ...stack.workers.map(
+      (w) =>
+        `  ${w.name}     pid ${w.pid}, AGIO_DATA_DIR=${w.env.AGIO_DATA_DIR}, metrics http://127.0.0.1:${w.env.AGIO_METRICS_PORT}/metrics`,
+    ),
+    ...stack.bridges.map(
+      (b) => `  ${b.name}     ${b.url} (pid ${b.pid}, token ${b.env.AGIO_TOKENS}, metrics ${b.url}/metrics)`,
+    ),
     demo ? '  model        offline demo model (set OPENAI_API_KEY for a real one)' : '',
     'Ctrl-C stops everything.',
   ];

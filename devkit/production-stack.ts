@@ -160,7 +160,12 @@ export async function startProductionStack(opts: ProductionStackOptions): Promis
         name,
         dist,
         cwd: dataDir,
-        env: { ...workerEnvironment(endpoints, { dataDir, model: opts.model }), ...env },
+        env: {
+          ...workerEnvironment(endpoints, { dataDir, model: opts.model }),
+          // GET /metrics on a loopback port of its own (the stack's main prints it) for a Prometheus on this machine.
+          AGIO_METRICS_PORT: String(await freePort()),
+          ...env,
+        },
       });
       track(workers, worker);
       return worker;
@@ -182,6 +187,8 @@ export async function startProductionStack(opts: ProductionStackOptions): Promis
             tokens,
             streamTokenSecret,
           }),
+          // The bridges listen on loopback only: a Prometheus on this machine scrapes /metrics without a token.
+          AGIO_METRICS_PUBLIC: '1',
           ...env,
         },
       });

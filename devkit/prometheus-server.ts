@@ -2,6 +2,7 @@
 // in a temporary directory, scraping the targets it is given every second; the metrics tests query its HTTP API.
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { stringify } from 'yaml';
@@ -63,11 +64,24 @@ export function prometheusConfig(targets: ScrapeTarget[], ruleFiles: string[] = 
 /** Starts Prometheus scraping `targets`; resolves once it answers HTTP. */
 export async function startPrometheus(targets: ScrapeTarget[], ruleFiles: string[] = []): Promise<PrometheusServer> {
   const binary = prometheusBin('prometheus');
+  const config = prometheusConfig(targets, ruleFiles);
+  // Checked first: Prometheus refusing its config would otherwise show only as a server that never listens.
+  const checkDir = await fs.promises.mkdtemp(path.join(os.tmpdir(), 'agio-prometheus-check-'));
+  try {
+    await fs.promises.writeFile(path.join(checkDir, 'prometheus.yml'), config);
+    await promtool('check', 'config', path.join(checkDir, 'prometheus.yml')).catch(
+      (err: { stdout?: string; stderr?: string }) => {
+        throw new Error(`Prometheus's configuration is invalid:\n${err.stdout ?? ''}${err.stderr ?? ''}`);
+      },
+    );
+  } finally {
+    await fs.promises.rm(checkDir, { recursive: true, force: true });
+  }
   const server = await startLoopbackServer({
     name: 'Prometheus',
     binary,
     args: (dir, port) => {
-      fs.writeFileSync(path.join(dir, 'prometheus.yml'), prometheusConfig(targets, ruleFiles));
+      fs.writeFileSync(path.join(dir, 'prometheus.yml'), config);
       return [
         `--config.file=${path.join(dir, 'prometheus.yml')}`,
         `--storage.tsdb.path=${path.join(dir, 'data')}`,
