@@ -2,7 +2,7 @@
 // worker's metrics and traces. Observers see each attempt once; one that throws never fails the call it watches.
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
-import { pricedUsage, type PriceTable, type Usage, type WireEvent } from '../common';
+import { pricedUsage, type ChatMessage, type PriceTable, type Step, type Usage, type WireEvent } from '../common';
 import type { CallModelInput, CallModelOutput, ModelConfig } from './model';
 import type { RunToolInput, RunToolOutput } from './run-tool';
 
@@ -14,6 +14,8 @@ export interface CallOrigin {
   agent?: string;
   /** Temporal's attempt number of the activity (1 for the first). */
   attempt: number;
+  /** The tree's W3C trace id, when its client started it inside a trace (RunContext.traceId). */
+  traceId?: string;
 }
 
 /** One model call attempt, ended. */
@@ -32,6 +34,10 @@ export interface ModelCallRecord extends CallOrigin {
   errorType?: string;
   /** Whether Temporal will try the call again (a failed attempt that is retryable). */
   retryable?: boolean;
+  /** The messages sent, when they travelled in the call's input (for traces that capture content). */
+  messages?: ChatMessage[];
+  /** The step the model answered (for traces that capture content). */
+  output?: Step;
 }
 
 /** One tool call attempt, ended. */
@@ -105,9 +111,11 @@ export function observedCallModel(
       agent: input.eventBase?.agent,
       tenant: input.tenant,
       attempt: Context.current().info.attempt,
+      ...(input.eventBase?.traceId ? { traceId: input.eventBase.traceId } : {}),
       stepId: input.stepId,
       provider,
       model,
+      ...(input.messages ? { messages: input.messages } : {}),
     };
     let out: CallModelOutput;
     try {
@@ -125,6 +133,7 @@ export function observedCallModel(
       ...(metrics?.firstTokenMs !== undefined ? { firstTokenMs: metrics.firstTokenMs } : {}),
       usage,
       finishReason: out.finishReason,
+      output: out.step,
     });
     return { ...out, usage, step: { ...out.step, usage } };
   };

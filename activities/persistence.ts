@@ -68,7 +68,7 @@ export function toolSpanId(runId: string, call: string): string {
 }
 
 /** The `<call>` part of a tool step's span id (see {@link toolSpanId}). */
-function toolSpanCall(runId: string, step: Step): string {
+export function toolSpanCall(runId: string, step: Step): string {
   const child = step.metadata?.childRunId;
   const prefix = `${runId}/tool/`;
   if (typeof child === 'string' && child.startsWith(prefix)) return child.slice(prefix.length);
@@ -76,7 +76,9 @@ function toolSpanCall(runId: string, step: Step): string {
 }
 
 /** The span a nested run hangs under: its agent tool's call (see {@link toolSpanId}), else its parent run. */
-function parentSpanOf(context: RecordRunInput['context']): string | undefined {
+export function parentSpanOf(
+  context: Pick<RecordRunInput['context'], 'runId' | 'parentRunId' | 'toolCallId'>,
+): string | undefined {
   const { runId, parentRunId, toolCallId } = context;
   if (!parentRunId) return undefined;
   const prefix = `${parentRunId}/tool/`;

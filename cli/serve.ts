@@ -31,6 +31,7 @@ import { agentsWithToolsToServe } from '../worker/example-agents';
 import { startWebUiBeside } from './web-ui';
 import { workerMetrics } from '../telemetry/metrics-worker';
 import { installRuntimeWithMetrics } from '../telemetry/metrics-temporal';
+import { tracingObserverFromEnv } from '../telemetry/tracing-observer';
 
 /** Runs the embedded stack until SIGINT/SIGTERM. */
 export async function serve(opts: { port?: number; agents?: string; tools?: string[] } = {}): Promise<void> {
@@ -47,11 +48,14 @@ export async function serve(opts: { port?: number; agents?: string; tools?: stri
   // The bridge's GET /metrics serves the worker's metrics too, the Temporal SDK's included (exported by the runtime).
   await installRuntimeWithMetrics((process.env.AGIO_LOG_LEVEL as 'WARN' | undefined) ?? 'WARN');
   const metrics = workerMetrics();
+  // OTEL_* (an OTLP endpoint, say): traces of every run, and the bridge's POST /runs as their parent.
+  const traced = tracingObserverFromEnv('agio');
   const dataDir = path.resolve(env.AGIO_DATA_DIR);
   await fs.promises.mkdir(dataDir, { recursive: true, mode: 0o700 });
   await fs.promises.chmod(dataDir, 0o700);
   const lock = await lockDataDir(dataDir);
   const cleanups: (() => Promise<unknown>)[] = [() => lock.release()];
+  if (traced) cleanups.push(() => traced.tracing.shutdown());
   const shutdown = async () => {
     for (const cleanup of cleanups.reverse()) await cleanup().catch((err) => console.error(err));
   };
@@ -107,7 +111,7 @@ export async function serve(opts: { port?: number; agents?: string; tools?: stri
       ...(payloadCodec ? { payloadCodec } : {}),
       // Worker and bridge share this process: model deltas go straight to the bridge, never through workflow history.
       liveLane,
-      observers: [metrics.observer],
+      observers: [metrics.observer, ...(traced ? [traced.observer] : [])],
       // One process cannot keep the previous release's worker running for the runs pinned to it: runs follow the
       // current version instead (patched workflow changes keep them replaying; `agio replay-check` tells before).
       // The code serve runs is the code that should run, even an older checkout: it makes itself current regardless.

@@ -15,6 +15,7 @@ import { ToolModuleError } from './tool-modules';
 import { createWorker } from './create-worker';
 import { metricsListenFromEnv, startMetricsServer, workerMetrics } from '../telemetry/metrics-worker';
 import { installRuntimeWithMetrics } from '../telemetry/metrics-temporal';
+import { tracingObserverFromEnv } from '../telemetry/tracing-observer';
 
 /** AGIO_MAKE_CURRENT as createWorker's option. */
 const MAKE_CURRENT = { first: 'first', true: true, false: false, force: 'force' } as const;
@@ -40,6 +41,8 @@ async function main(): Promise<void> {
   const listen = metricsListenFromEnv();
   const metrics = listen && workerMetrics();
   if (metrics) await installRuntimeWithMetrics((process.env.AGIO_LOG_LEVEL as 'INFO' | undefined) ?? 'INFO');
+  // OTEL_EXPORTER_OTLP_ENDPOINT (or another OTEL_* setting that names an exporter): OpenTelemetry traces of every run.
+  const traced = tracingObserverFromEnv('agio-worker');
   const connection = await connectWorker(temporal);
   const { stores, close: closeStores } = await storesFromEnv(env);
   const { lane: liveLane, close: closeLane } = await liveLaneFromEnv(env);
@@ -63,7 +66,7 @@ async function main(): Promise<void> {
     shutdownGraceTime: env.AGIO_SHUTDOWN_GRACE_TIME,
     ...(payloadCodec ? { payloadCodec } : {}),
     ...(liveLane ? { liveLane } : {}),
-    ...(metrics ? { observers: [metrics.observer] } : {}),
+    observers: [...(metrics ? [metrics.observer] : []), ...(traced ? [traced.observer] : [])],
     versioning: {
       deploymentName: env.AGIO_DEPLOYMENT_NAME,
       buildId: env.AGIO_BUILD_ID,
@@ -85,6 +88,7 @@ async function main(): Promise<void> {
     `agio worker: polling task queue "${taskQueue}" on ${temporal.address} as version ${version?.deploymentName}.${version?.buildId}${MAKE_CURRENT_NOTE[env.AGIO_MAKE_CURRENT]}${liveLane ? `, deltas on NATS ${env.AGIO_NATS_URL}` : ''}${payloadCodec ? `, payloads encrypted with key ${payloadCodec.currentKeyId}` : ''}`,
   );
   await worker.run();
+  await traced?.tracing.shutdown();
   await metricsServer?.close();
   await closeMcp();
   await connection.close();
