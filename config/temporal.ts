@@ -2,8 +2,9 @@
 // so TLS and the API key apply wherever TEMPORAL_ADDRESS points, and one way to register the search attributes runs
 // are started with.
 import { Connection } from '@temporalio/client';
+import { SearchAttributeType } from '@temporalio/common';
 import { NativeConnection } from '@temporalio/worker';
-import { RunSearchAttributes } from '../common/search-attributes';
+import { AGIO_SEARCH_ATTRIBUTES } from '../common/search-attributes';
 import type { AgioEnv } from './env';
 
 /** Where a process reaches Temporal, and how. */
@@ -22,10 +23,26 @@ export const DEFAULT_TEMPORAL_ADDRESS = '127.0.0.1:7233';
 /** The variables that say where Temporal is. */
 type TemporalEnv = Pick<AgioEnv, 'TEMPORAL_ADDRESS' | 'TEMPORAL_NAMESPACE' | 'TEMPORAL_TLS' | 'TEMPORAL_API_KEY'>;
 
-/** temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD */
-const KEYWORD = 2;
-/** The search attributes root runs are started with. */
-const NAMES = Object.values(RunSearchAttributes).map((key) => key.name);
+/** temporal.api.enums.v1.IndexedValueType of each search attribute type Agio uses. */
+const INDEXED_VALUE_TYPE: Partial<Record<SearchAttributeType, number>> = {
+  [SearchAttributeType.KEYWORD]: 2,
+  [SearchAttributeType.DATETIME]: 6,
+  [SearchAttributeType.KEYWORD_LIST]: 7,
+};
+/** The Temporal CLI's name of each search attribute type Agio uses. */
+const CLI_TYPE: Partial<Record<SearchAttributeType, string>> = {
+  [SearchAttributeType.KEYWORD]: 'Keyword',
+  [SearchAttributeType.DATETIME]: 'Datetime',
+  [SearchAttributeType.KEYWORD_LIST]: 'KeywordList',
+};
+/** The search attributes Agio uses. */
+const NAMES = AGIO_SEARCH_ATTRIBUTES.map((key) => key.name);
+const TYPE_OF = new Map(AGIO_SEARCH_ATTRIBUTES.map((key) => [key.name, key.type]));
+
+/** Agio's search attributes named in `names` as `addSearchAttributes` takes them (name → indexed value type). */
+export function searchAttributeTypes(names: readonly string[] = NAMES): Record<string, number> {
+  return Object.fromEntries(names.map((name) => [name, INDEXED_VALUE_TYPE[TYPE_OF.get(name)!] ?? 2]));
+}
 
 /** The server the environment names; an API key turns TLS on, as Temporal Cloud accepts keys over TLS only. */
 export function temporalTarget(env: TemporalEnv): TemporalTarget {
@@ -63,8 +80,9 @@ export class SearchAttributesMissingError extends Error {
 
 /** The commands that register `names` as keywords in `namespace`: the Temporal CLI's, and Temporal Cloud's. */
 export function searchAttributeCommands(namespace: string, names: readonly string[] = NAMES): string {
-  const cli = names.map((name) => `--name ${name} --type Keyword`).join(' ');
-  const cloud = names.map((name) => `--sa "${name}=Keyword"`).join(' ');
+  const type = (name: string) => CLI_TYPE[TYPE_OF.get(name)!] ?? 'Keyword';
+  const cli = names.map((name) => `--name ${name} --type ${type(name)}`).join(' ');
+  const cloud = names.map((name) => `--sa "${name}=${type(name)}"`).join(' ');
   return (
     `temporal operator search-attribute create --namespace ${namespace} ${cli}` +
     ` (Temporal Cloud: tcld namespace search-attributes add --namespace ${namespace} ${cloud})`
@@ -72,7 +90,7 @@ export function searchAttributeCommands(namespace: string, names: readonly strin
 }
 
 /**
- * Registers the search attributes `namespace` lacks (Keyword) and returns their names. Throws
+ * Registers the search attributes `namespace` lacks and returns their names. Throws
  * {@link SearchAttributesMissingError}, naming the command that would register them, when some are missing and the
  * server refuses to add them; when it refuses even to list them (a Temporal Cloud API key without admin rights),
  * returns undefined: nothing is known either way.
@@ -90,14 +108,13 @@ export async function registerSearchAttributes(
   } catch (err) {
     console.warn(
       `${who}: could not check the search attributes of namespace "${namespace}" (${(err as Error).message}); ` +
-        `runs start only if ${NAMES.join(', ')} (Keyword) are registered: ${searchAttributeCommands(namespace)}`,
+        `runs start only if ${NAMES.join(', ')} are registered: ${searchAttributeCommands(namespace)}`,
     );
     return undefined;
   }
   if (!missing.length) return missing;
   try {
-    const searchAttributes = Object.fromEntries(missing.map((name) => [name, KEYWORD]));
-    await operatorService.addSearchAttributes({ namespace, searchAttributes });
+    await operatorService.addSearchAttributes({ namespace, searchAttributes: searchAttributeTypes(missing) });
   } catch (err) {
     throw new SearchAttributesMissingError(
       `${who}: namespace "${namespace}" has no search attributes ${missing.join(', ')}, which every run is started ` +

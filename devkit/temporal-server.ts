@@ -10,7 +10,8 @@ import { findOrInstallBinary, toolsBinaryPath, type BinarySpec } from './install
 import { dynamicConfigArgs, dynamicConfigValues, dynamicConfigYaml } from './dynamic-config';
 import { freePort, isPortFree, waitUntil } from './free-port';
 import { startSupervised, type SupervisedProcess } from './supervised-process';
-import { RunSearchAttributes } from '../common/search-attributes';
+import { AGIO_SEARCH_ATTRIBUTES } from '../common/search-attributes';
+import { searchAttributeTypes } from '../config/temporal';
 import { temporalServerConfig, type TemporalMembershipPorts, type TemporalServicePorts } from './temporal-config';
 import { optionalPackage } from '../common/optional-package';
 
@@ -44,8 +45,6 @@ export const TEMPORAL_CLI: BinarySpec = {
 const NOT_FOUND = 5;
 const ALREADY_EXISTS = 6;
 
-/** Agio's search attributes (registered on start), all keywords. */
-const SEARCH_ATTRIBUTE_NAMES = Object.values(RunSearchAttributes).map((key) => key.name);
 /** How long a dev server keeps closed runs. */
 const RETENTION_MS = 7 * 24 * 3600 * 1000;
 
@@ -222,7 +221,7 @@ export async function waitForTemporal(address: string, namespace: string, proc: 
         await connection.operatorService
           .addSearchAttributes({
             namespace,
-            searchAttributes: Object.fromEntries(SEARCH_ATTRIBUTE_NAMES.map((name) => [name, 2 /* KEYWORD */])),
+            searchAttributes: searchAttributeTypes(),
           })
           .catch((err: { code?: number }) => {
             if (err.code !== ALREADY_EXISTS) throw err;
@@ -268,7 +267,7 @@ async function startWithSdkDownload(opts: TemporalDevServerOptions): Promise<Tem
       port: opts.port,
       dbFilename: opts.dbFilename,
       namespace: opts.namespace,
-      searchAttributes: Object.values(RunSearchAttributes),
+      searchAttributes: AGIO_SEARCH_ATTRIBUTES,
       extraArgs: ['--log-level', 'error', ...dynamicConfigArgs(opts.dynamicConfig, !opts.untuned)],
     },
   });

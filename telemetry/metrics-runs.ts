@@ -38,21 +38,6 @@ async function countByStatus(source: RunCountSource, agent: string): Promise<Map
   return counts;
 }
 
-/** Of `ids`, the runs visibility lists as running (asked 100 at a time). */
-export async function runningOf(source: Omit<RunCountSource, 'agents'>, ids: string[]): Promise<Set<string>> {
-  const running = new Set<string>();
-  for (let i = 0; i < ids.length; i += 100) {
-    const batch = ids.slice(i, i + 100);
-    const response = await source.connection.workflowService.listWorkflowExecutions({
-      namespace: source.namespace,
-      query: `WorkflowId IN (${batch.map(quote).join(', ')}) AND ExecutionStatus = 'Running'`,
-      pageSize: batch.length,
-    });
-    for (const e of response.executions ?? []) if (e.execution?.workflowId) running.add(e.execution.workflowId);
-  }
-  return running;
-}
-
 /** Registers `agio_runs{agent,status}` and `agio_runs_count_errors_total`, counted from visibility at scrape time. */
 export function runCountMetrics(registry: Registry, source: RunCountSource, now: () => number = Date.now): void {
   let cached: { at: number; counts: Promise<Map<string, Map<string, number>>> } | undefined;

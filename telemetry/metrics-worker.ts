@@ -7,7 +7,8 @@ import { collectDefaultMetrics, Registry } from 'prom-client';
 import type { RunObserver } from '../activities/observer';
 import { callMetrics } from './metrics-calls';
 import { runEventMetrics } from './metrics-run-events';
-import { runCountMetrics, runningOf, type RunCountSource } from './metrics-runs';
+import { runCountMetrics, type RunCountSource } from './metrics-runs';
+import { waitingMetrics } from './metrics-waiting';
 import { temporalMetrics } from './metrics-temporal';
 
 /** A worker's metrics: the observer to give createWorker, and the text of GET /metrics. */
@@ -16,8 +17,8 @@ export interface WorkerMetrics {
   /** Give it to createWorker's `observers`. */
   observer: RunObserver;
   /**
-   * Adds `agio_runs{agent,status}`, counted from visibility at scrape time, and lets the paused and waiting gauges drop
-   * runs visibility no longer lists as running.
+   * Adds what visibility counts at scrape time: `agio_runs{agent,status}`, and the runs paused and waiting for a person
+   * (metrics-waiting.ts).
    */
   useVisibility(source: RunCountSource): void;
   /** Everything in Prometheus's text format: this registry's metrics, then the Temporal SDK's. */
@@ -26,20 +27,20 @@ export interface WorkerMetrics {
 
 /**
  * Creates a worker's metrics (`processMetrics: false` leaves out the process's own, e.g. when another registry has
- * them; `recheckAfterMs`: how old a pause or wait is before visibility is asked whether its run still runs).
+ * them).
  */
-export function workerMetrics(opts: { processMetrics?: boolean; recheckAfterMs?: number } = {}): WorkerMetrics {
+export function workerMetrics(opts: { processMetrics?: boolean } = {}): WorkerMetrics {
   const registry = new Registry();
   if (opts.processMetrics !== false) collectDefaultMetrics({ register: registry });
   const calls = callMetrics(registry);
-  const events = runEventMetrics(registry, Date.now, opts.recheckAfterMs);
+  const events = runEventMetrics(registry);
   const observer: RunObserver = { ...calls, ...events };
   return {
     registry,
     observer,
     useVisibility(source) {
       runCountMetrics(registry, source);
-      events.recheckWith((ids) => runningOf(source, ids));
+      waitingMetrics(registry, source);
     },
     text: async () => (await registry.metrics()) + (await temporalMetrics()),
   };

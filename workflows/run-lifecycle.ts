@@ -8,6 +8,7 @@ import { RunControl } from './control';
 import { createEmitter, eventBase, type Emitter } from './emitter';
 import { errorSummary, isContinueAsNew } from './run-errors';
 import { failuresOf } from './sub-agent-failures';
+import { indexWaiting } from './waiting-index';
 import { hostWire, type Wire, type WireState } from './wire';
 
 /**
@@ -78,14 +79,17 @@ export function openRun(
   };
 }
 
-/** Answers the state query: what every run reports, with what its kind adds (`details`, read at each query). */
+/**
+ * Answers the state query: what every run reports, with what its kind adds (`details`, read at each query), and keeps
+ * what the run waits on in its search attributes.
+ */
 export function answerState(
   frame: RunFrame,
   agent: string,
   kind: RunState['kind'],
   details: () => Partial<RunState>,
 ): void {
-  setHandler(stateQuery, (): RunState => ({
+  const state = (): RunState => ({
     runId: frame.context.runId,
     agent,
     kind,
@@ -94,7 +98,10 @@ export function answerState(
     children: frame.control.childIds(),
     pendingApprovals: [],
     ...details(),
-  }));
+  });
+  setHandler(stateQuery, state);
+  // What the run waits on goes into its search attributes (runs opened since WAITING_ATTRIBUTES_PATCH).
+  indexWaiting(() => ({ ...frame.control.state(), pendingApprovals: details().pendingApprovals?.length ?? 0 }));
 }
 
 /** Starts the run, does its work and ends it: completed with its output, or failed or cancelled with the error rethrown. */

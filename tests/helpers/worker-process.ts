@@ -37,10 +37,9 @@ export interface WorkerProcessConfig {
   killAfterPersistingStep?: { stepIndex: number; markerFile: string };
   /**
    * Serves the worker's metrics at http://127.0.0.1:<port>/metrics as `agio worker` does with AGIO_METRICS_PORT (the
-   * Temporal SDK's included), counting the runs of `agents` from visibility (and rechecking pauses and waits older than
-   * `recheckAfterMs`).
+   * Temporal SDK's included), counting the runs of `agents` (and the fleet's waiting runs) from visibility.
    */
-  metrics?: { port: number; agents: string[]; recheckAfterMs?: number };
+  metrics?: { port: number; agents: string[] };
 }
 
 /** Environment variable that carries the config. */

@@ -1,10 +1,12 @@
-// The worker's run metrics as pure logic: events a run appends (paused by reason, approvals waiting, ends, copies of a
-// nested run's start and end) and model call attempts in an outage, read back from the registry's text.
+// The worker's run metrics as pure logic: events a run appends (starts, steps, ends, copies of a nested run's start
+// and end), what a run's waiting search attribute says, and model call attempts in an outage, read back from the
+// registry's text.
 import { Registry } from 'prom-client';
 import type { WireEvent } from '../../common';
 import type { ModelCallRecord } from '../../activities/observer';
 import { runEventMetrics } from '../../telemetry/metrics-run-events';
 import { callMetrics } from '../../telemetry/metrics-calls';
+import { waitingOn } from '../../workflows/waiting-index';
 
 /** The value of one series in the registry's text (undefined when absent). */
 async function value(registry: Registry, series: string): Promise<number | undefined> {
@@ -18,38 +20,22 @@ const event = (type: string, runId: string, extra: Partial<WireEvent> = {}): Wir
   ({ type, runId, rootRunId: 'root', agent: 'a', depth: 0, offset: 0, timestamp: clock, ...extra }) as WireEvent;
 
 describe('run event metrics', () => {
-  it('counts runs paused by reason and approvals waiting, with the oldest wait, until they end', async () => {
+  it('counts runs ended by status and steps by role', async () => {
     const registry = new Registry();
-    const { runEvents } = runEventMetrics(registry, now);
+    const { runEvents } = runEventMetrics(registry);
     runEvents!([
       event('RUN_STARTED', 'r1'),
-      event('RUN_PAUSED', 'r1', { data: { reason: 'budget' } }),
-      event('RUN_PAUSED', 'r2', { data: { reason: 'lunch', by: 'alice' } }),
-      event('TOOL_AUTH_REQUIRED', 'r3', { toolCallId: 'c1' }),
+      event('STEP_COMPLETED', 'r1', { snapshot: { role: 'assistant' } } as Partial<WireEvent>),
+      event('RUN_FAILED', 'r1'),
     ]);
-    clock += 90_000;
-    runEvents!([event('TOOL_AUTH_REQUIRED', 'r3', { toolCallId: 'c2' })]);
-    expect(await value(registry, 'agio_runs_paused{reason="budget"}')).toBe(1);
-    expect(await value(registry, 'agio_runs_paused{reason="operator"}')).toBe(1);
-    expect(await value(registry, 'agio_run_oldest_pause_seconds{reason="budget"}')).toBe(90);
-    expect(await value(registry, 'agio_approvals_waiting')).toBe(2);
-    expect(await value(registry, 'agio_approval_oldest_wait_seconds')).toBe(90);
-
-    runEvents!([
-      event('RUN_RESUMED', 'r1'),
-      event('TOOL_AUTH_GRANTED', 'r3', { toolCallId: 'c1' }),
-      event('RUN_FAILED', 'r2'),
-    ]);
-    expect(await value(registry, 'agio_runs_paused{reason="budget"}')).toBe(0);
-    expect(await value(registry, 'agio_runs_paused{reason="operator"}')).toBe(0);
-    expect(await value(registry, 'agio_approvals_waiting')).toBe(1);
-    expect(await value(registry, 'agio_approval_oldest_wait_seconds')).toBe(0);
+    expect(await value(registry, 'agio_runs_started_total{agent="a",depth="0"}')).toBe(1);
+    expect(await value(registry, 'agio_steps_total{agent="a",role="assistant"}')).toBe(1);
     expect(await value(registry, 'agio_runs_ended_total{agent="a",depth="0",status="failed"}')).toBe(1);
   });
 
   it("counts a nested run once: its own log's events, not the copies in its parent's log", async () => {
     const registry = new Registry();
-    const { runEvents } = runEventMetrics(registry, now);
+    const { runEvents } = runEventMetrics(registry);
     const nested = { depth: 1, agent: 'child' };
     runEvents!([event('RUN_STARTED', 'root/tool/1-c', { ...nested, ownLog: true })]);
     runEvents!([event('RUN_STARTED', 'root/tool/1-c', nested)]);
@@ -57,6 +43,21 @@ describe('run event metrics', () => {
     runEvents!([event('RUN_COMPLETED', 'root/tool/1-c', { ...nested, ownLog: true })]);
     expect(await value(registry, 'agio_runs_started_total{agent="child",depth="1"}')).toBe(1);
     expect(await value(registry, 'agio_runs_ended_total{agent="child",depth="1",status="completed"}')).toBe(1);
+  });
+});
+
+describe("a run's waiting search attribute", () => {
+  const state = { paused: false, parked: false, pendingApprovals: 0 };
+  it('says approval while a call waits for a person, paused:<reason> while paused, and nothing once finished', () => {
+    expect(waitingOn(state)).toEqual([]);
+    expect(waitingOn({ ...state, pendingApprovals: 2 })).toEqual(['approval']);
+    expect(waitingOn({ ...state, paused: true, pauseReason: 'budget' })).toEqual(['paused:budget']);
+    // free text from whoever paused is not a label value
+    expect(waitingOn({ ...state, paused: true, pauseReason: 'lunch', pendingApprovals: 1 })).toEqual([
+      'approval',
+      'paused:operator',
+    ]);
+    expect(waitingOn({ ...state, paused: true, pendingApprovals: 1, finished: true })).toEqual([]);
   });
 });
 
