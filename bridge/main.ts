@@ -15,6 +15,7 @@ import { AgentsFileError } from '../worker/agents-file';
 import { agentsToServe } from '../worker/example-agents';
 import { allowedHostsFor } from './host-check';
 import { startTokens, TokensRequiredError } from './start-tokens';
+import { tracingFromEnv } from '../telemetry/tracing-setup';
 import { createBridge } from './server';
 
 async function main(): Promise<void> {
@@ -35,6 +36,8 @@ async function main(): Promise<void> {
   await ensureSearchAttributes(connection, temporal.namespace, 'agio bridge');
   const { stores, close: closeStores } = await storesFromEnv(env);
   const { lane: liveLane, close: closeLane } = await liveLaneFromEnv(env);
+  // OTEL_* (an OTLP endpoint, say): POST /runs is a span, and the runs it starts hang under it.
+  const tracing = tracingFromEnv('agio-bridge');
   const app = createBridge({
     stores,
     ...(liveLane ? { liveLane } : {}),
@@ -61,6 +64,7 @@ async function main(): Promise<void> {
     await connection.close();
     await closeLane();
     await closeStores();
+    await tracing?.shutdown();
   };
   process.once('SIGINT', () => void stop());
   process.once('SIGTERM', () => void stop());

@@ -1,5 +1,6 @@
 // AgioClient: start agent runs (by spec or registered name), follow their streams, read results and state,
 // and cancel them — over a Temporal Client, so it works wherever Temporal is reachable.
+import { context as otelContext, isSpanContextValid, trace } from '@opentelemetry/api';
 import type { Client } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
 import {
@@ -77,7 +78,14 @@ function contextOf(opts: StartOptions, limits: Partial<RunContext['limits']> | u
     ...(opts.userId ? { userId: opts.userId } : {}),
     ...(limits ? { limits } : {}),
     ...(opts.permissions ? { permissions: opts.permissions } : {}),
+    ...activeTrace(),
   } as Partial<RunContext>;
+}
+
+/** The caller's active OpenTelemetry span, if any: the run's spans join its trace, under it. */
+function activeTrace(): Pick<RunContext, 'traceId' | 'spanId'> {
+  const span = trace.getSpanContext(otelContext.active());
+  return span && isSpanContextValid(span) ? { traceId: span.traceId, spanId: span.spanId } : {};
 }
 
 /** The agentByName workflow's input: the name, and the settings the worker applies once it has the spec. */

@@ -45,6 +45,8 @@ export interface JaegerServer {
   pid: number;
   /** The traces with a span of `service` (GET /api/traces). */
   traces(service: string): Promise<JaegerTrace[]>;
+  /** One trace by its id (GET /api/traces/:id); undefined while Jaeger has none of its spans. */
+  trace(traceId: string): Promise<JaegerTrace | undefined>;
   stop(): Promise<void>;
 }
 
@@ -101,6 +103,12 @@ export async function startJaeger(opts: { log?: (msg: string) => void } = {}): P
       if (res.status === 404) return []; // no span of the service yet
       if (!res.ok) throw new Error(`Jaeger answered ${res.status}: ${await res.text()}`);
       return ((await res.json()) as { data: JaegerTrace[] | null }).data ?? [];
+    },
+    async trace(traceId) {
+      const res = await fetch(`${queryUrl}/api/traces/${traceId}`);
+      if (res.status === 404) return undefined;
+      if (!res.ok) throw new Error(`Jaeger answered ${res.status}: ${await res.text()}`);
+      return ((await res.json()) as { data: JaegerTrace[] | null }).data?.[0];
     },
     stop: server.stop,
   };

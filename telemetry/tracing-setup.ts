@@ -46,6 +46,14 @@ export function tracesExporterOf(env: NodeJS.ProcessEnv = process.env): 'otlp' |
   return env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT || env.OTEL_EXPORTER_OTLP_ENDPOINT ? 'otlp' : undefined;
 }
 
+/** Where OTLP goes: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as it is, else OTEL_EXPORTER_OTLP_ENDPOINT's `/v1/traces`. */
+function otlpUrl(env: NodeJS.ProcessEnv): { url: string } | undefined {
+  if (env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) return { url: env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT };
+  if (env.OTEL_EXPORTER_OTLP_ENDPOINT)
+    return { url: `${env.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, '')}/v1/traces` };
+  return undefined;
+}
+
 /** OTEL_BSP_* as the batch processor's options (this SDK release no longer reads them itself). */
 function batchOptions(env: NodeJS.ProcessEnv): Record<string, number> {
   const options: Record<string, number> = {};
@@ -64,6 +72,11 @@ function batchOptions(env: NodeJS.ProcessEnv): Record<string, number> {
 
 let installed: Tracing | undefined;
 
+/** Whether this process exports traces (tracingFromEnv found them asked for). */
+export function isTracing(): boolean {
+  return installed !== undefined;
+}
+
 /**
  * Starts this process's traces when the environment asks for them (see {@link tracesExporterOf}); undefined, and
  * nothing installed, otherwise. The service is OTEL_SERVICE_NAME (else `defaultService`); OTEL_RESOURCE_ATTRIBUTES,
@@ -73,7 +86,7 @@ export function tracingFromEnv(defaultService: string, env: NodeJS.ProcessEnv = 
   if (installed) return installed;
   const kind = tracesExporterOf(env);
   if (!kind) return undefined;
-  const exporter: SpanExporter = kind === 'otlp' ? new OTLPTraceExporter() : new ConsoleSpanExporter();
+  const exporter: SpanExporter = kind === 'otlp' ? new OTLPTraceExporter(otlpUrl(env)) : new ConsoleSpanExporter();
   const processor = new BatchSpanProcessor({ exporter, ...batchOptions(env) });
   const resource = defaultResource()
     .merge(detectResources({ detectors: [envDetector] }))

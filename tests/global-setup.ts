@@ -6,6 +6,7 @@ import path from 'node:path';
 import { startFerretDb } from '../devkit/ferretdb-server';
 import { startNatsServer } from '../devkit/nats-server';
 import { findOrInstallBinary } from '../devkit/install-binary';
+import { JAEGER } from '../devkit/jaeger-server';
 import { TEMPORAL_CLI, startTemporalDevServer } from '../devkit/temporal-server';
 import { writeWorkflowBundle } from '../devkit/workflow-bundle';
 import { TEST_ENV, type TestServers } from './helpers/test-env';
@@ -21,6 +22,8 @@ export default async function globalSetup(): Promise<void> {
     startFerretDb(),
     startNatsServer(),
     writeWorkflowBundle(require.resolve('./fixtures/test-workflows'), dir),
+    // Jaeger receives the tracing tests' spans; built (first run only: ~6 min on two cores) beside the servers.
+    findOrInstallBinary(JAEGER),
   ]);
   process.env[TEST_ENV.temporalAddress] = temporal.address;
   process.env[TEST_ENV.temporalDbFile] = temporal.dbFilename;

@@ -6,6 +6,7 @@ import { BadPageTokenError, RUN_STATUSES } from '../../client/run-list';
 import { stateQuery } from '../../common/messages';
 import { agentView, agentsSourceView } from '../agents-view';
 import { callerOf, hasScope, tenantOf } from '../auth';
+import { withServerSpan } from '../../telemetry/tracing-http';
 import { HttpError } from '../errors';
 import { DEFAULT_MAX_RUNNING_RUNS_PER_TENANT, RunningRunsQuota } from '../quotas';
 import { refuseLimitRaise, refuseMaxTokensRaise } from '../run-limits';
@@ -80,22 +81,24 @@ export const runRoutes: Routes = (app, ctx) => {
       if (runId && (await exists(runId))) return () => undefined;
       throw err;
     });
-    const run = await ctx.agio
-      .start(agent, input, {
+    // A span of its own (joined to a traceparent header), the parent of the run's spans when traces are on.
+    const startRun = () =>
+      ctx.agio.start(agent, input, {
         tenant,
         ...settings,
         ...(runId ? { runId } : {}),
         ...(spec ? {} : { tightenOnly: !mayRaise }),
-      })
-      .catch((err: Error) => {
-        release();
-        if (err.name !== 'IdempotencyConflictError') throw err;
-        throw new HttpError(
-          409,
-          'idempotency_conflict',
-          `Idempotency-Key "${key}" was used for a different request: send that request again to get its run, or use a new key`,
-        );
       });
+    const attributes = { 'http.request.method': 'POST', 'http.route': '/runs', 'gen_ai.agent.name': agent };
+    const run = await withServerSpan('POST /runs', req.headers, attributes, startRun).catch((err: Error) => {
+      release();
+      if (err.name !== 'IdempotencyConflictError') throw err;
+      throw new HttpError(
+        409,
+        'idempotency_conflict',
+        `Idempotency-Key "${key}" was used for a different request: send that request again to get its run, or use a new key`,
+      );
+    });
     // A repeat of an earlier request (same key, same body): its run, as the first answer gave it.
     if (!run.created) {
       release();

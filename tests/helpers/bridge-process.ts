@@ -1,6 +1,7 @@
 // An HTTP bridge in a separate OS process (tests/fixtures/bridge-main.ts run by tsx), for tests that SIGKILL one.
 import { spawn } from 'node:child_process';
 import path from 'node:path';
+import type { AnyAgentSpec } from '../../common';
 import { testEnv } from './test-env';
 
 /** What the bridge process reads from AGIO_TEST_BRIDGE_CONFIG. */
@@ -9,6 +10,8 @@ export interface BridgeProcessConfig {
   taskQueue: string;
   /** NATS for the live lane (as AGIO_NATS_URL). */
   natsUrl?: string;
+  /** Agents the bridge holds (POST /runs starts them with their spec). */
+  agents?: AnyAgentSpec[];
 }
 
 /** Environment variable that carries the config. */
@@ -24,10 +27,17 @@ export interface BridgeProcess {
 const REPO_ROOT = path.resolve(__dirname, '../..');
 
 /** Starts a bridge process on the test dev server and resolves once it listens. */
-export function startBridgeProcess(config: Omit<BridgeProcessConfig, 'address'>): Promise<BridgeProcess> {
+export function startBridgeProcess(
+  config: Omit<BridgeProcessConfig, 'address'>,
+  env: Record<string, string> = {},
+): Promise<BridgeProcess> {
   const child = spawn(process.execPath, ['--import', 'tsx', path.join('tests', 'fixtures', 'bridge-main.ts')], {
     cwd: REPO_ROOT,
-    env: { ...process.env, [BRIDGE_CONFIG_ENV]: JSON.stringify({ address: testEnv('temporalAddress'), ...config }) },
+    env: {
+      ...process.env,
+      ...env,
+      [BRIDGE_CONFIG_ENV]: JSON.stringify({ address: testEnv('temporalAddress'), ...config }),
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
