@@ -10,6 +10,7 @@ import { AgioClient } from '../client/agio-client';
 import { InProcessLane } from '../live/in-process-lane';
 import { liveLaneFromEnv } from '../config/live-lane';
 import type { LiveLane } from '../live/lane';
+import { tracingObserverFromEnv } from '../telemetry/tracing-observer';
 import { createWorker } from '../worker/create-worker';
 import type { ChildConfig } from './setup';
 import { benchTools } from './tools';
@@ -22,6 +23,7 @@ async function runWorker(
   liveLane?: LiveLane,
 ): Promise<{ worker: Worker; connection: NativeConnection }> {
   Runtime.install({ logger: new DefaultLogger('WARN') });
+  const traced = tracingObserverFromEnv('agio-bench-worker');
   const connection = await NativeConnection.connect({ address: config.address });
   const { worker } = await createWorker({
     liveLane,
@@ -34,6 +36,8 @@ async function runWorker(
     workspaceRoot: config.workspaceRoot,
     workflowBundle: { codePath: config.workflowBundle! },
     workerOptions: { shutdownGraceTime: '2s' },
+    // Traces as `agio worker` exports them when OTEL_* asks (tracing off and on is measured by running the bench twice).
+    observers: traced ? [traced.observer] : [],
   });
   return { worker, connection };
 }
