@@ -20,6 +20,7 @@ import type { WorkspaceSync } from './workspace/workspace-sync';
 import type { Sandbox } from './sandbox/sandbox';
 import { createResolveAgent } from './resolve-agent';
 import { AgentRegistry, DEFAULT_PRICES } from '../common';
+import { budgetedCallModel } from './budget-check';
 import { observedCallModel, observedRunTool, type RunObserver } from './observer';
 
 /** What the activities need from the worker. */
@@ -64,22 +65,25 @@ export function createActivities(deps: ActivityDeps) {
     // A conversation kept in the message store is read first, so the steps handed to the call can name its messages.
     // The call heartbeats from its start: what runs before the model is called counts against its heartbeat timeout.
     callModel: heartbeating(
-      readingStoredConversation(
-        persistingFirst(
-          observedCallModel(
-            createCallModel(
+      budgetedCallModel(
+        readingStoredConversation(
+          persistingFirst(
+            observedCallModel(
+              createCallModel(
+                deps.model,
+                deps.tools,
+                numberedAfterEarlierCalls(deps.streamSink ?? defaultStreamSink(deps.liveLane, deps.deltaBudget)),
+              ),
               deps.model,
-              deps.tools,
-              numberedAfterEarlierCalls(deps.streamSink ?? defaultStreamSink(deps.liveLane, deps.deltaBudget)),
+              deps.model.prices ?? DEFAULT_PRICES,
+              observers,
             ),
-            deps.model,
-            deps.model.prices ?? DEFAULT_PRICES,
-            observers,
+            persistence.persistSteps,
+            readConversation,
           ),
-          persistence.persistSteps,
-          readConversation,
+          deps.stores.messages,
         ),
-        deps.stores.messages,
+        { spend: deps.stores.spend, tenantDailyBudgetUsd: deps.model.tenantDailyBudgetUsd },
       ),
     ),
     ...tools,

@@ -10,6 +10,7 @@ import {
   resolveLimits,
   type ChatMessage,
   type EventBase,
+  type CallBudget,
   type ModelSettings,
   type OutputCheck,
   type OutputFormat,
@@ -41,6 +42,8 @@ export interface ModelConfig {
   provider?: string;
   /** Model prices (default: common/prices.ts's DEFAULT_PRICES); a model without one is priced `costUnknown`. */
   prices?: PriceTable;
+  /** What every tenant may spend per UTC day on priced model calls (AGIO_TENANT_DAILY_BUDGET_USD); a tenant's own, set by an admin, wins. */
+  tenantDailyBudgetUsd?: number;
 }
 
 /** Input of callModel. */
@@ -74,6 +77,8 @@ export interface CallModelInput {
   persist?: HandOffInput;
   /** The agent's output schema: sent as response_format (where the provider takes it), and a final answer is checked. */
   outputFormat?: OutputFormat;
+  /** Runs started since the cost budgets: check the tree's and the tenant's spend first (see activities/budget-check.ts). */
+  budget?: CallBudget;
 }
 
 /** Output of callModel: the assistant step, ready to commit. */

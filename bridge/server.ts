@@ -7,6 +7,7 @@ import { LOOPBACK_HOSTS, registerHostCheck } from './host-check';
 import { redactingLogger } from './log-redaction';
 import type { BridgeOptions } from './options';
 import type { BridgeContext } from './routes/context';
+import { budgetRoutes } from './routes/budgets';
 import { controlRoutes } from './routes/control';
 import { healthRoutes } from './routes/health';
 import { recordRoutes } from './routes/records';
@@ -94,7 +95,16 @@ export function createBridge(opts: BridgeOptions): FastifyInstance & { hub: Stre
 
   const ctx: BridgeContext = { opts, agio, tokens: opts.tokens, hub, openStreams, streamTokens };
   metricsRoutes(app, ctx, metrics);
-  for (const routes of [healthRoutes, whoamiRoutes, runRoutes, streamRoutes, controlRoutes, recordRoutes, codecRoutes])
+  for (const routes of [
+    healthRoutes,
+    whoamiRoutes,
+    runRoutes,
+    streamRoutes,
+    controlRoutes,
+    recordRoutes,
+    codecRoutes,
+    budgetRoutes,
+  ])
     routes(app, ctx);
 
   return Object.assign(app, { hub });

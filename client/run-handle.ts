@@ -6,6 +6,7 @@ import {
   typedEvent,
   type AgioEvent,
   type AgioEventOf,
+  type BudgetRaise,
   type ControlRequest,
   type ControlState,
   type EventType,
@@ -17,6 +18,7 @@ import {
 import {
   decideToolCallUpdate,
   eventsQuery,
+  budgetRaiseSignal,
   pauseSignal,
   pauseUpdate,
   resumeSignal,
@@ -130,6 +132,15 @@ export class RunHandle<T = RunOutput['output']> {
       return undefined;
     }
     return this.control('resume', () => this.handle.executeUpdate(resumeUpdate, { args: [req] }));
+  }
+
+  /**
+   * Sets the run tree's cost budget (limits.maxCostUsd, US dollars): the run and every nested run running now take it,
+   * and those paused for a budget ask again. Send it to the root (a nested run's raise reaches only its own subtree).
+   * Without `maxCostUsd`, runs paused for their tenant's budget ask again. RunClosedError when the run has ended.
+   */
+  async raiseBudget(raise: BudgetRaise): Promise<void> {
+    await this.control('raise the budget of', () => this.handle.signal(budgetRaiseSignal, raise));
   }
 
   /** Approves a pending tool call anywhere in the run's tree (the owning workflow is found from the stream). */

@@ -49,6 +49,11 @@ export const ErrorType = {
   SandboxUnavailable: 'SandboxUnavailable',
   /** The root passed its Temporal execution or run timeout (no terminal event either; readers add a synthetic one). */
   TimedOut: 'TimedOut',
+  /**
+   * A model call refused before the provider was called: the run's tree or its tenant spent its cost budget
+   * (details: a BudgetSpent (common/budgets.ts)). The run pauses with reason `budget` instead of failing.
+   */
+  BudgetSpent: 'BudgetSpent',
 } as const;
 /** One of {@link ErrorType}. */
 export type ErrorType = (typeof ErrorType)[keyof typeof ErrorType];

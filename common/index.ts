@@ -19,5 +19,6 @@ export * from './wire-sinks';
 export * from './workflow-agents';
 export * from './permissions';
 export * from './prices';
+export * from './budgets';
 // The messages' payload types only: the definitions themselves are imported from './messages' where they are used.
 export type { ControlRequest, ControlState, RunState } from './messages';

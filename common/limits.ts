@@ -89,6 +89,11 @@ export const RunLimits = z.object({
     .default(6 * 60 * 60_000),
   /** Continue as new after this many model calls in one workflow run (besides Temporal's own suggestion). */
   continueAsNewAfterModelCalls: z.number().int().positive().default(200),
+  /**
+   * US dollars the run's whole tree (every nested run included) may spend on priced model calls. Checked before each
+   * model call: once spent, the run asking pauses (reason `budget`) until the budget is raised. Handed down unchanged.
+   */
+  maxCostUsd: z.number().positive().optional(),
 });
 /** Limits in force for a run. */
 export type RunLimits = z.infer<typeof RunLimits>;
@@ -113,6 +118,7 @@ export const RunLimitOverrides = z
     modelMaxAttempts: RunLimits.shape.modelMaxAttempts,
     modelRetryWindowMs: RunLimits.shape.modelRetryWindowMs.removeDefault(),
     continueAsNewAfterModelCalls: RunLimits.shape.continueAsNewAfterModelCalls.removeDefault(),
+    maxCostUsd: RunLimits.shape.maxCostUsd,
   })
   .partial();
 /** Overrides of some limits. */
@@ -157,9 +163,16 @@ export const RUN_LIMIT_MAXIMUMS = {
   modelMaxAttempts: 100,
   modelRetryWindowMs: 7 * 24 * 60 * 60_000,
   continueAsNewAfterModelCalls: 1000,
+  maxCostUsd: 1_000_000,
 } as const satisfies Record<keyof RunLimitOverrides, number>;
 
 const upTo = (max: number) => z.number().int().positive().max(max);
+
+/** A cost budget a caller asks for (a run's maxCostUsd, a raise, a tenant's daily budget): positive US dollars, bounded. */
+export const CostUsdRequest = z
+  .number({ message: 'a number of US dollars' })
+  .positive('must be above 0')
+  .max(RUN_LIMIT_MAXIMUMS.maxCostUsd, `at most ${RUN_LIMIT_MAXIMUMS.maxCostUsd} US dollars`);
 
 /**
  * Limits a caller asks for when starting a run (the bridge's `POST /runs`): the overrides, each bounded by
@@ -181,6 +194,7 @@ export const RunLimitRequest = z
     modelMaxAttempts: upTo(RUN_LIMIT_MAXIMUMS.modelMaxAttempts),
     modelRetryWindowMs: upTo(RUN_LIMIT_MAXIMUMS.modelRetryWindowMs),
     continueAsNewAfterModelCalls: upTo(RUN_LIMIT_MAXIMUMS.continueAsNewAfterModelCalls),
+    maxCostUsd: CostUsdRequest,
   })
   .partial()
   .strict();

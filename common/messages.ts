@@ -6,7 +6,8 @@ import type { EventsPage, EventsQueryInput, PublishBatch } from './events';
 import type { ToolCallDecision } from './permissions';
 import type { SubAgentFailure } from './run';
 import type { ReportedRunPhase } from './run-status';
-import type { ChatMessage } from './steps';
+import type { ChatMessage, Usage } from './steps';
+import type { BudgetRaise, BudgetSpent } from './budgets';
 
 /** A batch of events for the root run's log, from an activity or a nested run. */
 export const publishSignal = defineSignal<[PublishBatch]>('publish');
@@ -43,6 +44,10 @@ export interface RunState extends ControlState {
   failures?: SubAgentFailure[];
   /** Child workflows running now. */
   children: string[];
+  /** What the run has spent so far: its own model calls and its finished nested runs' (cost included). */
+  usage?: Usage;
+  /** The run tree's cost budget in US dollars (limits.maxCostUsd, or what it was raised to). */
+  maxCostUsd?: number;
   /** Tool calls waiting for a human decision. */
   pendingApprovals: { toolCallId: string; tool: string; workflowId: string }[];
 }
@@ -71,6 +76,12 @@ export const resumeUpdate = defineUpdate<ControlState, [ControlRequest]>('resume
  */
 export const upgradeSignal = defineSignal('agio.upgrade');
 
+/**
+ * The run tree's cost budget was raised (or its tenant's): the run takes the new limits.maxCostUsd, forwards the
+ * signal to its children, and resumes if it is paused for a budget (then asks again; a budget still spent pauses it).
+ */
+export const budgetRaiseSignal = defineSignal<[BudgetRaise]>('agio.budget');
+
 /** A child tells its parent whether it is parked, so the parent's pause update knows when the tree is. */
 export const childParkedSignal = defineSignal<[{ childId: string; parked: boolean }]>('childParked');
 
@@ -89,6 +100,8 @@ export interface ControlState {
   pauseReason?: string;
   /** True once the run has ended (a pause asked for too late never took effect). */
   finished?: boolean;
+  /** Paused for a cost budget (pauseReason `budget`): which budget, its limit and the spend. */
+  budget?: BudgetSpent;
 }
 
 /** A human decision on a pending tool call, sent to the workflow that owns the call (it may be a child). */

@@ -8,6 +8,7 @@ import { MemorySessionStore } from './memory/session-store';
 import { MemoryToolResultStore } from './memory/tool-result-store';
 import { MemoryTraceStore } from './memory/trace-store';
 import { MemoryWorkspaceStore } from './memory/workspace-store';
+import { MemorySpendStore } from './memory/spend-store';
 import { MongoCitationStore } from './mongo/citation-store';
 import { MongoEventLogStore } from './mongo/event-log-store';
 import type { MongoStoreOptions } from './mongo/collections';
@@ -16,6 +17,8 @@ import { MongoSessionStore } from './mongo/session-store';
 import { MongoToolResultStore } from './mongo/tool-result-store';
 import { MongoTraceStore } from './mongo/trace-store';
 import { MongoWorkspaceStore } from './mongo/workspace-store';
+import { MongoSpendStore } from './mongo/spend-store';
+import type { SpendStore } from './spend';
 import type {
   CitationStore,
   EventLogStore,
@@ -29,12 +32,14 @@ import type {
 export * from './records';
 export * from './types';
 export * from './workspace-files';
+export * from './spend';
 export { toolResultRef } from './tool-result-ref';
 export type { MongoStoreOptions } from './mongo/collections';
 export { MemoryCitationStore, MemoryEventLogStore, MemorySessionStore, MemoryToolResultStore, MemoryTraceStore };
 export { MongoCitationStore, MongoEventLogStore, MongoSessionStore, MongoToolResultStore, MongoTraceStore };
 export { MemoryWorkspaceStore, MongoWorkspaceStore };
 export { MemoryMessageStore, MongoMessageStore };
+export { MemorySpendStore, MongoSpendStore };
 
 /** The stores a worker (and a bridge) uses, of one kind. */
 export interface Stores {
@@ -48,6 +53,8 @@ export interface Stores {
   workspaces: WorkspaceStore;
   /** Runs' conversations, for model calls whose conversation is too large to travel in their input. */
   messages: MessageStore;
+  /** What priced model calls cost, by tree and by tenant per day, and tenants' daily budgets (the cost budgets). */
+  spend: SpendStore;
   /** Sets up every store (creates MongoDB indexes); safe to call again. */
   setup(): Promise<void>;
 }
@@ -71,6 +78,7 @@ export function createMemoryStores(): Stores {
     events: new MemoryEventLogStore(),
     workspaces: new MemoryWorkspaceStore(),
     messages: new MemoryMessageStore(),
+    spend: new MemorySpendStore(),
   });
 }
 
@@ -84,5 +92,6 @@ export function createMongoStores(client: MongoClient, opts: MongoStoreOptions =
     events: new MongoEventLogStore(client, opts),
     workspaces: new MongoWorkspaceStore(client, opts),
     messages: new MongoMessageStore(client, opts),
+    spend: new MongoSpendStore(client, opts),
   });
 }

@@ -17,6 +17,7 @@ import {
 import type { AgioActivities } from '../activities';
 import { ACTIVE_DEADLINE_PATCH, WaitTracker } from './active-deadline';
 import { Approvals } from './approvals';
+import { COST_BUDGETS_PATCH } from './budget';
 import { Conversation } from './conversation';
 import { CONVERSATION_STORE_PATCH, ConversationWrites } from './conversation-writes';
 import { EVENT_LOG_TAIL_PATCH } from './event-log';
@@ -80,6 +81,8 @@ export interface AgentRun extends RunFrame {
    * safe point before each model call), while runs started with it take the new path from their first task on.
    */
   upgrades: boolean;
+  /** Model calls carry the tenant and the tree's cost budget, and a spent budget pauses the run (COST_BUDGETS_PATCH). */
+  budgets: boolean;
 }
 
 /** Sets an agent run up from its parsed input (or what it carried across continue-as-new). */
@@ -132,6 +135,7 @@ export function openAgentRun(input: ParsedAgentRunInput): AgentRun {
     logsTail: keepsOwnLog(context) && patched(EVENT_LOG_TAIL_PATCH),
     leanSteps: patched(LEAN_STEPS_PATCH),
     upgrades: patched(UPGRADE_PATCH),
+    budgets: patched(COST_BUDGETS_PATCH),
     waits: new WaitTracker(
       { control: frame.control, pendingApprovals: () => approvals.list().length },
       context.parentRunId && context.nestingType === 'agent_tool' && patched(ACTIVE_DEADLINE_PATCH)
@@ -145,6 +149,8 @@ export function openAgentRun(input: ParsedAgentRunInput): AgentRun {
     modelCalls: counters.modelCalls,
     toolCalls: counters.toolCalls,
     pendingApprovals: approvals.list(),
+    usage: counters.usage,
+    ...(context.limits.maxCostUsd !== undefined ? { maxCostUsd: context.limits.maxCostUsd } : {}),
   }));
   resume?.steps.forEach((step) => run.conversation.add(step));
   return run;

@@ -7,6 +7,7 @@ import type { CallModelOutput } from '../activities';
 import { commit, type AgentRun } from './agent-run-state';
 import { COMPACTION_PATCH, compactConversation, compactionThreshold } from './compaction';
 import { CONDENSATION_PATCH, condenseConversation } from './condensation';
+import { callBudget, withinBudget } from './budget';
 import { conversationNotStored } from './conversation-writes';
 import { failRun, modelInput } from './model-step';
 import type { Toolkit } from './toolkit';
@@ -31,11 +32,12 @@ export async function askModel(run: AgentRun, toolkit: Toolkit, tools: string[])
   const handOff = run.leanSteps
     ? recorder.handOff(conversation.steps, conversation.messages, (step) => conversation.messageFor(step))
     : undefined;
-  const ask = (input: ReturnType<typeof modelInput>) =>
+  const callOnce = (input: ReturnType<typeof modelInput>) =>
     control.track(
       run.callModel({
         runId: context.runId,
         rootRunId: context.rootRunId,
+        ...(run.budgets ? { tenant: context.tenant, budget: callBudget(context.limits) } : {}),
         stepId: `${context.runId}:${index}`,
         stepIndex: index,
         model: agent.model,
@@ -51,6 +53,9 @@ export async function askModel(run: AgentRun, toolkit: Toolkit, tools: string[])
         ...(structured ? { outputFormat: structured.format } : {}),
       }),
     );
+  // A spent cost budget pauses the run, and the call is asked again after the raise (runs since COST_BUDGETS_PATCH).
+  const ask = (input: ReturnType<typeof modelInput>) =>
+    run.budgets ? withinBudget(control, () => callOnce(input)) : callOnce(input);
   const { writes } = conversation;
   let input = modelInput(agent.name, conversation.messages, context, bytes, writes);
   const out = await ask(input).catch((err) => {

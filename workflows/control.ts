@@ -14,6 +14,7 @@ import {
 } from '@temporalio/workflow';
 import type { Emitter } from './emitter';
 import {
+  budgetRaiseSignal,
   childParkedSignal,
   pauseSignal,
   pauseUpdate,
@@ -24,6 +25,7 @@ import {
   type ControlState,
 } from '../common/messages';
 import { ErrorType } from '../common/errors';
+import { budgetPauseData, type BudgetRaise, type BudgetSpent } from '../common/budgets';
 import { targetVersionChanged } from './upgrade';
 
 /**
@@ -53,12 +55,18 @@ export class RunControl {
   private upgradeRequested = false;
   /** Refuse a pause update while paused (see PAUSE_DEDUPE_PATCH); decided by the first pause that takes effect. */
   private refuseDuplicatePauses = false;
+  /** The budget the run is paused for (see {@link waitForBudget}). */
+  private budget?: BudgetSpent;
 
-  /** `parentRunId`: the workflow to tell when this run is (no longer) parked; `paused`: a pause carried from the previous run. */
+  /**
+   * `parentRunId`: the workflow to tell when this run is (no longer) parked; `paused`: a pause carried from the previous
+   * run; `limits`: the run's, whose maxCostUsd a budget raise sets (so it is carried on and handed down like any limit).
+   */
   constructor(
     private readonly events: Emitter,
     private readonly parentRunId?: string,
     paused?: ControlRequest,
+    private readonly limits?: { maxCostUsd?: number },
   ) {
     if (paused) {
       this.paused = true;
@@ -76,6 +84,7 @@ export class RunControl {
       this.upgradeRequested = true;
     });
     setHandler(resumeSignal, (req) => this.resume(req));
+    setHandler(budgetRaiseSignal, (raise) => this.raiseBudget(raise ?? {}));
     setHandler(
       pauseUpdate,
       async (req) => {
@@ -106,18 +115,24 @@ export class RunControl {
    * `orUpgrade`, a paused run also stops waiting when it says so (a newer worker version is current) and returns
    * 'upgrade', still paused and parked, so the run can continue as new onto that version and park there.
    */
-  async safePoint(orUpgrade?: () => boolean): Promise<'continue' | 'upgrade'> {
+  async safePoint(orUpgrade?: () => boolean, wakeAfterMs?: number): Promise<'continue' | 'upgrade'> {
     if (!this.paused) return 'continue';
     if (!this.parked) {
       const { reason, by } = this.request;
+      const budget = this.budget ? { budget: this.budget } : {};
       // RUN_PAUSED first: whoever learns that the run (or its tree) is parked finds the event in the stream.
       if (!this.carriedPark)
-        await this.events.emit({ type: 'RUN_PAUSED', data: { ...(reason ? { reason } : {}), ...(by ? { by } : {}) } });
+        await this.events.emit({
+          type: 'RUN_PAUSED',
+          data: { ...(reason ? { reason } : {}), ...(by ? { by } : {}), ...budget },
+        });
       this.carriedPark = false;
       this.parked = true;
       this.report();
     }
-    await condition(() => !this.paused || orUpgrade?.() === true);
+    const wake = () => !this.paused || orUpgrade?.() === true;
+    if (wakeAfterMs === undefined) await condition(wake);
+    else if (!(await condition(wake, wakeAfterMs))) this.resume({ reason: 'budget day ended', by: 'agio' });
     if (this.paused) return 'upgrade';
     this.parked = false;
     this.report();
@@ -127,6 +142,20 @@ export class RunControl {
       data: { ...(resumed.reason ? { reason: resumed.reason } : {}), ...(resumed.by ? { by: resumed.by } : {}) },
     });
     return 'continue';
+  }
+
+  /**
+   * Pauses the run for a spent cost budget (RUN_PAUSED with reason `budget` and which budget) and waits at this safe
+   * point until a raise or a resume; a tenant's daily budget also wakes it when the UTC day ends. The caller asks again.
+   */
+  async waitForBudget(spent: BudgetSpent): Promise<void> {
+    if (!this.paused) {
+      const { reason, by } = budgetPauseData(spent);
+      this.pause({ reason, by });
+      this.budget = spent;
+    }
+    const dayMs = 24 * 60 * 60_000;
+    await this.safePoint(undefined, spent.kind === 'tenant' ? dayMs - (Date.now() % dayMs) + 1000 : undefined);
   }
 
   /** Waits while paused without parking the run (e.g. an approved tool call holds until resume). */
@@ -204,6 +233,7 @@ export class RunControl {
       parked: this.isParked(),
       ...(this.paused && this.request.by ? { pausedBy: this.request.by } : {}),
       ...(this.paused && this.request.reason ? { pauseReason: this.request.reason } : {}),
+      ...(this.paused && this.budget ? { budget: this.budget } : {}),
     };
   }
 
@@ -253,9 +283,21 @@ export class RunControl {
     });
   }
 
+  /** A budget raise: the new limit, forwarded down the tree, and a run paused for a budget resumes to ask again. */
+  private raiseBudget(raise: BudgetRaise): void {
+    if (this.limits && typeof raise.maxCostUsd === 'number') this.limits.maxCostUsd = raise.maxCostUsd;
+    for (const handle of this.children.values()) {
+      handle.signal(budgetRaiseSignal, raise).catch((err: Error) => {
+        log.warn(`could not raise the budget of child ${handle.workflowId}: ${err.message}`);
+      });
+    }
+    if (this.paused && this.budget) this.resume({ reason: 'budget raised', ...(raise.by ? { by: raise.by } : {}) });
+  }
+
   private resume(req: ControlRequest = {}): void {
     if (!this.paused) return;
     this.paused = false;
+    this.budget = undefined;
     this.request = req;
     for (const handle of this.children.values()) this.forward(handle, 'resume');
     this.report();

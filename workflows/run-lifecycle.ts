@@ -74,7 +74,7 @@ export function openRun(
     context,
     wire,
     events,
-    control: new RunControl(events, context.parentRunId, carried?.paused),
+    control: new RunControl(events, context.parentRunId, carried?.paused, context.limits),
     status: 'running',
   };
 }

@@ -86,6 +86,8 @@ export async function runWorkflowAgent(
     ...run.progress,
     state: run.state,
     ...(run.failures ? { failures: run.failures } : {}),
+    usage: run.usage,
+    ...(context.limits.maxCostUsd !== undefined ? { maxCostUsd: context.limits.maxCostUsd } : {}),
   }));
   return runLifecycle(frame, {
     start: input.resume

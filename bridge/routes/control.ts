@@ -1,10 +1,12 @@
 // Steering a run: POST /runs/:id/pause and /resume (answer once the run is parked, or 202), approve and deny a tool
 // call (through the root, whichever run of the tree the URL names), and cancel.
 import { z } from 'zod';
+import { CostUsdRequest } from '../../common';
 import { ErrorType } from '../../common/errors';
 import { callerOf, type Grant } from '../auth';
 import { HttpError } from '../errors';
 import { describeRun, rootRunIdOf } from '../runs';
+import { raiseRunBudget } from './budgets';
 import { RunParams, type Routes } from './context';
 
 const DecisionBody = z.object({
@@ -15,7 +17,12 @@ const DecisionBody = z.object({
 const ToolCallParams = RunParams.extend({
   callId: z.string().regex(/^[A-Za-z0-9._:-]{1,256}$/, 'malformed tool call id'),
 });
-const ControlBody = z.object({ reason: z.string().max(1000).optional(), by: z.string().max(200).optional() });
+const ControlBody = z.object({
+  reason: z.string().max(1000).optional(),
+  by: z.string().max(200).optional(),
+  /** Resume only: the run tree's new cost budget, set before the resume (see routes/budgets.ts). */
+  maxCostUsd: CostUsdRequest.optional(),
+});
 
 /**
  * Who acts: the token's identity. A body `by` naming someone else is refused (403), so a decision or a pause is never
@@ -53,6 +60,7 @@ export const controlRoutes: Routes = (app, ctx) => {
       const description = await describeRun(ctx.agio.temporal, tenant, id);
       if (description.status.name !== 'RUNNING')
         throw new HttpError(409, 'run_not_running', `run "${id}" is ${description.status.name.toLowerCase()}`);
+      if (body.maxCostUsd !== undefined && action === 'resume') await raiseRunBudget(ctx, caller, id, body.maxCostUsd);
       const request = { by, ...(body.reason ? { reason: body.reason } : {}) };
       const handle = ctx.agio.getHandle(id);
       // The update returns once the run is parked; a long activity may delay that, so answer 202 after a while.

@@ -1,0 +1,79 @@
+// Cost budgets over HTTP: POST /runs/:id/budget raises a run tree's budget (limits.maxCostUsd; control scope, sent to
+// the tree's root, which hands it down and resumes the runs paused for it), GET and POST /tenants/:tenant/budget read
+// and set a tenant's daily budget (admin sets; the tenant's own tokens read theirs).
+import { z } from 'zod';
+import { BudgetRaiseRequest, TenantBudgetRequest, type RunMemo } from '../../common';
+import { utcDay } from '../../stores';
+import { callerOf, forbidden, hasScope, type Grant } from '../auth';
+import { HttpError } from '../errors';
+import { refuseLimitRaise } from '../run-limits';
+import { describeRun, rootRunIdOf } from '../runs';
+import { RunParams, type BridgeContext, type Routes } from './context';
+
+const TenantParams = z.object({ tenant: z.string().regex(/^[A-Za-z0-9._-]{1,128}$/, 'malformed tenant') });
+/** How many of a tenant's running root runs a raise of its daily budget nudges at most. */
+const MAX_NUDGED_RUNS = 1000;
+
+/**
+ * Sets the budget of the tree `id` belongs to (sent to its root, which hands it down and resumes the runs paused for
+ * it). Above the agent's own maxCostUsd only as an operator may raise any limit (admin, or AGIO_ALLOW_LIMIT_RAISE).
+ */
+export async function raiseRunBudget(ctx: BridgeContext, caller: Grant, id: string, maxCostUsd: number) {
+  const rootRunId = rootRunIdOf(await describeRun(ctx.agio.temporal, caller.tenant, id), id);
+  const root = await describeRun(ctx.agio.temporal, caller.tenant, rootRunId);
+  if (root.status.name !== 'RUNNING')
+    throw new HttpError(409, 'run_not_running', `run "${rootRunId}" is ${root.status.name.toLowerCase()}`);
+  const spec = ctx.agio.agents.find((root.memo as Partial<RunMemo> | undefined)?.agent ?? '');
+  if (spec) refuseLimitRaise(spec, { maxCostUsd }, (ctx.opts.allowLimitRaise ?? false) || hasScope(caller, 'admin'));
+  await ctx.agio.getHandle(rootRunId).raiseBudget({ maxCostUsd, by: caller.identity });
+  return { runId: rootRunId, maxCostUsd };
+}
+
+export const budgetRoutes: Routes = (app, ctx) => {
+  const stores = () => {
+    if (!ctx.opts.stores)
+      throw new HttpError(501, 'no_stores', 'this bridge has no stores configured (set MONGODB_URI)');
+    return ctx.opts.stores;
+  };
+
+  app.post('/runs/:id/budget', async (req) => {
+    const caller = callerOf(req, ctx.tokens, 'control');
+    const { id } = RunParams.parse(req.params);
+    const { maxCostUsd } = BudgetRaiseRequest.parse(req.body ?? {});
+    // The budget is the tree's: a raise naming a nested run goes to its root, which hands it down.
+    return raiseRunBudget(ctx, caller, id, maxCostUsd);
+  });
+
+  app.get('/tenants/:tenant/budget', async (req) => {
+    const caller = callerOf(req, ctx.tokens, 'read');
+    const { tenant } = TenantParams.parse(req.params);
+    if (tenant !== caller.tenant && !hasScope(caller, 'admin')) throw forbidden('admin', "another tenant's budget");
+    const day = utcDay(Date.now());
+    const [dailyUsd, spentUsd] = await Promise.all([
+      stores().spend.tenantBudget(tenant),
+      stores().spend.tenantSpend(tenant, day),
+    ]);
+    return { tenant, day, spentUsd, ...(dailyUsd !== undefined ? { dailyUsd } : {}) };
+  });
+
+  app.post('/tenants/:tenant/budget', async (req) => {
+    const caller = callerOf(req, ctx.tokens, 'admin');
+    const { tenant } = TenantParams.parse(req.params);
+    const { dailyUsd } = TenantBudgetRequest.parse(req.body ?? {});
+    await stores().spend.setTenantBudget(tenant, dailyUsd ?? undefined);
+    // Runs paused for the tenant's budget ask again (each root hands the nudge down its tree).
+    const { runs } = await ctx.agio.list({ tenant, status: 'running', pageSize: MAX_NUDGED_RUNS });
+    const nudged = await Promise.all(
+      runs.map((run) =>
+        ctx.agio
+          .getHandle(run.runId)
+          .raiseBudget({ by: caller.identity })
+          .then(
+            () => 1,
+            () => 0, // ended meanwhile
+          ),
+      ),
+    );
+    return { tenant, ...(dailyUsd !== null ? { dailyUsd } : {}), nudgedRuns: nudged.reduce((a, b) => a + b, 0) };
+  });
+};

@@ -1,0 +1,69 @@
+// The spend ledger's contract, run against memory and MongoDB (the harness's FerretDB): each call's cost counted once
+// by key, summed per tree and per tenant and day, tenants apart; tenants' daily budgets set and cleared.
+import { randomUUID } from 'node:crypto';
+import { createMemoryStores, type SpendEntry, type SpendStore } from '../../stores';
+import { openMongoStores } from '../helpers/mongo-stores';
+
+const id = (prefix: string) => `${prefix}-${randomUUID().slice(0, 8)}`;
+
+async function memoryBackend() {
+  return { store: createMemoryStores().spend, close: async () => undefined };
+}
+
+async function mongoBackend() {
+  const mongo = await openMongoStores();
+  return { store: mongo.stores.spend, close: () => mongo.close() };
+}
+
+describe.each([
+  ['memory', memoryBackend],
+  ['mongodb (FerretDB)', mongoBackend],
+])('%s spend store', (_name, open) => {
+  let store: SpendStore;
+  let close: () => Promise<void>;
+  beforeAll(async () => {
+    ({ store, close } = await open());
+    await store.setup();
+  });
+  afterAll(() => close());
+
+  const entry = (fields: Partial<SpendEntry>): SpendEntry => ({
+    key: id('k'),
+    tenant: 't',
+    day: '2026-11-25',
+    rootRunId: 'run-root',
+    runId: 'run-root',
+    costUsd: 0.001,
+    ...fields,
+  });
+
+  it('sums a tree and a tenant day, each key counted once, other tenants and days apart', async () => {
+    const tenant = id('tenant');
+    const root = id('run');
+    const first = entry({ tenant, rootRunId: root, costUsd: 0.25 });
+    await store.record(first);
+    await store.record({ ...first }); // a retried write
+    await store.record(entry({ tenant, rootRunId: root, runId: `${root}/tool/1-a`, costUsd: 0.5 }));
+    await store.record(entry({ tenant, rootRunId: id('run'), costUsd: 1 }));
+    await store.record(entry({ tenant, rootRunId: root, day: '2026-11-26', costUsd: 2 }));
+    await store.record(entry({ tenant: id('other'), rootRunId: root, costUsd: 4 }));
+    expect(await store.treeSpend(tenant, root)).toBeCloseTo(2.75, 9);
+    expect(await store.tenantSpend(tenant, '2026-11-25')).toBeCloseTo(1.75, 9);
+    expect(await store.tenantSpend(tenant, '2026-11-27')).toBe(0);
+    expect(await store.treeSpend(id('nobody'), root)).toBe(0);
+  });
+
+  it('reads an operator object as nothing spent', async () => {
+    expect(await store.treeSpend({ $ne: null } as unknown as string, 'run-root')).toBe(0);
+  });
+
+  it('sets, replaces and clears a tenant daily budget', async () => {
+    const tenant = id('tenant');
+    expect(await store.tenantBudget(tenant)).toBeUndefined();
+    await store.setTenantBudget(tenant, 5);
+    await store.setTenantBudget(tenant, 7.5);
+    expect(await store.tenantBudget(tenant)).toBe(7.5);
+    await store.setTenantBudget(tenant, undefined);
+    expect(await store.tenantBudget(tenant)).toBeUndefined();
+  });
+});
