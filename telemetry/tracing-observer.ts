@@ -17,6 +17,7 @@ interface OpenRun {
   startedAt?: number;
   firstSeen: number;
   kind?: string;
+  sessionId?: string;
   events: SpanEvent[];
 }
 
@@ -143,6 +144,7 @@ export function tracingObserver(tracing: Tracing): RunObserver {
         'agio.run.depth': e.depth,
         'agio.run.status': data.status ?? e.type.slice(4).toLowerCase(),
         ...(run?.kind ? { 'agio.workflow.kind': run.kind } : {}),
+        ...(run?.sessionId ? { 'gen_ai.conversation.id': run.sessionId } : {}),
         ...usageAttributes(e.usage),
       },
       events: run?.events ?? [],
@@ -156,12 +158,19 @@ export function tracingObserver(tracing: Tracing): RunObserver {
     },
     runEvents(events: WireEvent[]) {
       for (const e of events) {
-        const data = (e.data ?? {}) as { kind?: string; reason?: string; by?: string; errorType?: string };
+        const data = (e.data ?? {}) as {
+          kind?: string;
+          sessionId?: string;
+          reason?: string;
+          by?: string;
+          errorType?: string;
+        };
         switch (e.type) {
           case 'RUN_STARTED': {
             const run = openRun(e);
             run.startedAt ??= e.timestamp;
             run.kind ??= data.kind;
+            run.sessionId ??= data.sessionId;
             break;
           }
           case 'RUN_PAUSED':

@@ -39,7 +39,7 @@ describe('tracing observer', () => {
     const observer = tracingObserver(tracing);
     const child = { parentRunId: 'run-root', depth: 1, agent: 'step-one' };
     observer.runEvents!([
-      event('RUN_STARTED', 'run-root', { agent: 'loop', data: { kind: 'loop' }, timestamp: 500 }),
+      event('RUN_STARTED', 'run-root', { agent: 'loop', data: { kind: 'loop', sessionId: 's-1' }, timestamp: 500 }),
       event('RUN_PAUSED', 'run-root', { agent: 'loop', data: { reason: 'budget', by: 'agio' } }),
       event('RUN_RESUMED', 'run-root', { agent: 'loop', data: { by: 'ops' } }),
     ]);
@@ -54,7 +54,11 @@ describe('tracing observer', () => {
     expect(sub.parentSpanContext?.spanId).toBe(root.spanContext().spanId);
     expect(root.spanContext()).toMatchObject({ traceId: traceIdOf('run-root'), spanId: spanIdOf('run-root') });
     expect(root.parentSpanContext).toBeUndefined();
-    expect(root.attributes).toMatchObject({ 'gen_ai.operation.name': 'invoke_workflow', 'agio.workflow.kind': 'loop' });
+    expect(root.attributes).toMatchObject({
+      'gen_ai.operation.name': 'invoke_workflow',
+      'agio.workflow.kind': 'loop',
+      'gen_ai.conversation.id': 's-1',
+    });
     expect(root.events.map((e) => [e.name, e.attributes])).toEqual([
       ['agio.run.paused', { 'agio.reason': 'budget', 'agio.by': 'agio' }],
       ['agio.run.resumed', { 'agio.by': 'ops' }],
