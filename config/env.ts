@@ -58,6 +58,11 @@ export const AgioEnv = z.object({
   AGIO_PRICES_FILE: optionalString,
   /** Model prices as JSON, e.g. `{"my-model":{"input":1,"output":2}}`: over the defaults and AGIO_PRICES_FILE. */
   AGIO_PRICES: optionalString,
+  /**
+   * US dollars every tenant may spend per UTC day on priced model calls (the worker checks it before each call; a run
+   * past it pauses with reason budget). A tenant's own, set by an admin (POST /tenants/:tenant/budget), wins. Unset: none.
+   */
+  AGIO_TENANT_DAILY_BUDGET_USD: z.preprocess(emptyToUndefined, z.coerce.number().positive().finite().optional()),
   MONGODB_URI: optionalString,
   /** NATS (JetStream) for the live lane between separate workers and bridges, e.g. nats://nats:4222; unset: deltas go by signal. */
   AGIO_NATS_URL: optionalString,
