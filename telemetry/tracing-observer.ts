@@ -117,8 +117,11 @@ export function tracingObserver(tracing: Tracing): RunObserver {
   }
 
   function runSpan(e: WireEvent): void {
-    if (ended.has(e.runId)) return; // a nested run's end is in its own log and copied to its parent's
-    remember(ended, e.runId, true);
+    // A nested run's end is in its own log and copied (the same event) to its parent's; a later run under a reused id
+    // ends at another time.
+    const end = `${e.runId}@${e.timestamp}`;
+    if (ended.has(end)) return;
+    remember(ended, end, true);
     const run = runs.get(e.runId);
     runs.delete(e.runId);
     const data = (e.data ?? {}) as RunCompletedData & { error?: { type: string; message: string }; status?: string };
