@@ -1,7 +1,7 @@
 // Looking up runs through Temporal, scoped to a tenant: another tenant's run answers exactly like a missing one.
 // Nested runs (agents used as tools, sub-agents of workflow agents) are runs too; their events live in their root's log.
 import { WorkflowNotFoundError, type Client, type WorkflowExecutionDescription } from '@temporalio/client';
-import { runStatusOf, type RunMemo, type RunOutput, type RunStatus } from '../common';
+import { runCostOf, runStatusOf, type RunMemo, type RunOutput, type RunStatus } from '../common';
 import { modelOutageOf } from '../client/model-outage';
 import { runVersionOf } from '../client/run-version';
 import { runNotFound } from './errors';
@@ -50,7 +50,8 @@ export async function runStatus(client: Client, tenant: string, runId: string) {
   }
   const handle = client.workflow.getHandle(runId);
   return handle.result().then(
-    (output: RunOutput) => ({ ...base, output }),
+    // The tree's cost up front (output.usage has the tokens and the same dollars).
+    (output: RunOutput) => ({ ...base, cost: runCostOf(output.usage), output }),
     (err: Error) => {
       // The failure's type (ApplicationFailure.type, e.g. OutputValidationError), when the run failed with one.
       const cause = err.cause as (Error & { type?: string | null }) | undefined;

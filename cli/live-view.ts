@@ -1,9 +1,17 @@
 // Renders a run's events in the terminal as they arrive: nested runs indented by depth, text streamed as it
 // comes, tool calls and results on their own lines, and a spinner (on a TTY) while a model is thinking.
-import type { AgioEvent, Step } from '../common';
+import type { AgioEvent, BudgetSpent, Step, Usage } from '../common';
 
 const SPINNER = ['⠋', '⠙', '⠹', '⠸', '⠼', '⠴', '⠦', '⠧', '⠇', '⠏'];
 const clip = (s: string, n: number) => (s.length > n ? `${s.slice(0, n - 1)}…` : s).replace(/\s+/g, ' ');
+
+/** US dollars: two significant digits under a dollar (a cheap call costs fractions of a cent), else cents. */
+const usd = (n: number) => `$${n === 0 ? 0 : n < 1 ? n.toPrecision(2) : n.toFixed(2)}`;
+/** `, $0.063` (and `, some prices unknown`) for a usage with a cost. */
+const costText = (usage?: Usage) =>
+  usage?.costUsd !== undefined || usage?.costUnknown
+    ? `, ${usd(usage.costUsd ?? 0)}${usage.costUnknown ? ' (some prices unknown)' : ''}`
+    : '';
 
 /** A live terminal view of one run's stream. */
 export class LiveView {
@@ -48,7 +56,16 @@ export class LiveView {
       case 'RUN_COMPLETED': {
         const tokens = event.usage?.totalTokens ?? 0;
         const reason = (event.data as { terminationReason?: string } | undefined)?.terminationReason ?? 'completed';
-        this.line(`${pad}✓ ${event.agent} ${reason} (${tokens} tokens)`);
+        this.line(`${pad}✓ ${event.agent} ${reason} (${tokens} tokens${costText(event.usage)})`);
+        break;
+      }
+      case 'RUN_PAUSED': {
+        const data = event.data as { reason?: string; by?: string; budget?: BudgetSpent } | undefined;
+        const budget = data?.budget;
+        const why = budget
+          ? `the ${budget.kind === 'run' ? "run tree's" : "tenant's daily"} budget is spent: ${usd(budget.spentUsd)} of ${usd(budget.limitUsd)}`
+          : `${data?.reason ?? 'paused'}${data?.by ? ` (by ${data.by})` : ''}`;
+        this.line(`${pad}  ⏸ ${event.agent} paused: ${why}`);
         break;
       }
       case 'RUN_FAILED':

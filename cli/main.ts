@@ -21,7 +21,10 @@ const USAGE = `usage: agio <command> [args]
                                    your runs, newest first (S: running, completed, failed…)
   status <runId>                   status and, when finished, the output
   pause <runId> [--reason TEXT]    pause at the next safe point (waits until parked)
-  resume <runId>                   resume a paused run
+  resume <runId> [--budget USD]    resume a paused run (with a new cost budget for its tree)
+  budget <runId> <USD>             set the run tree's cost budget (limits.maxCostUsd); runs paused for it go on
+  tenant-budget <tenant> [<USD>|--clear]
+                                   a tenant's daily budget and today's spend; set or clear it (admin token)
   state <runId>                    what the run is doing now (paused, loop position, children…)
   approve <runId> <callId> [--remember]
                                    approve a tool call waiting for a decision (nested runs too)
@@ -41,6 +44,14 @@ versions and replay-check talk to Temporal (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE
 commands but serve talk to AGIO_URL (default http://127.0.0.1:8080) with AGIO_TOKEN (default: the token
 agio serve generated, from AGIO_DATA_DIR/token).
 `;
+
+/** A dollar amount from the command line (the bridge checks its bounds); not a number is a usage error here. */
+function dollars(text: string | undefined): number {
+  const n = Number(text);
+  if (text === undefined || text.trim() === '' || !Number.isFinite(n))
+    throw new Error(`"${text}" is not a number of US dollars`);
+  return n;
+}
 
 async function main(argv: string[]): Promise<number> {
   const [command, ...rest] = argv;
@@ -65,6 +76,8 @@ async function main(argv: string[]): Promise<number> {
       agent: { type: 'string' },
       limit: { type: 'string' },
       page: { type: 'string' },
+      budget: { type: 'string' },
+      clear: { type: 'boolean' },
     },
   });
   const need = (n: number, what: string) => {
@@ -116,8 +129,22 @@ async function main(argv: string[]): Promise<number> {
         // Recorded as the token's identity (`by` is the bridge's to set).
         bridge.request('POST', `/runs/${encodeURIComponent(positionals[0])}/${command}`, {
           ...(values.reason ? { reason: values.reason } : {}),
+          ...(values.budget !== undefined ? { maxCostUsd: dollars(values.budget) } : {}),
         }),
       );
+    case 'budget':
+      need(2, '<runId> <USD>');
+      return printJson(
+        bridge.request('POST', `/runs/${encodeURIComponent(positionals[0])}/budget`, {
+          maxCostUsd: dollars(positionals[1]),
+        }),
+      );
+    case 'tenant-budget': {
+      need(1, '<tenant>');
+      const url = `/tenants/${encodeURIComponent(positionals[0])}/budget`;
+      if (positionals[1] === undefined && !values.clear) return printJson(bridge.request('GET', url));
+      return printJson(bridge.request('POST', url, { dailyUsd: values.clear ? null : dollars(positionals[1]) }));
+    }
     case 'state':
       need(1, '<runId>');
       return printJson(bridge.request('GET', `/runs/${encodeURIComponent(positionals[0])}/state`));

@@ -2,6 +2,7 @@
 // reports (the RUN_PAUSED data of a run paused for it), and the raise an operator sends.
 import { z } from 'zod';
 import { CostUsdRequest } from './limits';
+import type { Usage } from './steps';
 
 /** The pause reason of a run whose cost budget is spent (RUN_PAUSED `data.reason`, the state's `pauseReason`). */
 export const BUDGET_PAUSE_REASON = 'budget';
@@ -38,4 +39,21 @@ export const TenantBudgetRequest = z.object({ dailyUsd: CostUsdRequest.nullable(
 /** What RUN_PAUSED says when a run pauses for a budget: the stable shape metrics and readers count on. */
 export function budgetPauseData(spent: BudgetSpent): { reason: string; by: string; budget: BudgetSpent } {
   return { reason: BUDGET_PAUSE_REASON, by: 'agio', budget: spent };
+}
+
+/**
+ * What a run cost in US dollars, as readers show it: `usd` summed over the priced model calls; `unknownPrice` when some
+ * call's model had no price (then `usd` counts only the others).
+ */
+export interface RunCost {
+  usd: number;
+  unknownPrice?: true;
+  /** The whole tree's priced spend so far, from the spend ledger (nested runs still running included). */
+  treeSpentUsd?: number;
+}
+
+/** The cost part of a usage (undefined without one). */
+export function runCostOf(usage: Usage | undefined): RunCost | undefined {
+  if (!usage) return undefined;
+  return { usd: usage.costUsd ?? 0, ...(usage.costUnknown ? { unknownPrice: true as const } : {}) };
 }

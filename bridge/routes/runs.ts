@@ -10,7 +10,7 @@ import { withServerSpan } from '../../telemetry/tracing-http';
 import { HttpError } from '../errors';
 import { DEFAULT_MAX_RUNNING_RUNS_PER_TENANT, RunningRunsQuota } from '../quotas';
 import { refuseLimitRaise, refuseMaxTokensRaise } from '../run-limits';
-import { describeRun, runStatus } from '../runs';
+import { describeRun, rootRunIdOf, runStatus } from '../runs';
 import { StartRunBody, idempotencyKeyOf, refuseAllowRules, runIdForKey } from '../start-run';
 import { RunParams, type Routes } from './context';
 
@@ -136,6 +136,11 @@ export const runRoutes: Routes = (app, ctx) => {
     const tenant = tenantOf(req, ctx.tokens, 'read');
     const { id } = RunParams.parse(req.params);
     const description = await describeRun(ctx.agio.temporal, tenant, id);
-    return stateView(await ctx.agio.getHandle(id).workflow.query(stateQuery), description);
+    const view = stateView(await ctx.agio.getHandle(id).workflow.query(stateQuery), description);
+    // The tree's spend so far, nested runs still running included (the run's own usage counts finished ones only).
+    const treeSpentUsd = await ctx.opts.stores?.spend
+      .treeSpend(tenant, rootRunIdOf(description, id))
+      .catch(() => undefined);
+    return view.cost && treeSpentUsd !== undefined ? { ...view, cost: { ...view.cost, treeSpentUsd } } : view;
   });
 };

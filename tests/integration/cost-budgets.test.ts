@@ -75,6 +75,12 @@ describe('cost budgets', () => {
       runId: childId,
       data: { reason: 'budget', budget: { kind: 'run', limitUsd: 0.05 } },
     });
+    // The root's own usage counts its finished children only; the tree's spend so far comes from the ledger.
+    const live = await http(`/runs/${rootId}/state`, 'test-token');
+    expect(live.body.cost).toEqual({
+      usd: expect.closeTo(cost(100_000, 10_000), 9),
+      treeSpentUsd: expect.closeTo(spent, 9),
+    });
 
     // Bad raises are refused with a clear 400; another tenant's token finds no run.
     for (const maxCostUsd of [-1, 0, 'a lot', 1e12]) {
@@ -91,6 +97,7 @@ describe('cost budgets', () => {
     expect(done.output.response).toBe('top answer');
     expect(done.output.usage.costUsd).toBeCloseTo(total, 9);
     expect(done.output.usage.costUnknown).toBeUndefined();
+    expect(done.cost).toEqual({ usd: expect.closeTo(total, 9) });
     const resumed = (await eventsNow(bed.client, rootId)).find((e) => e.type === 'RUN_RESUMED');
     expect(resumed).toMatchObject({ runId: childId, data: { reason: 'budget raised', by: 'api:default' } });
   });
@@ -152,5 +159,6 @@ describe('cost budgets', () => {
     const done = await completed(runId);
     expect(done.output.usage).toMatchObject({ costUnknown: true, totalTokens: 1_100 });
     expect(done.output.usage.costUsd).toBeUndefined();
+    expect(done.cost).toEqual({ usd: 0, unknownPrice: true });
   });
 });

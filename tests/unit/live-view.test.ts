@@ -1,4 +1,5 @@
-// The terminal view says why a run waits (a model outage) and when its conversation was compacted.
+// The terminal view says why a run waits (a model outage, a spent budget), what a run cost, and when its conversation
+// was compacted.
 import { LiveView } from '../../cli/live-view';
 import { typedEvent, type WireEvent } from '../../common';
 
@@ -27,5 +28,21 @@ describe('LiveView', () => {
     expect(
       render({ type: 'CONTEXT_COMPACTED', data: { items: [{}, {}], bytesBefore: 800_000, bytesAfter: 500_000 } }),
     ).toBe('  ⇣ conversation compacted: 2 older parts replaced by references (800000 → 500000 bytes)\n');
+  });
+
+  it('shows a pause for a spent budget with its limit and spend, and what a run cost', () => {
+    expect(
+      render({
+        type: 'RUN_PAUSED',
+        data: { reason: 'budget', by: 'agio', budget: { kind: 'run', limitUsd: 0.05, spentUsd: 0.063 } },
+      }),
+    ).toBe("  ⏸ coder paused: the run tree's budget is spent: $0.063 of $0.050\n");
+    const usage = { promptTokens: 10, completionTokens: 5, totalTokens: 15 };
+    expect(render({ type: 'RUN_COMPLETED', usage: { ...usage, costUsd: 0.0634 }, data: {} })).toBe(
+      '✓ coder completed (15 tokens, $0.063)\n',
+    );
+    expect(render({ type: 'RUN_COMPLETED', usage: { ...usage, costUnknown: true }, data: {} })).toBe(
+      '✓ coder completed (15 tokens, $0 (some prices unknown))\n',
+    );
   });
 });
