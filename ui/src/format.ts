@@ -18,8 +18,16 @@ export function clock(at: number | string | undefined): string {
 
 export const tokens = (usage: Usage | undefined) =>
   usage
-    ? `${usage.totalTokens.toLocaleString()} tokens (${usage.promptTokens.toLocaleString()} in, ${usage.completionTokens.toLocaleString()} out)`
+    ? `${usage.totalTokens.toLocaleString()} tokens (${usage.promptTokens.toLocaleString()} in, ${usage.completionTokens.toLocaleString()} out)${cost(usage)}`
     : '–';
+
+const dollars = (n: number) => (n === 0 ? '0' : n < 1 ? n.toPrecision(2) : n.toFixed(2));
+
+/** ` · $0.063` for a usage with a price (` · $0.063 + unknown` when some model had none), else nothing. */
+const cost = (usage: Usage) =>
+  usage.costUsd !== undefined || usage.costUnknown
+    ? ` · $${dollars(usage.costUsd ?? 0)}${usage.costUnknown ? ' + unknown' : ''}`
+    : '';
 
 /** JSON text pretty-printed when it parses, as it is otherwise (a model's malformed arguments stay visible). */
 export function prettyJson(text: string): string {

@@ -10,6 +10,8 @@ export const addUsage = (a: Usage, b?: Usage): Usage =>
         promptTokens: a.promptTokens + b.promptTokens,
         completionTokens: a.completionTokens + b.completionTokens,
         totalTokens: a.totalTokens + b.totalTokens,
+        ...(a.costUsd !== undefined || b.costUsd !== undefined ? { costUsd: (a.costUsd ?? 0) + (b.costUsd ?? 0) } : {}),
+        ...(a.costUnknown || b.costUnknown ? { costUnknown: true } : {}),
       }
     : a;
 
