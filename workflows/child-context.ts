@@ -55,7 +55,8 @@ export function childContext(parent: RunContext, child: ChildRun): RunContext {
  * down. A workflow agent takes no steps, so its step limit (its spec's, or its run's) is there for its sub-agents and
  * is handed down; an LLM agent's step limit is its own, so the agents it calls as tools start from the default. Never
  * what is left of the parent's steps. The depth limit stays the tree's, and so does the token budget: the child gets
- * what is left after `spentTokens` (its share, when `shares` children run at once), lowered further by its own limit.
+ * what is left after `spentTokens` (its share, when `shares` children run at once), lowered further by its own limit;
+ * the cost budget too (the parent's, lowered by the child's own).
  * (The child applies its context's limits over its spec's, so its own step budget has to be set here.)
  */
 export function childLimits(
@@ -74,7 +75,17 @@ export function childLimits(
     maxSteps: ownSteps ?? handedDown,
     maxDepth: parent.maxDepth,
     ...childTokenLimit(parent, spec.limits?.maxTotalTokens, spentTokens, shares),
+    ...childCostLimit(parent.maxCostUsd, spec.limits?.maxCostUsd),
   });
+}
+
+/**
+ * The tree's cost budget as a child checks it (against the whole tree's spend): the parent's, or the child agent's own
+ * when lower, so no agent deeper in the tree can spend past the root's. (Only runs since the cost budgets have one.)
+ */
+function childCostLimit(parent: number | undefined, own: number | undefined): Partial<RunLimits> {
+  const limits = [parent, own].filter((n): n is number => n !== undefined);
+  return limits.length ? { maxCostUsd: Math.min(...limits) } : {};
 }
 
 /**
