@@ -51,23 +51,32 @@ export interface ToolCallRecord extends CallOrigin {
   errorType?: string;
 }
 
+/** The Wire events were appended to: its run's workflow id and the start of its chain of runs (epoch ms). */
+export interface WireLog {
+  workflowId: string;
+  startedAt: number;
+}
+
 /** Receives what calls report. Every method is optional. */
 export interface RunObserver {
   modelCall?(record: ModelCallRecord): void;
   toolCall?(record: ToolCallRecord): void;
-  /** Events a run just appended to its own Wire (the worker's wire sink: once, never on replay). */
-  runEvents?(events: WireEvent[]): void;
+  /**
+   * Events a run just appended to its own Wire (the worker's wire sink: once, never on replay); `log` says whose Wire
+   * (a nested run's start and end are copied to its parent's) and when that workflow's chain started.
+   */
+  runEvents?(events: WireEvent[], log?: WireLog): void;
 }
 
 /** Reports to every observer; an observer's failure is logged, never thrown into the call. */
 export function notify<K extends keyof RunObserver>(
   observers: readonly RunObserver[],
   kind: K,
-  record: Parameters<NonNullable<RunObserver[K]>>[0],
+  ...args: Parameters<NonNullable<RunObserver[K]>>
 ): void {
   for (const observer of observers) {
     try {
-      (observer[kind] as ((r: typeof record) => void) | undefined)?.call(observer, record);
+      (observer[kind] as ((...a: typeof args) => void) | undefined)?.apply(observer, args);
     } catch (err) {
       console.warn(`agio: a run observer failed on a ${kind} record: ${(err as Error).message}`);
     }

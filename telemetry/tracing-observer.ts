@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { SpanKind, type Attributes } from '@opentelemetry/api';
 import type { ChatMessage, RunCompletedData, Step, Usage, WireEvent } from '../common';
-import type { ModelCallRecord, RunObserver } from '../activities/observer';
+import type { ModelCallRecord, RunObserver, WireLog } from '../activities/observer';
 import { parentSpanOf, toolSpanCall, toolSpanId } from '../activities/persistence';
 import { tracingFromEnv, type Tracing } from './tracing-setup';
 import { exportSpan, spanIdOf, traceIdOf, validSpanId, type SpanRecord } from './tracing-spans';
@@ -116,7 +116,7 @@ export function tracingObserver(tracing: Tracing): RunObserver {
     });
   }
 
-  function runSpan(e: WireEvent): void {
+  function runSpan(e: WireEvent, log: WireLog | undefined): void {
     // A nested run's end is in its own log and copied (the same event) to its parent's; a later run under a reused id
     // ends at another time.
     const end = `${e.runId}@${e.timestamp}`;
@@ -125,8 +125,12 @@ export function tracingObserver(tracing: Tracing): RunObserver {
     const run = runs.get(e.runId);
     runs.delete(e.runId);
     const data = (e.data ?? {}) as RunCompletedData & { error?: { type: string; message: string }; status?: string };
+    // Seen starting here; else (another worker saw the start) its own Wire's chain start, or its duration back.
+    const ownStart = log?.workflowId === e.runId ? log.startedAt : undefined;
     const startedAt =
-      run?.startedAt ?? (data.metrics ? e.timestamp - data.metrics.durationMs : (run?.firstSeen ?? e.timestamp));
+      run?.startedAt ??
+      ownStart ??
+      (data.metrics ? e.timestamp - data.metrics.durationMs : (run?.firstSeen ?? e.timestamp));
     const workflow = Boolean(run?.kind);
     const operation = workflow ? 'invoke_workflow' : 'invoke_agent';
     const parentKey = parentSpanOf(e);
@@ -159,7 +163,7 @@ export function tracingObserver(tracing: Tracing): RunObserver {
     modelCall(r: ModelCallRecord) {
       exportSpan(tracing, chatSpan(r, tracing.captureContent));
     },
-    runEvents(events: WireEvent[]) {
+    runEvents(events: WireEvent[], log?: WireLog) {
       for (const e of events) {
         const data = (e.data ?? {}) as {
           kind?: string;
@@ -201,7 +205,7 @@ export function tracingObserver(tracing: Tracing): RunObserver {
           case 'RUN_COMPLETED':
           case 'RUN_FAILED':
           case 'RUN_CANCELLED':
-            runSpan(e);
+            runSpan(e, log);
             break;
         }
       }

@@ -259,7 +259,7 @@ function wireSinks(lane: LiveLane | undefined, observers: readonly RunObserver[]
         fn: (info, events) => {
           lane?.publishEvents(info.workflowId, events);
           // The worker's run metrics (paused runs, waiting approvals, steps) follow the runs' own events.
-          notify(observers, 'runEvents', events);
+          notify(observers, 'runEvents', events, { workflowId: info.workflowId, startedAt: info.startTime.getTime() });
         },
         callDuringReplay: false,
       },

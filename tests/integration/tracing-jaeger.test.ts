@@ -172,6 +172,11 @@ describe('OpenTelemetry traces in Jaeger', () => {
     expect(named(t, 'execute_tool ')).toHaveLength(2);
     const root = one(t, 'invoke_agent traced-parent');
     expect(parentOf(root)).toBeUndefined();
+    // The second worker saw only the runs' ends: their spans start when the runs did, before their first model call.
+    for (const run of named(t, 'invoke_agent ')) {
+      const first = Math.min(...chats.filter((c) => parentOf(c) === run.spanID).map((c) => c.startTime));
+      expect(run.startTime).toBeLessThanOrEqual(first);
+    }
     expect(parentOf(one(t, 'invoke_agent traced-helper'))).toBe(one(t, 'execute_tool traced-helper').spanID);
     // Opted in: the helper's first call carries its task, and answers are in the output messages.
     const inputs = chats.map((s) => String(tag(s, 'gen_ai.input.messages')));

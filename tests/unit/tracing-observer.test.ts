@@ -66,7 +66,7 @@ describe('tracing observer', () => {
     expect(root.startTime).toEqual([0, 500_000_000]);
   });
 
-  it('starts a run it saw end only from its metrics, and marks a failed run with its error type', () => {
+  it("starts a run it saw end only from its Wire's chain start or its metrics, and marks a failed run with its error type", () => {
     const { tracing, spans } = capture();
     const observer = tracingObserver(tracing);
     observer.runEvents!([
@@ -74,6 +74,12 @@ describe('tracing observer', () => {
       event('RUN_FAILED', 'run-b', { data: { error: { type: 'MaxStepsExceeded', message: 'too many' } } }),
     ]);
     expect(spans[0].startTime).toEqual([6, 0]);
+    // Its own Wire's chain start, when the sink says whose Wire it is.
+    observer.runEvents!([event('RUN_CANCELLED', 'run-c', { timestamp: 9000, data: {} })], {
+      workflowId: 'run-c',
+      startedAt: 3000,
+    });
+    expect(spans[2].startTime).toEqual([3, 0]);
     expect(spans[1].attributes['error.type']).toBe('MaxStepsExceeded');
     expect(spans[1].status).toEqual({ code: 2, message: 'too many' });
   });
