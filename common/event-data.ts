@@ -1,5 +1,6 @@
 // What each event type of a run's stream carries besides the envelope (docs/ARCHITECTURE.md, "The Wire"): the `data`
 // every emitter in workflows/ and activities/ writes, as plain types (the viewer imports them without zod).
+import type { BudgetSpent } from './budgets';
 import type { PermissionRule } from './permissions';
 import type { RunMetrics, SubAgentFailure, TerminationReason } from './run';
 import type { Step, StepDelta, Usage } from './steps';
@@ -60,8 +61,11 @@ export type RunFailedData = {
 /** RUN_CANCELLED: the cancellation as an error (absent on a synthetic one). */
 export type RunCancelledData = { error?: EventError; synthetic?: true; status?: 'cancelled' };
 
-/** RUN_PAUSED / RUN_RESUMED: who asked and why, when they said. */
-export type ControlEventData = { reason?: string; by?: string };
+/**
+ * RUN_PAUSED / RUN_RESUMED: who asked and why, when they said. A pause for a spent cost budget says `reason: 'budget'`,
+ * `by: 'agio'` and which budget, its limit and the spend (`budget`).
+ */
+export type ControlEventData = { reason?: string; by?: string; budget?: BudgetSpent };
 
 /** AGENT_STATE: a workflow agent's position (loop and sequence) or its branches (parallel). */
 export type AgentStateData = {
