@@ -2,14 +2,14 @@
 // $0.15/$0.60 per million tokens) show their cost in a run's state and output; a tree whose root's maxCostUsd is spent
 // inside an agent-tool child pauses that child (reason budget, which budget and how much) without calling the model,
 // and raising the root's budget resumes it; a tenant's daily budget pauses a run until an admin raises it; a run's
-// budget is carried across continue-as-new.
-import { asTool, defineAgent, type AgentSpec } from '../../common';
+// budget is carried across continue-as-new; a workflow agent root hands a raise down to its paused sub-agent.
+import { asTool, defineAgent, sequentialAgent, type AnyAgentSpec } from '../../common';
 import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
 import { testTools } from '../fixtures/test-tools';
 import { request, type JsonResponse } from '../helpers/bridge';
 import { eventsNow } from '../helpers/nested-runs';
 import { useTestBed } from '../helpers/test-bed';
-import { waitFor } from '../helpers/workflow-agents';
+import { agentKey, subAgent, waitFor } from '../helpers/workflow-agents';
 
 const MODEL = 'gpt-4o-mini';
 /** What `prompt` and `completion` tokens of gpt-4o-mini cost, in US dollars. */
@@ -24,15 +24,19 @@ const top = defineAgent({
   tools: [asTool(leaf, { description: 'Leaf.' })],
 });
 const solo = defineAgent({ name: 'solo', model: MODEL, instructions: 'You are solo.', tools: ['echo'] });
+const pipeline = sequentialAgent({
+  name: 'pipeline',
+  subAgents: [subAgent('writer', { model: MODEL, tools: ['echo'] })],
+});
 const unpriced = defineAgent({ name: 'unpriced', model: 'house-model-1', instructions: 'You are unpriced.' });
 
 const TOKENS = 'test-token:default,other-token:beta,tb-token:budgeted,admin-token:ops:root:admin';
 
 describe('cost budgets', () => {
-  const bed = useTestBed({ tools: testTools, agents: [top, solo, unpriced], bridge: { tokens: TOKENS } });
+  const bed = useTestBed({ tools: testTools, agents: [top, solo, pipeline, unpriced], bridge: { tokens: TOKENS } });
   const http = (path: string, token: string, body?: unknown) =>
     request(`${bed.bridge.url}${path}`, { token, ...(body !== undefined ? { body } : {}) });
-  const start = async (agent: AgentSpec, limits: object, token = 'test-token') => {
+  const start = async (agent: AnyAgentSpec, limits: object, token = 'test-token') => {
     const res = await http('/runs', token, { agent: agent.name, input: 'go', limits });
     expect(res.status).toBe(201);
     return res.body.runId as string;
@@ -151,6 +155,22 @@ describe('cost budgets', () => {
     expect(resumed.status).toBe(200);
     const done = await completed(runId);
     expect(done.output.usage.costUsd).toBeCloseTo(2 * cost(100_000, 10_000) + cost(1_000, 100), 9);
+  });
+
+  it('hands a raise of a workflow agent root down to its paused sub-agent', async () => {
+    bed.server.scriptFor(
+      agentKey('writer'),
+      toolCalls([toolCall('echo', { text: 'a' }, { id: 'call_a' })], usage(100_000, 10_000)),
+      toolCalls([toolCall('echo', { text: 'b' }, { id: 'call_b' })], usage(100_000, 10_000)),
+      text('written', usage(1_000, 100)),
+    );
+    const rootId = await start(pipeline, { maxCostUsd: 0.03 });
+    const root = await stateWhen(rootId, 'test-token', 'the writer to start', (s) => s.children.length);
+    const writer = await stateWhen(root.children[0], 'test-token', 'the writer to pause', (s) => s.parked);
+    expect(writer.budget).toEqual({ kind: 'run', limitUsd: 0.03, spentUsd: expect.closeTo(0.042, 9) });
+    expect((await http(`/runs/${rootId}/budget`, 'test-token', { maxCostUsd: 0.1 })).status).toBe(200);
+    const done = await completed(rootId);
+    expect(done.cost).toEqual({ usd: expect.closeTo(0.042 + cost(1_000, 100), 9) });
   });
 
   it('says the cost is unknown for a model without a price', async () => {
