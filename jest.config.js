@@ -1,12 +1,15 @@
 // Four projects: pure unit tests, integration and fault tests against a real Temporal dev server (and FerretDB),
 // replay tests of recorded histories, and the production shape. One global setup starts the integration project's
-// servers once for the whole run.
+// servers once for the whole run. Two workers run files side by side (most integration files wait on servers and
+// timers more than they compute; each has its own task queue, worker and database), the slowest first.
 const transform = { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }] };
 const common = { testEnvironment: 'node', transform, moduleFileExtensions: ['ts', 'js', 'json'] };
 
 /** @type {import('jest').Config} */
 module.exports = {
   testTimeout: 60_000,
+  maxWorkers: 2,
+  testSequencer: '<rootDir>/jest-sequencer.js',
   projects: [
     { ...common, displayName: 'unit', testMatch: ['<rootDir>/tests/unit/**/*.test.ts'] },
     {
