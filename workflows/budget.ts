@@ -23,6 +23,16 @@ export function budgetSpentOf(err: unknown): BudgetSpent | undefined {
   return parsed.success ? parsed.data : undefined;
 }
 
+/**
+ * Pauses the run for a spent budget and waits at this safe point until a raise or a resume; a tenant's daily budget also
+ * wakes it when the UTC day ends. The caller asks again.
+ */
+async function waitForBudget(control: RunControl, spent: BudgetSpent): Promise<void> {
+  control.pauseForBudget(spent);
+  const dayMs = 24 * 60 * 60_000;
+  await control.safePoint(undefined, spent.kind === 'tenant' ? dayMs - (Date.now() % dayMs) + 1000 : undefined);
+}
+
 /** Makes `call` until no budget refuses it: each refusal pauses the run until a raise or a resume. */
 export async function withinBudget<T>(control: RunControl, call: () => Promise<T>): Promise<T> {
   for (;;) {
@@ -31,7 +41,7 @@ export async function withinBudget<T>(control: RunControl, call: () => Promise<T
     } catch (err) {
       const spent = budgetSpentOf(err);
       if (!spent) throw err;
-      await control.waitForBudget(spent);
+      await waitForBudget(control, spent);
     }
   }
 }

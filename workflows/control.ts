@@ -144,18 +144,12 @@ export class RunControl {
     return 'continue';
   }
 
-  /**
-   * Pauses the run for a spent cost budget (RUN_PAUSED with reason `budget` and which budget) and waits at this safe
-   * point until a raise or a resume; a tenant's daily budget also wakes it when the UTC day ends. The caller asks again.
-   */
-  async waitForBudget(spent: BudgetSpent): Promise<void> {
-    if (!this.paused) {
-      const { reason, by } = budgetPauseData(spent);
-      this.pause({ reason, by });
-      this.budget = spent;
-    }
-    const dayMs = 24 * 60 * 60_000;
-    await this.safePoint(undefined, spent.kind === 'tenant' ? dayMs - (Date.now() % dayMs) + 1000 : undefined);
+  /** Pauses the run for a spent cost budget (unless paused already): RUN_PAUSED at its next safe point names it. */
+  pauseForBudget(spent: BudgetSpent): void {
+    if (this.paused) return;
+    const { reason, by } = budgetPauseData(spent);
+    this.pause({ reason, by });
+    this.budget = spent;
   }
 
   /** Waits while paused without parking the run (e.g. an approved tool call holds until resume). */
