@@ -30,7 +30,8 @@ const pipeline = sequentialAgent({
 });
 const unpriced = defineAgent({ name: 'unpriced', model: 'house-model-1', instructions: 'You are unpriced.' });
 
-const TOKENS = 'test-token:default,other-token:beta,tb-token:budgeted,admin-token:ops:root:admin';
+const TOKENS =
+  'test-token:default,ro-token:default:viewer:read,other-token:beta,tb-token:budgeted,admin-token:ops:root:admin';
 
 describe('cost budgets', () => {
   const bed = useTestBed({ tools: testTools, agents: [top, solo, pipeline, unpriced], bridge: { tokens: TOKENS } });
@@ -151,6 +152,9 @@ describe('cost budgets', () => {
       return history.events?.[0]?.workflowExecutionStartedEventAttributes?.continuedExecutionRunId ? history : 0;
     });
     expect(executions).toBeTruthy();
+    // Raising a budget is an operator's act: a read-only token of the same tenant may not.
+    const refused = await http(`/runs/${runId}/budget`, 'ro-token', { maxCostUsd: 0.5 });
+    expect(refused).toMatchObject({ status: 403, body: { error: { scope: 'control' } } });
     const resumed = await http(`/runs/${runId}/resume`, 'test-token', { maxCostUsd: 0.5 });
     expect(resumed.status).toBe(200);
     const done = await completed(runId);
