@@ -8,9 +8,14 @@ import { linkTo, runUrl } from '../router';
 import { Approvals } from './approvals';
 import { RunControls } from './run-controls';
 import { RunNode } from './run-node';
+import { applyTimelineEvent, emptyTimeline } from '../timeline/model';
+import { Timeline } from './timeline';
 
 export function RunPage({ api, runId }: { api: Api; runId: string }) {
   const tree = useMemo(emptyTree, [runId]);
+  const timeline = useMemo(emptyTimeline, [runId]);
+  // Steps (the tree) or the timeline: ?view=timeline, so a link can open either.
+  const [view, setView] = useState(() => new URLSearchParams(location.search).get('view') ?? 'steps');
   const [, setVersion] = useState(0);
   const [stream, setStream] = useState<StreamStatus>({ phase: 'connecting', reconnects: 0 });
   const [summary, setSummary] = useState<RunSummary>();
@@ -23,7 +28,7 @@ export function RunPage({ api, runId }: { api: Api; runId: string }) {
     return followRun(api, runId, {
       resumeAt: () => tree.lastEventId,
       onEvents: (batch) => {
-        for (const { event, id } of batch) applyEvent(tree, event, id);
+        for (const { event, id } of batch) if (applyEvent(tree, event, id)) applyTimelineEvent(timeline, event);
         rerender();
       },
       ended: followedEnded,
@@ -102,7 +107,34 @@ export function RunPage({ api, runId }: { api: Api; runId: string }) {
         {run && <RunControls api={api} run={run} />}
       </section>
       <Approvals api={api} approvals={pendingApprovals(tree)} />
-      {run ? <RunNode tree={tree} runId={runId} /> : <p class="muted card">Waiting for the run's first event…</p>}
+      <ViewTabs view={view} onChange={setView} />
+      {!run ? (
+        <p class="muted card">Waiting for the run's first event…</p>
+      ) : view === 'timeline' ? (
+        <Timeline timeline={timeline} now={Date.now()} />
+      ) : (
+        <RunNode tree={tree} runId={runId} />
+      )}
     </>
+  );
+}
+
+/** Steps or timeline; the choice goes into the page's URL (replacing it, not adding to the history). */
+function ViewTabs({ view, onChange }: { view: string; onChange(view: string): void }) {
+  const choose = (next: string) => {
+    const url = new URL(location.href);
+    if (next === 'steps') url.searchParams.delete('view');
+    else url.searchParams.set('view', next);
+    history.replaceState(null, '', url);
+    onChange(next);
+  };
+  return (
+    <div class="view-tabs" role="group" aria-label="View">
+      {['steps', 'timeline'].map((name) => (
+        <button key={name} aria-pressed={view === name} data-testid={`view-${name}`} onClick={() => choose(name)}>
+          {name === 'steps' ? 'Steps' : 'Timeline'}
+        </button>
+      ))}
+    </div>
   );
 }
