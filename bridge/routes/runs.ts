@@ -53,6 +53,10 @@ export const runRoutes: Routes = (app, ctx) => {
     ctx.opts.maxRunningRunsPerTenant ?? DEFAULT_MAX_RUNNING_RUNS_PER_TENANT,
   );
 
+  /** What a tree has spent so far (the spend ledger; undefined without stores, or when they fail). */
+  const treeSpend = (tenant: string, rootRunId: string) =>
+    ctx.opts.stores?.spend.treeSpend(tenant, rootRunId).catch(() => undefined);
+
   app.get('/agents', async (req) => {
     tenantOf(req, ctx.tokens, 'read');
     // The agents file by its name only: its path would tell a caller about the machine (bridge/agents-view.ts).
@@ -129,7 +133,11 @@ export const runRoutes: Routes = (app, ctx) => {
   app.get('/runs/:id', async (req) => {
     const tenant = tenantOf(req, ctx.tokens, 'read');
     const { id } = RunParams.parse(req.params);
-    return runStatus(ctx.agio.temporal, tenant, id);
+    const status = await runStatus(ctx.agio.temporal, tenant, id);
+    // A running run's cost so far is its tree's spend in the ledger (no query to the run).
+    if (status.status !== 'running') return status;
+    const treeSpentUsd = await treeSpend(tenant, status.rootRunId ?? id);
+    return treeSpentUsd === undefined ? status : { ...status, cost: { treeSpentUsd } };
   });
 
   app.get('/runs/:id/state', async (req) => {
@@ -138,9 +146,7 @@ export const runRoutes: Routes = (app, ctx) => {
     const description = await describeRun(ctx.agio.temporal, tenant, id);
     const view = stateView(await ctx.agio.getHandle(id).workflow.query(stateQuery), description);
     // The tree's spend so far, nested runs still running included (the run's own usage counts finished ones only).
-    const treeSpentUsd = await ctx.opts.stores?.spend
-      .treeSpend(tenant, rootRunIdOf(description, id))
-      .catch(() => undefined);
+    const treeSpentUsd = await treeSpend(tenant, rootRunIdOf(description, id));
     return view.cost && treeSpentUsd !== undefined ? { ...view, cost: { ...view.cost, treeSpentUsd } } : view;
   });
 };

@@ -81,6 +81,7 @@ describe('cost budgets', () => {
       data: { reason: 'budget', budget: { kind: 'run', limitUsd: 0.05 } },
     });
     // The root's own usage counts its finished children only; the tree's spend so far comes from the ledger.
+    expect((await http(`/runs/${rootId}`, 'test-token')).body.cost).toEqual({ treeSpentUsd: expect.closeTo(spent, 9) });
     const live = await http(`/runs/${rootId}/state`, 'test-token');
     expect(live.body.cost).toEqual({
       usd: expect.closeTo(cost(100_000, 10_000), 9),
