@@ -117,8 +117,8 @@ export async function registerSearchAttributes(
     await operatorService.addSearchAttributes({ namespace, searchAttributes: searchAttributeTypes(missing) });
   } catch (err) {
     throw new SearchAttributesMissingError(
-      `${who}: namespace "${namespace}" has no search attributes ${missing.join(', ')}, which every run is started ` +
-        `with, and the server refused to register them (${(err as Error).message}). Register them once with: ` +
+      `${who}: namespace "${namespace}" has no search attributes ${missing.join(', ')}, which runs are started ` +
+        `with or keep, and the server refused to register them (${(err as Error).message}). Register them once with: ` +
         searchAttributeCommands(namespace, missing),
     );
   }

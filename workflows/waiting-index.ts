@@ -1,6 +1,6 @@
 // What a run waits on, kept in its search attributes (AgioWaiting, AgioWaitingSince: common/search-attributes.ts), so
 // any process counts and lists a fleet's waiting runs from visibility: no worker has to have seen the wait begin.
-import { condition, patched, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
+import { CancellationScope, condition, patched, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { ControlState } from '../common/messages';
 import { NAMED_PAUSE_REASONS, WaitingSearchAttributes } from '../common/search-attributes';
 
@@ -25,7 +25,9 @@ export function indexWaiting(read: () => ControlState & { pendingApprovals: numb
   let reported = (attributes.get(WaitingSearchAttributes.waiting) ?? []).join(',');
   let since = attributes.get(WaitingSearchAttributes.waitingSince);
   const now = () => waitingOn(read());
-  void (async () => {
+  // Not cancellable: a cancelled run still clears what it waited on as it ends (and its wait for a change is never
+  // rejected with the run's cancellation, which would fail the workflow task as an unhandled rejection).
+  void CancellationScope.nonCancellable(async () => {
     for (;;) {
       await condition(() => now().join(',') !== reported);
       const waiting = now();
@@ -36,5 +38,5 @@ export function indexWaiting(read: () => ControlState & { pendingApprovals: numb
         { key: WaitingSearchAttributes.waitingSince, value: since ?? null },
       ]);
     }
-  })();
+  });
 }

@@ -64,7 +64,7 @@ describe('ensureSearchAttributes', () => {
   };
   afterEach(() => jest.restoreAllMocks());
 
-  it('adds only the missing attributes, as keywords', async () => {
+  it('adds only the missing attributes, each with its type', async () => {
     quiet();
     const addSearchAttributes = jest.fn(async () => ({}));
     const connection = {
@@ -74,10 +74,10 @@ describe('ensureSearchAttributes', () => {
       },
     };
     const added = await ensureSearchAttributes(connection as never, 'default', 'agio');
-    expect(added).toEqual(['AgioAgent', 'AgioRootRunId']);
+    expect(added).toEqual(['AgioAgent', 'AgioRootRunId', 'AgioWaiting', 'AgioWaitingSince']);
     expect(addSearchAttributes).toHaveBeenCalledWith({
       namespace: 'default',
-      searchAttributes: { AgioAgent: 2, AgioRootRunId: 2 },
+      searchAttributes: { AgioAgent: 2, AgioRootRunId: 2, AgioWaiting: 7, AgioWaitingSince: 6 },
     });
   });
 

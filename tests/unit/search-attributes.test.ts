@@ -19,21 +19,32 @@ describe('registerSearchAttributes', () => {
     expect(await registerSearchAttributes(connection({ AgioTenant: 2 }, add), 'ns', 'agio worker')).toEqual([
       'AgioAgent',
       'AgioRootRunId',
+      'AgioWaiting',
+      'AgioWaitingSince',
     ]);
-    const all = { AgioTenant: 2, AgioAgent: 2, AgioRootRunId: 2 };
+    // each with its own type: keywords, a keyword list and a datetime
+    expect(add).toHaveBeenCalledWith({
+      namespace: 'ns',
+      searchAttributes: { AgioAgent: 2, AgioRootRunId: 2, AgioWaiting: 7, AgioWaitingSince: 6 },
+    });
+    const all = { AgioTenant: 2, AgioAgent: 2, AgioRootRunId: 2, AgioWaiting: 7, AgioWaitingSince: 6 };
     expect(await registerSearchAttributes(connection(all, add), 'ns', 'agio worker')).toEqual([]);
     expect(add).toHaveBeenCalledTimes(1);
   });
 
   it('fails naming the exact commands when the server refuses to add them', async () => {
-    const refused = connection({ AgioTenant: 2 }, async () => Promise.reject(new Error('7 PERMISSION_DENIED: denied')));
+    const refused = connection({ AgioTenant: 2, AgioRootRunId: 2 }, async () =>
+      Promise.reject(new Error('7 PERMISSION_DENIED: denied')),
+    );
     const err = (await registerSearchAttributes(refused, 'prod', 'agio worker').catch((e: unknown) => e)) as Error;
     expect(err).toBeInstanceOf(SearchAttributesMissingError);
     expect(err.message).toBe(
-      'agio worker: namespace "prod" has no search attributes AgioAgent, AgioRootRunId, which every run is started ' +
-        'with, and the server refused to register them (7 PERMISSION_DENIED: denied). Register them once with: ' +
-        'temporal operator search-attribute create --namespace prod --name AgioAgent --type Keyword --name AgioRootRunId --type Keyword' +
-        ' (Temporal Cloud: tcld namespace search-attributes add --namespace prod --sa "AgioAgent=Keyword" --sa "AgioRootRunId=Keyword")',
+      'agio worker: namespace "prod" has no search attributes AgioAgent, AgioWaiting, AgioWaitingSince, which runs are ' +
+        'started with or keep, and the server refused to register them (7 PERMISSION_DENIED: denied). Register them ' +
+        'once with: temporal operator search-attribute create --namespace prod --name AgioAgent --type Keyword ' +
+        '--name AgioWaiting --type KeywordList --name AgioWaitingSince --type Datetime (Temporal Cloud: tcld namespace ' +
+        'search-attributes add --namespace prod --sa "AgioAgent=Keyword" --sa "AgioWaiting=KeywordList" ' +
+        '--sa "AgioWaitingSince=Datetime")',
     );
   });
 
