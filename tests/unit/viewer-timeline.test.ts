@@ -17,7 +17,7 @@ function ev(runId: string, type: string, timestamp: number, extra: Partial<WireE
       : { runId, rootRunId: ROOT, parentRunId: ROOT, agent: 'helper', depth: 1, toolCallId: 'call_1', ownLog: true };
   return { ...base, type, timestamp, offset: 0, ...extra } as WireEvent;
 }
-const snap = (runId: string, index: number, role: string, extra: Record<string, unknown>) => ({
+const snap = (runId: string, index: number, role: 'assistant' | 'tool', extra: Record<string, unknown>) => ({
   stepId: `${runId}:${index}`,
   snapshot: { id: `${runId}:${index}`, runId, index, role, content: null, ...extra },
 });

@@ -41,7 +41,7 @@ export function describeBar(bar: Bar, origin: number): string {
   if (bar.firstTokenAt !== undefined) parts.push(`first token after ${offsetLabel(bar.firstTokenAt - bar.start)}`);
   if (bar.retries.length) parts.push(`${bar.retries.length} ${bar.retries.length === 1 ? 'retry' : 'retries'}`);
   if (bar.status !== 'ok' && bar.status !== 'running' && bar.status !== 'waiting') parts.push(bar.status);
-  if (bar.usage) parts.push(`${bar.usage.totalTokens.toLocaleString('en-US')} tokens`);
+  if (bar.usage) parts.push(`${bar.usage.totalTokens} tokens`);
   const cost = barCost(bar);
   if (cost) parts.push(cost);
   return parts.join(', ');
@@ -73,14 +73,14 @@ export function barFacts(bar: Bar, origin: number): [string, string][] {
 export function summarize(t: Timeline, total: Cost): string {
   const count: Record<Bar['kind'], number> = { model: 0, tool: 0, agent: 0, approval: 0, pause: 0, outage: 0 };
   for (const bar of Object.values(t.bars)) count[bar.kind]++;
-  const runs = Object.keys(t.runs).length;
+  const n = (count: number, what: string) => `${count} ${what}${count === 1 ? '' : 's'}`;
   const parts = [
-    `${runs} run${runs === 1 ? '' : 's'}`,
-    `${count.model} model calls`,
-    `${count.tool + count.agent} tool calls`,
-    count.approval ? `${count.approval} approval waits` : '',
-    count.pause ? `${count.pause} pauses` : '',
-    count.outage ? `${count.outage} outages` : '',
+    n(Object.keys(t.runs).length, 'run'),
+    n(count.model, 'model call'),
+    n(count.tool + count.agent, 'tool call'),
+    count.approval ? n(count.approval, 'approval wait') : '',
+    count.pause ? n(count.pause, 'pause') : '',
+    count.outage ? n(count.outage, 'outage') : '',
   ].filter(Boolean);
   const cost = costText(total);
   return `${parts.join(', ')}${cost ? `; cost ${cost}` : ''}`;

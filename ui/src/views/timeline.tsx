@@ -160,6 +160,10 @@ export function Timeline({ timeline, now }: { timeline: TimelineModel; now: numb
         class="tl-scroll"
         ref={scroller}
         onKeyDown={onKeyDown}
+        onFocusIn={(e) => {
+          const id = (e.target as HTMLElement).dataset.barId;
+          if (id && id !== focusId) setFocusId(id);
+        }}
         onWheel={onWheel}
         aria-describedby="tl-summary"
         data-rendered-bars={layout.lanes.reduce((n, l) => n + l.bars.length + l.bands.length, 0)}
