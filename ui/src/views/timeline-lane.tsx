@@ -25,7 +25,7 @@ export function TimelineLane({ lane, origin, width, focusId, selectedId, onToggl
   const tree = costText(lane.treeCost);
   return (
     <div
-      class={`tl-lane ${run.status}`}
+      class={`tl-lane s-${run.status}`}
       role="group"
       aria-label={`${run.agent} (${run.status})${tree ? `, ${tree}` : ''}`}
       data-testid="timeline-lane"
@@ -100,7 +100,7 @@ function BarButton({ p, origin, focusId, selectedId, onSelect }: BarProps) {
     : { left: `${p.x}px`, width: `${p.w}px`, top: `${3 + p.row * ROW_PX}px` };
   return (
     <button
-      class={`tl-bar ${bar.kind} ${bar.status}${p.ongoing ? ' ongoing' : ''}${bar.id === selectedId ? ' selected' : ''}`}
+      class={`tl-bar k-${bar.kind} s-${bar.status}${p.ongoing ? ' ongoing' : ''}${bar.id === selectedId ? ' selected' : ''}`}
       style={style}
       tabIndex={bar.id === focusId ? 0 : -1}
       title={text}
