@@ -63,6 +63,12 @@ export const AgioEnv = z.object({
    * past it pauses with reason budget). A tenant's own, set by an admin (POST /tenants/:tenant/budget), wins. Unset: none.
    */
   AGIO_TENANT_DAILY_BUDGET_USD: z.preprocess(emptyToUndefined, z.coerce.number().positive().finite().optional()),
+  /** A worker's GET /metrics listener (telemetry/metrics-worker.ts): a port (0: a free one); unset: none. */
+  AGIO_METRICS_PORT: optionalString,
+  /** The address that listener binds (default 127.0.0.1: it has no authentication). */
+  AGIO_METRICS_HOST: optionalString,
+  /** `1`: a bridge serves GET /metrics without a token (otherwise it takes an `admin` token). */
+  AGIO_METRICS_PUBLIC: optionalString,
   MONGODB_URI: optionalString,
   /** NATS (JetStream) for the live lane between separate workers and bridges, e.g. nats://nats:4222; unset: deltas go by signal. */
   AGIO_NATS_URL: optionalString,
