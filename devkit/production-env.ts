@@ -55,3 +55,13 @@ export function bridgeEnvironment(
     PORT: String(b.port),
   };
 }
+
+/**
+ * The OpenTelemetry variables (OTEL_*) of `from`, which the stack hands to each worker and bridge so that they export
+ * traces where its caller's environment says (none set: no tracing).
+ */
+export function telemetryEnvironment(from: NodeJS.ProcessEnv = process.env): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(from).filter((e): e is [string, string] => e[0].startsWith('OTEL_') && e[1] !== undefined),
+  );
+}

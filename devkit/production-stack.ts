@@ -16,7 +16,7 @@ import { findOrInstallBinary } from './install-binary';
 import { startLoopbackServer } from './loopback-server';
 import { startNatsServer } from './nats-server';
 import { startPostgres, type PostgresServer } from './postgresql-server';
-import { bridgeEnvironment, workerEnvironment, type ShapeEndpoints } from './production-env';
+import { bridgeEnvironment, telemetryEnvironment, workerEnvironment, type ShapeEndpoints } from './production-env';
 import { startTemporalOnPostgres, temporalBinaries, type TemporalOnPostgres } from './temporal-postgres';
 
 const run = promisify(execFile);
@@ -164,6 +164,8 @@ export async function startProductionStack(opts: ProductionStackOptions): Promis
           ...workerEnvironment(endpoints, { dataDir, model: opts.model }),
           // GET /metrics on a loopback port of its own (the stack's main prints it) for a Prometheus on this machine.
           AGIO_METRICS_PORT: String(await freePort()),
+          // Traces where the stack's own environment says (OTEL_EXPORTER_OTLP_ENDPOINT…), none otherwise.
+          ...telemetryEnvironment(),
           ...env,
         },
       });
@@ -189,6 +191,7 @@ export async function startProductionStack(opts: ProductionStackOptions): Promis
           }),
           // The bridges listen on loopback only: a Prometheus on this machine scrapes /metrics without a token.
           AGIO_METRICS_PUBLIC: '1',
+          ...telemetryEnvironment(),
           ...env,
         },
       });
