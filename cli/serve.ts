@@ -120,6 +120,7 @@ export async function serve(opts: { port?: number; agents?: string; tools?: stri
     metrics.useVisibility({
       connection: workerConnection,
       namespace: temporal.namespace,
+      taskQueue,
       agents: () => agents.list().map((a) => a.name),
     });
     const running = worker.run();

@@ -15,15 +15,18 @@ export interface RunCountSource {
   connection: ConnectionLike;
   namespace: string;
   agents: () => string[];
+  /** Count only the runs of this task queue (a worker's: the fleet it is part of); absent: the whole namespace. */
+  taskQueue?: string;
 }
 
-const quote = (value: string) => `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+/** A string as a visibility query's literal. */
+export const quote = (value: string) => `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 
 /** Counts one agent's runs by Agio status (`running`, `completed`, …). */
 async function countByStatus(source: RunCountSource, agent: string): Promise<Map<string, number>> {
   const response = await source.connection.workflowService.countWorkflowExecutions({
     namespace: source.namespace,
-    query: `${RunSearchAttributes.agent.name} = ${quote(agent)} AND ExecutionStatus != 'ContinuedAsNew' GROUP BY ExecutionStatus`,
+    query: `${RunSearchAttributes.agent.name} = ${quote(agent)}${source.taskQueue ? ` AND TaskQueue = ${quote(source.taskQueue)}` : ''} AND ExecutionStatus != 'ContinuedAsNew' GROUP BY ExecutionStatus`,
   });
   const counts = new Map<string, number>();
   for (const group of response.groups ?? []) {

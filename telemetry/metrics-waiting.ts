@@ -4,7 +4,7 @@
 import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 import { Gauge, type Registry } from 'prom-client';
 import { NAMED_PAUSE_REASONS, WaitingSearchAttributes } from '../common/search-attributes';
-import type { RunCountSource } from './metrics-runs';
+import { quote, type RunCountSource } from './metrics-runs';
 
 /** How long waiting figures are served before visibility is asked again. */
 export const WAITING_TTL_MS = 10_000;
@@ -20,11 +20,16 @@ interface Waiting {
   oldestSeconds: number;
 }
 
-const queryOf = (kind: string) => `${WaitingSearchAttributes.waiting.name} = '${kind}' AND ExecutionStatus = 'Running'`;
+/** The running runs (of the task queue, when one is named) whose AgioWaiting holds `kind`. */
+function queryOf(kind: string, taskQueue: string | undefined): string {
+  const where = [`${WaitingSearchAttributes.waiting.name} = ${quote(kind)}`, `ExecutionStatus = 'Running'`];
+  if (taskQueue) where.push(`TaskQueue = ${quote(taskQueue)}`);
+  return where.join(' AND ');
+}
 
 async function waitingOf(source: Omit<RunCountSource, 'agents'>, kind: string, now: number): Promise<Waiting> {
   const { workflowService } = source.connection;
-  const query = queryOf(kind);
+  const query = queryOf(kind, source.taskQueue);
   const counted = await workflowService.countWorkflowExecutions({ namespace: source.namespace, query });
   const count = Number(counted.count ?? 0);
   let oldest = now;

@@ -79,6 +79,7 @@ async function main(): Promise<void> {
     metrics.useVisibility({
       connection,
       namespace: temporal.namespace,
+      taskQueue: env.AGIO_TASK_QUEUE,
       agents: () => loaded.agents.map((a) => a.name),
     });
     metricsServer = await startMetricsServer(metrics.text, listen.port, listen.host);

@@ -49,10 +49,10 @@ const pausing = defineAgent({
 });
 const usage = { prompt_tokens: 1000, completion_tokens: 100 };
 
-/** What a fresh worker's metrics say of the namespace's waiting runs (runs waiting for approval, paused by an operator). */
-async function fleetWaiting(connection: ConnectionLike, namespace: string) {
+/** What a fresh worker's metrics say of a task queue's waiting runs (waiting for approval, paused by an operator). */
+async function fleetWaiting(connection: ConnectionLike, namespace: string, taskQueue: string) {
   const metrics = workerMetrics({ processMetrics: false });
-  metrics.useVisibility({ connection, namespace, agents: () => [] });
+  metrics.useVisibility({ connection, namespace, taskQueue, agents: () => [] });
   const text = await metrics.registry.metrics();
   const read = (series: string) =>
     Number(
@@ -73,14 +73,11 @@ describe('Prometheus scrapes the worker and the bridge', () => {
   let stream: RawSse | undefined;
   let workerMetricsUrl: string;
   const ids: Record<string, string> = {};
-  // Waiting runs are the namespace's, counted from visibility: other test files may have left some waiting there.
-  const before = { approvals: 0, paused: 0 };
+  // Waiting runs are counted from visibility, for the worker's task queue: other test files' runs (some running at
+  // the same time, in the same namespace) are not counted.
   const taskQueue = uniqueId('metrics');
 
   beforeAll(async () => {
-    const waiting = await fleetWaiting(bed.client.connection, bed.client.options.namespace);
-    before.approvals = waiting.approvals;
-    before.paused = waiting.paused;
     const port = await freePort();
     workerMetricsUrl = `http://127.0.0.1:${port}/metrics`;
     worker = await startTestWorkerProcess({
@@ -166,7 +163,7 @@ describe('Prometheus scrapes the worker and the bridge', () => {
     expect(await valueOf(`sum(agio_tool_errors_total{gen_ai_tool_name="explode"})`)).toBe(1);
     expect(await valueOf(`sum(agio_steps_total{agent="${priced.name}"})`, (v) => v >= 3)).toBeGreaterThanOrEqual(3);
     expect(await valueOf(`sum(agio_runs_ended_total{depth="0",status="completed"})`)).toBe(1);
-    expect(await valueOf(`agio_approvals_waiting`, (v) => v === before.approvals + 1)).toBe(before.approvals + 1);
+    expect(await valueOf(`agio_approvals_waiting`, (v) => v === 1)).toBe(1);
     expect(await valueOf(`agio_approval_oldest_wait_seconds`)).toBeGreaterThan(0);
     // Paused by an operator (a free-text reason counts as `operator`): it parks after its tool call.
     const held = heldAnswer(toolCalls([toolCall('record', { label: 'p' })], { usage }));
@@ -177,13 +174,11 @@ describe('Prometheus scrapes the worker and the bridge', () => {
     await waitFor('the pause asked', async () => (await request(`${runUrl}/state`, { token: ADMIN })).body.paused);
     held.release();
     expect((await pause).status).toBe(200);
-    expect(await valueOf(`agio_runs_paused{reason="operator"}`, (v) => v === before.paused + 1)).toBe(
-      before.paused + 1,
-    );
+    expect(await valueOf(`agio_runs_paused{reason="operator"}`, (v) => v === 1)).toBe(1);
     // A worker that never saw these runs (one started after a restart, another of the fleet) counts the same waits.
-    expect(await fleetWaiting(bed.client.connection, bed.client.options.namespace)).toMatchObject({
-      approvals: before.approvals + 1,
-      paused: before.paused + 1,
+    expect(await fleetWaiting(bed.client.connection, bed.client.options.namespace, taskQueue)).toMatchObject({
+      approvals: 1,
+      paused: 1,
     });
     expect(await valueOf(`sum(agio_model_calls_unpriced_total{${model('house-model')}})`, (v) => v >= 2)).toBe(2);
     expect(await valueOf(`agio_runs{agent="${asking.name}",status="running"}`)).toBe(1);
@@ -215,8 +210,8 @@ describe('Prometheus scrapes the worker and the bridge', () => {
 
   it('forgets the pause and approval wait of a run Temporal terminated (it appends no terminal event)', async () => {
     for (const id of [ids.asking, ids.pausing]) await bed.client.workflow.getHandle(id).terminate('metrics test');
-    expect(await valueOf('agio_approvals_waiting', (v) => v === before.approvals)).toBe(before.approvals);
-    expect(await valueOf(`agio_runs_paused{reason="operator"}`, (v) => v === before.paused)).toBe(before.paused);
+    expect(await valueOf('agio_approvals_waiting', (v) => v === 0)).toBe(0);
+    expect(await valueOf(`agio_runs_paused{reason="operator"}`, (v) => v === 0)).toBe(0);
   }, 60_000);
 
   it("deploy/'s alert rules pass promtool and evaluate, and they and the dashboard name only scraped metrics", async () => {
