@@ -1,6 +1,7 @@
 // RunHandle.waitFor: the first event of a type in a run's stream (optionally of one nested run, optionally matching a
 // test), read from the start of the run's log, so an event that happened before the call is found too.
 import { endsLogOf, type AgioEvent, type AgioEventOf, type EventType, type RunStatus } from '../common';
+import { statusOfTerminalEvent } from '../common/run-statuses';
 import { RunClosedError } from './errors';
 
 /** Options of `RunHandle.waitFor`. */
@@ -12,13 +13,6 @@ export interface WaitForOptions<E = AgioEvent> {
   /** Stops waiting: the promise rejects with the signal's reason. */
   signal?: AbortSignal;
 }
-
-/** How a run's terminal event says it ended. */
-const ENDED: Record<string, RunStatus> = {
-  RUN_COMPLETED: 'completed',
-  RUN_FAILED: 'failed',
-  RUN_CANCELLED: 'cancelled',
-};
 
 /**
  * The first event of `type` in `events` (a run's stream) that passes the options' tests. Rejects with
@@ -39,8 +33,9 @@ export async function waitForEvent<K extends EventType>(
       (opts.runId === undefined || event.runId === opts.runId) &&
       (opts.where?.(event as AgioEventOf<K>) ?? true);
     if (wanted) return event as AgioEventOf<K>;
-    if (endsLogOf(runId, event)) throw new RunClosedError(runId, ENDED[event.type], `wait for ${type} in`);
-    if (endsLogOf(rootRunId, event)) rootEnded = ENDED[event.type];
+    if (endsLogOf(runId, event))
+      throw new RunClosedError(runId, statusOfTerminalEvent(event.type)!, `wait for ${type} in`);
+    if (endsLogOf(rootRunId, event)) rootEnded = statusOfTerminalEvent(event.type);
   }
   opts.signal?.throwIfAborted();
   // The tree ended and `runId` never did: it is no run of this tree (or one that never started).

@@ -17,3 +17,14 @@ export const RUN_STATUSES = [
 ] as const;
 /** One of {@link RUN_STATUSES}. */
 export type RunStatus = (typeof RUN_STATUSES)[number];
+
+/** How a run ended, by its terminal event's type (RUN_COMPLETED → `completed`); undefined for any other type. */
+export function statusOfTerminalEvent(type: string): 'completed' | 'failed' | 'cancelled' | undefined {
+  return type === 'RUN_COMPLETED'
+    ? 'completed'
+    : type === 'RUN_FAILED'
+      ? 'failed'
+      : type === 'RUN_CANCELLED'
+        ? 'cancelled'
+        : undefined;
+}

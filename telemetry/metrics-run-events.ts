@@ -4,12 +4,7 @@
 import { Counter, type Registry } from 'prom-client';
 import { isTerminalType, type WireEvent } from '../common/events';
 import type { RunObserver } from '../activities/observer';
-
-const TERMINAL_STATUS: Record<string, string> = {
-  RUN_COMPLETED: 'completed',
-  RUN_FAILED: 'failed',
-  RUN_CANCELLED: 'cancelled',
-};
+import { statusOfTerminalEvent } from '../common/run-statuses';
 
 /** The run event counters of one registry, and the observer that feeds them. */
 export function runEventMetrics(registry: Registry): RunObserver {
@@ -39,7 +34,7 @@ export function runEventMetrics(registry: Registry): RunObserver {
     const run = { agent: e.agent, depth: String(e.depth) };
     if (e.type === 'RUN_STARTED') started.inc(run);
     else if (e.type === 'STEP_COMPLETED') steps.inc({ agent: e.agent, role: e.snapshot?.role ?? 'unknown' });
-    else if (isTerminalType(e.type)) ended.inc({ ...run, status: TERMINAL_STATUS[e.type] ?? 'unknown' });
+    else if (isTerminalType(e.type)) ended.inc({ ...run, status: statusOfTerminalEvent(e.type) ?? 'unknown' });
   };
   return {
     runEvents(events) {

@@ -3,6 +3,7 @@
 // DOM-free, so it is unit-tested in jest and the page only renders what it holds.
 import type { WireEvent, Usage } from '../../common';
 import { isKnownEventType } from '../../common/event-types';
+import { statusOfTerminalEvent } from '../../common/run-statuses';
 import { countOffset } from './run-offsets';
 import { addUsage, applyDelta, applySnapshot, findCall, restart, stepOf, ZERO } from './run-steps';
 import type { ApprovalView, RunTree, RunView } from './run-view';
@@ -241,7 +242,7 @@ export function applyEvent(tree: RunTree, event: WireEvent, eventId?: string): b
     case 'RUN_COMPLETED':
     case 'RUN_FAILED':
     case 'RUN_CANCELLED':
-      run.status = event.type === 'RUN_COMPLETED' ? 'completed' : event.type === 'RUN_FAILED' ? 'failed' : 'cancelled';
+      run.status = statusOfTerminalEvent(event.type)!;
       run.endedAt = event.timestamp;
       run.paused = false;
       if (event.usage) run.treeUsage = event.usage;

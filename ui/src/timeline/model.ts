@@ -3,6 +3,7 @@
 // outages). Timings come from the steps' metrics where they have them and from the events' timestamps otherwise
 // (a call waits from the assistant step that asked for it, an approval from its request to its decision). Pure.
 import type { Step, Usage, WireEvent } from '../../../common';
+import { statusOfTerminalEvent } from '../../../common/run-statuses';
 
 /** What a bar stands for. */
 export type BarKind = 'model' | 'tool' | 'agent' | 'approval' | 'pause' | 'outage';
@@ -252,7 +253,7 @@ export function applyTimelineEvent(t: Timeline, e: WireEvent): void {
     case 'RUN_COMPLETED':
     case 'RUN_FAILED':
     case 'RUN_CANCELLED':
-      run.status = e.type === 'RUN_COMPLETED' ? 'completed' : e.type === 'RUN_FAILED' ? 'failed' : 'cancelled';
+      run.status = statusOfTerminalEvent(e.type)!;
       run.endedAt = e.timestamp;
       run.startedAt ??= e.timestamp;
       if (e.usage) run.treeUsage = e.usage;

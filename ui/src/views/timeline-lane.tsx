@@ -58,17 +58,8 @@ export function TimelineLane({ lane, origin, width, focusId, selectedId, onToggl
       </div>
       <div class="tl-track" style={{ width: `${width}px`, height: `${lane.rows * ROW_PX + 6}px` }}>
         <div class="tl-span" style={{ left: `${lane.spanX}px`, width: `${lane.spanW}px` }} />
-        {lane.bands.map((p) => (
-          <BarButton
-            key={p.bar.id}
-            p={p}
-            origin={origin}
-            focusId={focusId}
-            selectedId={selectedId}
-            onSelect={onSelect}
-          />
-        ))}
-        {lane.bars.map((p) => (
+        {/* Bands (pauses across the lane) first, so the bars draw over them. */}
+        {[...lane.bands, ...lane.bars].map((p) => (
           <BarButton
             key={p.bar.id}
             p={p}
