@@ -41,14 +41,41 @@ async function countByStatus(source: RunCountSource, agent: string): Promise<Map
   return counts;
 }
 
+/**
+ * `load()`'s answer, kept `ttlMs` so that many scrapers (and several gauges of one scrape) cost one round of visibility
+ * calls; a load that fails is forgotten at once, so the next read asks again, and reported once to `failed`.
+ */
+export function keptFor<T>(
+  ttlMs: number,
+  load: () => Promise<T>,
+  now: () => number,
+  failed?: (err: Error) => void,
+): () => Promise<T> {
+  let cached: { at: number; value: Promise<T> } | undefined;
+  return () => {
+    if (!cached || now() - cached.at > ttlMs) {
+      const mine = { at: now(), value: load() };
+      mine.value.catch((err: Error) => {
+        if (cached === mine) cached = undefined;
+        failed?.(err);
+      });
+      cached = mine;
+    }
+    return cached.value;
+  };
+}
+
 /** Registers `agio_runs{agent,status}` and `agio_runs_count_errors_total`, counted from visibility at scrape time. */
 export function runCountMetrics(registry: Registry, source: RunCountSource, now: () => number = Date.now): void {
-  let cached: { at: number; counts: Promise<Map<string, Map<string, number>>> } | undefined;
-  const countAll = async () => {
-    const all = new Map<string, Map<string, number>>();
-    for (const agent of source.agents()) all.set(agent, await countByStatus(source, agent));
-    return all;
-  };
+  const countAll = keptFor(
+    RUN_COUNT_TTL_MS,
+    async () => {
+      const all = new Map<string, Map<string, number>>();
+      for (const agent of source.agents()) all.set(agent, await countByStatus(source, agent));
+      return all;
+    },
+    now,
+  );
   let errors = 0;
   new Gauge({
     name: 'agio_runs',
@@ -56,13 +83,10 @@ export function runCountMetrics(registry: Registry, source: RunCountSource, now:
     labelNames: ['agent', 'status'],
     registers: [registry],
     async collect() {
-      if (!cached || now() - cached.at > RUN_COUNT_TTL_MS) cached = { at: now(), counts: countAll() };
-      const mine = cached;
       let counts: Map<string, Map<string, number>>;
       try {
-        counts = await mine.counts;
+        counts = await countAll();
       } catch (err) {
-        if (cached === mine) cached = undefined;
         errors++;
         console.warn(`agio metrics: visibility could not count runs: ${(err as Error).message}`);
         return;

@@ -4,7 +4,7 @@
 import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 import { Gauge, type Registry } from 'prom-client';
 import { NAMED_PAUSE_REASONS, WaitingSearchAttributes } from '../common/search-attributes';
-import { quote, type RunCountSource } from './metrics-runs';
+import { keptFor, quote, type RunCountSource } from './metrics-runs';
 
 /** How long waiting figures are served before visibility is asked again. */
 export const WAITING_TTL_MS = 10_000;
@@ -59,24 +59,15 @@ async function waitingOf(source: Omit<RunCountSource, 'agents'>, kind: string, n
  * tool call waiting for a person, nested runs included) and `agio_approval_oldest_wait_seconds`, from visibility.
  */
 export function waitingMetrics(registry: Registry, source: Omit<RunCountSource, 'agents'>, now = Date.now): void {
-  let cached: { at: number; figures: Promise<Map<string, Waiting>> } | undefined;
-  const figures = () => {
-    if (!cached || now() - cached.at > WAITING_TTL_MS) {
+  const figures = keptFor(
+    WAITING_TTL_MS,
+    async () => {
       const at = now();
-      const mine = {
-        at,
-        figures: Promise.all(KINDS.map(async (kind) => [kind, await waitingOf(source, kind, at)] as const)).then(
-          (pairs) => new Map(pairs),
-        ),
-      };
-      mine.figures.catch((err: Error) => {
-        if (cached === mine) cached = undefined;
-        console.warn(`agio metrics: visibility could not count waiting runs: ${err.message}`);
-      });
-      cached = mine;
-    }
-    return cached.figures;
-  };
+      return new Map(await Promise.all(KINDS.map(async (kind) => [kind, await waitingOf(source, kind, at)] as const)));
+    },
+    now,
+    (err) => console.warn(`agio metrics: visibility could not count waiting runs: ${err.message}`),
+  );
   const registers = [registry];
   const pauseGauge = (name: string, help: string, pick: (w: Waiting) => number) =>
     new Gauge({
