@@ -1,6 +1,7 @@
 // `agio serve` as a user runs it (`node --import tsx cli/main.ts serve`, what scripts/serve runs) in its own process, with a data directory and port of its
 // own and none of the developer's Temporal, model or Mongo settings.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import path from 'node:path';
 
 const REPO_ROOT = path.resolve(__dirname, '../..');
@@ -54,8 +55,11 @@ export async function startServe(dataDir: string, port = 0, opts: ServeOptions =
     'AGIO_AGENTS',
   ])
     delete env[key];
-  // serve has no fixed token: the tests give it one (AGIO_TOKENS), unless one leaves it to generate its own.
-  Object.assign(env, { AGIO_TOKENS: `${DEV_TOKEN}:default` }, opts.env);
+  // serve has no fixed token: the tests give it one (AGIO_TOKENS), unless one leaves it to generate its own. Each
+  // data directory polls a task queue of its own (a serve started again on it finds its runs): two serves that end up
+  // on one Temporal server never run each other's runs.
+  const taskQueue = `serve-${createHash('sha256').update(path.resolve(dataDir)).digest('hex').slice(0, 16)}`;
+  Object.assign(env, { AGIO_TOKENS: `${DEV_TOKEN}:default`, AGIO_TASK_QUEUE: taskQueue }, opts.env);
   for (const [key, value] of Object.entries(env)) if (value === undefined) delete env[key];
   // As scripts/serve starts it: one process, so `child.pid` is serve's own.
   const child = spawn(
