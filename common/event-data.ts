@@ -102,6 +102,29 @@ export type ToolAuthDeniedData = ToolCallRef & {
   message?: string;
 };
 
+/** TOOL_AUTH_EXPIRED: nobody decided an asked call before its approval expired; `action` says what happens now. */
+export type ToolAuthExpiredData = ToolCallRef & {
+  action: 'deny' | 'escalate' | 'pause';
+  /** `escalate`: the role the call now waits on. */
+  escalatedTo?: string;
+  /** When the approval expired (epoch ms). */
+  expiredAt?: number;
+};
+
+/** TOOL_CALLBACK_WAITING: a callback tool started its outside work and waits for its result. */
+export type ToolCallbackWaitingData = ToolCallRef & {
+  /** When the wait ends with a tool error (epoch ms). */
+  expiresAt?: number;
+};
+
+/** USER_MESSAGE: a user message was added to a running run (`enqueue`: read at the next turn; `interrupt`). */
+export type UserMessageData = {
+  messageId: string;
+  text: string;
+  mode: 'enqueue' | 'interrupt';
+  by?: string;
+};
+
 /** STEP_RETRY: an earlier attempt of the step (or tool call) was lost; drop its partial output. */
 export type StepRetryData = { reason: string };
 
@@ -161,6 +184,9 @@ export type EventFields = {
   TOOL_AUTH_REQUIRED: { data: ToolAuthRequiredData };
   TOOL_AUTH_GRANTED: { data: ToolAuthGrantedData };
   TOOL_AUTH_DENIED: { data: ToolAuthDeniedData };
+  TOOL_AUTH_EXPIRED: { data: ToolAuthExpiredData };
+  TOOL_CALLBACK_WAITING: { data: ToolCallbackWaitingData };
+  USER_MESSAGE: { data: UserMessageData };
   STEP_RETRY: { stepId: string; attempt: number; data: StepRetryData };
   MODEL_UNAVAILABLE: { stepId: string; attempt: number; data: ModelUnavailableData };
   CONTEXT_COMPACTED: { data: ContextCompactedData };
