@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
-import { parseTokens } from './auth';
+import { parseTokens, SCOPES } from './auth';
 import { isLoopbackBind } from './host-check';
 
 /** The tenant a generated token belongs to. */
@@ -36,7 +36,9 @@ export function startTokens(spec: string | undefined, bindHost: string): StartTo
   if (spec?.trim()) return { tokens: parseTokens(spec) };
   if (!isLoopbackBind(bindHost)) throw new TokensRequiredError(bindHost);
   const generated = generateToken();
-  return { tokens: parseTokens(`${generated}:${GENERATED_TOKEN_TENANT}`), generated };
+  // Only this machine reaches the bridge and only its user reads the token file: the token is its owner's, admin
+  // included (metrics, the codec endpoint, tenant budgets, webhooks).
+  return { tokens: parseTokens(`${generated}:${GENERATED_TOKEN_TENANT}::${SCOPES.join('+')}`), generated };
 }
 
 /** Where `agio serve` keeps its generated token. */

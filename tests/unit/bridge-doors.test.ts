@@ -58,6 +58,8 @@ describe('the tokens a bridge starts with', () => {
     expect(a.generated).toMatch(/^agio_[\w-]{32}$/);
     expect(a.generated).not.toBe(b.generated);
     expect([...a.tokens.keys()]).toEqual([a.generated]);
+    // The owner's token on a loopback bridge: every scope, admin included.
+    expect([...a.tokens.get(a.generated!)!.scopes]).toContain('admin');
     expect(a.tokens.has('dev-token')).toBe(false);
   });
 
