@@ -6,6 +6,7 @@ export * from './model-outage';
 // What a run's handle rejects with, and RunHandle.waitFor's options.
 export { RunCancelledError, RunClosedError, RunFailedError, RunNotFoundError } from './errors';
 export type { WaitForOptions } from './wait-for';
+export { MessageRefusedError, type MessageOptions } from './run-messages';
 // The events a run's stream carries, typed per event type (a client-only backend imports nothing else for them).
 export { isKnownEvent, runStatusOf, RUN_STATUSES } from '../common';
 export type { AgioEvent, AgioEventOf, EventType, UnknownAgioEvent, RunStatus } from '../common';

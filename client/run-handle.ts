@@ -31,6 +31,8 @@ import { followRun, type RunLogs } from './run-log';
 import { parseCursor, type TreeCursor } from './tree-cursor';
 import { stateView, type RunStateView } from './run-state-view';
 import { waitForEvent, type WaitForOptions } from './wait-for';
+import { sendMessage, type MessageOptions } from './run-messages';
+import type { UserMessageAccepted } from '../common/messages';
 
 /** Temporal's answer to a call on a workflow it does not have open (or at all). */
 const isNotFound = (err: unknown) =>
@@ -141,6 +143,15 @@ export class RunHandle<T = RunOutput['output']> {
    */
   async raiseBudget(raise: BudgetRaise): Promise<void> {
     await this.control('raise the budget of', () => this.handle.signal(budgetRaiseSignal, raise));
+  }
+
+  /**
+   * Adds a user message to this running agent run (a nested one too: use its run id): read before its next model call,
+   * or with `mode: 'interrupt'` the model call in flight is cancelled and asked again with it. Resolves once the run
+   * accepted it; MessageRefusedError when it is closing or a workflow agent, RunClosedError when it has ended.
+   */
+  message(text: string, opts: MessageOptions = {}): Promise<UserMessageAccepted> {
+    return this.control('send a message to', () => sendMessage(this.handle, this.runId, text, opts));
   }
 
   /** Approves a pending tool call anywhere in the run's tree (the owning workflow is found from the stream). */

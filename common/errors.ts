@@ -54,6 +54,8 @@ export const ErrorType = {
    * (details: a BudgetSpent (common/budgets.ts)). The run pauses with reason `budget` instead of failing.
    */
   BudgetSpent: 'BudgetSpent',
+  /** A user message refused by the run (closing, malformed, a run started before messages); the bridge answers 409. */
+  MessageRefused: 'MessageRefused',
 } as const;
 /** One of {@link ErrorType}. */
 export type ErrorType = (typeof ErrorType)[keyof typeof ErrorType];

@@ -109,3 +109,29 @@ export const decideToolCallUpdate = defineUpdate<
   { toolCallId: string; decision: 'approve' | 'deny' },
   [ToolCallDecision]
 >('decideToolCall');
+
+/** A user message for a running agent run (see userMessageUpdate). */
+export interface UserMessageRequest {
+  /** Chosen by the sender (the client makes one up when its caller gave none): a repeat is answered, not queued again. */
+  messageId: string;
+  text: string;
+  /** `enqueue` (default): read before the next model call; `interrupt`: also cancel the model call in flight. */
+  mode?: 'enqueue' | 'interrupt';
+  by?: string;
+}
+
+/** The answer to an accepted user message. */
+export interface UserMessageAccepted {
+  messageId: string;
+  mode: 'enqueue' | 'interrupt';
+  /** The id was accepted before: nothing was queued again. */
+  duplicate?: boolean;
+  /** A model call was in flight and is cancelled, to be asked again with the message. */
+  interrupted?: boolean;
+}
+
+/**
+ * Adds a user message to a running agent run (update). Its validator refuses at once (type `MessageRefused`) a run that
+ * is closing, a malformed message, and a run started before messages; workflow agents have no handler.
+ */
+export const userMessageUpdate = defineUpdate<UserMessageAccepted, [UserMessageRequest]>('agio.message');

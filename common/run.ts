@@ -82,6 +82,20 @@ export const AgentRunResume = z.object({
   paused: z.object({ reason: z.string().optional(), by: z.string().optional() }).optional(),
   /** Agents with an output schema: repair turns used so far, and how many the run allows (fixed at its start). */
   outputRepairs: z.object({ used: z.number().int().nonnegative(), allowed: z.number().int().nonnegative() }).optional(),
+  /** User messages not read yet, and the latest accepted message ids (workflows/user-messages.ts). */
+  messages: z
+    .object({
+      queued: z.array(
+        z.object({
+          messageId: z.string(),
+          text: z.string(),
+          mode: z.enum(['enqueue', 'interrupt']),
+          by: z.string().optional(),
+        }),
+      ),
+      seen: z.array(z.string()),
+    })
+    .optional(),
 });
 /** What an agent run carries across continue-as-new. */
 export type AgentRunResume = z.infer<typeof AgentRunResume>;

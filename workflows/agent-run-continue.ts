@@ -21,6 +21,7 @@ export async function continueAgentRunAsNew(run: AgentRun): Promise<never> {
   await control.beforeContinueAsNew(upgrades ? control.upgradeWanted : undefined);
   if (!carry) await recorder.flush(steps);
   const paused = upgrades ? control.carriedPause() : undefined;
+  const messages = run.messages.carried();
   const next = (carried: Step[]): AgentRunInput => ({
     ...input,
     ...(carry ? { input: carriedInput(input.input) as AgentRunInput['input'] } : {}),
@@ -35,6 +36,7 @@ export async function continueAgentRunAsNew(run: AgentRun): Promise<never> {
       ...(carry ? { approvals: approvals.carried() } : {}),
       ...(paused ? { paused } : {}),
       ...(structured ? { outputRepairs: structured.carried() } : {}),
+      ...(messages ? { messages } : {}),
     },
   });
   const args = carry ? fittingInput(steps, next) : next(compactSteps(steps));

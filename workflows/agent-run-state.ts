@@ -27,6 +27,7 @@ import { answerState, keepsOwnLog, openRun, type RunFrame, type TerminalEvent } 
 import { RunRecorder } from './run-record';
 import { StructuredOutput } from './structured-output';
 import { UPGRADE_PATCH } from './upgrade';
+import { USER_MESSAGES_PATCH, UserMessages } from './user-messages';
 
 /** Largest output returned with its steps (UTF-8 bytes of JSON); Temporal refuses a result over 2 MiB. */
 export const MAX_RUN_OUTPUT_BYTES = 1_500_000;
@@ -83,6 +84,8 @@ export interface AgentRun extends RunFrame {
   upgrades: boolean;
   /** Model calls carry the tenant and the tree's cost budget, and a spent budget pauses the run (COST_BUDGETS_PATCH). */
   budgets: boolean;
+  /** Messages users add while it runs (USER_MESSAGES_PATCH; runs started before refuse them). */
+  messages: UserMessages;
 }
 
 /** Sets an agent run up from its parsed input (or what it carried across continue-as-new). */
@@ -142,6 +145,8 @@ export function openAgentRun(input: ParsedAgentRunInput): AgentRun {
         ? context.parentRunId
         : undefined,
     ),
+    // Asked last of the run's opening patches (a newer one goes after it).
+    messages: new UserMessages(frame.events, patched(USER_MESSAGES_PATCH), resume?.messages),
   });
   answerState(frame, agent.name, 'llm', () => ({
     runningTools: run.runningTools,
@@ -205,6 +210,7 @@ export function startAgentRun(run: AgentRun): Promise<void> {
  * stored), which a root then adds to its event log (a failed write there fails nothing, see event-log.ts).
  */
 export async function closeAgentRun(run: AgentRun, ending: RunEnding, terminal: TerminalEvent): Promise<void> {
+  run.messages.close();
   const closing = run.recorder.end(run.conversation.steps, ending, run.counters.usage);
   // A run that is failing or being cancelled ends even when its record cannot be written.
   await (ending === 'completed' ? closing : closing.catch(() => undefined));

@@ -31,7 +31,11 @@ export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
   const run = openAgentRun(parsed.data);
   return runLifecycle(run, {
     start: run.input.resume ? undefined : () => startAgentRun(run),
-    work: async () => completedRun(run, await loop(run)),
+    work: async () => {
+      const result = await loop(run);
+      run.messages.close();
+      return completedRun(run, result);
+    },
     close: (ending, terminal) => closeAgentRun(run, ending, terminal),
     usage: () => run.counters.usage,
     // A nested run's failure carries what it spent, so the tokens still roll up into its parent's usage.
@@ -61,6 +65,8 @@ async function loop(run: AgentRun): Promise<AgentRunResult> {
         }
         answer = { response: verdict.response, output: verdict.output };
       }
+      // Messages a user sent while the model answered are read and answered before the run ends.
+      if (run.messages.keepsRunning()) continue;
       return {
         ...answer,
         terminationReason: 'completed',

@@ -4,18 +4,20 @@
 import { patched } from '@temporalio/workflow';
 import { addUsage, jsonBytes } from '../common';
 import type { CallModelOutput } from '../activities';
-import { commit, type AgentRun } from './agent-run-state';
+import { commit, nextStep, type AgentRun } from './agent-run-state';
 import { COMPACTION_PATCH, compactConversation, compactionThreshold } from './compaction';
 import { CONDENSATION_PATCH, condenseConversation } from './condensation';
 import { callBudget, withinBudget } from './budget';
 import { conversationNotStored } from './conversation-writes';
 import { failRun, modelInput } from './model-step';
 import type { Toolkit } from './toolkit';
+import { INTERRUPTED_ATTEMPT } from './user-messages';
 
 /** Asks the model for the next step, offering `tools` (none: it must answer), and commits the step it answers with. */
 export async function askModel(run: AgentRun, toolkit: Toolkit, tools: string[]): Promise<CallModelOutput> {
   const { agent, context, conversation, control, events, recorder, structured, counters } = run;
   await control.safePoint();
+  await takeUserMessages(run);
   let bytes = jsonBytes(conversation.messages);
   // Near the model-input limit, older tool outputs and arguments make way (runs started before it: see the patch).
   const threshold = compactionThreshold(context.limits);
@@ -58,15 +60,28 @@ export async function askModel(run: AgentRun, toolkit: Toolkit, tools: string[])
     run.budgets ? withinBudget(control, () => callOnce(input)) : callOnce(input);
   const { writes } = conversation;
   let input = modelInput(agent.name, conversation.messages, context, bytes, writes);
-  const out = await ask(input).catch((err) => {
-    // The call's worker lacks the messages earlier calls stored (its memory stores were lost, or are not shared):
-    // once more, with the whole conversation.
-    const attemptsBefore = writes && input.stored ? conversationNotStored(err) : undefined;
-    if (!writes || attemptsBefore === undefined) return failRun(agent.name, err);
-    writes.forget();
-    input = { stored: writes.next(conversation.messages, context.tenant, attemptsBefore) };
-    return ask(input).catch((again) => failRun(agent.name, again));
-  });
+  const asked = await run.messages.interruptible(() =>
+    ask(input).catch((err) => {
+      // The call's worker lacks the messages earlier calls stored (its memory stores were lost, or are not shared):
+      // once more, with the whole conversation.
+      const attemptsBefore = writes && input.stored ? conversationNotStored(err) : undefined;
+      if (!writes || attemptsBefore === undefined) return failRun(agent.name, err);
+      writes.forget();
+      input = { stored: writes.next(conversation.messages, context.tenant, attemptsBefore) };
+      return ask(input).catch((again) => failRun(agent.name, again));
+    }),
+  );
+  if (!asked) {
+    // A user message interrupted the call: readers drop what it streamed, and the model is asked again with it.
+    await events.emit({
+      type: 'STEP_RETRY',
+      stepId: `${context.runId}:${index}`,
+      attempt: INTERRUPTED_ATTEMPT,
+      data: { reason: 'interrupted by a user message; asked again with it' },
+    });
+    return askModel(run, toolkit, tools);
+  }
+  const out = asked.out;
   if (input.stored) writes?.accepted(input.stored);
   handOff?.accepted();
   counters.modelCalls++;
@@ -74,4 +89,12 @@ export async function askModel(run: AgentRun, toolkit: Toolkit, tools: string[])
   counters.ownUsage = addUsage(counters.ownUsage, out.usage);
   await commit(run, out.step);
   return out;
+}
+
+/** The user messages waiting (see user-messages.ts) become user steps, in the order they were accepted. */
+async function takeUserMessages(run: AgentRun): Promise<void> {
+  for (let m = run.messages.take(); m; m = run.messages.take()) {
+    const userMessage = { messageId: m.messageId, mode: m.mode, ...(m.by ? { by: m.by } : {}) };
+    await commit(run, { ...nextStep(run), role: 'user', content: m.text, metadata: { userMessage } });
+  }
 }
