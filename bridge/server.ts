@@ -16,6 +16,8 @@ import { runRoutes } from './routes/runs';
 import { streamRoutes } from './routes/streams';
 import { whoamiRoutes } from './routes/whoami';
 import { metricsRoutes } from './routes/metrics';
+import { openApiRoutes } from './routes/openapi';
+import { RouteCatalog } from './openapi';
 import { bridgeMetrics } from '../telemetry/metrics-bridge';
 import { OpenStreams } from './open-streams';
 import { StreamHub } from './stream-hub';
@@ -31,7 +33,7 @@ export const BRIDGE_PACKAGES = ['fastify', '@fastify/cors', '@fastify/static'];
 const MAX_PARAM_LENGTH = 2048;
 
 /** Builds the Fastify app (not yet listening): options, CORS, hooks and errors here; the routes in routes/. */
-export function createBridge(opts: BridgeOptions): FastifyInstance & { hub: StreamHub } {
+export function createBridge(opts: BridgeOptions): FastifyInstance & { hub: StreamHub; routeCatalog: RouteCatalog } {
   const load = <T>(name: string) => optionalPackage<T>(name, 'The HTTP bridge', BRIDGE_PACKAGES);
   const { default: Fastify } = load<typeof import('fastify')>('fastify');
   const { default: cors } = load<typeof import('@fastify/cors')>('@fastify/cors');
@@ -52,6 +54,8 @@ export function createBridge(opts: BridgeOptions): FastifyInstance & { hub: Stre
       void (reply as FastifyReply).status(400).send({ error: { code: 'invalid_request', message } });
     },
   });
+  // Sees every route registered from here on: GET /openapi.json describes them (bridge/openapi.ts).
+  const routeCatalog = new RouteCatalog(app);
   const { agio } = opts;
   const openStreams = new OpenStreams();
   // Served at GET /metrics (routes/metrics.ts), with the process's own metrics when asked (the bridge's main).
@@ -95,6 +99,7 @@ export function createBridge(opts: BridgeOptions): FastifyInstance & { hub: Stre
 
   const ctx: BridgeContext = { opts, agio, tokens: opts.tokens, hub, openStreams, streamTokens };
   metricsRoutes(app, ctx, metrics);
+  openApiRoutes(app, ctx, routeCatalog);
   for (const routes of [
     healthRoutes,
     whoamiRoutes,
@@ -107,5 +112,5 @@ export function createBridge(opts: BridgeOptions): FastifyInstance & { hub: Stre
   ])
     routes(app, ctx);
 
-  return Object.assign(app, { hub });
+  return Object.assign(app, { hub, routeCatalog });
 }

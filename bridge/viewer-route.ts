@@ -7,6 +7,7 @@ import type { FastifyInstance, FastifyReply } from 'fastify';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { projectRoot } from '../worker/project-root';
+import { API_ROUTE_CONFIG, apiRoute, defineRoute } from './api-route';
 
 /** Nothing but this origin: the app loads no CDN, inlines nothing and talks only to its bridge. */
 const CONTENT_SECURITY_POLICY =
@@ -28,6 +29,40 @@ function secure(res: SetHeadersResponse, file: string): void {
   );
 }
 
+const notBuiltAnswer = 'viewer_not_built: build it with npm run build:ui';
+/** GET /ui. */
+export const ViewerRoot = defineRoute({
+  method: 'GET',
+  path: '/ui',
+  summary: 'The run viewer (redirects to /ui/)',
+  tags: ['viewer'],
+  auth: 'public',
+  responses: { 302: { description: 'To /ui/' }, 503: notBuiltAnswer },
+});
+/** GET /ui/*: the viewer's page and assets. */
+export const ViewerFiles = defineRoute({
+  method: 'GET',
+  path: '/ui/*',
+  summary: "The viewer's page and built assets (it signs in with a bearer token and calls this API)",
+  tags: ['viewer'],
+  auth: 'public',
+  responses: {
+    200: { description: 'The page or an asset', contentType: 'text/html' },
+    404: { description: 'No such file' },
+    503: notBuiltAnswer,
+  },
+});
+/** GET /ui/runs/*: the viewer's page for a run (it routes in the browser). */
+export const ViewerRunPage = defineRoute({
+  method: 'GET',
+  path: '/ui/runs/*',
+  summary: "The viewer's page of a run",
+  tags: ['viewer'],
+  auth: 'public',
+  responses: { 200: { description: 'The page', contentType: 'text/html' } },
+});
+const noTokens = new Map<string, string>();
+
 /** Serves the viewer from `dir`; without a built viewer, /ui answers 503 saying how to build it. */
 export function registerViewer(app: FastifyInstance, dir: string): void {
   if (!existsSync(path.join(dir, 'index.html'))) {
@@ -38,8 +73,8 @@ export function registerViewer(app: FastifyInstance, dir: string): void {
           message: `the run viewer is not built (no ${path.join(dir, 'index.html')}): run npm run build:ui`,
         },
       });
-    app.get('/ui', notBuilt);
-    app.get('/ui/*', notBuilt);
+    apiRoute(app, noTokens, ViewerRoot, async ({ reply }) => notBuilt(undefined, reply));
+    apiRoute(app, noTokens, ViewerFiles, async ({ reply }) => notBuilt(undefined, reply));
     return;
   }
   const { default: fastifyStatic } = optionalPackage<typeof import('@fastify/static')>(
@@ -48,6 +83,10 @@ export function registerViewer(app: FastifyInstance, dir: string): void {
     ['fastify', '@fastify/cors', '@fastify/static'],
   );
   void app.register(async (scope) => {
+    // The static plugin's own route (/ui/*) is described by ViewerFiles.
+    scope.addHook('onRoute', (route) => {
+      if (route.url === '/ui/*') route.config = { ...(route.config as object), [API_ROUTE_CONFIG]: ViewerFiles };
+    });
     await scope.register(fastifyStatic, {
       root: dir,
       prefix: '/ui/',
@@ -55,7 +94,7 @@ export function registerViewer(app: FastifyInstance, dir: string): void {
       cacheControl: false,
       setHeaders: secure,
     });
-    scope.get('/ui', async (_req, reply) => reply.redirect('/ui/'));
-    scope.get('/ui/runs/*', async (_req, reply) => reply.sendFile('index.html'));
+    apiRoute(scope, noTokens, ViewerRoot, async ({ reply }) => reply.redirect('/ui/'));
+    apiRoute(scope, noTokens, ViewerRunPage, async ({ reply }) => reply.sendFile('index.html'));
   });
 }

@@ -4,7 +4,9 @@
 import { z } from 'zod';
 import { BudgetRaiseRequest, TenantBudgetRequest, type RunMemo } from '../../common';
 import { utcDay } from '../../stores';
-import { callerOf, forbidden, hasScope, type Grant } from '../auth';
+import { forbidden, hasScope, type Grant } from '../auth';
+import { apiRoute, defineRoute } from '../api-route';
+import { RunBudgetAnswer, TenantBudgetAnswer, TenantBudgetSetAnswer } from '../api-schemas';
 import { HttpError } from '../errors';
 import { refuseLimitRaise } from '../run-limits';
 import { describeRun, rootRunIdOf } from '../runs';
@@ -29,6 +31,48 @@ export async function raiseRunBudget(ctx: BridgeContext, caller: Grant, id: stri
   return { runId: rootRunId, maxCostUsd };
 }
 
+/** POST /runs/:id/budget. */
+export const RaiseRunBudget = defineRoute({
+  method: 'POST',
+  path: '/runs/:id/budget',
+  summary: "Set the cost budget of the run's tree (sent to its root; runs paused for it resume)",
+  tags: ['budgets'],
+  auth: 'control',
+  params: RunParams,
+  body: BudgetRaiseRequest,
+  responses: {
+    200: RunBudgetAnswer,
+    400: "invalid_request, or limit_above_agent (above the agent's own without admin)",
+    404: 'run_not_found',
+    409: 'run_not_running: the root has ended',
+  },
+});
+
+const noStores = 'no_stores: this bridge has no stores configured (MONGODB_URI)';
+
+/** GET /tenants/:tenant/budget. */
+export const GetTenantBudget = defineRoute({
+  method: 'GET',
+  path: '/tenants/:tenant/budget',
+  summary: "A tenant's daily budget and today's spend (its own tokens, or admin)",
+  tags: ['budgets'],
+  auth: 'read',
+  params: TenantParams,
+  responses: { 200: TenantBudgetAnswer, 403: "forbidden: another tenant's budget needs admin", 501: noStores },
+});
+
+/** POST /tenants/:tenant/budget. */
+export const SetTenantBudget = defineRoute({
+  method: 'POST',
+  path: '/tenants/:tenant/budget',
+  summary: "Set or clear (dailyUsd: null) a tenant's daily budget; its runs paused for it ask again",
+  tags: ['budgets'],
+  auth: 'admin',
+  params: TenantParams,
+  body: TenantBudgetRequest,
+  responses: { 200: TenantBudgetSetAnswer, 501: noStores },
+});
+
 export const budgetRoutes: Routes = (app, ctx) => {
   const stores = () => {
     if (!ctx.opts.stores)
@@ -36,17 +80,12 @@ export const budgetRoutes: Routes = (app, ctx) => {
     return ctx.opts.stores;
   };
 
-  app.post('/runs/:id/budget', async (req) => {
-    const caller = callerOf(req, ctx.tokens, 'control');
-    const { id } = RunParams.parse(req.params);
-    const { maxCostUsd } = BudgetRaiseRequest.parse(req.body ?? {});
+  apiRoute(app, ctx.tokens, RaiseRunBudget, async ({ caller, params: { id }, body: { maxCostUsd } }) => {
     // The budget is the tree's: a raise naming a nested run goes to its root, which hands it down.
     return raiseRunBudget(ctx, caller, id, maxCostUsd);
   });
 
-  app.get('/tenants/:tenant/budget', async (req) => {
-    const caller = callerOf(req, ctx.tokens, 'read');
-    const { tenant } = TenantParams.parse(req.params);
+  apiRoute(app, ctx.tokens, GetTenantBudget, async ({ caller, params: { tenant } }) => {
     if (tenant !== caller.tenant && !hasScope(caller, 'admin')) throw forbidden('admin', "another tenant's budget");
     const day = utcDay(Date.now());
     const [dailyUsd, spentUsd] = await Promise.all([
@@ -56,10 +95,7 @@ export const budgetRoutes: Routes = (app, ctx) => {
     return { tenant, day, spentUsd, ...(dailyUsd !== undefined ? { dailyUsd } : {}) };
   });
 
-  app.post('/tenants/:tenant/budget', async (req) => {
-    const caller = callerOf(req, ctx.tokens, 'admin');
-    const { tenant } = TenantParams.parse(req.params);
-    const { dailyUsd } = TenantBudgetRequest.parse(req.body ?? {});
+  apiRoute(app, ctx.tokens, SetTenantBudget, async ({ caller, params: { tenant }, body: { dailyUsd } }) => {
     await stores().spend.setTenantBudget(tenant, dailyUsd ?? undefined);
     // Runs paused for the tenant's budget ask again (each root hands the nudge down its tree).
     const { runs } = await ctx.agio.list({ tenant, status: 'running', pageSize: MAX_NUDGED_RUNS });

@@ -3,7 +3,9 @@
 import { z } from 'zod';
 import { CostUsdRequest } from '../../common';
 import { ErrorType } from '../../common/errors';
-import { callerOf, type Grant } from '../auth';
+import { type Grant } from '../auth';
+import { apiRoute, defineRoute } from '../api-route';
+import { CancelAnswer, ControlPendingAnswer, ControlStateAnswer, DecisionAnswer } from '../api-schemas';
 import { HttpError } from '../errors';
 import { describeRun, rootRunIdOf } from '../runs';
 import { raiseRunBudget } from './budgets';
@@ -49,13 +51,70 @@ function refusedPause(err: unknown): never {
   throw err;
 }
 
+const controlRoute = (action: 'pause' | 'resume') =>
+  defineRoute({
+    method: 'POST',
+    path: `/runs/:id/${action}`,
+    summary:
+      action === 'pause'
+        ? 'Pause a run at its next safe point (answers once it is parked, or 202)'
+        : 'Resume a paused run (maxCostUsd: raise its tree budget first)',
+    tags: ['control'],
+    auth: 'control',
+    params: RunParams,
+    body: ControlBody,
+    responses: {
+      200: { description: "Parked: the run's control state", schema: ControlStateAnswer },
+      202: { description: 'Asked; the run has not parked within the wait', schema: ControlPendingAnswer },
+      403: 'forbidden: the token lacks the "control" scope, or "by" names another identity',
+      404: 'run_not_found',
+      409: 'run_not_running, or already_paused (a pause while paused or pending)',
+    },
+  });
+/** POST /runs/:id/pause. */
+export const PauseRun = controlRoute('pause');
+/** POST /runs/:id/resume. */
+export const ResumeRun = controlRoute('resume');
+
+const decisionRoute = (decision: 'approve' | 'deny') =>
+  defineRoute({
+    method: 'POST',
+    path: `/runs/:id/tool-calls/:callId/${decision}`,
+    summary: `${decision === 'approve' ? 'Approve' : 'Deny'} a tool call waiting for a decision, anywhere in the run's tree`,
+    tags: ['control'],
+    auth: 'decide',
+    params: ToolCallParams,
+    body: DecisionBody,
+    responses: {
+      200: DecisionAnswer,
+      403: 'forbidden: the token lacks the "decide" scope, "by" names another identity, or the call was escalated to a role the token lacks',
+      404: 'run_not_found or tool_call_not_found',
+      409: 'decision_rejected: already decided, or the call no longer waits',
+    },
+  });
+/** POST /runs/:id/tool-calls/:callId/approve. */
+export const ApproveToolCall = decisionRoute('approve');
+/** POST /runs/:id/tool-calls/:callId/deny. */
+export const DenyToolCall = decisionRoute('deny');
+
+/** POST /runs/:id/cancel. */
+export const CancelRun = defineRoute({
+  method: 'POST',
+  path: '/runs/:id/cancel',
+  summary: 'Cancel a running run (its tree ends cancelled)',
+  tags: ['control'],
+  auth: 'control',
+  params: RunParams,
+  responses: { 202: CancelAnswer, 404: 'run_not_found', 409: 'run_not_running' },
+});
+
 export const controlRoutes: Routes = (app, ctx) => {
-  for (const action of ['pause', 'resume'] as const) {
-    app.post(`/runs/:id/${action}`, async (req, reply) => {
-      const caller = callerOf(req, ctx.tokens, 'control');
+  for (const [action, route] of [
+    ['pause', PauseRun],
+    ['resume', ResumeRun],
+  ] as const) {
+    apiRoute(app, ctx.tokens, route, async ({ reply, caller, params: { id }, body }) => {
       const { tenant } = caller;
-      const { id } = RunParams.parse(req.params);
-      const body = ControlBody.parse(req.body ?? {});
       const by = actorOf(caller, body.by);
       const description = await describeRun(ctx.agio.temporal, tenant, id);
       if (description.status.name !== 'RUNNING')
@@ -75,12 +134,12 @@ export const controlRoutes: Routes = (app, ctx) => {
     });
   }
 
-  for (const decision of ['approve', 'deny'] as const) {
-    app.post(`/runs/:id/tool-calls/:callId/${decision}`, async (req) => {
-      const caller = callerOf(req, ctx.tokens, 'decide');
+  for (const [decision, route] of [
+    ['approve', ApproveToolCall],
+    ['deny', DenyToolCall],
+  ] as const) {
+    apiRoute(app, ctx.tokens, route, async ({ caller, params: { id, callId }, body }) => {
       const { tenant } = caller;
-      const { id, callId } = ToolCallParams.parse(req.params);
-      const body = DecisionBody.parse(req.body ?? {});
       const by = actorOf(caller, body.by);
       // The owner of the call is found in the root's event log, whichever run of the tree the URL names.
       const run = ctx.agio.getHandle(rootRunIdOf(await describeRun(ctx.agio.temporal, tenant, id), id));
@@ -99,9 +158,7 @@ export const controlRoutes: Routes = (app, ctx) => {
     });
   }
 
-  app.post('/runs/:id/cancel', async (req, reply) => {
-    const { tenant, identity } = callerOf(req, ctx.tokens, 'control');
-    const { id } = RunParams.parse(req.params);
+  apiRoute(app, ctx.tokens, CancelRun, async ({ req, reply, caller: { tenant, identity }, params: { id } }) => {
     const description = await describeRun(ctx.agio.temporal, tenant, id);
     if (description.status.name !== 'RUNNING')
       throw new HttpError(409, 'run_not_running', `run "${id}" is ${description.status.name.toLowerCase()}`);

@@ -7,8 +7,19 @@ import type { FastifyInstance } from 'fastify';
 import type { BridgeMetrics } from '../../telemetry/metrics-bridge';
 import { METRICS_CONTENT_TYPE } from '../../telemetry/metrics-worker';
 import { callerOf } from '../auth';
+import { apiRoute, defineRoute } from '../api-route';
 import { HttpError } from '../errors';
 import type { BridgeContext } from './context';
+
+/** GET /metrics. */
+export const GetMetrics = defineRoute({
+  method: 'GET',
+  path: '/metrics',
+  summary: "The bridge's metrics (and its worker's under agio serve) in Prometheus's text format",
+  tags: ['operations'],
+  auth: { note: 'an admin token, unless the bridge makes them public (AGIO_METRICS_PUBLIC=1)', scope: 'admin' },
+  responses: { 200: { description: "Prometheus's text exposition format", contentType: 'text/plain' } },
+});
 
 /** The /metrics route and the hooks that count requests. */
 export function metricsRoutes(app: FastifyInstance, ctx: BridgeContext, metrics: BridgeMetrics): void {
@@ -19,7 +30,7 @@ export function metricsRoutes(app: FastifyInstance, ctx: BridgeContext, metrics:
     if (err instanceof HttpError && err.code === 'quota_exceeded')
       metrics.quotaRefused(String(err.details?.quota ?? 'unknown'));
   });
-  app.get('/metrics', async (req, reply) => {
+  apiRoute(app, ctx.tokens, GetMetrics, async ({ req, reply }) => {
     if (!ctx.opts.metrics?.public) callerOf(req, ctx.tokens, 'admin');
     const extra = ctx.opts.metrics?.extra;
     const text = (await metrics.text()) + (extra ? await extra() : '');

@@ -5,7 +5,16 @@ import { stateView } from '../../client/agio-client';
 import { BadPageTokenError, RUN_STATUSES } from '../../client/run-list';
 import { stateQuery } from '../../common/messages';
 import { agentView, agentsSourceView } from '../agents-view';
-import { callerOf, hasScope, tenantOf } from '../auth';
+import { hasScope } from '../auth';
+import { apiRoute, defineRoute } from '../api-route';
+import {
+  AgentsAnswer,
+  ApiErrorBody,
+  RunPageAnswer,
+  RunStateAnswer,
+  RunStatusAnswer,
+  StartRunAnswer,
+} from '../api-schemas';
 import { withServerSpan } from '../../telemetry/tracing-http';
 import { HttpError } from '../errors';
 import { DEFAULT_MAX_RUNNING_RUNS_PER_TENANT, RunningRunsQuota } from '../quotas';
@@ -34,6 +43,80 @@ const ListRunsQuery = z
   })
   .strict();
 
+/** GET /agents. */
+export const GetAgents = defineRoute({
+  method: 'GET',
+  path: '/agents',
+  summary: 'The agents this bridge knows, with their tools, limits and sub-agents',
+  tags: ['runs'],
+  auth: 'read',
+  responses: { 200: AgentsAnswer },
+});
+
+/** POST /runs. */
+export const PostRun = defineRoute({
+  method: 'POST',
+  path: '/runs',
+  summary: 'Start a run of an agent',
+  description: 'With Idempotency-Key, the same request again answers 200 with the same run; another body, 409.',
+  tags: ['runs'],
+  auth: 'start',
+  body: StartRunBody,
+  headers: {
+    'idempotency-key': { description: '1-255 visible ASCII characters (e.g. a UUID): one run per key and tenant' },
+    traceparent: { description: "W3C trace context: the run's spans join this trace (when traces are on)" },
+  },
+  responses: {
+    201: { description: 'Started', schema: StartRunAnswer },
+    200: {
+      description: 'A repeat of an earlier request (same key, same body): its run',
+      schema: StartRunAnswer,
+      headers: { 'idempotent-replayed': 'true' },
+    },
+    400: 'invalid_request, permission_override_refused or limit_above_agent',
+    409: 'idempotency_conflict: the key was used for another request',
+    413: 'input_too_large or body_too_large',
+    429: {
+      description: "quota_exceeded: the tenant's running runs are at the bridge's cap",
+      schema: ApiErrorBody,
+      headers: { 'retry-after': 'seconds' },
+    },
+  },
+});
+
+/** GET /runs. */
+export const ListRuns = defineRoute({
+  method: 'GET',
+  path: '/runs',
+  summary: "The tenant's root runs, newest first, filtered and paged",
+  tags: ['runs'],
+  auth: 'read',
+  query: ListRunsQuery,
+  responses: { 200: RunPageAnswer },
+});
+
+/** GET /runs/:id. */
+export const GetRun = defineRoute({
+  method: 'GET',
+  path: '/runs/:id',
+  summary: "A run's status, and its output or error once finished",
+  tags: ['runs'],
+  auth: 'read',
+  params: RunParams,
+  responses: { 200: RunStatusAnswer, 404: "run_not_found (also for another tenant's run)" },
+});
+
+/** GET /runs/:id/state. */
+export const GetRunState = defineRoute({
+  method: 'GET',
+  path: '/runs/:id/state',
+  summary: "A run's live state: paused, loop position, children, pending approvals, cost",
+  tags: ['runs'],
+  auth: 'read',
+  params: RunParams,
+  responses: { 200: RunStateAnswer, 404: 'run_not_found' },
+});
+
 export const runRoutes: Routes = (app, ctx) => {
   const exists = (runId: string) =>
     ctx.agio.temporal.workflow
@@ -57,8 +140,7 @@ export const runRoutes: Routes = (app, ctx) => {
   const treeSpend = (tenant: string, rootRunId: string) =>
     ctx.opts.stores?.spend.treeSpend(tenant, rootRunId).catch(() => undefined);
 
-  app.get('/agents', async (req) => {
-    tenantOf(req, ctx.tokens, 'read');
+  apiRoute(app, ctx.tokens, GetAgents, async () => {
     // The agents file by its name only: its path would tell a caller about the machine (bridge/agents-view.ts).
     return {
       ...(ctx.opts.agentsSource ? { source: agentsSourceView(ctx.opts.agentsSource) } : {}),
@@ -66,12 +148,11 @@ export const runRoutes: Routes = (app, ctx) => {
     };
   });
 
-  app.post('/runs', async (req, reply) => {
-    const caller = callerOf(req, ctx.tokens, 'start');
+  apiRoute(app, ctx.tokens, PostRun, async ({ req, reply, caller, body }) => {
     const { tenant } = caller;
     const admin = hasScope(caller, 'admin');
     const key = idempotencyKeyOf(req);
-    const { agent, input, ...settings } = StartRunBody.parse(req.body ?? {});
+    const { agent, input, ...settings } = body;
     refuseAllowRules(settings.permissions, (ctx.opts.allowPermissionOverrides ?? false) || admin);
     // An agent this bridge does not hold starts by name: the worker resolves it (the run fails with UnknownAgent when
     // the worker has none by that name) and refuses limits above the agent's own (LimitAboveAgent) as these checks do.
@@ -113,9 +194,7 @@ export const runRoutes: Routes = (app, ctx) => {
       .send({ runId: run.runId, links: { self: `/runs/${run.runId}`, events: `/runs/${run.runId}/events` } });
   });
 
-  app.get('/runs', async (req) => {
-    const tenant = tenantOf(req, ctx.tokens, 'read');
-    const query = ListRunsQuery.parse(req.query ?? {});
+  apiRoute(app, ctx.tokens, ListRuns, async ({ caller: { tenant }, query }) => {
     try {
       return await ctx.agio.list({
         tenant,
@@ -130,9 +209,7 @@ export const runRoutes: Routes = (app, ctx) => {
     }
   });
 
-  app.get('/runs/:id', async (req) => {
-    const tenant = tenantOf(req, ctx.tokens, 'read');
-    const { id } = RunParams.parse(req.params);
+  apiRoute(app, ctx.tokens, GetRun, async ({ caller: { tenant }, params: { id } }) => {
     const status = await runStatus(ctx.agio.temporal, tenant, id);
     // A running run's cost so far is its tree's spend in the ledger (no query to the run).
     if (status.status !== 'running') return status;
@@ -140,9 +217,7 @@ export const runRoutes: Routes = (app, ctx) => {
     return treeSpentUsd === undefined ? status : { ...status, cost: { treeSpentUsd } };
   });
 
-  app.get('/runs/:id/state', async (req) => {
-    const tenant = tenantOf(req, ctx.tokens, 'read');
-    const { id } = RunParams.parse(req.params);
+  apiRoute(app, ctx.tokens, GetRunState, async ({ caller: { tenant }, params: { id } }) => {
     const description = await describeRun(ctx.agio.temporal, tenant, id);
     const view = stateView(await ctx.agio.getHandle(id).workflow.query(stateQuery), description);
     // The tree's spend so far, nested runs still running included (the run's own usage counts finished ones only).

@@ -1,19 +1,64 @@
 // A run's event stream: GET /runs/:id/events (SSE, resumable) and POST /runs/:id/stream-token, the short-lived
 // run-scoped token a browser's EventSource sends as ?access_token= because it cannot send a bearer token.
-import { streamTenantOf, tenantOf } from '../auth';
+import { z } from 'zod';
+import { streamTenantOf } from '../auth';
+import { apiRoute, defineRoute } from '../api-route';
+import { ApiErrorBody, StreamTokenAnswer } from '../api-schemas';
 import { DEFAULT_MAX_STREAMS_PER_TENANT, TenantStreams } from '../quotas';
 import type { WorkflowExecutionDescription } from '@temporalio/client';
 import { describeRun, rootRunIdOf } from '../runs';
 import { streamRunEvents } from '../sse-route';
 import { RunParams, type Routes } from './context';
 
+/** POST /runs/:id/stream-token. */
+export const PostStreamToken = defineRoute({
+  method: 'POST',
+  path: '/runs/:id/stream-token',
+  summary: "A short-lived token for one run's events, for a browser's EventSource (?access_token=)",
+  tags: ['streams'],
+  auth: 'read',
+  params: RunParams,
+  responses: { 201: StreamTokenAnswer, 404: 'run_not_found' },
+});
+
+/** GET /runs/:id/events. */
+export const GetRunEvents = defineRoute({
+  method: 'GET',
+  path: '/runs/:id/events',
+  summary: "The run's events as Server-Sent Events, resumable (Last-Event-ID or ?after=)",
+  description:
+    "Each event: `id:` its position (resume after it), `event:` its type (RUN_STARTED, STEP_COMPLETED, TOOL_AUTH_REQUIRED, RUN_COMPLETED…), `data:` the event as JSON. Comments (`: ping`) keep the connection open; the stream ends after the run's terminal event.",
+  tags: ['streams'],
+  // Its own rule (routes/streams.ts): read from a bearer token, or the run's stream token without one.
+  auth: {
+    note: 'a bearer token with "read", or a stream token of this run in ?access_token=',
+    scope: 'read',
+    streamToken: true,
+  },
+  params: RunParams,
+  query: z.object({
+    after: z.string().optional().describe('Resume after this event id (as Last-Event-ID)'),
+    access_token: z.string().optional().describe('A stream token from POST /runs/{id}/stream-token'),
+  }),
+  headers: { 'last-event-id': { description: 'Resume after this event id (an offset ≥ -1, or a stream position)' } },
+  responses: {
+    200: { description: 'The event stream', contentType: 'text/event-stream' },
+    400: 'invalid_request or invalid_offset',
+    401: 'unauthorized: no token, an unknown one, or a stream token forged, expired or for another run',
+    404: 'run_not_found',
+    429: {
+      description: "quota_exceeded: the tenant's open streams are at the bridge's cap",
+      schema: ApiErrorBody,
+      headers: { 'retry-after': 'seconds' },
+    },
+  },
+});
+
 export const streamRoutes: Routes = (app, ctx) => {
   const streams = new TenantStreams(ctx.opts.maxStreamsPerTenant ?? DEFAULT_MAX_STREAMS_PER_TENANT);
 
   // A browser's EventSource cannot send a bearer token: it gets a short-lived token for one run, sent as ?access_token=.
-  app.post('/runs/:id/stream-token', async (req, reply) => {
-    const tenant = tenantOf(req, ctx.tokens, 'read');
-    const { id } = RunParams.parse(req.params);
+  apiRoute(app, ctx.tokens, PostStreamToken, async ({ reply, caller: { tenant }, params: { id } }) => {
     await describeRun(ctx.agio.temporal, tenant, id);
     const minted = ctx.streamTokens.mint(tenant, id);
     return reply
@@ -21,8 +66,7 @@ export const streamRoutes: Routes = (app, ctx) => {
       .send({ ...minted, events: `/runs/${encodeURIComponent(id)}/events?access_token=${minted.token}` });
   });
 
-  app.get('/runs/:id/events', async (req, reply) => {
-    const { id } = RunParams.parse(req.params);
+  apiRoute(app, ctx.tokens, GetRunEvents, async ({ req, reply, params: { id } }) => {
     const tenant = streamTenantOf(req, id, ctx.tokens, ctx.streamTokens);
     const description = await describeRun(ctx.agio.temporal, tenant, id);
     // Counted until the response closes (the client leaves, the run ends, the bridge shuts down): each open stream may
