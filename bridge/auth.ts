@@ -17,6 +17,8 @@ export interface Grant {
   /** Recorded as `by` on the approvals, denials, pauses and resumes it sends. */
   identity: string;
   scopes: ReadonlySet<Scope>;
+  /** Roles (AGIO_TOKENS' fifth field): an approval escalated to a role is decided only by tokens holding it. */
+  roles?: ReadonlySet<string>;
 }
 
 /** token → grant; a plain tenant string stands for a token with the default scopes and identity. */
@@ -33,12 +35,14 @@ export function grantOf(entry: Grant | string): Grant {
 }
 
 const IDENTITY = /^[\x21-\x7e]{1,200}$/;
+const ROLE = /^[A-Za-z0-9._-]{1,64}$/;
 
 /**
- * Parses AGIO_TOKENS: comma-separated `token:tenant[:identity[:scope+scope…]]`. `dev:acme` is a token of tenant
- * `acme` with identity `api:acme` and the default scopes ({@link DEFAULT_SCOPES}); `r0:acme:dash:read` a read-only one
- * acting as `dash`; `ops:acme:alice:read+decide+control+admin` one for an operator. An empty identity (`t:acme::read`)
- * keeps the default.
+ * Parses AGIO_TOKENS: comma-separated `token:tenant[:identity[:scope+scope…[:role+role…]]]`. `dev:acme` is a token of
+ * tenant `acme` with identity `api:acme` and the default scopes ({@link DEFAULT_SCOPES}); `r0:acme:dash:read` a
+ * read-only one acting as `dash`; `ops:acme:alice:read+decide+control+admin` one for an operator;
+ * `lead:acme:bob::approver-lead` one with the default scopes and the role `approver-lead` (approvals escalated to it).
+ * An empty identity (`t:acme::read`) keeps the default, and so does an empty scope list followed by roles.
  */
 export function parseTokens(spec: string): Map<string, Grant> {
   const tokens = new Map<string, Grant>();
@@ -46,18 +50,27 @@ export function parseTokens(spec: string): Map<string, Grant> {
     .split(',')
     .map((s) => s.trim())
     .filter(Boolean)) {
-    const [token, tenant, identity, scopes, extra] = entry.split(':');
+    const [token, tenant, identity, scopes, roleList, extra] = entry.split(':');
     const where = `AGIO_TOKENS entry "${token ? `${token.slice(0, 4)}…` : ''}"`;
     if (!token || !tenant || extra !== undefined)
-      throw new Error(`${where} must look like token:tenant[:identity[:scope+scope]]`);
+      throw new Error(`${where} must look like token:tenant[:identity[:scope+scope[:role+role]]]`);
     if (tokens.has(token)) throw new Error(`${where}: the token is listed twice`);
     if (identity && !IDENTITY.test(identity))
       throw new Error(`${where}: the identity must be 1-200 visible ASCII characters without ":" or ","`);
-    const named = scopes === undefined ? [...DEFAULT_SCOPES] : scopes.split('+').filter(Boolean);
+    // An empty scope list is refused, unless roles follow it (`t:acme:bob::lead`: the default scopes and a role).
+    const named =
+      scopes === undefined || (scopes === '' && roleList) ? [...DEFAULT_SCOPES] : scopes.split('+').filter(Boolean);
+    const roles = (roleList ?? '').split('+').filter(Boolean);
+    if (roles.some((r) => !ROLE.test(r))) throw new Error(`${where}: a role is 1-64 letters, digits, . _ -`);
     const unknown = named.find((s) => !(SCOPES as readonly string[]).includes(s));
     if (unknown !== undefined || named.length === 0)
       throw new Error(`${where}: scopes are ${SCOPES.join(', ')}, joined with + (e.g. read+decide)`);
-    tokens.set(token, { tenant, identity: identity || defaultIdentity(tenant), scopes: new Set(named as Scope[]) });
+    tokens.set(token, {
+      tenant,
+      identity: identity || defaultIdentity(tenant),
+      scopes: new Set(named as Scope[]),
+      ...(roles.length ? { roles: new Set(roles) } : {}),
+    });
   }
   if (tokens.size === 0) throw new Error('AGIO_TOKENS holds no token');
   return tokens;

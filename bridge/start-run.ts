@@ -19,8 +19,21 @@ const RunPermissionRule = z
       .regex(/^[\x21-\x7e]{1,128}$/, '1-128 visible ASCII characters: a tool name, or a glob such as * or fs__*'),
     pattern: z.string().min(1).max(512).optional(),
     action: PermissionRule.shape.action,
+    /** `ask`: expiry after 1 s to 30 days, then `onExpiry` (escalate needs `escalateTo`). */
+    expiresAfterMs: z
+      .number()
+      .int()
+      .min(1000)
+      .max(30 * 24 * 3_600_000)
+      .optional(),
+    onExpiry: PermissionRule.shape.onExpiry,
+    escalateTo: PermissionRule.shape.escalateTo,
   })
-  .strict();
+  .strict()
+  .refine((r) => r.onExpiry !== 'escalate' || r.escalateTo, {
+    message: 'onExpiry "escalate" needs escalateTo (a role)',
+    path: ['escalateTo'],
+  });
 
 /** Model settings from a caller: the agent's settings' fields, `maxTokens` bounded. */
 const RunModelSettings = ModelSettings.extend({

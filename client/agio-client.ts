@@ -29,6 +29,8 @@ import { startFingerprint, startIdempotent } from './idempotent-start';
 import { withModelSettings } from './model-settings';
 import { RunHandle } from './run-handle';
 import { RunLogs } from './run-log';
+import { pendingApprovals, type PendingApprovalsOptions } from './approval-inbox';
+import type { Inbox } from '../common/approval-inbox';
 import { countRuns, listRuns, type ListRunsOptions, type RunPage } from './run-list';
 
 // Defined in modules of their own; re-exported here, where clients have always imported them.
@@ -206,6 +208,14 @@ export class AgioClient {
   /** One page of a tenant's root runs, newest first (Temporal visibility; a just-started run may take a moment to show). */
   list(opts: ListRunsOptions = {}): Promise<RunPage> {
     return listRuns(this.temporal, opts);
+  }
+
+  /**
+   * A tenant's tool calls waiting for a decision across its run trees, nested runs included, oldest first (listed from
+   * visibility, which lags a moment; each run's pending calls read from the run itself).
+   */
+  pendingApprovals(opts: PendingApprovalsOptions = {}): Promise<Inbox> {
+    return pendingApprovals(this.temporal, opts);
   }
 
   /** How many of a tenant's root runs are in a status, e.g. `running` (visibility's count, which may lag a moment). */

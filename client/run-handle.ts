@@ -154,18 +154,21 @@ export class RunHandle<T = RunOutput['output']> {
     return this.control('send a message to', () => sendMessage(this.handle, this.runId, text, opts));
   }
 
-  /** Approves a pending tool call anywhere in the run's tree (the owning workflow is found from the stream). */
+  /**
+   * Approves a pending tool call anywhere in the run's tree (the owning workflow is found from the stream). `binding`:
+   * the call's binding as shown (the inbox's), refused when the call waiting now has another; `roles`: the decider's.
+   */
   approve(
     toolCallId: string,
-    opts: { remember?: boolean; by?: string } = {},
+    opts: { remember?: boolean; by?: string; binding?: string; roles?: string[] } = {},
   ): Promise<{ toolCallId: string; decision: 'approve' | 'deny' }> {
     return this.decide({ toolCallId, decision: 'approve', ...opts });
   }
 
-  /** Denies a pending tool call; `message` is shown to the model. */
+  /** Denies a pending tool call; `message` is shown to the model (`binding`, `roles`: see approve). */
   deny(
     toolCallId: string,
-    opts: { message?: string; by?: string } = {},
+    opts: { message?: string; by?: string; binding?: string; roles?: string[] } = {},
   ): Promise<{ toolCallId: string; decision: 'approve' | 'deny' }> {
     return this.decide({ toolCallId, decision: 'deny', ...opts });
   }

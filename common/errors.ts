@@ -54,6 +54,10 @@ export const ErrorType = {
    * (details: a BudgetSpent (common/budgets.ts)). The run pauses with reason `budget` instead of failing.
    */
   BudgetSpent: 'BudgetSpent',
+  /** A decision quoting a binding that is not the waiting call's (it was escalated since, or another call); HTTP 409. */
+  StaleApproval: 'StaleApproval',
+  /** A decision on an escalated call from a decider without the role it was escalated to; HTTP 403. */
+  ApprovalEscalated: 'ApprovalEscalated',
   /** A user message refused by the run (closing, malformed, a run started before messages); the bridge answers 409. */
   MessageRefused: 'MessageRefused',
 } as const;

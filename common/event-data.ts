@@ -81,6 +81,11 @@ export type ToolAuthRequiredData = ToolCallRef & {
   args: unknown;
   /** Why it asks: the rule's pattern it matched, or that the tool requires approval. */
   reason: string;
+  /** What a decision may quote to be bound to this very call (runs since patch `agio-approval-inbox`). */
+  binding?: string;
+  /** When the approval expires (epoch ms), and what happens then. */
+  expiresAt?: number;
+  onExpiry?: 'deny' | 'escalate' | 'pause';
 };
 
 /** TOOL_AUTH_GRANTED: the call was approved. */
@@ -109,6 +114,9 @@ export type ToolAuthExpiredData = ToolCallRef & {
   escalatedTo?: string;
   /** When the approval expired (epoch ms). */
   expiredAt?: number;
+  /** `escalate`: the call's new binding (a decision quoting the old one is refused), and when it expires again. */
+  binding?: string;
+  expiresAt?: number;
 };
 
 /** TOOL_CALLBACK_WAITING: a callback tool started its outside work and waits for its result. */

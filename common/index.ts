@@ -20,5 +20,6 @@ export * from './workflow-agents';
 export * from './permissions';
 export * from './prices';
 export * from './budgets';
+export * from './approval-inbox';
 // The messages' payload types only: the definitions themselves are imported from './messages' where they are used.
 export type { ControlRequest, ControlState, RunState } from './messages';

@@ -8,6 +8,7 @@ import type { SubAgentFailure } from './run';
 import type { ReportedRunPhase } from './run-status';
 import type { ChatMessage, Usage } from './steps';
 import type { BudgetRaise, BudgetSpent } from './budgets';
+import type { PendingApproval } from './approval-inbox';
 
 /** A batch of events for the root run's log, from an activity or a nested run. */
 export const publishSignal = defineSignal<[PublishBatch]>('publish');
@@ -49,7 +50,7 @@ export interface RunState extends ControlState {
   /** The run tree's cost budget in US dollars (limits.maxCostUsd, or what it was raised to). */
   maxCostUsd?: number;
   /** Tool calls waiting for a human decision. */
-  pendingApprovals: { toolCallId: string; tool: string; workflowId: string }[];
+  pendingApprovals: PendingApproval[];
 }
 
 /** Who asks to pause or resume, and why (carried into RUN_PAUSED / RUN_RESUMED). */

@@ -15,6 +15,19 @@ export const PermissionRule = z.object({
    */
   arguments: z.string().optional(),
   action: z.enum(['allow', 'deny', 'ask']),
+  /** `ask` only: how long the call waits for a person before `onExpiry` (default: the agent's approvalTimeoutMs). */
+  expiresAfterMs: z.number().int().positive().optional(),
+  /**
+   * `ask` only: what happens when nobody decided in time (runs since patch `agio-approval-inbox`): `deny` (the
+   * default), `escalate` (the call keeps waiting, now decidable only by tokens with role `escalateTo`, for the agent's
+   * approvalTimeoutMs, then denied), or `pause` (the run pauses with reason `approval_expired`; the call keeps waiting).
+   */
+  onExpiry: z.enum(['deny', 'escalate', 'pause']).optional(),
+  /** `onExpiry: 'escalate'`: the role the call is escalated to (see AGIO_TOKENS' roles). */
+  escalateTo: z
+    .string()
+    .regex(/^[A-Za-z0-9._-]{1,64}$/, 'escalateTo: a role name, 1-64 letters, digits, . _ -')
+    .optional(),
 });
 /** One permission rule. */
 export type PermissionRule = z.infer<typeof PermissionRule>;
@@ -108,6 +121,13 @@ export const ToolCallDecision = z.object({
    */
   remember: z.boolean().optional(),
   by: z.string().max(200).optional(),
+  /**
+   * The binding of the call as the approver saw it (the inbox's `binding`): refused when the call waiting now has
+   * another (it was escalated since, or it is another call). Required once a call has been escalated.
+   */
+  binding: z.string().max(100).optional(),
+  /** The decider's roles (the bridge sets them from the token): an escalated call takes only its role's decisions. */
+  roles: z.array(z.string().max(64)).max(32).optional(),
 });
 /** A human decision on a tool call. */
 export type ToolCallDecision = z.infer<typeof ToolCallDecision>;

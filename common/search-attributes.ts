@@ -18,6 +18,11 @@ export const RunSearchAttributes = {
 export const WaitingSearchAttributes = {
   waiting: defineSearchAttributeKey('AgioWaiting', SearchAttributeType.KEYWORD_LIST),
   waitingSince: defineSearchAttributeKey('AgioWaitingSince', SearchAttributeType.DATETIME),
+  /**
+   * The tenant of a run while it waits (roots and nested runs alike, since patch `agio-approval-inbox`), so a tenant's
+   * approvals inbox finds its nested runs too: AgioTenant stays on roots only, which listings of runs count.
+   */
+  waitingTenant: defineSearchAttributeKey('AgioWaitingTenant', SearchAttributeType.KEYWORD),
 } as const;
 
 /** Pause reasons AgioWaiting keeps as they are (`paused:budget`); any other is `paused:operator`. */

@@ -1,15 +1,21 @@
 // Human approval of tool calls (docs/ARCHITECTURE.md, "Approvals"): rules decide allow / deny / ask; an `ask` publishes
 // TOOL_AUTH_REQUIRED and waits durably (days, across worker restarts) for the decideToolCall update or a timeout.
-import { condition, patched, setHandler, workflowInfo } from '@temporalio/workflow';
+import { ApplicationFailure, condition, patched, setHandler, workflowInfo } from '@temporalio/workflow';
 import {
+  INBOX_ARGS_CHARS,
+  INBOX_ARGS_PREVIEW_CHARS,
   ToolCallDecision,
+  approvalBinding,
   argumentsKey,
   decidePermission,
   type ApprovalsCarried,
+  type PendingApproval,
   type PermissionRule,
   type RunContext,
   type ToolCall,
 } from '../common';
+import { ErrorType } from '../common/errors';
+import { APPROVAL_INBOX_PATCH, expiryOf, waitWithExpiry } from './approval-expiry';
 import type { RunControl } from './control';
 import type { Emitter } from './emitter';
 import { decideToolCallUpdate } from '../common/messages';
@@ -21,6 +27,10 @@ interface Pending {
   tool: string;
   args: unknown;
   decision?: ToolCallDecision;
+  /** What the state and the inbox show of it (kept in memory only: no command, so no patch needed to show it). */
+  info: PendingApproval;
+  /** The ask's number in this execution (part of its binding). */
+  seq: number;
 }
 
 /**
@@ -37,6 +47,10 @@ export class Approvals {
   private readonly pending = new Map<string, Pending>();
   private readonly decided: Set<string>;
   private readonly remembered: PermissionRule[];
+  /** Expiry actions, TOOL_AUTH_EXPIRED and bindings in events (see APPROVAL_INBOX_PATCH). */
+  private readonly expiring: boolean;
+  /** Asks made by this execution (part of each call's binding). */
+  private asks = 0;
 
   constructor(
     private readonly events: Emitter,
@@ -50,6 +64,7 @@ export class Approvals {
   ) {
     this.remembered = [...(carried?.remembered ?? [])];
     this.decided = new Set(carried?.decided);
+    this.expiring = patched(APPROVAL_INBOX_PATCH);
     setHandler(
       decideToolCallUpdate,
       (decision) => {
@@ -84,19 +99,25 @@ export class Approvals {
         message: `Error: calling "${call.name}" with these arguments is not permitted${rule?.pattern ? ` (rule: ${rule.pattern})` : ''}.`,
       };
     }
-    const entry: Pending = { tool: call.name, args };
+    const reason = rule?.pattern ? `matches "${rule.pattern}"` : `"${call.name}" requires approval`;
+    const seq = ++this.asks;
+    const entry: Pending = { tool: call.name, args, seq, info: this.describe(call, args, reason, rule, seq) };
     this.pending.set(call.id, entry);
+    const expiry = this.expiring ? expiryOf(rule, this.timeoutMs) : undefined;
     await this.events.emit({
       type: 'TOOL_AUTH_REQUIRED',
       data: {
         ...about,
         args,
-        reason: rule?.pattern ? `matches "${rule.pattern}"` : `"${call.name}" requires approval`,
+        reason,
+        ...(expiry
+          ? { binding: entry.info.binding, expiresAt: Date.now() + expiry.afterMs, onExpiry: expiry.action }
+          : {}),
       },
     });
     // Waiting for a person holds nothing, so a paused run waiting here is parked; one approved while paused records
     // the decision at once and runs the tool only after resume.
-    const ask = this.ask(call, entry, rule, about);
+    const ask = this.ask(call, entry, rule, about, expiry);
     return this.control ? this.control.waitForPerson(ask) : ask;
   }
 
@@ -106,8 +127,20 @@ export class Approvals {
     entry: Pending,
     rule: PermissionRule | undefined,
     about: Record<string, string>,
+    expiry?: ReturnType<typeof expiryOf>,
   ): Promise<PermissionVerdict> {
-    await condition(() => entry.decision !== undefined, this.timeoutMs);
+    const decided = () => entry.decision !== undefined;
+    const askedAt = Date.now();
+    if (!expiry) await condition(decided, this.timeoutMs);
+    else
+      await waitWithExpiry(expiry, {
+        info: entry.info,
+        decided,
+        expired: (data) => this.events.emit({ type: 'TOOL_AUTH_EXPIRED', data: { ...about, ...data } }),
+        rebind: (round) => this.bindingOf(call, entry, round),
+        pause: () => this.control?.pauseForApproval(),
+        escalatedWaitMs: this.timeoutMs,
+      });
     this.pending.delete(call.id);
     this.decided.add(call.id);
     // A decision the update accepted counts even if the timer fired in the same workflow task: its caller was told so.
@@ -116,7 +149,7 @@ export class Approvals {
       await this.events.emit({ type: 'TOOL_AUTH_DENIED', data: { ...about, reason: 'timeout' } });
       return {
         run: false,
-        message: `Error: "${call.name}" was not approved within ${describeDuration(this.timeoutMs)} (reason: timeout).`,
+        message: `Error: "${call.name}" was not approved within ${describeDuration(expiry ? Date.now() - askedAt : this.timeoutMs)} (reason: timeout).`,
       };
     }
     const by = decision.by ?? 'operator';
@@ -154,11 +187,46 @@ export class Approvals {
     return { remembered: [...this.remembered], decided: [...this.decided].slice(-CARRIED_DECISIONS) };
   }
 
-  /** Calls waiting for a decision (for the state query). */
-  list(): { toolCallId: string; tool: string; workflowId: string }[] {
-    return [...this.pending.entries()]
-      .filter(([, p]) => !p.decision)
-      .map(([toolCallId, p]) => ({ toolCallId, tool: p.tool, workflowId: workflowInfo().workflowId }));
+  /** Calls waiting for a decision (for the state query and the inbox; arguments over INBOX_ARGS_CHARS previewed). */
+  list(): PendingApproval[] {
+    return [...this.pending.values()]
+      .filter((p) => !p.decision)
+      .map((p) => {
+        const json = argumentsKey(p.args);
+        const args =
+          json.length <= INBOX_ARGS_CHARS
+            ? { args: p.args }
+            : { argsPreview: `${json.slice(0, INBOX_ARGS_PREVIEW_CHARS)}…`, argsChars: json.length };
+        return { ...p.info, ...args };
+      });
+  }
+
+  /** What the state shows of a call that asks (no command: the same for runs of every release). */
+  private describe(
+    call: ToolCall,
+    args: unknown,
+    reason: string,
+    rule: PermissionRule | undefined,
+    seq: number,
+  ): PendingApproval {
+    const info: PendingApproval = {
+      toolCallId: call.id,
+      tool: call.name,
+      workflowId: workflowInfo().workflowId,
+      rootRunId: this.context.rootRunId,
+      depth: this.context.depth,
+      reason,
+      ...(rule ? { rule } : {}),
+      askedAt: new Date(Date.now()).toISOString(),
+    };
+    info.binding = this.bindingOf(call, { args, seq }, 0);
+    return info;
+  }
+
+  /** The binding of a call in escalation round `round` (see approvalBinding). */
+  private bindingOf(call: ToolCall, entry: Pick<Pending, 'args' | 'seq'>, round: number): string {
+    const { workflowId, runId } = workflowInfo();
+    return approvalBinding([workflowId, runId, String(entry.seq), call.id, call.name, argumentsKey(entry.args)], round);
   }
 
   /** Synchronous (an async validator's rejection would be ignored): unknown and already-decided calls are refused. */
@@ -174,6 +242,23 @@ export class Approvals {
     if (waiting?.decision || (!waiting && this.decided.has(id)))
       throw new Error(`tool call "${id}" has already been decided`);
     if (!waiting) throw new Error(`no tool call "${id}" is waiting for approval in this run`);
+    const { escalatedTo, binding } = waiting.info;
+    if (escalatedTo && !parsed.data.roles?.includes(escalatedTo))
+      throw ApplicationFailure.create({
+        type: ErrorType.ApprovalEscalated,
+        nonRetryable: true,
+        message: `tool call "${id}" was escalated to role "${escalatedTo}": only a decider with that role may decide it`,
+      });
+    const quoted = parsed.data.binding;
+    if (quoted !== binding && (quoted !== undefined || escalatedTo))
+      throw ApplicationFailure.create({
+        type: ErrorType.StaleApproval,
+        nonRetryable: true,
+        message:
+          quoted === undefined
+            ? `tool call "${id}" was escalated: quote its current binding (read it again from the inbox)`
+            : `tool call "${id}" is no longer the call that binding names (it was escalated, or it is another call): read it again from the inbox`,
+      });
   }
 }
 

@@ -152,6 +152,11 @@ export class RunControl {
     this.budget = spent;
   }
 
+  /** Pauses the run because an approval expired with `onExpiry: 'pause'` (unless paused already). */
+  pauseForApproval(): void {
+    this.pause({ reason: 'approval_expired', by: 'agio' });
+  }
+
   /** Waits while paused without parking the run (e.g. an approved tool call holds until resume). */
   async waitWhilePaused(): Promise<void> {
     if (this.paused) await condition(() => !this.paused);

@@ -3,6 +3,7 @@
 import { CancellationScope, condition, patched, upsertSearchAttributes, workflowInfo } from '@temporalio/workflow';
 import type { ControlState } from '../common/messages';
 import { NAMED_PAUSE_REASONS, WaitingSearchAttributes } from '../common/search-attributes';
+import { APPROVAL_INBOX_PATCH, inboxAttributes } from './approval-expiry';
 
 /** The patch under which a run keeps AgioWaiting and AgioWaitingSince (asked once per execution, when it opens). */
 export const WAITING_ATTRIBUTES_PATCH = 'agio-waiting-search-attributes';
@@ -25,6 +26,7 @@ export function indexWaiting(read: () => ControlState & { pendingApprovals: numb
   let reported = (attributes.get(WaitingSearchAttributes.waiting) ?? []).join(',');
   let since = attributes.get(WaitingSearchAttributes.waitingSince);
   const now = () => waitingOn(read());
+  const owner = patched(APPROVAL_INBOX_PATCH) ? inboxAttributes : () => [];
   // Not cancellable: a cancelled run still clears what it waited on as it ends (and its wait for a change is never
   // rejected with the run's cancellation, which would fail the workflow task as an unhandled rejection).
   void CancellationScope.nonCancellable(async () => {
@@ -36,6 +38,7 @@ export function indexWaiting(read: () => ControlState & { pendingApprovals: numb
       upsertSearchAttributes([
         { key: WaitingSearchAttributes.waiting, value: waiting.length ? waiting : null },
         { key: WaitingSearchAttributes.waitingSince, value: since ?? null },
+        ...owner(waiting.length > 0),
       ]);
     }
   });

@@ -1,9 +1,12 @@
 // Helpers for integration tests of tool approvals (docs/ARCHITECTURE.md, "Approvals"): agents whose calls ask first, waiting for
-// a TOOL_AUTH_REQUIRED event in a root run's stream, the TOOL_AUTH trail of a stream, and the `record` tool's runs.
+// a TOOL_AUTH_REQUIRED event in a root run's stream, the TOOL_AUTH trail of a stream, the `record` tool's runs, and
+// the bridge's approvals inbox.
 import type { Client } from '@temporalio/client';
 import { defineAgent, type AgentSpec, type AgentSpecInput, type AgioEvent } from '../../common';
 import { recordedToolCalls, type RecordedToolCall } from '../fixtures/test-tools';
+import { request, type TestBridge } from './bridge';
 import { waitForEvent } from './nested-runs';
+import { waitFor } from './workflow-agents';
 
 /** The data of a TOOL_AUTH_* event. */
 export interface AuthData {
@@ -16,6 +19,9 @@ export interface AuthData {
   by?: string;
   message?: string;
   remember?: boolean;
+  binding?: string;
+  action?: string;
+  escalatedTo?: string;
 }
 
 /** An LLM agent with its own routing key (`You are <name>.`); `record` asks for approval unless `extra` says otherwise. */
@@ -49,7 +55,7 @@ export function waitForAsk(
 export function waitForAuth(
   client: Client,
   rootRunId: string,
-  type: 'TOOL_AUTH_GRANTED' | 'TOOL_AUTH_DENIED',
+  type: 'TOOL_AUTH_GRANTED' | 'TOOL_AUTH_DENIED' | 'TOOL_AUTH_EXPIRED',
   toolCallId: string,
 ): Promise<AgioEvent & { data: AuthData }> {
   return waitForEvent(client, rootRunId, (e) => e.type === type && authData(e).toolCallId === toolCallId) as Promise<
@@ -70,4 +76,47 @@ export function authTrail(events: AgioEvent[]): [string, string][] {
 /** The executions of the `record` tool by one run in this process (in-process workers only). */
 export function recordsOf(runId: string): RecordedToolCall[] {
   return recordedToolCalls.filter((r) => r.runId === runId);
+}
+
+/** One item of GET /approvals. */
+export type InboxEntry = Record<string, unknown> & { toolCallId: string; runId: string; binding: string };
+
+/** GET /approvals (query: agent, rootRunId, tool, limit) as `token`; throws unless it answers 200. */
+export async function inbox(
+  bridge: TestBridge,
+  token: string,
+  query: Record<string, string> = {},
+): Promise<InboxEntry[]> {
+  const qs = new URLSearchParams(query).toString();
+  const { status, body } = await request(`${bridge.url}/approvals${qs ? `?${qs}` : ''}`, { token });
+  if (status !== 200) throw new Error(`GET /approvals answered ${status}: ${JSON.stringify(body)}`);
+  return body.approvals as InboxEntry[];
+}
+
+/** Resolves with the inbox once `ready` holds of it (visibility lags the runs a moment). */
+export function waitForInbox(
+  bridge: TestBridge,
+  token: string,
+  ready: (items: InboxEntry[]) => boolean,
+  query: Record<string, string> = {},
+): Promise<InboxEntry[]> {
+  return waitFor('the approvals inbox', async () => {
+    const items = await inbox(bridge, token, query);
+    return ready(items) && items;
+  });
+}
+
+/** POSTs a decision on a call of run `runId` (body: binding, message, remember) as `token`. */
+export function decide(
+  bridge: TestBridge,
+  token: string,
+  runId: string,
+  toolCallId: string,
+  decision: 'approve' | 'deny',
+  body: Record<string, unknown> = {},
+) {
+  return request(`${bridge.url}/runs/${encodeURIComponent(runId)}/tool-calls/${toolCallId}/${decision}`, {
+    token,
+    body,
+  });
 }

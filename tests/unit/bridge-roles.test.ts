@@ -16,10 +16,22 @@ describe('AGIO_TOKENS', () => {
     expect(grantOf('acme')).toEqual(tokens.get('dev'));
   });
 
+  it('takes roles as a fifth field (an empty scope list before them keeps the default scopes)', () => {
+    const tokens = parseTokens('lead:acme:bob::approver-lead+sec,ops:acme:alice:read+decide:oncall');
+    expect(tokens.get('lead')).toEqual({
+      tenant: 'acme',
+      identity: 'bob',
+      scopes: new Set(DEFAULT_SCOPES),
+      roles: new Set(['approver-lead', 'sec']),
+    });
+    expect(tokens.get('ops')).toMatchObject({ scopes: new Set(['read', 'decide']), roles: new Set(['oncall']) });
+  });
+
   it('refuses unknown scopes, empty scope lists, extra fields and repeated tokens, without echoing the token', () => {
     expect(() => parseTokens('secret-value:acme:me:write')).toThrow(/scopes are start, read, decide, control, admin/);
     expect(() => parseTokens('secret-value:acme:me:')).toThrow(/scopes/);
-    expect(() => parseTokens('secret-value:acme:me:read:x')).toThrow(/token:tenant\[:identity/);
+    expect(() => parseTokens('secret-value:acme:me:read:x:y')).toThrow(/token:tenant\[:identity/);
+    expect(() => parseTokens('secret-value:acme:me:read:bad role')).toThrow(/a role is/);
     expect(() => parseTokens('a:acme,a:beta')).toThrow(/listed twice/);
     expect(() => parseTokens('secret-value:acme:me:write')).not.toThrow(/secret-value/);
   });

@@ -21,13 +21,21 @@ describe('registerSearchAttributes', () => {
       'AgioRootRunId',
       'AgioWaiting',
       'AgioWaitingSince',
+      'AgioWaitingTenant',
     ]);
     // each with its own type: keywords, a keyword list and a datetime
     expect(add).toHaveBeenCalledWith({
       namespace: 'ns',
-      searchAttributes: { AgioAgent: 2, AgioRootRunId: 2, AgioWaiting: 7, AgioWaitingSince: 6 },
+      searchAttributes: { AgioAgent: 2, AgioRootRunId: 2, AgioWaiting: 7, AgioWaitingSince: 6, AgioWaitingTenant: 2 },
     });
-    const all = { AgioTenant: 2, AgioAgent: 2, AgioRootRunId: 2, AgioWaiting: 7, AgioWaitingSince: 6 };
+    const all = {
+      AgioTenant: 2,
+      AgioAgent: 2,
+      AgioRootRunId: 2,
+      AgioWaiting: 7,
+      AgioWaitingSince: 6,
+      AgioWaitingTenant: 2,
+    };
     expect(await registerSearchAttributes(connection(all, add), 'ns', 'agio worker')).toEqual([]);
     expect(add).toHaveBeenCalledTimes(1);
   });
@@ -39,12 +47,13 @@ describe('registerSearchAttributes', () => {
     const err = (await registerSearchAttributes(refused, 'prod', 'agio worker').catch((e: unknown) => e)) as Error;
     expect(err).toBeInstanceOf(SearchAttributesMissingError);
     expect(err.message).toBe(
-      'agio worker: namespace "prod" has no search attributes AgioAgent, AgioWaiting, AgioWaitingSince, which runs are ' +
-        'started with or keep, and the server refused to register them (7 PERMISSION_DENIED: denied). Register them ' +
-        'once with: temporal operator search-attribute create --namespace prod --name AgioAgent --type Keyword ' +
-        '--name AgioWaiting --type KeywordList --name AgioWaitingSince --type Datetime (Temporal Cloud: tcld namespace ' +
-        'search-attributes add --namespace prod --sa "AgioAgent=Keyword" --sa "AgioWaiting=KeywordList" ' +
-        '--sa "AgioWaitingSince=Datetime")',
+      'agio worker: namespace "prod" has no search attributes AgioAgent, AgioWaiting, AgioWaitingSince, ' +
+        'AgioWaitingTenant, which runs are started with or keep, and the server refused to register them ' +
+        '(7 PERMISSION_DENIED: denied). Register them once with: temporal operator search-attribute create ' +
+        '--namespace prod --name AgioAgent --type Keyword --name AgioWaiting --type KeywordList --name AgioWaitingSince ' +
+        '--type Datetime --name AgioWaitingTenant --type Keyword (Temporal Cloud: tcld namespace search-attributes ' +
+        'add --namespace prod --sa "AgioAgent=Keyword" --sa "AgioWaiting=KeywordList" --sa "AgioWaitingSince=Datetime" ' +
+        '--sa "AgioWaitingTenant=Keyword")',
     );
   });
 
