@@ -9,6 +9,7 @@ import type { BridgeOptions } from './options';
 import type { BridgeContext } from './routes/context';
 import { budgetRoutes } from './routes/budgets';
 import { controlRoutes } from './routes/control';
+import { messageRoutes } from './routes/messages';
 import { healthRoutes } from './routes/health';
 import { recordRoutes } from './routes/records';
 import { codecRoutes } from './routes/codec';
@@ -106,6 +107,7 @@ export function createBridge(opts: BridgeOptions): FastifyInstance & { hub: Stre
     runRoutes,
     streamRoutes,
     controlRoutes,
+    messageRoutes,
     recordRoutes,
     codecRoutes,
     budgetRoutes,

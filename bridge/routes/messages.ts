@@ -1,0 +1,63 @@
+// POST /runs/:id/messages: adds a user message to a running agent run, root or nested (the URL names the run that
+// reads it). Scope `start`: a message is new input to the tenant's run, which a token that may start runs may give.
+import { z } from 'zod';
+import { apiRoute, defineRoute } from '../api-route';
+import { HttpError } from '../errors';
+import { describeRun } from '../runs';
+import { RunParams, type Routes } from './context';
+
+/** The body of POST /runs/:id/messages. */
+export const MessageBody = z.object({
+  text: z.string().min(1).max(100_000),
+  /** `enqueue` (default): read before the run's next model call; `interrupt`: cancel the model call in flight too. */
+  mode: z.enum(['enqueue', 'interrupt']).default('enqueue'),
+  /** The caller's id for the message: the same id again is answered (`duplicate: true`), never queued twice. */
+  messageId: z
+    .string()
+    .regex(/^[A-Za-z0-9._:-]{1,200}$/, 'messageId: 1-200 characters of A-Z a-z 0-9 . _ : -')
+    .optional(),
+});
+
+/** What POST /runs/:id/messages answers (202: accepted by the run, read at its next turn). */
+export const MessageAccepted = z.object({
+  runId: z.string(),
+  messageId: z.string(),
+  mode: z.enum(['enqueue', 'interrupt']),
+  duplicate: z.boolean().optional(),
+  interrupted: z.boolean().optional(),
+});
+
+/** POST /runs/:id/messages. */
+export const PostRunMessage = defineRoute({
+  method: 'POST',
+  path: '/runs/:id/messages',
+  summary: 'Add a user message to a running agent run (read at its next turn, or interrupting its model call)',
+  tags: ['control'],
+  auth: 'start',
+  params: RunParams,
+  body: MessageBody,
+  responses: {
+    202: MessageAccepted,
+    404: 'run_not_found: no such run in your tenant',
+    409: 'run_not_running: the run has ended; message_refused: the run is closing (it has its final answer), is a workflow agent, or started before runs took messages',
+  },
+});
+
+export const messageRoutes: Routes = (app, ctx) => {
+  apiRoute(app, ctx.tokens, PostRunMessage, async ({ reply, caller, params, body }) => {
+    const { id } = params;
+    const description = await describeRun(ctx.agio.temporal, caller.tenant, id);
+    if (description.status.name !== 'RUNNING')
+      throw new HttpError(409, 'run_not_running', `run "${id}" is ${description.status.name.toLowerCase()}`);
+    const opts = { mode: body.mode, by: caller.identity, ...(body.messageId ? { messageId: body.messageId } : {}) };
+    try {
+      const accepted = await ctx.agio.getHandle(id).message(body.text, opts);
+      return reply.status(202).send(MessageAccepted.parse({ runId: id, ...accepted }));
+    } catch (err) {
+      const e = err as Error;
+      if (e.name === 'MessageRefusedError') throw new HttpError(409, 'message_refused', e.message);
+      if (e.name === 'RunClosedError') throw new HttpError(409, 'run_not_running', e.message);
+      throw err;
+    }
+  });
+};
