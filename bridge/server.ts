@@ -9,6 +9,7 @@ import type { BridgeOptions } from './options';
 import type { BridgeContext } from './routes/context';
 import { budgetRoutes } from './routes/budgets';
 import { controlRoutes } from './routes/control';
+import { approvalRoutes } from './routes/approvals';
 import { messageRoutes } from './routes/messages';
 import { healthRoutes } from './routes/health';
 import { recordRoutes } from './routes/records';
@@ -107,6 +108,7 @@ export function createBridge(opts: BridgeOptions): FastifyInstance & { hub: Stre
     runRoutes,
     streamRoutes,
     controlRoutes,
+    approvalRoutes,
     messageRoutes,
     recordRoutes,
     codecRoutes,

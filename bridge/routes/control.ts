@@ -8,6 +8,7 @@ import { apiRoute, defineRoute } from '../api-route';
 import { CancelAnswer, ControlPendingAnswer, ControlStateAnswer, DecisionAnswer } from '../api-schemas';
 import { HttpError } from '../errors';
 import { describeRun, rootRunIdOf } from '../runs';
+import { DecisionBinding, boundTo, refusedBinding } from './approvals';
 import { raiseRunBudget } from './budgets';
 import { RunParams, type Routes } from './context';
 
@@ -15,6 +16,8 @@ const DecisionBody = z.object({
   message: z.string().max(4000).optional(),
   remember: z.boolean().optional(),
   by: z.string().max(200).optional(),
+  /** The call's binding as shown (GET /approvals): refused with 409 stale_binding when the call waiting has another. */
+  binding: DecisionBinding.optional(),
 });
 const ToolCallParams = RunParams.extend({
   callId: z.string().regex(/^[A-Za-z0-9._:-]{1,256}$/, 'malformed tool call id'),
@@ -89,7 +92,7 @@ const decisionRoute = (decision: 'approve' | 'deny') =>
       200: DecisionAnswer,
       403: 'forbidden: the token lacks the "decide" scope, "by" names another identity, or the call was escalated to a role the token lacks',
       404: 'run_not_found or tool_call_not_found',
-      409: 'decision_rejected: already decided, or the call no longer waits',
+      409: "decision_rejected: already decided, or the call no longer waits; stale_binding: the binding is not the waiting call's",
     },
   });
 /** POST /runs/:id/tool-calls/:callId/approve. */
@@ -145,9 +148,10 @@ export const controlRoutes: Routes = (app, ctx) => {
       const run = ctx.agio.getHandle(rootRunIdOf(await describeRun(ctx.agio.temporal, tenant, id), id));
       try {
         return await (decision === 'approve'
-          ? run.approve(callId, { remember: body.remember, by })
-          : run.deny(callId, { message: body.message, by }));
+          ? run.approve(callId, { remember: body.remember, by, ...boundTo(caller, body.binding) })
+          : run.deny(callId, { message: body.message, by, ...boundTo(caller, body.binding) }));
       } catch (err) {
+        refusedBinding(err);
         const e = err as Error & { cause?: Error };
         if (e.name === 'UnknownToolCallError') throw new HttpError(404, 'tool_call_not_found', e.message);
         if (e.name === 'WorkflowUpdateFailedError')
