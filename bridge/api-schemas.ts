@@ -20,6 +20,16 @@ const Open = z.object({}).catchall(z.unknown());
 const RunStatusName = z.enum(RUN_STATUSES);
 const Timestamp = z.string().describe('ISO 8601 date-time');
 
+/** The worker deployment version a run is on (versioned workers only). */
+const RunVersionAnswer = z
+  .object({
+    deploymentName: z.string(),
+    buildId: z.string(),
+    behavior: z.enum(['pinned', 'auto_upgrade']),
+    override: z.string().optional(),
+  })
+  .catchall(z.unknown());
+
 /** POST /runs. */
 export const StartRunAnswer = z.object({
   runId: z.string(),
@@ -54,7 +64,7 @@ export const RunStatusAnswer = z.object({
   startTime: Timestamp,
   closeTime: Timestamp.optional(),
   rootRunId: z.string().optional(),
-  version: z.string().optional(),
+  version: RunVersionAnswer.optional(),
   modelUnavailable: Open.optional(),
   cost: Cost.optional(),
   output: Open.optional().describe('RunOutput: response, output, usage, metrics…'),

@@ -701,6 +701,93 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/webhooks': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The tenant's webhooks */
+    get: operations['getWebhooks'];
+    put?: never;
+    /** Subscribe a URL to the tenant's run and approval events */
+    post: operations['postWebhooks'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/webhooks/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One webhook */
+    get: operations['getWebhooksId'];
+    put?: never;
+    post?: never;
+    /** Delete a webhook (its delivery log stays readable) */
+    delete: operations['deleteWebhooksId'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/webhooks/{id}/deliveries': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** A webhook's deliveries with their attempts, newest first */
+    get: operations['getWebhooksIdDeliveries'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/webhooks/deliveries/{deliveryId}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** One delivery with its attempts */
+    get: operations['getWebhooksDeliveriesDeliveryId'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/webhooks/deliveries/{deliveryId}/resend': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    get?: never;
+    put?: never;
+    /** Send a delivery's event again, as a new delivery (same webhook-id) */
+    post: operations['postWebhooksDeliveriesDeliveryIdResend'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/whoami': {
     parameters: {
       query?: never;
@@ -1786,6 +1873,8 @@ export interface operations {
           agent: string;
           input: string;
           sessionId?: string;
+          /** @enum {string} */
+          onActiveRun?: 'reject' | 'enqueue' | 'interrupt' | 'rollback';
           userId?: string;
           limits?: {
             maxSteps?: number;
@@ -1963,7 +2052,15 @@ export interface operations {
             /** @description ISO 8601 date-time */
             closeTime?: string;
             rootRunId?: string;
-            version?: string;
+            version?: {
+              deploymentName: string;
+              buildId: string;
+              /** @enum {string} */
+              behavior: 'pinned' | 'auto_upgrade';
+              override?: string;
+            } & {
+              [key: string]: unknown;
+            };
             modelUnavailable?: {
               [key: string]: unknown;
             };
@@ -4473,6 +4570,671 @@ export interface operations {
       };
       /** @description internal: see the bridge log */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getWebhooks: {
+    parameters: {
+      query?: {
+        rootRunId?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            webhooks: {
+              id: string;
+              url: string;
+              events: (
+                | 'run.completed'
+                | 'run.failed'
+                | 'run.cancelled'
+                | 'run.paused'
+                | 'approval.requested'
+                | 'approval.expired'
+              )[];
+              agent?: string;
+              rootRunId?: string;
+              includeNested?: boolean;
+              description?: string;
+              /** @description epoch ms */
+              createdAt: number;
+              disabled?: {
+                at: number;
+                reason: string;
+              };
+            }[];
+          };
+        };
+      };
+      /** @description invalid_request: a parameter or the body is malformed */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description unauthorized: no bearer token, or an unknown one */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description forbidden: the token lacks the "read" scope */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description internal: see the bridge log */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description no_stores: this bridge has no stores configured (set MONGODB_URI) */
+      501: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  postWebhooks: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': {
+          url: string;
+          events?: (
+            'run.completed' | 'run.failed' | 'run.cancelled' | 'run.paused' | 'approval.requested' | 'approval.expired'
+          )[];
+          agent?: string;
+          rootRunId?: string;
+          includeNested?: boolean;
+          description?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description OK */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            url: string;
+            events: (
+              | 'run.completed'
+              | 'run.failed'
+              | 'run.cancelled'
+              | 'run.paused'
+              | 'approval.requested'
+              | 'approval.expired'
+            )[];
+            agent?: string;
+            rootRunId?: string;
+            includeNested?: boolean;
+            description?: string;
+            /** @description epoch ms */
+            createdAt: number;
+            disabled?: {
+              at: number;
+              reason: string;
+            };
+            /** @description whsec_<base64>: verify deliveries with it (Standard Webhooks); not shown again */
+            secret: string;
+          };
+        };
+      };
+      /** @description invalid_request: a parameter or the body is malformed */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description unauthorized: no bearer token, or an unknown one */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description forbidden: the token lacks the "admin" scope */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description webhook_limit: the tenant has the most webhooks it may */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description body_too_large or input_too_large */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description internal: see the bridge log */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description no_stores: this bridge has no stores configured (set MONGODB_URI) */
+      501: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getWebhooksId: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            url: string;
+            events: (
+              | 'run.completed'
+              | 'run.failed'
+              | 'run.cancelled'
+              | 'run.paused'
+              | 'approval.requested'
+              | 'approval.expired'
+            )[];
+            agent?: string;
+            rootRunId?: string;
+            includeNested?: boolean;
+            description?: string;
+            /** @description epoch ms */
+            createdAt: number;
+            disabled?: {
+              at: number;
+              reason: string;
+            };
+          };
+        };
+      };
+      /** @description invalid_request: a parameter or the body is malformed */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description unauthorized: no bearer token, or an unknown one */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description forbidden: the token lacks the "read" scope */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description webhook_not_found / delivery_not_found (also for another tenant’s) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description internal: see the bridge log */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description no_stores: this bridge has no stores configured (set MONGODB_URI) */
+      501: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  deleteWebhooksId: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Deleted */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description invalid_request: a parameter or the body is malformed */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description unauthorized: no bearer token, or an unknown one */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description forbidden: the token lacks the "admin" scope */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description webhook_not_found / delivery_not_found (also for another tenant’s) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description internal: see the bridge log */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description no_stores: this bridge has no stores configured (set MONGODB_URI) */
+      501: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getWebhooksIdDeliveries: {
+    parameters: {
+      query?: {
+        limit?: number;
+      };
+      header?: never;
+      path: {
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            deliveries: {
+              id: string;
+              subscriptionId: string;
+              /** @description the webhook-id header: the same for every attempt and resend of the event */
+              eventId: string;
+              /** @enum {string} */
+              eventType:
+                | 'run.completed'
+                | 'run.failed'
+                | 'run.cancelled'
+                | 'run.paused'
+                | 'approval.requested'
+                | 'approval.expired';
+              runId: string;
+              /** @description the JSON body sent */
+              body: string;
+              /** @enum {string} */
+              status: 'pending' | 'succeeded' | 'failed';
+              createdAt: number;
+              endedAt?: number;
+              resendOf?: string;
+              attempts: {
+                attempt: number;
+                /** @description epoch ms the request started */
+                at: number;
+                durationMs: number;
+                /** @description the receiver's HTTP status */
+                status?: number;
+                error?: string;
+              }[];
+            }[];
+          };
+        };
+      };
+      /** @description invalid_request: a parameter or the body is malformed */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description unauthorized: no bearer token, or an unknown one */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description forbidden: the token lacks the "read" scope */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description internal: see the bridge log */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description no_stores: this bridge has no stores configured (set MONGODB_URI) */
+      501: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getWebhooksDeliveriesDeliveryId: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        deliveryId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            id: string;
+            subscriptionId: string;
+            /** @description the webhook-id header: the same for every attempt and resend of the event */
+            eventId: string;
+            /** @enum {string} */
+            eventType:
+              | 'run.completed'
+              | 'run.failed'
+              | 'run.cancelled'
+              | 'run.paused'
+              | 'approval.requested'
+              | 'approval.expired';
+            runId: string;
+            /** @description the JSON body sent */
+            body: string;
+            /** @enum {string} */
+            status: 'pending' | 'succeeded' | 'failed';
+            createdAt: number;
+            endedAt?: number;
+            resendOf?: string;
+            attempts: {
+              attempt: number;
+              /** @description epoch ms the request started */
+              at: number;
+              durationMs: number;
+              /** @description the receiver's HTTP status */
+              status?: number;
+              error?: string;
+            }[];
+          };
+        };
+      };
+      /** @description invalid_request: a parameter or the body is malformed */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description unauthorized: no bearer token, or an unknown one */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description forbidden: the token lacks the "read" scope */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description webhook_not_found / delivery_not_found (also for another tenant’s) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description internal: see the bridge log */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description no_stores: this bridge has no stores configured (set MONGODB_URI) */
+      501: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  postWebhooksDeliveriesDeliveryIdResend: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        deliveryId: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description OK */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            deliveryId: string;
+          };
+        };
+      };
+      /** @description invalid_request: a parameter or the body is malformed */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description unauthorized: no bearer token, or an unknown one */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description forbidden: the token lacks the "admin" scope */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description webhook_not_found / delivery_not_found (also for another tenant’s) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description internal: see the bridge log */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description no_stores: this bridge has no stores configured (set MONGODB_URI) */
+      501: {
         headers: {
           [name: string]: unknown;
         };

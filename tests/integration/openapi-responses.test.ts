@@ -1,0 +1,134 @@
+// A real bridge and worker answer as their OpenAPI document says: successes and errors (400, 401, 403, 404, 409, 429)
+// of every kind of route, each answer's status, content type and JSON body checked against the document with ajv.
+import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
+import { testTools } from '../fixtures/test-tools';
+import { askingAgent, keyOf, waitForAsk } from '../helpers/approvals';
+import { ApiDocument } from '../helpers/openapi-check';
+import { readSse } from '../helpers/sse-client';
+import { useTestBed } from '../helpers/test-bed';
+import { waitFor } from '../helpers/workflow-agents';
+
+const OWNER = 'owner-token';
+const READER = 'reader-token';
+const OPS = 'ops-token';
+const OTHER = 'other-token';
+const asker = askingAgent('spec-asker');
+
+describe('answers against the OpenAPI document', () => {
+  const bed = useTestBed({
+    tools: testTools,
+    agents: [asker],
+    bridge: {
+      tokens: `${OWNER}:acme:owner,${READER}:acme:dash:read,${OPS}:acme:ops:admin,${OTHER}:globex`,
+      maxRunningRunsPerTenant: 1,
+    },
+  });
+  let api: ApiDocument;
+  beforeAll(async () => {
+    api = await ApiDocument.of(bed.bridge.url);
+  });
+
+  it('answers a run from start to end, and every refusal on the way, as documented', async () => {
+    const call = api.call.bind(api);
+    bed.server.scriptFor(keyOf(asker), toolCalls([toolCall('record', { label: 'x' }, { id: 'call_s' })]), text('done'));
+
+    // Open doors, and who the token is.
+    expect((await call({ path: '/openapi.json' })).status).toBe(200);
+    expect((await call({ path: '/healthz' })).body).toEqual({ ok: true });
+    expect((await call({ path: '/healthz', token: OWNER })).body.streams).toBeDefined();
+    expect((await call({ path: '/whoami', token: READER })).body).toEqual({
+      tenant: 'acme',
+      identity: 'dash',
+      scopes: ['read'],
+    });
+    expect((await call({ path: '/whoami' })).status).toBe(401);
+    expect((await call({ path: '/whoami', token: 'nobody' })).status).toBe(401);
+    expect((await call({ path: '/agents', token: READER })).body.agents).toEqual([
+      expect.objectContaining({ name: 'spec-asker' }),
+    ]);
+
+    // Starting: a malformed body, a token without the scope, then the run.
+    expect((await call({ path: '/runs', token: OWNER, body: { agent: 'spec-asker' } })).status).toBe(400);
+    expect((await call({ path: '/runs', token: READER, body: { agent: 'spec-asker', input: 'hi' } })).status).toBe(403);
+    const started = await call({ path: '/runs', token: OWNER, body: { agent: 'spec-asker', input: 'record x' } });
+    expect(started.status).toBe(201);
+    const id: string = started.body.runId;
+    await waitForAsk(bed.client, id, 'call_s');
+    // The tenant is at its quota of one running run.
+    const crowded = await call({ path: '/runs', token: OWNER, body: { agent: 'spec-asker', input: 'one more' } });
+    expect(crowded).toMatchObject({ status: 429, body: { error: { code: 'quota_exceeded' } } });
+
+    // Reading it, and not reading what is not the caller's.
+    expect((await call({ path: '/runs', token: READER })).body.runs.map((r: { runId: string }) => r.runId)).toContain(
+      id,
+    );
+    expect((await call({ path: '/runs', token: READER, query: { limit: '0' } })).status).toBe(400);
+    expect((await call({ path: '/runs/{id}', params: { id }, token: READER })).body.status).toBe('running');
+    const state = await call({ path: '/runs/{id}/state', params: { id }, token: READER });
+    expect(state.body.pendingApprovals).toEqual([expect.objectContaining({ toolCallId: 'call_s' })]);
+    expect((await call({ path: '/runs/{id}', params: { id }, token: OTHER })).status).toBe(404);
+    expect((await call({ path: '/runs/{id}', params: { id: 'bad id!' }, token: READER })).status).toBe(400);
+    expect((await call({ path: '/runs/{id}/stream-token', params: { id }, token: READER, body: {} })).status).toBe(201);
+
+    // Steering: pause twice (409), resume, decisions (404 for a call that is not there, 409 for a second one).
+    const pause = { path: '/runs/{id}/pause', params: { id }, token: OWNER, body: { reason: 'look' } };
+    expect((await call(pause)).body).toMatchObject({ paused: true, pausedBy: 'owner' });
+    expect((await call(pause)).body).toMatchObject({ error: { code: 'already_paused' } });
+    expect((await call({ path: '/runs/{id}/pause', params: { id }, token: READER, body: {} })).status).toBe(403);
+    expect((await call({ path: '/runs/{id}/resume', params: { id }, token: OWNER, body: {} })).body.paused).toBe(false);
+    const decide = (callId: string) => ({
+      path: '/runs/{id}/tool-calls/{callId}/approve',
+      params: { id, callId },
+      token: OWNER,
+      body: { remember: false },
+    });
+    expect((await call(decide('call_none'))).body).toMatchObject({ error: { code: 'tool_call_not_found' } });
+    expect((await call(decide('call_s'))).body).toEqual({ toolCallId: 'call_s', decision: 'approve' });
+    expect((await call(decide('call_s'))).status).toBe(409);
+
+    // Finished: its output, its events (SSE), its records; a cancel now is a conflict.
+    const done = await waitFor('the run completes', async () => {
+      const { body } = await call({ path: '/runs/{id}', params: { id }, token: READER });
+      return body.status === 'completed' && body;
+    });
+    expect(done.output.response).toBe('done');
+    expect((await call({ path: '/runs/{id}/cancel', params: { id }, token: OWNER, body: {} })).status).toBe(409);
+    const events = await fetch(`${bed.bridge.url}/runs/${id}/events`, {
+      headers: { authorization: `Bearer ${READER}` },
+    });
+    expect(
+      api.problems('GET', '/runs/{id}/events', events.status, events.headers.get('content-type') ?? '', ''),
+    ).toEqual([]);
+    await events.body?.cancel();
+    const sse = await readSse(`${bed.bridge.url}/runs/${id}/events`, { token: READER });
+    expect(sse.events.at(-1)?.event).toBe('RUN_COMPLETED');
+    expect((await call({ path: '/runs/{id}/events', params: { id }, token: OTHER })).status).toBe(404);
+    expect((await call({ path: '/runs/{id}/citations', params: { id }, token: READER })).body.runId).toBe(id);
+    expect((await call({ path: '/sessions/{id}', params: { id: 'no-such-session' }, token: READER })).status).toBe(404);
+  });
+
+  it('answers operators and budgets as documented', async () => {
+    const call = api.call.bind(api);
+    const metrics = await call({ path: '/metrics', token: OPS });
+    expect(metrics.body).toMatch(/agio_bridge_/);
+    expect((await call({ path: '/metrics', token: OWNER })).status).toBe(403);
+    const budget = { path: '/tenants/{tenant}/budget', params: { tenant: 'acme' } };
+    expect((await call({ ...budget, token: OPS, body: { dailyUsd: 5 } })).body).toMatchObject({
+      tenant: 'acme',
+      dailyUsd: 5,
+    });
+    expect((await call({ ...budget, token: READER })).body).toMatchObject({ tenant: 'acme', dailyUsd: 5, spentUsd: 0 });
+    expect((await call({ ...budget, token: OWNER, body: { dailyUsd: 9 } })).status).toBe(403);
+    expect((await call({ ...budget, params: { tenant: 'globex' }, token: READER })).status).toBe(403);
+    expect((await call({ ...budget, token: OPS, body: { dailyUsd: null } })).body).not.toHaveProperty('dailyUsd');
+    expect(
+      (await call({ path: '/runs/{id}/budget', params: { id: 'run-none' }, token: OWNER, body: { maxCostUsd: 1 } }))
+        .status,
+    ).toBe(404);
+    // What was checked, for the record: every status class this file promises.
+    const statuses = new Set([...api.checked].map((c) => c.split(' ')[2]));
+    expect([...statuses].sort()).toEqual(
+      expect.arrayContaining(['200', '201', '400', '401', '403', '404', '409', '429']),
+    );
+  });
+});
