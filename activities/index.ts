@@ -22,6 +22,7 @@ import { createResolveAgent } from './resolve-agent';
 import { AgentRegistry, DEFAULT_PRICES } from '../common';
 import { budgetedCallModel } from './budget-check';
 import { observedCallModel, observedRunTool, type RunObserver } from './observer';
+import { createCallbackActivities, type CallbackOptions } from './callbacks/start-callback';
 
 /** What the activities need from the worker. */
 export interface ActivityDeps {
@@ -47,6 +48,8 @@ export interface ActivityDeps {
   agents?: AgentRegistry;
   /** What every model and tool call reports when it ends (the worker's metrics and traces). */
   observers?: RunObserver[];
+  /** Callback tools' signed URLs: the secret the bridges share and their base URL (absent: callback tools refuse). */
+  callbacks?: CallbackOptions;
 }
 
 /** All of Agio's activities, bound to their dependencies. */
@@ -90,6 +93,7 @@ export function createActivities(deps: ActivityDeps) {
     runTool: observedRunTool(tools.runTool, observers),
     ...persistence,
     resolveAgent: createResolveAgent(deps.agents ?? new AgentRegistry()),
+    ...createCallbackActivities(deps.tools, deps.callbacks),
   };
 }
 

@@ -10,10 +10,15 @@ export interface LogDestination {
 const REDACTED = '[redacted]';
 const TOKEN_PARAM = /([?&#](?:access_token|token)=)[^&\s#"']*/gi;
 const BEARER = /(bearer\s+)[^\s"',]+/gi;
+/** A callback URL's token is its credential (POST /callbacks/<token>). */
+const CALLBACK_PATH = /(\/callbacks\/)[^/?#\s"']+/gi;
 
 /** `text` with every token in it redacted. */
 export function redactTokens(text: string): string {
-  return text.replace(TOKEN_PARAM, `$1${REDACTED}`).replace(BEARER, `$1${REDACTED}`);
+  return text
+    .replace(TOKEN_PARAM, `$1${REDACTED}`)
+    .replace(BEARER, `$1${REDACTED}`)
+    .replace(CALLBACK_PATH, `$1${REDACTED}`);
 }
 
 interface LoggedRequest {

@@ -44,6 +44,13 @@ export interface BridgeOptions {
   allowedHosts?: string[];
   /** Secret of stream tokens (POST /runs/:id/stream-token); bridges behind one load balancer share it. Default: random per process. */
   streamTokenSecret?: string;
+  /**
+   * Secret callback URLs are checked with (POST /callbacks/:token), shared with the workers that sign them
+   * (AGIO_CALLBACK_SECRET); unset: the bridge takes no callbacks (401).
+   */
+  callbackSecret?: string;
+  /** The largest callback body the bridge reads (default 256 KiB; more answers 413). */
+  callbackBodyLimit?: number;
   /** How long a stream token may open a stream (default 5 minutes; a stream it opened lasts as long as the run). */
   streamTokenTtlMs?: number;
   /** The built run viewer served at /ui/ (default: the package's dist/ui); false serves none. */

@@ -10,6 +10,7 @@ import type { BridgeContext } from './routes/context';
 import { budgetRoutes } from './routes/budgets';
 import { controlRoutes } from './routes/control';
 import { approvalRoutes } from './routes/approvals';
+import { callbackRoutes } from './routes/callbacks';
 import { messageRoutes } from './routes/messages';
 import { healthRoutes } from './routes/health';
 import { recordRoutes } from './routes/records';
@@ -109,6 +110,7 @@ export function createBridge(opts: BridgeOptions): FastifyInstance & { hub: Stre
     streamRoutes,
     controlRoutes,
     approvalRoutes,
+    callbackRoutes,
     messageRoutes,
     recordRoutes,
     codecRoutes,

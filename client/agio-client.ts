@@ -15,6 +15,8 @@ import {
   type AgentByNameInput,
   type AgioEvent,
   type AnyAgentSpec,
+  type CallbackAck,
+  type CallbackResult,
   type ChatMessage,
   type LoopPosition,
   type ModelSettings,
@@ -31,10 +33,12 @@ import { RunHandle } from './run-handle';
 import { RunLogs } from './run-log';
 import { pendingApprovals, type PendingApprovalsOptions } from './approval-inbox';
 import type { Inbox } from '../common/approval-inbox';
+import { callbackTargetOf, completeCallback } from './callbacks';
 import { countRuns, listRuns, type ListRunsOptions, type RunPage } from './run-list';
 
 // Defined in modules of their own; re-exported here, where clients have always imported them.
 export { RunHandle } from './run-handle';
+export { CallbackRefusedError, type CallbackRefusal } from './callbacks';
 export { stateView, type RunStateView } from './run-state-view';
 export { DecisionRejectedError, InputTooLargeError, UnknownToolCallError, isRunFailure } from './errors';
 /** A caller-chosen run id that names a run started by a different request (see {@link StartOptions.runId}). */
@@ -224,6 +228,14 @@ export class AgioClient {
   }
 
   /** A handle to an existing run. */
+  /**
+   * Completes the callback tool call a token names (the token its start was given, ctx.callback.token) with
+   * `{ result }` or `{ error }`; the result is taken once. CallbackRefusedError says why not.
+   */
+  completeCallback(token: string, result: CallbackResult, opts: { via?: 'url' | 'client' } = {}): Promise<CallbackAck> {
+    return completeCallback(this.temporal, callbackTargetOf(token), result, opts.via ?? 'client');
+  }
+
   getHandle<T = RunOutput['output']>(runId: string): RunHandle<T> {
     return new RunHandle(runId, this.temporal.workflow.getHandle(runId), this.temporal, this.logs);
   }

@@ -7,6 +7,8 @@ import {
   type AgioEvent,
   type AgioEventOf,
   type BudgetRaise,
+  type CallbackAck,
+  type CallbackResult,
   type ControlRequest,
   type ControlState,
   type EventType,
@@ -31,6 +33,7 @@ import { followRun, type RunLogs } from './run-log';
 import { parseCursor, type TreeCursor } from './tree-cursor';
 import { stateView, type RunStateView } from './run-state-view';
 import { waitForEvent, type WaitForOptions } from './wait-for';
+import { CallbackRefusedError, callbackWaitOf, completeCallback } from './callbacks';
 import { sendMessage, type MessageOptions } from './run-messages';
 import type { UserMessageAccepted } from '../common/messages';
 
@@ -191,6 +194,19 @@ export class RunHandle<T = RunOutput['output']> {
       }
     }
     return waiting[waiting.length - 1] ?? latest;
+  }
+
+  /**
+   * Completes a callback tool call waiting anywhere in the run's tree (its owner found from TOOL_CALLBACK_WAITING) with
+   * `{ result }` or `{ error }`. CallbackRefusedError when it is not waiting, was completed already, or timed out.
+   */
+  async completeCallback(toolCallId: string, result: CallbackResult): Promise<CallbackAck> {
+    const target = await this.control('complete a callback of', () =>
+      callbackWaitOf(this.scanTree(this.runId), toolCallId),
+    );
+    if (!target)
+      throw new CallbackRefusedError('not_found', `no callback tool call "${toolCallId}" waits in run "${this.runId}"`);
+    return completeCallback(this.client, target, result, 'client');
   }
 
   /** Every event of run `runId`'s log as it is now, and those of the nested runs it points at (their own logs). */

@@ -58,6 +58,12 @@ export const ErrorType = {
   StaleApproval: 'StaleApproval',
   /** A decision on an escalated call from a decider without the role it was escalated to; HTTP 403. */
   ApprovalEscalated: 'ApprovalEscalated',
+  /** A callback result for no callback waiting in the run (unknown id, another tenant, the run moved on); HTTP 404. */
+  CallbackNotFound: 'CallbackNotFound',
+  /** A callback result for a call whose result was already taken (a result counts once); HTTP 409. */
+  CallbackAlreadyCompleted: 'CallbackAlreadyCompleted',
+  /** A callback result after its call's wait timed out (the model was told so); HTTP 410. */
+  CallbackExpired: 'CallbackExpired',
   /** A user message refused by the run (closing, malformed, a run started before messages); the bridge answers 409. */
   MessageRefused: 'MessageRefused',
 } as const;

@@ -123,6 +123,8 @@ export type ToolAuthExpiredData = ToolCallRef & {
 export type ToolCallbackWaitingData = ToolCallRef & {
   /** When the wait ends with a tool error (epoch ms). */
   expiresAt?: number;
+  /** The wait's id in its workflow (RunHandle.completeCallback finds it by tool call id). */
+  callbackId?: string;
 };
 
 /** USER_MESSAGE: a user message was added to a running run (`enqueue`: read at the next turn; `interrupt`). */

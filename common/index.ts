@@ -21,5 +21,6 @@ export * from './permissions';
 export * from './prices';
 export * from './budgets';
 export * from './approval-inbox';
+export * from './callbacks';
 // The messages' payload types only: the definitions themselves are imported from './messages' where they are used.
 export type { ControlRequest, ControlState, RunState } from './messages';

@@ -9,6 +9,7 @@ import type { ReportedRunPhase } from './run-status';
 import type { ChatMessage, Usage } from './steps';
 import type { BudgetRaise, BudgetSpent } from './budgets';
 import type { PendingApproval } from './approval-inbox';
+import type { CallbackAck, CallbackCompletion, PendingCallback } from './callbacks';
 
 /** A batch of events for the root run's log, from an activity or a nested run. */
 export const publishSignal = defineSignal<[PublishBatch]>('publish');
@@ -51,6 +52,8 @@ export interface RunState extends ControlState {
   maxCostUsd?: number;
   /** Tool calls waiting for a human decision. */
   pendingApprovals: PendingApproval[];
+  /** Agent runs: callback tool calls waiting for their outside result. */
+  pendingCallbacks?: PendingCallback[];
 }
 
 /** Who asks to pause or resume, and why (carried into RUN_PAUSED / RUN_RESUMED). */
@@ -136,3 +139,10 @@ export interface UserMessageAccepted {
  * is closing, a malformed message, and a run started before messages; workflow agents have no handler.
  */
 export const userMessageUpdate = defineUpdate<UserMessageAccepted, [UserMessageRequest]>('agio.message');
+
+/**
+ * A callback tool's result for the workflow that waits for it (this run or a nested one; common/callbacks.ts). The
+ * validator refuses an unknown callback (`CallbackNotFound`), one already completed (`CallbackAlreadyCompleted`) and
+ * one past its timeout (`CallbackExpired`), so a result is taken once and its sender is told why not.
+ */
+export const completeCallbackUpdate = defineUpdate<CallbackAck, [CallbackCompletion]>('agio.completeCallback');

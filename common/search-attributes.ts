@@ -11,7 +11,8 @@ export const RunSearchAttributes = {
 
 /**
  * What a run waits on, kept by the run itself (roots and nested runs, started since the patch
- * `agio-waiting-search-attributes`): `approval` while a tool call waits for a person, `paused:<reason>` while paused
+ * `agio-waiting-search-attributes`): `approval` while a tool call waits for a person, `callback` while a callback
+ * tool call waits for its outside result, `paused:<reason>` while paused
  * (`paused:budget`, else `paused:operator`), and since when it has waited on what it waits on now; absent while it
  * waits on nothing. Any process counts a fleet's waiting runs from visibility with them.
  */

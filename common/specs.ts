@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { RunLimitOverrides } from './limits';
 import { OutputSchema } from './output-schema';
 import { PermissionRule } from './permissions';
+import { CallbackWait } from './callbacks';
 
 /** Sampling settings passed to the model. */
 export const ModelSettings = z.object({
@@ -156,6 +157,8 @@ export const ToolSpec = z.object({
   idempotent: z.boolean(),
   /** Short and idempotent: runs as a local activity, in the workflow task that asked for it (no server round trip). */
   quick: z.boolean().optional(),
+  /** A callback tool: the activity starts outside work, then the run waits this long for its result (common/callbacks.ts). */
+  callback: CallbackWait.optional(),
 });
 /** What the workflow knows about a tool. */
 export type ToolSpec = z.infer<typeof ToolSpec>;

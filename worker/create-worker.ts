@@ -26,6 +26,7 @@ import { dataConverterOption } from '../config/codec-keys';
 import { createMemoryStores, DEFAULT_WORKSPACE_QUOTA, type Stores, type WorkspaceQuota } from '../stores';
 import { WorkspaceSync } from '../activities/workspace/workspace-sync';
 import { describeSandbox, detectSandbox } from '../activities/sandbox/detect';
+import type { CallbackOptions } from '../activities/callbacks/start-callback';
 import type { Sandbox } from '../activities/sandbox/sandbox';
 
 /** Options of {@link createWorker}. */
@@ -106,6 +107,11 @@ export interface CreateWorkerOptions {
    * client of the namespace needs the same codec (`payloadCodecFromEnv`, AGIO_CODEC_KEYS). Default: none.
    */
   payloadCodec?: PayloadCodec;
+  /**
+   * Callback tools' URLs (activities/callbacks/): the secret the fleet's bridges check them with (AGIO_CALLBACK_SECRET)
+   * and the bridges' base URL (AGIO_CALLBACK_BASE_URL). Required when a callback tool is registered.
+   */
+  callbacks?: CallbackOptions;
   /** Passed through to Worker.create (concurrency, …); wins over the options above. */
   workerOptions?: Partial<WorkerOptions>;
 }
@@ -156,6 +162,11 @@ async function createWithTools(opts: CreateWorkerOptions, mcp: McpTools): Promis
     ...mcp.tools,
   ]);
   for (const group of mcp.groups) tools.registerGroup(group.name, group.tools);
+  const callbackTools = tools.names().filter((n) => tools.find(n)?.callback);
+  if (callbackTools.length && !opts.callbacks)
+    throw new Error(
+      `callback tools (${callbackTools.join(', ')}) need a callback secret and base URL: set AGIO_CALLBACK_SECRET and AGIO_CALLBACK_BASE_URL (or createWorker's \`callbacks\`)`,
+    );
   const agents = new AgentRegistry(opts.agents ?? []);
   // A misspelled tool name fails here, naming the agent and what the worker has, rather than vanishing from its tools.
   tools.checkAgents(agents.list());
@@ -182,6 +193,7 @@ async function createWithTools(opts: CreateWorkerOptions, mcp: McpTools): Promis
     sandbox,
     agents,
     observers: opts.observers ?? [],
+    ...(opts.callbacks ? { callbacks: opts.callbacks } : {}),
     ...(opts.workspaceSync === 'off'
       ? {}
       : {

@@ -17,6 +17,7 @@ import {
 import type { AgioActivities } from '../activities';
 import { ACTIVE_DEADLINE_PATCH, WaitTracker } from './active-deadline';
 import { Approvals } from './approvals';
+import { Callbacks } from './callback-tools';
 import { COST_BUDGETS_PATCH } from './budget';
 import { Conversation } from './conversation';
 import { CONVERSATION_STORE_PATCH, ConversationWrites } from './conversation-writes';
@@ -57,6 +58,8 @@ export interface AgentRun extends RunFrame {
   input: ParsedAgentRunInput;
   agent: ParsedAgentRunInput['agent'];
   approvals: Approvals;
+  /** Callback tool calls waiting for their outside results. */
+  callbacks: Callbacks;
   /** Agents with an output schema only (so runs of earlier releases, which never have one, replay untouched). */
   structured?: StructuredOutput;
   recorder: RunRecorder;
@@ -102,6 +105,7 @@ export function openAgentRun(input: ParsedAgentRunInput): AgentRun {
     frame.control,
     resume?.approvals,
   );
+  const callbacks = new Callbacks(frame.events, context, frame.control);
   const structured = StructuredOutput.of(agent, resume?.outputRepairs);
   const counters: RunCounters = {
     usage: resume?.usage ?? ZERO_USAGE,
@@ -124,6 +128,7 @@ export function openAgentRun(input: ParsedAgentRunInput): AgentRun {
     input,
     agent,
     approvals,
+    callbacks,
     structured,
     recorder,
     // Asked first, when the run opens: a large conversation is kept in the message store (runs started before: Query).
@@ -140,7 +145,8 @@ export function openAgentRun(input: ParsedAgentRunInput): AgentRun {
     upgrades: patched(UPGRADE_PATCH),
     budgets: patched(COST_BUDGETS_PATCH),
     waits: new WaitTracker(
-      { control: frame.control, pendingApprovals: () => approvals.list().length },
+      // A call waiting for outside work waits like one waiting for a person (none in runs before callback tools).
+      { control: frame.control, pendingApprovals: () => approvals.list().length + callbacks.list().length },
       context.parentRunId && context.nestingType === 'agent_tool' && patched(ACTIVE_DEADLINE_PATCH)
         ? context.parentRunId
         : undefined,
@@ -154,6 +160,7 @@ export function openAgentRun(input: ParsedAgentRunInput): AgentRun {
     modelCalls: counters.modelCalls,
     toolCalls: counters.toolCalls,
     pendingApprovals: approvals.list(),
+    ...(callbacks.list().length ? { pendingCallbacks: callbacks.list() } : {}),
     usage: counters.usage,
     ...(context.limits.maxCostUsd !== undefined ? { maxCostUsd: context.limits.maxCostUsd } : {}),
   }));

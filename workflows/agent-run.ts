@@ -111,6 +111,7 @@ async function toolTurn(run: AgentRun, toolkit: Toolkit, step: Step): Promise<Es
     control,
     waits: run.waits,
     approvals,
+    callbacks: run.callbacks,
     spentTokens: counters.usage.totalTokens,
   });
   let escalation: Escalation | undefined;

@@ -101,7 +101,14 @@ export function answerState(
   });
   setHandler(stateQuery, state);
   // What the run waits on goes into its search attributes (runs opened since WAITING_ATTRIBUTES_PATCH).
-  indexWaiting(() => ({ ...frame.control.state(), pendingApprovals: details().pendingApprovals?.length ?? 0 }));
+  indexWaiting(() => {
+    const { pendingApprovals, pendingCallbacks } = details();
+    return {
+      ...frame.control.state(),
+      pendingApprovals: pendingApprovals?.length ?? 0,
+      pendingCallbacks: pendingCallbacks?.length ?? 0,
+    };
+  });
 }
 
 /** Starts the run, does its work and ends it: completed with its output, or failed or cancelled with the error rethrown. */

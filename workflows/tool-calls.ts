@@ -1,11 +1,12 @@
 // Runs one turn's tool calls as activities (in parallel unless the agent says otherwise) and turns every
 // outcome — success, bad arguments, unknown tool, timeout — into a tool step the model sees next turn.
-import { isCancellation, proxyActivities, proxyLocalActivities, type RetryPolicy } from '@temporalio/workflow';
+import { isCancellation, patched, proxyActivities, proxyLocalActivities, type RetryPolicy } from '@temporalio/workflow';
 import type { AgentToolSpec, ChatMessage, RunContext, Step, ToolCall, ToolSpec } from '../common';
 import type { AgioActivities } from '../activities';
 import { runAgentTool } from './agent-tool';
 import type { Emitter } from './emitter';
 import type { Approvals } from './approvals';
+import { CALLBACK_TOOLS_PATCH, type Callbacks } from './callback-tools';
 import type { WaitTracker } from './active-deadline';
 import type { RunControl } from './control';
 import { failureMessage } from './run-errors';
@@ -32,6 +33,8 @@ export interface ToolTurn {
   waits?: WaitTracker;
   /** Permission rules and human approvals (absent: every call is allowed). */
   approvals?: Approvals;
+  /** Where callback tools wait for their results (absent: a callback tool runs as a plain tool). */
+  callbacks?: Callbacks;
 }
 
 const proxies = new Map<string, AgioActivities['runTool']>();
@@ -110,6 +113,9 @@ async function runOne(turn: ToolTurn, call: ToolCall, index: number): Promise<St
       shares: agentShares(turn),
     });
   }
+  // A callback tool starts its work and waits for its result (asked only for such a call: older runs never had one).
+  if (spec?.callback && turn.callbacks && patched(CALLBACK_TOOLS_PATCH))
+    return turn.callbacks.run(call, { ...spec, callback: spec.callback }, { ...base, content: '' });
   const startedAt = Date.now();
   try {
     const activity = runToolFor(spec!)({

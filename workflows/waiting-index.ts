@@ -9,18 +9,26 @@ import { APPROVAL_INBOX_PATCH, inboxAttributes } from './approval-expiry';
 export const WAITING_ATTRIBUTES_PATCH = 'agio-waiting-search-attributes';
 
 /** What a run waits on now, as AgioWaiting's values (none once it has finished). */
-export function waitingOn(state: ControlState & { pendingApprovals: number }): string[] {
+export function waitingOn(state: WaitingCounts): string[] {
   if (state.finished) return [];
   const reason = state.pauseReason && NAMED_PAUSE_REASONS.includes(state.pauseReason) ? state.pauseReason : 'operator';
-  return [...(state.pendingApprovals > 0 ? ['approval'] : []), ...(state.paused ? [`paused:${reason}`] : [])];
+  return [
+    ...(state.pendingApprovals > 0 ? ['approval'] : []),
+    // Only runs with a callback tool call (CALLBACK_TOOLS_PATCH) ever wait on one.
+    ...((state.pendingCallbacks ?? 0) > 0 ? ['callback'] : []),
+    ...(state.paused ? [`paused:${reason}`] : []),
+  ];
 }
+
+/** What the index reads: the control state, and how many approvals and callbacks wait. */
+export type WaitingCounts = ControlState & { pendingApprovals: number; pendingCallbacks?: number };
 
 /**
  * Keeps the run's waiting attributes in step with `read()` (one upsert per change, none while nothing changes).
  * AgioWaitingSince is when the run began to wait on anything, kept while it waits on something. What the previous
  * execution set is carried across continue-as-new, so a run that continues as new while waiting keeps its `since`.
  */
-export function indexWaiting(read: () => ControlState & { pendingApprovals: number }): void {
+export function indexWaiting(read: () => WaitingCounts): void {
   if (!patched(WAITING_ATTRIBUTES_PATCH)) return;
   const attributes = workflowInfo().typedSearchAttributes;
   let reported = (attributes.get(WaitingSearchAttributes.waiting) ?? []).join(',');

@@ -23,6 +23,8 @@ export interface ToolContext {
   maxOutputBytes?: number;
   /** Where tools that run programs (bash, grep, glob) run them: the worker's sandbox. */
   sandbox?: Sandbox;
+  /** A callback tool's start: where (and with which token) its outside work sends the result (define-callback-tool.ts). */
+  callback?: { url: string; token: string; expiresAt: number };
 }
 
 /** The context's sandbox; a tool that runs programs refuses without one. */
@@ -73,6 +75,11 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
    * also keeps what the tool changed, under the run's workspace quota; `none` skips both (web tools, lookups).
    */
   workspace?: 'none' | 'read' | 'write';
+  /**
+   * A callback tool (made with defineCallbackTool): `execute` only starts the outside work, given `ctx.callback`, and the
+   * run then waits up to `timeoutMs` for the result sent to that URL (or through the client).
+   */
+  callback?: { timeoutMs: number };
 }
 
 /** Defines a tool; the identity function, typed so `execute` sees the parsed arguments. */

@@ -118,6 +118,7 @@ export class ToolRegistry {
       maxAttempts: tool.maxAttempts ?? (idempotent ? 3 : 1),
       idempotent,
       ...(tool.quick ? { quick: true } : {}),
+      ...(tool.callback ? { callback: { timeoutMs: tool.callback.timeoutMs } } : {}),
     };
   }
 

@@ -27,6 +27,9 @@ export interface TestBridgeOptions {
   corsOrigins?: string[];
   streamTokenSecret?: string;
   streamTokenTtlMs?: number;
+  /** The secret callback URLs are checked with (the workers' callback secret), and the largest callback body. */
+  callbackSecret?: string;
+  callbackBodyLimit?: number;
   /** The built viewer's folder (default: dist/ui), or false for none. */
   viewerDir?: string | false;
   /** Door policy: limits above the agent's, and per-tenant quotas (bridge defaults when unset). */
@@ -39,6 +42,8 @@ export interface TestBridgeOptions {
   agentsSource?: string;
   /** Where the bridge's request logs go (default: none). */
   logger?: LogDestination;
+  /** Let webhooks point at loopback (the tests' receivers). */
+  webhookAllowPrivate?: boolean;
 }
 
 /** A listening bridge. */
@@ -66,6 +71,8 @@ export async function startBridge(opts: TestBridgeOptions): Promise<TestBridge> 
     corsOrigins: opts.corsOrigins,
     streamTokenSecret: opts.streamTokenSecret,
     streamTokenTtlMs: opts.streamTokenTtlMs,
+    ...(opts.callbackSecret ? { callbackSecret: opts.callbackSecret } : {}),
+    ...(opts.callbackBodyLimit ? { callbackBodyLimit: opts.callbackBodyLimit } : {}),
     viewerDir: opts.viewerDir,
     allowLimitRaise: opts.allowLimitRaise,
     maxRunningRunsPerTenant: opts.maxRunningRunsPerTenant,
@@ -73,6 +80,7 @@ export async function startBridge(opts: TestBridgeOptions): Promise<TestBridge> 
     ...(opts.allowedHosts ? { allowedHosts: opts.allowedHosts } : {}),
     ...(opts.logger ? { logger: opts.logger } : {}),
     ...(opts.agentsSource ? { agentsSource: opts.agentsSource } : {}),
+    ...(opts.webhookAllowPrivate !== undefined ? { webhookAllowPrivate: opts.webhookAllowPrivate } : {}),
   });
   const url = await app.listen({ host: '127.0.0.1', port: 0 });
   return { url, app, agio, token: [...tokens.keys()][0], close: () => app.close() };
