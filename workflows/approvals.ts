@@ -130,7 +130,6 @@ export class Approvals {
     expiry?: ReturnType<typeof expiryOf>,
   ): Promise<PermissionVerdict> {
     const decided = () => entry.decision !== undefined;
-    const askedAt = Date.now();
     if (!expiry) await condition(decided, this.timeoutMs);
     else
       await waitWithExpiry(expiry, {
@@ -146,10 +145,12 @@ export class Approvals {
     // A decision the update accepted counts even if the timer fired in the same workflow task: its caller was told so.
     const decision = entry.decision;
     if (!decision) {
+      // What the rules gave it: the first expiry, and the escalated wait after it.
+      const waited = expiry ? expiry.afterMs + (entry.info.escalatedTo ? this.timeoutMs : 0) : this.timeoutMs;
       await this.events.emit({ type: 'TOOL_AUTH_DENIED', data: { ...about, reason: 'timeout' } });
       return {
         run: false,
-        message: `Error: "${call.name}" was not approved within ${describeDuration(expiry ? Date.now() - askedAt : this.timeoutMs)} (reason: timeout).`,
+        message: `Error: "${call.name}" was not approved within ${describeDuration(waited)} (reason: timeout).`,
       };
     }
     const by = decision.by ?? 'operator';

@@ -146,11 +146,14 @@ describe('tool approvals', () => {
     expect(output.response).toBe('nobody answered');
     const events = await readStream(bed.client, run.runId);
     expectWholeStream(events, run.runId);
+    // Runs since the inbox patch say the approval expired (action deny) before the denial.
     expect(authTrail(events)).toEqual([
       ['TOOL_AUTH_REQUIRED', 'call_late'],
+      ['TOOL_AUTH_EXPIRED', 'call_late'],
       ['TOOL_AUTH_DENIED', 'call_late'],
     ]);
-    const [asked, denied] = events.filter((e) => e.type.startsWith('TOOL_AUTH_'));
+    const [asked, expired, denied] = events.filter((e) => e.type.startsWith('TOOL_AUTH_'));
+    expect(authData(expired).action).toBe('deny');
     expect(authData(denied)).toMatchObject({
       reason: 'timeout',
       toolCallId: 'call_late',
