@@ -26,9 +26,12 @@ const USAGE = `usage: agio <command> [args]
   tenant-budget <tenant> [<USD>|--clear]
                                    a tenant's daily budget and today's spend; set or clear it (admin token)
   state <runId>                    what the run is doing now (paused, loop position, children…)
-  approve <runId> <callId> [--remember]
-                                   approve a tool call waiting for a decision (nested runs too)
-  deny <runId> <callId> [--reason TEXT]
+  approvals [--agent A] [--root RUNID] [--tool T] [--limit N] [--json]
+                                   tool calls of your runs waiting for a decision, nested runs included
+  approve <runId> <callId> [--remember] [--binding B]
+                                   approve a tool call waiting for a decision (nested runs too); with the
+                                   binding \`agio approvals\` shows, refused if the call is no longer that one
+  deny <runId> <callId> [--reason TEXT] [--binding B]
                                    deny it; the reason is shown to the model
   cancel <runId>                   cancel a run and everything it started
   agents                           list the agents the bridge can start
@@ -78,6 +81,10 @@ async function main(argv: string[]): Promise<number> {
       page: { type: 'string' },
       budget: { type: 'string' },
       clear: { type: 'boolean' },
+      root: { type: 'string' },
+      tool: { type: 'string' },
+      binding: { type: 'string' },
+      json: { type: 'boolean' },
     },
   });
   const need = (n: number, what: string) => {
@@ -148,6 +155,8 @@ async function main(argv: string[]): Promise<number> {
     case 'state':
       need(1, '<runId>');
       return printJson(bridge.request('GET', `/runs/${encodeURIComponent(positionals[0])}/state`));
+    case 'approvals':
+      return (await import('./approvals-command')).approvalsCommand(bridge, values);
     case 'approve':
     case 'deny':
       need(2, '<runId> <callId>');
@@ -158,6 +167,7 @@ async function main(argv: string[]): Promise<number> {
           {
             ...(values.remember ? { remember: true } : {}),
             ...(values.reason ? { message: values.reason } : {}),
+            ...(values.binding ? { binding: values.binding } : {}),
           },
         ),
       );

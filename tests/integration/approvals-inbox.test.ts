@@ -8,6 +8,9 @@ import { askingAgent, decide, inbox, keyOf, waitForAsk, waitForInbox } from '../
 import { request } from '../helpers/bridge';
 import { startTestWorker } from '../helpers/temporal';
 import { useTestBed } from '../helpers/test-bed';
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
 
 const ALICE = 'alice-token';
 const BOB = 'bob-token';
@@ -115,7 +118,15 @@ describe('the approvals inbox', () => {
     await c.cancel();
   });
 
-  it('still lists a waiting call after the worker that saw it ask was replaced', async () => {
+  /** `agio <args>` against the test bridge as alice (async: the bridge answers from this process). */
+  const agio = async (...args: string[]) => {
+    const root = path.resolve(__dirname, '../..');
+    const env = { ...process.env, AGIO_URL: bed.bridge.url, AGIO_TOKEN: ALICE };
+    const run = promisify(execFile);
+    return (await run(path.join(root, 'node_modules/.bin/tsx'), ['cli/main.ts', ...args], { cwd: root, env })).stdout;
+  };
+
+  it('still lists a waiting call after the worker that saw it ask was replaced, for the CLI too', async () => {
     const agent = askingAgent('inbox-restart');
     bed.server.scriptFor(
       keyOf(agent),
@@ -130,9 +141,15 @@ describe('the approvals inbox', () => {
 
     const [item] = await waitForInbox(bed.bridge, ALICE, (items) => items.some((i) => i.runId === run.runId));
     expect(item).toMatchObject({ toolCallId: 'call_restart', agent: 'inbox-restart', args: { label: 'r' } });
-    expect(
-      (await decide(bed.bridge, ALICE, run.runId, 'call_restart', 'approve', { binding: item.binding })).status,
-    ).toBe(200);
+    // The CLI lists it (as text, and as JSON) and decides it quoting its binding.
+    const table = await agio('approvals', '--root', run.runId);
+    expect(table).toContain(`agio approve|deny ${run.runId} call_restart --binding ${item.binding}`);
+    const listed = JSON.parse(await agio('approvals', '--json', '--agent', 'inbox-restart'));
+    expect(listed.approvals).toEqual([expect.objectContaining({ toolCallId: 'call_restart', binding: item.binding })]);
+    expect(JSON.parse(await agio('approve', run.runId, 'call_restart', '--binding', item.binding))).toEqual({
+      toolCallId: 'call_restart',
+      decision: 'approve',
+    });
     expect((await run.result()).response).toBe('done');
   });
 
