@@ -22,6 +22,7 @@ import { createResolveAgent } from './resolve-agent';
 import { AgentRegistry, DEFAULT_PRICES } from '../common';
 import { budgetedCallModel } from './budget-check';
 import { observedCallModel, observedRunTool, type RunObserver } from './observer';
+import { createSessionRunActivities } from './session-runs';
 import { createCallbackActivities, type CallbackOptions } from './callbacks/start-callback';
 
 /** What the activities need from the worker. */
@@ -93,6 +94,7 @@ export function createActivities(deps: ActivityDeps) {
     runTool: observedRunTool(tools.runTool, observers),
     ...persistence,
     resolveAgent: createResolveAgent(deps.agents ?? new AgentRegistry()),
+    ...createSessionRunActivities(deps.stores),
     ...createCallbackActivities(deps.tools, deps.callbacks),
   };
 }

@@ -4,6 +4,7 @@ import { WorkflowNotFoundError, type Client, type WorkflowExecutionDescription }
 import { runCostOf, runStatusOf, type RunMemo, type RunOutput, type RunStatus } from '../common';
 import { modelOutageOf } from '../client/model-outage';
 import { runVersionOf } from '../client/run-version';
+import { scheduleOfRun } from '../client/schedule-options';
 import { runNotFound } from './errors';
 
 /** Describes a run if it exists and belongs to the tenant; otherwise 404. */
@@ -35,6 +36,7 @@ export async function runStatus(client: Client, tenant: string, runId: string) {
   const status: RunStatus = runStatusOf(description.status.name) ?? 'running';
   const rootRunId = rootRunIdOf(description, runId);
   const version = runVersionOf(description);
+  const scheduleId = scheduleOfRun(description.raw.workflowExecutionInfo?.searchAttributes?.indexedFields, tenant);
   const base = {
     runId,
     agent: (description.memo as Partial<RunMemo>).agent,
@@ -43,6 +45,7 @@ export async function runStatus(client: Client, tenant: string, runId: string) {
     closeTime: description.closeTime,
     ...(rootRunId !== runId ? { rootRunId } : {}),
     ...(version ? { version } : {}),
+    ...(scheduleId ? { scheduleId } : {}),
   };
   if (status === 'running') {
     const outage = modelOutageOf(description);

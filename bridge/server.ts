@@ -16,6 +16,7 @@ import { healthRoutes } from './routes/health';
 import { recordRoutes } from './routes/records';
 import { codecRoutes } from './routes/codec';
 import { runRoutes } from './routes/runs';
+import { scheduleRoutes } from './routes/schedules';
 import { streamRoutes } from './routes/streams';
 import { whoamiRoutes } from './routes/whoami';
 import { metricsRoutes } from './routes/metrics';
@@ -115,6 +116,7 @@ export function createBridge(opts: BridgeOptions): FastifyInstance & { hub: Stre
     recordRoutes,
     codecRoutes,
     budgetRoutes,
+    scheduleRoutes,
   ])
     routes(app, ctx);
 

@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { MAX_TOKENS_PER_MODEL_CALL, ModelSettings, PermissionRule, RunLimitRequest, jsonBytes } from '../common';
 import { HttpError } from './errors';
+import { ON_ACTIVE_RUN } from '../common/session-runs';
 
 /** Most permission rules one run may bring. */
 export const MAX_RUN_PERMISSIONS = 50;
@@ -50,6 +51,11 @@ export const StartRunBody = z
       .string()
       .regex(/^[A-Za-z0-9._:-]{1,128}$/, 'sessionId: 1-128 letters, digits, . _ : -')
       .optional(),
+    /**
+     * With sessionId: what happens when the session has a run running that was started with this field too: reject
+     * (409 session_busy naming it), enqueue, interrupt or rollback (see common/session-runs.ts). Unset: starts at once.
+     */
+    onActiveRun: z.enum(ON_ACTIVE_RUN).optional(),
     userId: z
       .string()
       .regex(/^[\x21-\x7e]{1,256}$/, 'userId: 1-256 visible ASCII characters')
@@ -66,7 +72,8 @@ export const StartRunBody = z
       .refine((s) => jsonBytes(s) <= MAX_RUN_STATE_BYTES, `at most ${MAX_RUN_STATE_BYTES} bytes of JSON`)
       .optional(),
   })
-  .strict();
+  .strict()
+  .refine((b) => !b.onActiveRun || b.sessionId, { message: 'onActiveRun needs a sessionId', path: ['onActiveRun'] });
 /** The body of POST /runs. */
 export type StartRunBody = z.infer<typeof StartRunBody>;
 

@@ -2,6 +2,7 @@
 // The `agio` command: serve the embedded stack, or start, watch and steer runs through a bridge.
 import { parseArgs } from 'node:util';
 import { bridgeFromEnv, printJson, run, watch } from './commands';
+import { SCHEDULE_USAGE } from './schedule-command';
 
 const USAGE = `usage: agio <command> [args]
 
@@ -17,7 +18,7 @@ const USAGE = `usage: agio <command> [args]
   run <agent> "<input>" [--session ID]
                                    start a run and show it live (nested runs indented)
   watch <runId> [--after ID]       follow a run's events live (after an offset or an event's id)
-  runs [--status S] [--agent A] [--limit N] [--page TOKEN]
+  runs [--status S] [--agent A] [--schedule ID] [--limit N] [--page TOKEN]
                                    your runs, newest first (S: running, completed, failed…)
   status <runId>                   status and, when finished, the output
   pause <runId> [--reason TEXT]    pause at the next safe point (waits until parked)
@@ -35,7 +36,7 @@ const USAGE = `usage: agio <command> [args]
                                    deny it; the reason is shown to the model
   cancel <runId>                   cancel a run and everything it started
   agents                           list the agents the bridge can start
-  versions [promote <buildId> [--force]] [--deployment NAME]
+${SCHEDULE_USAGE}  versions [promote <buildId> [--force]] [--deployment NAME]
                                    worker versions of the deployment; promote one to current (runs pinned
                                    to other versions move to it at their next safe point; an older build
                                    than the current one only with --force)
@@ -61,6 +62,7 @@ async function main(argv: string[]): Promise<number> {
   // These parse their own options and talk to Temporal, not to a bridge.
   if (command === 'versions') return (await import('./versions')).versionsCommand(rest);
   if (command === 'replay-check') return (await import('./replay-check')).replayCheckCommand(rest);
+  if (command === 'schedule') return (await import('./schedule-command')).scheduleCommand(rest);
   const bridge = bridgeFromEnv();
   const { values, positionals } = parseArgs({
     args: rest,
@@ -79,6 +81,7 @@ async function main(argv: string[]): Promise<number> {
       agent: { type: 'string' },
       limit: { type: 'string' },
       page: { type: 'string' },
+      schedule: { type: 'string' },
       budget: { type: 'string' },
       clear: { type: 'boolean' },
       root: { type: 'string' },
@@ -120,6 +123,7 @@ async function main(argv: string[]): Promise<number> {
         Object.entries({
           status: values.status,
           agent: values.agent,
+          schedule: values.schedule,
           limit: values.limit,
           pageToken: values.page,
         }).filter((e): e is [string, string] => e[1] !== undefined),

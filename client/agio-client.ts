@@ -31,6 +31,8 @@ import { startFingerprint, startIdempotent } from './idempotent-start';
 import { withModelSettings } from './model-settings';
 import { RunHandle } from './run-handle';
 import { RunLogs } from './run-log';
+import { startInSession, startedOnce } from './session-start';
+import type { OnActiveRun } from '../common/session-runs';
 import { pendingApprovals, type PendingApprovalsOptions } from './approval-inbox';
 import type { Inbox } from '../common/approval-inbox';
 import { callbackTargetOf, completeCallback } from './callbacks';
@@ -38,6 +40,7 @@ import { countRuns, listRuns, type ListRunsOptions, type RunPage } from './run-l
 
 // Defined in modules of their own; re-exported here, where clients have always imported them.
 export { RunHandle } from './run-handle';
+export { SessionBusyError } from './session-start';
 export { CallbackRefusedError, type CallbackRefusal } from './callbacks';
 export { stateView, type RunStateView } from './run-state-view';
 export { DecisionRejectedError, InputTooLargeError, UnknownToolCallError, isRunFailure } from './errors';
@@ -74,6 +77,13 @@ export interface StartOptions {
    * agent's own (the run fails with LimitAboveAgent). With a spec the caller checks that itself (the bridge does).
    */
   tightenOnly?: boolean;
+  /**
+   * With `sessionId`: what to do when the session has a run running that was started with this option too (see
+   * common/session-runs.ts): `reject` (SessionBusyError naming it), `enqueue` (the run starts when that one ends; its
+   * handle finds no run until then), `interrupt` (that run is cancelled, its steps kept in the session's conversation),
+   * `rollback` (cancelled and its steps taken out). Unset: the run starts at once beside any other (as before).
+   */
+  onActiveRun?: OnActiveRun;
 }
 
 /** The context a start sends (`limits`: resolved for a spec, the caller's overrides for a name). */
@@ -197,6 +207,15 @@ export class AgioClient {
       { key: RunSearchAttributes.rootRunId, value: runId },
     ];
     const options = { taskQueue: this.taskQueue, workflowId: runId, args: [args], memo, typedSearchAttributes };
+    if (opts.onActiveRun && sessionId) {
+      const searchAttributes = { tenant, agent: name, rootRunId: runId };
+      const request = { workflowType, workflowId: runId, args: [args], memo: { ...memo }, searchAttributes };
+      await startInSession(this.temporal, this.taskQueue, { tenant, sessionId }, request, opts.onActiveRun);
+      const started = startedOnce(this.temporal, runId);
+      // A start that was not refused runs at once (the runner starts it in its first task): answered once it has.
+      if (opts.onActiveRun === 'reject') await started();
+      return new RunHandle(runId, this.temporal.workflow.getHandle(runId), this.temporal, this.logs, true, started);
+    }
     if (!fingerprint)
       return new RunHandle(
         runId,

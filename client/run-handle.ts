@@ -50,6 +50,8 @@ export class RunHandle<T = RunOutput['output']> {
     private readonly logs: RunLogs,
     /** True when the call that made this handle started the run; false for a repeated idempotent start and getHandle(). */
     readonly created = false,
+    /** A run that waits its turn in its session (StartOptions.onActiveRun): resolves once its workflow has started. */
+    private readonly started?: () => Promise<void>,
   ) {}
 
   /**
@@ -59,7 +61,8 @@ export class RunHandle<T = RunOutput['output']> {
   stream(opts: ReadEventsOptions & { from?: TreeCursor | string } = {}): AsyncGenerator<AgioEvent> {
     const from = typeof opts.from === 'string' ? parseCursor(opts.from) : opts.from;
     if (opts.from !== undefined && !from) throw new TypeError(`"${String(opts.from)}" is not a stream position`);
-    return this.typed(followRun(this.logs, this.runId, { ...opts, from }));
+    const follow = () => followRun(this.logs, this.runId, { ...opts, from });
+    return this.typed(this.started ? afterStart(this.started, follow) : follow());
   }
 
   /** The events as their types' fields say; a run Temporal does not have is RunNotFoundError. */
@@ -86,6 +89,7 @@ export class RunHandle<T = RunOutput['output']> {
    */
   async result(): Promise<RunOutputOf<T>> {
     try {
+      await this.started?.();
       return (await this.handle.result()) as RunOutputOf<T>;
     } catch (err) {
       throw isNotFound(err) ? new RunNotFoundError(this.runId, { cause: err }) : runFailure(this.runId, err);
@@ -259,4 +263,10 @@ export class RunHandle<T = RunOutput['output']> {
   get workflow(): WorkflowHandle {
     return this.handle;
   }
+}
+
+/** The events of `follow()`, read once `started()` resolves (a run that waits its turn in its session). */
+async function* afterStart<E>(started: () => Promise<void>, follow: () => AsyncIterable<E>): AsyncGenerator<E> {
+  await started();
+  yield* follow();
 }

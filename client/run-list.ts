@@ -12,6 +12,8 @@ import {
   type RunStatus,
 } from '../common/run-status';
 import { RunSearchAttributes } from '../common/search-attributes';
+import { SCHEDULED_BY, scheduleIdOf } from '../common/schedules';
+import { scheduleOfRun } from './schedule-options';
 
 /** The statuses a listing filters by and reports (lowercase, as every Agio API says them). */
 export { RUN_STATUSES, type RunStatus };
@@ -45,6 +47,8 @@ export interface ListRunsOptions {
   tenant?: string;
   agent?: string;
   status?: RunStatus;
+  /** Only the runs this schedule of the tenant started. */
+  schedule?: string;
   /** At most this many runs (default 50, at most 1000). */
   pageSize?: number;
   /** `nextPageToken` of the previous page. */
@@ -59,6 +63,8 @@ export interface RunSummary {
   status: RunStatus;
   startTime: string;
   closeTime?: string;
+  /** The tenant's schedule that started the run. */
+  scheduleId?: string;
 }
 
 /** A page of a listing. */
@@ -104,6 +110,7 @@ const quote = (value: string) => `'${value.replace(/\\/g, '\\\\').replace(/'/g, 
 export function listQuery(opts: ListRunsOptions): string {
   const where = [`${RunSearchAttributes.tenant.name} = ${quote(opts.tenant ?? 'default')}`];
   if (opts.agent) where.push(`${RunSearchAttributes.agent.name} = ${quote(opts.agent)}`);
+  if (opts.schedule) where.push(`${SCHEDULED_BY} = ${quote(scheduleIdOf(opts.tenant ?? 'default', opts.schedule))}`);
   where.push(
     opts.status
       ? `ExecutionStatus = ${quote(QUERY_STATUS[executionStatusOf(opts.status)])}`
@@ -131,6 +138,7 @@ export async function listRuns(client: Client, opts: ListRunsOptions = {}): Prom
   const runs = (response.executions ?? []).map((e): RunSummary => {
     const agent = e.searchAttributes?.indexedFields?.[RunSearchAttributes.agent.name];
     const closeTime = isoOf(e.closeTime);
+    const scheduleId = scheduleOfRun(e.searchAttributes?.indexedFields, opts.tenant ?? 'default');
     return {
       runId: e.execution?.workflowId ?? '',
       agent: agent ? defaultPayloadConverter.fromPayload<string>(agent) : undefined,
@@ -138,6 +146,7 @@ export async function listRuns(client: Client, opts: ListRunsOptions = {}): Prom
       status: runStatusOf(STATUS_BY_CODE[e.status ?? 0] ?? 'RUNNING') ?? 'running',
       startTime: isoOf(e.startTime) ?? '',
       ...(closeTime ? { closeTime } : {}),
+      ...(scheduleId ? { scheduleId } : {}),
     };
   });
   const next = response.nextPageToken?.length ? encodePageToken(query, response.nextPageToken) : undefined;

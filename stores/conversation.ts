@@ -7,6 +7,11 @@ export function isRootRun(run: RunRecord): boolean {
   return run.runId === run.rootRunId;
 }
 
+/** Whether a run's steps belong to its session's conversation: a root run that was not rolled back. */
+export function inSessionConversation(run: RunRecord): boolean {
+  return isRootRun(run) && !run.rolledBack;
+}
+
 /**
  * The messages of each run's steps, in the order given, without system steps. A run that stopped between a
  * model's tool calls and their results (cancelled, failed) would leave calls with no answer, which a model API

@@ -44,6 +44,8 @@ export const RunInput = z.object({
   startedAt: z.number(),
   endedAt: z.number().optional(),
   usage: Usage.optional(),
+  /** Set by rollBackRun: the run's steps are no longer part of its session's conversation. */
+  rolledBack: z.boolean().optional(),
 });
 /** What `recordRun` writes. */
 export type RunInput = z.infer<typeof RunInput>;

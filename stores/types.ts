@@ -39,6 +39,11 @@ export interface SessionStore extends SetupStore {
    * steps by index) without system steps and without tool calls that never got a result.
    */
   loadConversation(tenant: string, sessionId: string): Promise<ChatMessage[]>;
+  /**
+   * Takes a root run's steps out of its session's conversation (a start with `onActiveRun: 'rollback'` cancelled it):
+   * loadConversation skips it from now on; its record and steps stay, marked `rolledBack`. Idempotent.
+   */
+  rollBackRun(tenant: string, runId: string): Promise<void>;
   /** The session with its runs, or undefined when the tenant has no such session. */
   getSession(tenant: string, sessionId: string): Promise<SessionWithRuns | undefined>;
 }

@@ -8,6 +8,7 @@ import { LineCounter, parseDocument, type Document } from 'yaml';
 import { z } from 'zod';
 import { AgentSpec, AgentToolSpec, AnyAgentSpec, type WorkflowAgentSpec } from '../common';
 import { McpServerConfig } from '../activities/tools/mcp/config';
+import { FileSchedule, checkFileSchedules } from './file-schedules';
 
 // The file's shapes, typed by hand: TypeScript cannot infer a schema that contains itself.
 /** How an agent is named where another agent uses it: by name (an agent of the file), or written inline. */
@@ -71,6 +72,8 @@ export const AgentsFile = z
     mcpServers: z.array(McpServerConfig).default([]),
     /** Modules (TypeScript or JavaScript, relative to the file) exporting tools of one's own, made with defineTool. */
     tools: z.array(z.string().min(1)).default([]),
+    /** Agents started on cron or interval schedules (worker/file-schedules.ts). */
+    schedules: z.array(FileSchedule).default([]),
   })
   .strict();
 
@@ -85,6 +88,8 @@ export interface LoadedAgents {
   toolModules: string[];
   /** Every tool an agent of the file names, with where (to check them against a worker's tools before it starts). */
   toolRefs: ToolRef[];
+  /** The file's schedules (applied by workers at start: applyFileSchedules). */
+  schedules: FileSchedule[];
 }
 
 /** A file that cannot be used: every message names the file, the line and the path in it. */
@@ -147,9 +152,12 @@ export function parseAgentsFile(source: string, file: string, env: NodeJS.Proces
   const mcpServers = parsed.data.mcpServers.map((server, i) =>
     withEnvironment(server, env, (at, message) => problems.push(`${where(['mcpServers', i, ...at])}: ${message}`)),
   );
+  const named = parsed.data.agents.map((a) => a.name);
+  checkFileSchedules(parsed.data.schedules, named, (at, message) => problems.push(`${where(at)}: ${message}`));
   if (problems.length) throw new AgentsFileError(file, problems);
   const toolModules = parsed.data.tools.map((module) => path.resolve(path.dirname(file), module));
-  return { file, agents, mcpServers, toolModules, toolRefs: collectToolRefs(parsed.data.agents, where) };
+  const toolRefs = collectToolRefs(parsed.data.agents, where);
+  return { file, agents, mcpServers, toolModules, toolRefs, schedules: parsed.data.schedules };
 }
 
 /**

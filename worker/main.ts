@@ -1,6 +1,9 @@
 // Worker entry point: `node dist/worker/main.js` (or `npm run worker`) against TEMPORAL_ADDRESS.
+import { Client } from '@temporalio/client';
 import {
+  connectClient,
   connectWorker,
+  dataConverterOption,
   liveLaneFromEnv,
   loadEnv,
   modelConfigFromEnv,
@@ -13,6 +16,7 @@ import { AgentsFileError } from './agents-file';
 import { agentsWithToolsToServe } from './example-agents';
 import { ToolModuleError } from './tool-modules';
 import { createWorker } from './create-worker';
+import { applyFileSchedules } from './file-schedules';
 import { metricsListenFromEnv, startMetricsServer, workerMetrics } from '../telemetry/metrics-worker';
 import { installRuntimeWithMetrics } from '../telemetry/metrics-temporal';
 import { tracingObserverFromEnv } from '../telemetry/tracing-observer';
@@ -74,6 +78,21 @@ async function main(): Promise<void> {
     },
   });
   console.log(`agio worker: agents ${loaded.agents.map((a) => a.name).join(', ')} from ${loaded.file}`);
+  if (loaded.schedules.length) {
+    // Every worker of the fleet applies the file's schedules as it starts: create or update, so they all may at once.
+    const clientConnection = await connectClient(temporal);
+    const client = new Client({
+      connection: clientConnection,
+      namespace: temporal.namespace,
+      ...dataConverterOption(payloadCodec),
+    });
+    await applyFileSchedules(client, taskQueue, loaded.schedules).then(
+      (applied) =>
+        console.log(`agio worker: schedules ${applied.map((a) => `${a.tenant}/${a.id} (${a.result})`).join(', ')}`),
+      (err: Error) => console.error(`agio worker: the agents file's schedules could not be applied: ${err.message}`),
+    );
+    await clientConnection.close();
+  }
   let metricsServer: Awaited<ReturnType<typeof startMetricsServer>> | undefined;
   if (metrics && listen) {
     metrics.useVisibility({

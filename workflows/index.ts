@@ -4,3 +4,4 @@ export { agentByName } from './agent-by-name';
 export { loopAgentRun } from './loop-agent';
 export { parallelAgentRun } from './parallel-agent';
 export { sequentialAgentRun } from './sequential-agent';
+export { agioSession } from './session-runner';

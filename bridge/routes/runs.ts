@@ -1,7 +1,7 @@
 // Agents and runs: GET /agents, POST /runs (start, idempotent with Idempotency-Key), GET /runs (the
 // tenant's runs, filtered and paged), GET /runs/:id (status and output) and GET /runs/:id/state (the live state).
 import { z } from 'zod';
-import { stateView } from '../../client/agio-client';
+import { SessionBusyError, stateView } from '../../client/agio-client';
 import { BadPageTokenError, RUN_STATUSES } from '../../client/run-list';
 import { stateQuery } from '../../common/messages';
 import { agentView, agentsSourceView } from '../agents-view';
@@ -74,7 +74,7 @@ export const PostRun = defineRoute({
       headers: { 'idempotent-replayed': 'true' },
     },
     400: 'invalid_request, permission_override_refused or limit_above_agent',
-    409: 'idempotency_conflict: the key was used for another request',
+    409: 'idempotency_conflict: the key was used for another request; session_busy: onActiveRun reject and the session has a run running (activeRunId names it)',
     413: 'input_too_large or body_too_large',
     429: {
       description: "quota_exceeded: the tenant's running runs are at the bridge's cap",
@@ -177,6 +177,8 @@ export const runRoutes: Routes = (app, ctx) => {
     const attributes = { 'http.request.method': 'POST', 'http.route': '/runs', 'gen_ai.agent.name': agent };
     const run = await withServerSpan('POST /runs', req.headers, attributes, startRun).catch((err: Error) => {
       release();
+      if (err instanceof SessionBusyError)
+        throw new HttpError(409, 'session_busy', err.message, { activeRunId: err.activeRunId });
       if (err.name !== 'IdempotencyConflictError') throw err;
       throw new HttpError(
         409,

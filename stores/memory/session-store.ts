@@ -1,6 +1,6 @@
 // SessionStore in memory: the embedded default, and the reference the MongoDB store is tested against.
 import { Step, isFinalRunPhase, type ChatMessage } from '../../common';
-import { conversationFromSteps, isRootRun } from '../conversation';
+import { conversationFromSteps, inSessionConversation } from '../conversation';
 import {
   RecordId,
   RunInput,
@@ -67,8 +67,13 @@ export class MemorySessionStore implements SessionStore {
   }
 
   async loadConversation(tenant: string, sessionId: string): Promise<ChatMessage[]> {
-    const roots = (await this.listRuns(tenant, sessionId)).filter(isRootRun);
+    const roots = (await this.listRuns(tenant, sessionId)).filter(inSessionConversation);
     return conversationFromSteps(await Promise.all(roots.map((r) => this.listSteps(tenant, r.runId))));
+  }
+
+  async rollBackRun(tenant: string, runId: string): Promise<void> {
+    const stored = isId(tenant) && isId(runId) ? this.runs.get(tenant, runId) : undefined;
+    if (stored) this.runs.set(tenant, runId, { ...stored, rolledBack: true });
   }
 
   async getSession(tenant: string, sessionId: string): Promise<SessionWithRuns | undefined> {

@@ -1,7 +1,7 @@
 // SessionStore on MongoDB: sessions, runs and steps in three collections, every write an idempotent upsert.
 import type { Collection, MongoClient } from 'mongodb';
 import { RunPhase, Step, isFinalRunPhase, type ChatMessage } from '../../common';
-import { conversationFromSteps, isRootRun } from '../conversation';
+import { conversationFromSteps, inSessionConversation } from '../conversation';
 import {
   RecordId,
   RunInput,
@@ -80,12 +80,17 @@ export class MongoSessionStore implements SessionStore {
   }
 
   async loadConversation(tenant: string, sessionId: string): Promise<ChatMessage[]> {
-    const roots = (await this.listRuns(tenant, sessionId)).filter(isRootRun).map((r) => r.runId);
+    const roots = (await this.listRuns(tenant, sessionId)).filter(inSessionConversation).map((r) => r.runId);
     if (!roots.length) return [];
     const steps = await this.steps
       .find({ tenant, runId: { $in: roots } }, { projection: { ...STORE_FIELDS, sessionId: 0 }, sort: { index: 1 } })
       .toArray();
     return conversationFromSteps(roots.map((runId) => steps.filter((s) => s.runId === runId)));
+  }
+
+  async rollBackRun(tenant: string, runId: string): Promise<void> {
+    if (!isId(tenant) || !isId(runId)) return;
+    await this.runs.updateOne({ tenant, runId }, { $set: { rolledBack: true } });
   }
 
   async getSession(tenant: string, sessionId: string): Promise<SessionWithRuns | undefined> {

@@ -301,6 +301,29 @@ describe.each([
         { role: 'tool', content: 'found', toolCallId: 'c1', name: 'grep' },
       ]);
     });
+
+    it('leaves a rolled-back run out of the conversation, keeping its record marked (idempotent)', async () => {
+      const tenant = id('t');
+      for (const [runId, startedAt] of [
+        ['gone', 1],
+        ['kept', 2],
+      ] as const) {
+        const run = { tenant, sessionId: 's', runId, rootRunId: runId, agent: 'a', startedAt };
+        await stores.sessions.recordRun({ ...run, status: 'completed' });
+        await stores.sessions.appendSteps(tenant, [step(runId, 0)], 's');
+      }
+      await stores.sessions.rollBackRun(tenant, 'gone');
+      await stores.sessions.rollBackRun(tenant, 'gone');
+      await stores.sessions.rollBackRun(id('other'), 'kept');
+      expect(await stores.sessions.loadConversation(tenant, 's')).toEqual([
+        { role: 'user', content: 'message 0 of kept' },
+      ]);
+      const runs = (await stores.sessions.getSession(tenant, 's'))!.runs;
+      expect(runs.map((r) => [r.runId, r.rolledBack ?? false])).toEqual([
+        ['gone', true],
+        ['kept', false],
+      ]);
+    });
   });
 
   describe('traces', () => {
