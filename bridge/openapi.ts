@@ -168,6 +168,13 @@ function parametersOf(route: ApiRoute, schemas: SchemaSet): Json[] {
   return out;
 }
 
+/** A JSON body; required when it has required fields (a body left out is parsed as `{}`). */
+function requestBodyOf(body: z.ZodType, schemas: SchemaSet): Json {
+  const schema = schemas.convert(body, 'input');
+  const required = Array.isArray(schema.required) && schema.required.length > 0;
+  return { required, content: { 'application/json': { schema } } };
+}
+
 function operationOf(route: ApiRoute, schemas: SchemaSet): Json {
   const responses: Record<string, Json> = {};
   for (const [status, response] of Object.entries(route.responses))
@@ -191,14 +198,7 @@ function operationOf(route: ApiRoute, schemas: SchemaSet): Json {
     security: securityOf(route.auth),
     ...(scope ? { 'x-agio-scope': scope } : {}),
     ...(parametersOf(route, schemas).length ? { parameters: parametersOf(route, schemas) } : {}),
-    ...(route.body
-      ? {
-          requestBody: {
-            required: false,
-            content: { 'application/json': { schema: schemas.convert(route.body, 'input') } },
-          },
-        }
-      : {}),
+    ...(route.body ? { requestBody: requestBodyOf(route.body, schemas) } : {}),
     responses,
   };
 }

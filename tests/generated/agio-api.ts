@@ -684,6 +684,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/ui/approvals': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The viewer's approvals inbox */
+    get: operations['getUiApprovals'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/ui/runs/{path}': {
     parameters: {
       query?: never;
@@ -1091,7 +1108,7 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody?: {
+    requestBody: {
       content: {
         'application/json': {
           payloads: {
@@ -1179,7 +1196,7 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody?: {
+    requestBody: {
       content: {
         'application/json': {
           payloads: {
@@ -1265,7 +1282,7 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
-    requestBody?: {
+    requestBody: {
       content: {
         'application/json': {
           payloads: {
@@ -1351,7 +1368,7 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
-    requestBody?: {
+    requestBody: {
       content: {
         'application/json': {
           payloads: {
@@ -1439,7 +1456,7 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody?: {
+    requestBody: {
       content: {
         'application/json': {
           payloads: {
@@ -1518,7 +1535,7 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody?: {
+    requestBody: {
       content: {
         'application/json': {
           payloads: {
@@ -1812,6 +1829,8 @@ export interface operations {
               startTime: string;
               /** @description ISO 8601 date-time */
               closeTime?: string;
+              /** @description The schedule that started the run */
+              scheduleId?: string;
             }[];
             nextPageToken?: string;
           };
@@ -1867,7 +1886,7 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
-    requestBody?: {
+    requestBody: {
       content: {
         'application/json': {
           agent: string;
@@ -1911,6 +1930,17 @@ export interface operations {
             /** @enum {string} */
             toolChoice?: 'auto' | 'required' | 'none';
           };
+          webhooks?: {
+            url: string;
+            events?: (
+              | 'run.completed'
+              | 'run.failed'
+              | 'run.cancelled'
+              | 'run.paused'
+              | 'approval.requested'
+              | 'approval.expired'
+            )[];
+          }[];
           state?: {
             [key: string]: unknown;
           };
@@ -1932,6 +1962,12 @@ export interface operations {
               self: string;
               events: string;
             };
+            webhooks?: {
+              id: string;
+              url: string;
+              events: string[];
+              secret?: string;
+            }[];
           };
         };
       };
@@ -1947,6 +1983,12 @@ export interface operations {
               self: string;
               events: string;
             };
+            webhooks?: {
+              id: string;
+              url: string;
+              events: string[];
+              secret?: string;
+            }[];
           };
         };
       };
@@ -1977,7 +2019,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description idempotency_conflict: the key was used for another request */
+      /** @description idempotency_conflict: the key was used for another request; session_busy: onActiveRun reject and the session has a run running (activeRunId names it) */
       409: {
         headers: {
           [name: string]: unknown;
@@ -2052,6 +2094,8 @@ export interface operations {
             /** @description ISO 8601 date-time */
             closeTime?: string;
             rootRunId?: string;
+            /** @description The schedule that started the run */
+            scheduleId?: string;
             version?: {
               deploymentName: string;
               buildId: string;
@@ -2137,7 +2181,7 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody?: {
+    requestBody: {
       content: {
         'application/json': {
           maxCostUsd: number;
@@ -2486,7 +2530,7 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody?: {
+    requestBody: {
       content: {
         'application/json': {
           text: string;
@@ -3330,7 +3374,7 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
-    requestBody?: {
+    requestBody: {
       content: {
         'application/json': {
           id: string;
@@ -3594,7 +3638,7 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody?: {
+    requestBody: {
       content: {
         'application/json': {
           agent: string;
@@ -3813,7 +3857,7 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody?: {
+    requestBody: {
       content: {
         'application/json': {
           /** Format: date-time */
@@ -4388,7 +4432,7 @@ export interface operations {
       };
       cookie?: never;
     };
-    requestBody?: {
+    requestBody: {
       content: {
         'application/json': {
           dailyUsd: number | null;
@@ -4548,6 +4592,35 @@ export interface operations {
       };
     };
   };
+  getUiApprovals: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The page */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description internal: see the bridge log */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
   getUiRunsPath: {
     parameters: {
       query?: never;
@@ -4676,7 +4749,7 @@ export interface operations {
       path?: never;
       cookie?: never;
     };
-    requestBody?: {
+    requestBody: {
       content: {
         'application/json': {
           url: string;
