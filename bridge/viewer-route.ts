@@ -61,6 +61,15 @@ export const ViewerRunPage = defineRoute({
   auth: 'public',
   responses: { 200: { description: 'The page', contentType: 'text/html' } },
 });
+/** GET /ui/approvals: the viewer's approvals inbox (it routes in the browser). */
+export const ViewerApprovalsPage = defineRoute({
+  method: 'GET',
+  path: '/ui/approvals',
+  summary: "The viewer's approvals inbox",
+  tags: ['viewer'],
+  auth: 'public',
+  responses: { 200: { description: 'The page', contentType: 'text/html' } },
+});
 const noTokens = new Map<string, string>();
 
 /** Serves the viewer from `dir`; without a built viewer, /ui answers 503 saying how to build it. */
@@ -96,5 +105,6 @@ export function registerViewer(app: FastifyInstance, dir: string): void {
     });
     apiRoute(scope, noTokens, ViewerRoot, async ({ reply }) => reply.redirect('/ui/'));
     apiRoute(scope, noTokens, ViewerRunPage, async ({ reply }) => reply.sendFile('index.html'));
+    apiRoute(scope, noTokens, ViewerApprovalsPage, async ({ reply }) => reply.sendFile('index.html'));
   });
 }

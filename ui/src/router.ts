@@ -1,16 +1,21 @@
-// The viewer's two pages, at real URLs under /ui/ (the bridge answers every /ui/runs/… path with the app).
-export type Route = { page: 'runs'; agent?: string; status?: string } | { page: 'run'; runId: string };
+// The viewer's pages, at real URLs under /ui/ (the bridge answers every /ui/runs/… path and /ui/approvals with the app).
+export type Route =
+  { page: 'runs'; agent?: string; status?: string } | { page: 'run'; runId: string } | { page: 'approvals' };
 
 export const UI_BASE = '/ui/';
 
 export function currentRoute(): Route {
   const match = /^\/ui\/runs\/(.+)$/.exec(location.pathname);
   if (match) return { page: 'run', runId: decodeURIComponent(match[1]) };
+  if (/^\/ui\/approvals\/?$/.test(location.pathname)) return { page: 'approvals' };
   const query = new URLSearchParams(location.search);
   return { page: 'runs', agent: query.get('agent') ?? undefined, status: query.get('status') ?? undefined };
 }
 
 export const runUrl = (runId: string) => `${UI_BASE}runs/${encodeURIComponent(runId)}`;
+
+/** The approvals inbox. */
+export const APPROVALS_URL = `${UI_BASE}approvals`;
 
 export function listUrl(filters: { agent?: string; status?: string }): string {
   const query = new URLSearchParams();

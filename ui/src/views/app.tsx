@@ -2,7 +2,8 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { Api } from '../api';
 import { clearToken, loadToken, saveToken, takeLinkToken } from '../auth';
-import { currentRoute, linkTo, UI_BASE, type Route } from '../router';
+import { APPROVALS_URL, currentRoute, linkTo, UI_BASE, type Route } from '../router';
+import { ApprovalsPage } from './approvals-page';
 import { LinkSignIn } from './link-sign-in';
 import { Login } from './login';
 import { RunPage } from './run-page';
@@ -51,6 +52,9 @@ export function App() {
         </a>
         <nav>
           <a {...linkTo(UI_BASE)}>Runs</a>
+          <a data-testid="nav-approvals" {...linkTo(APPROVALS_URL)}>
+            Approvals
+          </a>
         </nav>
         {token && (
           <button
@@ -91,6 +95,8 @@ export function App() {
               setToken(value);
             }}
           />
+        ) : route.page === 'approvals' ? (
+          <ApprovalsPage api={api} />
         ) : route.page === 'run' ? (
           <RunPage key={route.runId} api={api} runId={route.runId} />
         ) : (
