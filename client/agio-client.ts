@@ -37,6 +37,7 @@ import { pendingApprovals, type PendingApprovalsOptions } from './approval-inbox
 import type { Inbox } from '../common/approval-inbox';
 import { callbackTargetOf, completeCallback } from './callbacks';
 import { countRuns, listRuns, type ListRunsOptions, type RunPage } from './run-list';
+import { AgioSchedules } from './schedules';
 
 // Defined in modules of their own; re-exported here, where clients have always imported them.
 export { RunHandle } from './run-handle';
@@ -244,6 +245,11 @@ export class AgioClient {
   /** How many of a tenant's root runs are in a status, e.g. `running` (visibility's count, which may lag a moment). */
   count(opts: Pick<ListRunsOptions, 'tenant' | 'agent' | 'status'>): Promise<number> {
     return countRuns(this.temporal, opts);
+  }
+
+  /** A tenant's schedules of runs (Temporal Schedules), started on this client's task queue. */
+  get schedules(): AgioSchedules {
+    return new AgioSchedules(this.temporal, this.taskQueue);
   }
 
   /** A handle to an existing run. */
