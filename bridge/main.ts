@@ -47,6 +47,7 @@ async function main(): Promise<void> {
     agentsSource,
     ...(env.AGIO_CORS_ORIGINS ? { corsOrigins: env.AGIO_CORS_ORIGINS } : {}),
     ...(env.AGIO_STREAM_TOKEN_SECRET ? { streamTokenSecret: env.AGIO_STREAM_TOKEN_SECRET } : {}),
+    ...(env.AGIO_CALLBACK_SECRET ? { callbackSecret: env.AGIO_CALLBACK_SECRET } : {}),
     logger: true,
     // GET /metrics takes an admin token unless AGIO_METRICS_PUBLIC=1.
     metrics: { public: process.env.AGIO_METRICS_PUBLIC === '1', processMetrics: true },

@@ -13,6 +13,7 @@ import {
   connectClient,
   connectWorker,
   dataConverterOption,
+  serveCallbackSecret,
   ensureSearchAttributes,
   loadEnv,
   localTarget,
@@ -91,6 +92,9 @@ export async function serve(opts: { port?: number; agents?: string; tools?: stri
     const { stores, close: closeStores } = await storesFromEnv(env);
     const liveLane = new InProcessLane();
     cleanups.push(closeStores);
+    // Callback tools' URLs point at this bridge (or AGIO_CALLBACK_BASE_URL), signed with a secret kept in the data dir.
+    const callbackSecret = await serveCallbackSecret(env, dataDir);
+    const listening: { url?: string } = {};
     const {
       worker,
       agents,
@@ -112,6 +116,7 @@ export async function serve(opts: { port?: number; agents?: string; tools?: stri
       ...(payloadCodec ? { payloadCodec } : {}),
       // Worker and bridge share this process: model deltas go straight to the bridge, never through workflow history.
       liveLane,
+      callbacks: { secret: callbackSecret, baseUrl: env.AGIO_CALLBACK_BASE_URL ?? (() => listening.url) },
       observers: [metrics.observer, ...(traced ? [traced.observer] : [])],
       // One process cannot keep the previous release's worker running for the runs pinned to it: runs follow the
       // current version instead (patched workflow changes keep them replaying; `agio replay-check` tells before).
@@ -161,12 +166,14 @@ export async function serve(opts: { port?: number; agents?: string; tools?: stri
       corsOrigins: env.AGIO_CORS_ORIGINS,
       allowedHosts: allowedHostsFor(host, process.env.AGIO_ALLOWED_HOSTS),
       streamTokenSecret: env.AGIO_STREAM_TOKEN_SECRET,
+      callbackSecret,
       metrics: { public: process.env.AGIO_METRICS_PUBLIC === '1', extra: metrics.text },
     });
     const url = await bridge.listen({
       host,
       port: opts.port ?? (await portOr(Number(process.env.PORT ?? 8080))),
     });
+    listening.url = url;
     cleanups.push(() => bridge.close());
     // A generated token is shown here once (and kept in the token file); a configured one is never printed.
     const token = generated ?? '$TOKEN';

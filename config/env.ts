@@ -32,6 +32,14 @@ export const AgioEnv = z.object({
   ),
   /** Secret of the bridge's stream tokens; bridges behind one load balancer share it (unset: random per process). */
   AGIO_STREAM_TOKEN_SECRET: optionalString,
+  /**
+   * Secret callback tools' URLs are signed with (workers) and checked with (bridges): every worker and bridge of a fleet
+   * shares it (at least 16 bytes). Unset: workers offer no callback tools, bridges refuse callbacks (`agio serve` keeps
+   * one in AGIO_DATA_DIR/callback-secret).
+   */
+  AGIO_CALLBACK_SECRET: optionalString,
+  /** The bridges' public base URL that callback URLs point at (`https://agio.example.com`); workers need it with the secret. */
+  AGIO_CALLBACK_BASE_URL: optionalString,
   /** Whether POST /runs may send `allow` rules, which skip approvals the agent's author asked for (default: only deny and ask). */
   AGIO_ALLOW_PERMISSION_OVERRIDES: z.preprocess(emptyToUndefined, z.enum(['true', 'false']).default('false')),
   /** Whether POST /runs may raise a run's limits above its agent's own from any start token (default: only admin tokens). */

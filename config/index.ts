@@ -16,6 +16,7 @@ export {
 export { storesFromEnv } from './stores';
 export { workspaceOptionsFromEnv, type WorkspaceOptions } from './workspaces';
 export { liveLaneFromEnv } from './live-lane';
+export { callbackOptionsFromEnv, serveCallbackSecret } from './callbacks';
 export { modelConfigFromEnv } from './model';
 export { pricesFromEnv } from './prices';
 export { dataConverterOption, parseCodecKeys, payloadCodecFromEnv } from './codec-keys';

@@ -1,6 +1,7 @@
 // Worker entry point: `node dist/worker/main.js` (or `npm run worker`) against TEMPORAL_ADDRESS.
 import { Client } from '@temporalio/client';
 import {
+  callbackOptionsFromEnv,
   connectClient,
   connectWorker,
   dataConverterOption,
@@ -39,6 +40,7 @@ async function main(): Promise<void> {
   const toolFiles = (process.env.AGIO_TOOLS ?? '').split(',').filter(Boolean);
   const loaded = await agentsWithToolsToServe(env.AGIO_AGENTS, toolFiles);
   const payloadCodec = payloadCodecFromEnv(env);
+  const callbacks = callbackOptionsFromEnv(env);
   const temporal = temporalTarget(env);
   // AGIO_METRICS_PORT: GET /metrics on a listener of the worker's own, the Temporal SDK's metrics included (its runtime
   // is installed before anything connects).
@@ -70,6 +72,8 @@ async function main(): Promise<void> {
     shutdownGraceTime: env.AGIO_SHUTDOWN_GRACE_TIME,
     ...(payloadCodec ? { payloadCodec } : {}),
     ...(liveLane ? { liveLane } : {}),
+    // AGIO_CALLBACK_SECRET and AGIO_CALLBACK_BASE_URL: callback tools' signed URLs, checked by the bridges.
+    ...(callbacks ? { callbacks } : {}),
     observers: [...(metrics ? [metrics.observer] : []), ...(traced ? [traced.observer] : [])],
     versioning: {
       deploymentName: env.AGIO_DEPLOYMENT_NAME,
