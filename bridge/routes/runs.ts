@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { SessionBusyError, stateView } from '../../client/agio-client';
 import { BadPageTokenError, RUN_STATUSES } from '../../client/run-list';
 import { stateQuery } from '../../common/messages';
+import { ScheduleName } from '../../common/schedules';
 import { agentView, agentsSourceView } from '../agents-view';
 import { hasScope } from '../auth';
 import { apiRoute, defineRoute } from '../api-route';
@@ -35,6 +36,8 @@ const ListRunsQuery = z
       .transform((s) => s.toLowerCase())
       .pipe(z.enum(RUN_STATUSES, { message: `status: one of ${RUN_STATUSES.join(', ')}` }))
       .optional(),
+    /** Only the runs this schedule started. */
+    schedule: ScheduleName.optional(),
     limit: z.coerce.number().int().min(1).max(1000).optional(),
     pageToken: z
       .string()
@@ -202,6 +205,7 @@ export const runRoutes: Routes = (app, ctx) => {
         tenant,
         agent: query.agent,
         status: query.status,
+        schedule: query.schedule,
         pageSize: query.limit,
         pageToken: query.pageToken,
       });
