@@ -2,7 +2,10 @@
 // interval (applied idempotently, by several workers at once), runs are listed with their schedule, the overlap policy
 // skips a run while one runs, pause stops runs, trigger starts one, backfill starts the runs that were due, and one
 // tenant never sees or touches another's schedules.
+import { execFile } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { text } from '../../devkit/scripted-model-server';
 import { parseAgentsFile } from '../../worker/agents-file';
 import { applyFileSchedules } from '../../worker/file-schedules';
@@ -28,7 +31,7 @@ schedules:
   - id: tick
     agent: sched_echo
     input: tick
-    every: 2s
+    every: 1s
     tenant: ${tenantA}
 `,
   'schedules.yaml',
@@ -93,7 +96,7 @@ describe('schedules', () => {
       async () => (await bed.agio.schedules.get(tenantA, 'tick')).runningRuns.length === 0,
     );
     const before = (await bed.agio.schedules.get(tenantA, 'tick')).counts.started;
-    await new Promise((resolve) => setTimeout(resolve, 4500));
+    await new Promise((resolve) => setTimeout(resolve, 2500));
     await applyFileSchedules(bed.client, bed.worker.taskQueue, file.schedules);
     const after = await bed.agio.schedules.get(tenantA, 'tick');
     expect(after).toMatchObject({ paused: true, counts: { started: before } });
@@ -162,7 +165,9 @@ describe('schedules', () => {
     // The same id in another tenant is another schedule.
     expect((await create(B, { id: 'mine', agent: 'sched_echo', input: 'b', cron: '@daily' })).status).toBe(201);
     expect((await call(A, '/schedules/mine')).body).toMatchObject({ input: 'a', paused: false });
-    expect(await bed.agio.schedules.get(tenantA, 'mine')).toMatchObject({ input: 'a' });
+    const updated = await call(A, '/schedules/mine', { agent: 'sched_echo', input: 'a2', cron: '@hourly' }, 'PUT');
+    expect(updated).toMatchObject({ status: 200, body: { id: 'mine', input: 'a2', cron: ['@hourly'], paused: false } });
+    expect(await bed.agio.schedules.get(tenantB, 'mine')).toMatchObject({ input: 'b', cron: ['@daily'] });
   });
 
   it('refuses bad specs, unknown agents, duplicates and tokens without the scopes', async () => {
@@ -192,5 +197,42 @@ describe('schedules', () => {
     expect((await call(A, '/schedules', { ...base, id: 'twice', cron: '@daily' })).status).toBe(409);
     const future = { start: new Date().toISOString(), end: new Date(Date.now() + 3_600_000).toISOString() };
     expect((await call(A, '/schedules/twice/backfill', future)).status).toBe(400);
+  });
+
+  it('is driven from the CLI: agio schedule create, trigger and delete, and agio runs --schedule', async () => {
+    const root = path.resolve(__dirname, '../..');
+    const env = { ...process.env, AGIO_URL: bed.bridge.url, AGIO_TOKEN: A };
+    const agio = async (...args: string[]) =>
+      JSON.parse(
+        (
+          await promisify(execFile)(path.join(root, 'node_modules/.bin/tsx'), ['cli/main.ts', ...args], {
+            cwd: root,
+            env,
+          })
+        ).stdout,
+      );
+    const created = await agio(
+      'schedule',
+      'create',
+      'cli',
+      'sched_echo',
+      'from the cli',
+      '--cron',
+      '0 9 * * MON-FRI',
+      '--timezone',
+      'UTC',
+      '--paused',
+      '--trigger-now',
+    );
+    expect(created).toMatchObject({ id: 'cli', cron: ['0 9 * * MON-FRI'], paused: true, source: 'api' });
+    const runs = await waitFor('the run the CLI triggered to complete', async () => {
+      const listed = await runsOf(A, 'cli');
+      return listed.some((r) => r.status === 'completed') && listed;
+    });
+    expect(await agio('runs', '--schedule', 'cli')).toEqual({
+      runs: [expect.objectContaining({ runId: runs[0].runId, scheduleId: 'cli' })],
+    });
+    expect(await agio('schedule', 'delete', 'cli')).toEqual({ id: 'cli', deleted: true });
+    expect((await call(A, '/schedules/cli')).status).toBe(404);
   });
 });
