@@ -29,12 +29,19 @@ export type ApiAuth =
 
 /**
  * One response: a JSON body's schema; a string, an error (`{ error: { code, message } }`, see bridge/errors.ts) with
- * that description; or a body of another content type (text/event-stream, text/plain, text/html) or none.
+ * that description; or a body of another content type (text/event-stream, text/plain, text/html) or none. An SSE
+ * response names the schema of its frames' `data` as `eventData` (the document's `x-event-data`, a component).
  */
 export type ApiResponse =
   | z.ZodType
   | string
-  | { description: string; schema?: z.ZodType; contentType?: string; headers?: Record<string, string> };
+  | {
+      description: string;
+      schema?: z.ZodType;
+      contentType?: string;
+      headers?: Record<string, string>;
+      eventData?: { name: string; schema: z.ZodType };
+    };
 
 /** A request header a route reads (documented; the route reads it itself). */
 export interface ApiHeader {

@@ -88,6 +88,12 @@ class SchemaSet {
     return rewrite(json) as Json;
   }
 
+  /** A schema placed in components.schemas under `name`; its $ref. */
+  named(name: string, schema: z.ZodType): Json {
+    this.components[name] ??= this.convert(schema, 'output');
+    return { $ref: `#/components/schemas/${name}` };
+  }
+
   /** A component's name: its own, or the same schema's earlier name, or a fresh one. */
   private place(name: string, def: Json): string {
     const text = JSON.stringify(def);
@@ -115,14 +121,19 @@ function responseObject(response: ApiResponse, schemas: SchemaSet): Json {
   );
   const type = response.contentType ?? 'application/json';
   const schema = response.schema
-    ? schemas.convert(response.schema, 'output')
+    ? response.schema === ApiErrorBody
+      ? ERROR_REF
+      : schemas.convert(response.schema, 'output')
     : type.startsWith('text/')
       ? { type: 'string' }
       : undefined;
+  const eventData = response.eventData
+    ? { 'x-event-data': schemas.named(response.eventData.name, response.eventData.schema) }
+    : {};
   return {
     description: response.description,
     ...(Object.keys(headers).length ? { headers } : {}),
-    ...(schema ? { content: { [type]: { schema } } } : {}),
+    ...(schema ? { content: { [type]: { schema, ...eventData } } } : {}),
   };
 }
 

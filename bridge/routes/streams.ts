@@ -1,6 +1,7 @@
 // A run's event stream: GET /runs/:id/events (SSE, resumable) and POST /runs/:id/stream-token, the short-lived
 // run-scoped token a browser's EventSource sends as ?access_token= because it cannot send a bearer token.
 import { z } from 'zod';
+import { AgioEvent } from '../../common/events';
 import { streamTenantOf } from '../auth';
 import { apiRoute, defineRoute } from '../api-route';
 import { ApiErrorBody, StreamTokenAnswer } from '../api-schemas';
@@ -42,7 +43,11 @@ export const GetRunEvents = defineRoute({
   }),
   headers: { 'last-event-id': { description: 'Resume after this event id (an offset ≥ -1, or a stream position)' } },
   responses: {
-    200: { description: 'The event stream', contentType: 'text/event-stream' },
+    200: {
+      description: "The event stream; each frame's data is an AgioEvent (x-event-data)",
+      contentType: 'text/event-stream',
+      eventData: { name: 'AgioEvent', schema: AgioEvent },
+    },
     400: 'invalid_request or invalid_offset',
     401: 'unauthorized: no token, an unknown one, or a stream token forged, expired or for another run',
     404: 'run_not_found',

@@ -835,6 +835,108 @@ export interface components {
         [key: string]: unknown;
       };
     };
+    AgioEvent: {
+      type:
+        | (
+            | 'RUN_STARTED'
+            | 'STEP_DELTA'
+            | 'STEP_COMPLETED'
+            | 'RUN_COMPLETED'
+            | 'RUN_FAILED'
+            | 'RUN_CANCELLED'
+            | 'RUN_PAUSED'
+            | 'RUN_RESUMED'
+            | 'AGENT_STATE'
+            | 'TOOL_AUTH_REQUIRED'
+            | 'TOOL_AUTH_GRANTED'
+            | 'TOOL_AUTH_DENIED'
+            | 'TOOL_AUTH_EXPIRED'
+            | 'TOOL_CALLBACK_WAITING'
+            | 'USER_MESSAGE'
+            | 'STEP_RETRY'
+            | 'MODEL_UNAVAILABLE'
+            | 'CONTEXT_COMPACTED'
+            | 'CONTEXT_CONDENSED'
+            | 'ERROR'
+          )
+        | string;
+      runId: string;
+      rootRunId: string;
+      parentRunId?: string;
+      agent: string;
+      depth: number;
+      /** @enum {string} */
+      nestingType?: 'agent_tool' | 'workflow_agent';
+      toolCallId?: string;
+      stepId?: string;
+      attempt?: number;
+      delta?: {
+        content?: string;
+        reasoningContent?: string;
+        toolCalls?: {
+          index: number;
+          id?: string;
+          name?: string;
+          arguments?: string;
+        }[];
+      };
+      snapshot?: {
+        id: string;
+        runId: string;
+        index: number;
+        /** @enum {string} */
+        role: 'system' | 'user' | 'assistant' | 'tool';
+        /** @default null */
+        content: string | null;
+        reasoningContent?: string;
+        toolCalls?: {
+          id: string;
+          name: string;
+          arguments: string;
+        }[];
+        toolCallId?: string;
+        name?: string;
+        isError?: boolean;
+        metrics?: {
+          startedAt?: number;
+          durationMs?: number;
+          firstTokenMs?: number;
+          attempt?: number;
+        };
+        usage?: {
+          promptTokens: number;
+          completionTokens: number;
+          totalTokens: number;
+          cachedPromptTokens?: number;
+          reasoningTokens?: number;
+          costUsd?: number;
+          costUnknown?: boolean;
+        };
+        metadata?: {
+          [key: string]: unknown;
+        };
+      };
+      data?: {
+        [key: string]: unknown;
+      };
+      usage?: {
+        promptTokens: number;
+        completionTokens: number;
+        totalTokens: number;
+        cachedPromptTokens?: number;
+        reasoningTokens?: number;
+        costUsd?: number;
+        costUnknown?: boolean;
+      };
+      traceId?: string;
+      spanId?: string;
+      parentSpanId?: string;
+      /** @constant */
+      ownLog?: true;
+      timestamp: number;
+      offset: number;
+      seq?: number;
+    };
   };
   responses: never;
   parameters: never;
@@ -2045,15 +2147,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @description Stable, e.g. invalid_request, unauthorized, forbidden, run_not_found, quota_exceeded */
-              code: string;
-              message: string;
-            } & {
-              [key: string]: unknown;
-            };
-          };
+          'application/json': components['schemas']['Error'];
         };
       };
       /** @description internal: see the bridge log */
@@ -2446,7 +2540,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description The event stream */
+      /** @description The event stream; each frame's data is an AgioEvent (x-event-data) */
       200: {
         headers: {
           [name: string]: unknown;
@@ -2499,15 +2593,7 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            error: {
-              /** @description Stable, e.g. invalid_request, unauthorized, forbidden, run_not_found, quota_exceeded */
-              code: string;
-              message: string;
-            } & {
-              [key: string]: unknown;
-            };
-          };
+          'application/json': components['schemas']['Error'];
         };
       };
       /** @description internal: see the bridge log */

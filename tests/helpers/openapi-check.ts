@@ -62,6 +62,17 @@ export class ApiDocument {
     );
   }
 
+  /** What is wrong with an SSE frame's data by the stream's `x-event-data` schema (empty when it fits). */
+  eventProblems(template: string, data: unknown): string[] {
+    const media = this.doc.paths[template]?.get?.responses['200']?.content?.['text/event-stream'];
+    const ref: string | undefined = media?.['x-event-data']?.$ref;
+    if (!ref) return [`GET ${template} names no x-event-data`];
+    const validate = this.ajv.getSchema(`openapi${ref}`);
+    if (!validate) return [`no schema at ${ref}`];
+    if (validate(data)) return [];
+    return (validate.errors ?? []).map((e) => `event ${e.instancePath || 'data'} ${e.message}`);
+  }
+
   /** Sends the call and returns its JSON answer; throws when the answer does not fit the document. */
   async call(call: ApiCall): Promise<JsonResponse> {
     const method = call.method ?? (call.body === undefined ? 'GET' : 'POST');

@@ -102,6 +102,8 @@ describe('answers against the OpenAPI document', () => {
     await events.body?.cancel();
     const sse = await readSse(`${bed.bridge.url}/runs/${id}/events`, { token: READER });
     expect(sse.events.at(-1)?.event).toBe('RUN_COMPLETED');
+    for (const frame of sse.events) expect(api.eventProblems('/runs/{id}/events', JSON.parse(frame.data))).toEqual([]);
+    expect(api.eventProblems('/runs/{id}/events', { type: 'RUN_STARTED' })).not.toEqual([]);
     expect((await call({ path: '/runs/{id}/events', params: { id }, token: OTHER })).status).toBe(404);
     expect((await call({ path: '/runs/{id}/citations', params: { id }, token: READER })).body.runId).toBe(id);
     expect((await call({ path: '/sessions/{id}', params: { id: 'no-such-session' }, token: READER })).status).toBe(404);
