@@ -14,6 +14,7 @@ import {
 } from '../common';
 import type { SpanInput, Stores } from '../stores';
 import { fitConversation } from '../stores/conversation';
+import { webhookEnqueuer } from './webhooks/enqueue';
 
 /** How much of a session's earlier conversation a run starts with, when its call names no size. */
 const DEFAULT_HISTORY_BYTES = Math.floor(resolveLimits().maxModelInputBytes / 2);
@@ -181,6 +182,7 @@ function withMessage(step: HandedStep, runId: string, messages: ChatMessage[] = 
 
 /** Builds the persistence activities over the worker's stores. */
 export function createPersistenceActivities(stores: Stores) {
+  const enqueueWebhooks = stores.webhooks ? webhookEnqueuer(stores.webhooks) : undefined;
   /** Records a run (and its run span) starting or ending. */
   async function recordRun(input: RecordRunInput): Promise<void> {
     const { context } = input;
@@ -230,8 +232,12 @@ export function createPersistenceActivities(stores: Stores) {
       });
   }
 
-  /** Adds a root run's events to its event log; a retried call stores nothing twice. */
+  /**
+   * Adds a root run's events to its event log; a retried call stores nothing twice. Webhook deliveries of its events
+   * are enqueued first, so a store that fails the append leaves them enqueued (docs/ARCHITECTURE.md, "Webhooks").
+   */
   async function logEvents(input: LogEventsInput): Promise<void> {
+    await enqueueWebhooks?.(input.tenant, input.rootRunId, input.events);
     await stores.events.append(input.tenant, input.rootRunId, input.events);
   }
 

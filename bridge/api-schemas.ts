@@ -34,6 +34,10 @@ const RunVersionAnswer = z
 export const StartRunAnswer = z.object({
   runId: z.string(),
   links: z.object({ self: z.string(), events: z.string() }),
+  /** The webhooks the request asked for: each secret only in the answer that created it. */
+  webhooks: z
+    .array(z.object({ id: z.string(), url: z.string(), events: z.array(z.string()), secret: z.string().optional() }))
+    .optional(),
 });
 
 /** GET /runs: a page of the tenant's root runs, newest first. */

@@ -63,6 +63,8 @@ export interface BridgeOptions {
    * the process's CPU, memory and event loop (the bridge's main: a process of its own).
    */
   metrics?: { public?: boolean; extra?: () => Promise<string>; processMetrics?: boolean };
+  /** Let webhooks point at loopback and private addresses (default: AGIO_WEBHOOK_ALLOW_PRIVATE=1; else refused). */
+  webhookAllowPrivate?: boolean;
   /** Request logs (tokens redacted, bridge/log-redaction.ts): true for stdout, or a stream to write them to. */
   logger?: boolean | LogDestination;
 }

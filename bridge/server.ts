@@ -8,6 +8,7 @@ import { redactingLogger } from './log-redaction';
 import type { BridgeOptions } from './options';
 import type { BridgeContext } from './routes/context';
 import { budgetRoutes } from './routes/budgets';
+import { webhookRoutes } from './routes/webhooks';
 import { controlRoutes } from './routes/control';
 import { approvalRoutes } from './routes/approvals';
 import { callbackRoutes } from './routes/callbacks';
@@ -116,6 +117,7 @@ export function createBridge(opts: BridgeOptions): FastifyInstance & { hub: Stre
     recordRoutes,
     codecRoutes,
     budgetRoutes,
+    webhookRoutes,
     scheduleRoutes,
   ])
     routes(app, ctx);

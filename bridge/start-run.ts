@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { MAX_TOKENS_PER_MODEL_CALL, ModelSettings, PermissionRule, RunLimitRequest, jsonBytes } from '../common';
 import { HttpError } from './errors';
+import { MAX_RUN_WEBHOOKS, RunWebhookRequest } from '../common/webhooks';
 import { ON_ACTIVE_RUN } from '../common/session-runs';
 
 /** Most permission rules one run may bring. */
@@ -66,6 +67,8 @@ export const StartRunBody = z
     permissions: z.array(RunPermissionRule).max(MAX_RUN_PERMISSIONS).optional(),
     /** Merged over the agent's model settings (every LLM sub-agent's for a workflow agent). */
     modelSettings: RunModelSettings.optional(),
+    /** Webhooks of this run's tree only, answered with their secrets (see POST /webhooks). */
+    webhooks: z.array(RunWebhookRequest).min(1).max(MAX_RUN_WEBHOOKS).optional(),
     /** Values for `{key}` placeholders in instructions (a workflow agent's shared state). */
     state: z
       .record(z.string().min(1).max(128), z.unknown())

@@ -37,6 +37,8 @@ import { pendingApprovals, type PendingApprovalsOptions } from './approval-inbox
 import type { Inbox } from '../common/approval-inbox';
 import { callbackTargetOf, completeCallback } from './callbacks';
 import { countRuns, listRuns, type ListRunsOptions, type RunPage } from './run-list';
+import { WebhooksClient } from './webhooks';
+import type { WebhookStore } from '../stores/webhooks';
 import { AgioSchedules } from './schedules';
 
 // Defined in modules of their own; re-exported here, where clients have always imported them.
@@ -240,6 +242,11 @@ export class AgioClient {
    */
   pendingApprovals(opts: PendingApprovalsOptions = {}): Promise<Inbox> {
     return pendingApprovals(this.temporal, opts);
+  }
+
+  /** Webhook subscriptions and deliveries kept in `store` (the workers' stores); resends start on this client's task queue. */
+  webhooks(store: WebhookStore): WebhooksClient {
+    return new WebhooksClient(this.temporal, this.taskQueue, store);
   }
 
   /** How many of a tenant's root runs are in a status, e.g. `running` (visibility's count, which may lag a moment). */

@@ -18,6 +18,9 @@ import { MongoToolResultStore } from './mongo/tool-result-store';
 import { MongoTraceStore } from './mongo/trace-store';
 import { MongoWorkspaceStore } from './mongo/workspace-store';
 import { MongoSpendStore } from './mongo/spend-store';
+import { MemoryWebhookStore } from './memory/webhook-store';
+import { MongoWebhookStore } from './mongo/webhook-store';
+import type { WebhookStore } from './webhooks';
 import type { SpendStore } from './spend';
 import type {
   CitationStore,
@@ -33,6 +36,7 @@ export * from './records';
 export * from './types';
 export * from './workspace-files';
 export * from './spend';
+export * from './webhooks';
 export { toolResultRef } from './tool-result-ref';
 export type { MongoStoreOptions } from './mongo/collections';
 export { MemoryCitationStore, MemoryEventLogStore, MemorySessionStore, MemoryToolResultStore, MemoryTraceStore };
@@ -40,6 +44,7 @@ export { MongoCitationStore, MongoEventLogStore, MongoSessionStore, MongoToolRes
 export { MemoryWorkspaceStore, MongoWorkspaceStore };
 export { MemoryMessageStore, MongoMessageStore };
 export { MemorySpendStore, MongoSpendStore };
+export { MemoryWebhookStore, MongoWebhookStore };
 
 /** The stores a worker (and a bridge) uses, of one kind. */
 export interface Stores {
@@ -55,6 +60,8 @@ export interface Stores {
   messages: MessageStore;
   /** What priced model calls cost, by tree and by tenant per day, and tenants' daily budgets (the cost budgets). */
   spend: SpendStore;
+  /** Webhook subscriptions and the delivery log (activities/webhooks/). */
+  webhooks: WebhookStore;
   /** Sets up every store (creates MongoDB indexes); safe to call again. */
   setup(): Promise<void>;
 }
@@ -79,6 +86,7 @@ export function createMemoryStores(): Stores {
     workspaces: new MemoryWorkspaceStore(),
     messages: new MemoryMessageStore(),
     spend: new MemorySpendStore(),
+    webhooks: new MemoryWebhookStore(),
   });
 }
 
@@ -93,5 +101,6 @@ export function createMongoStores(client: MongoClient, opts: MongoStoreOptions =
     workspaces: new MongoWorkspaceStore(client, opts),
     messages: new MongoMessageStore(client, opts),
     spend: new MongoSpendStore(client, opts),
+    webhooks: new MongoWebhookStore(client, opts),
   });
 }

@@ -28,6 +28,9 @@ import { WorkspaceSync } from '../activities/workspace/workspace-sync';
 import { describeSandbox, detectSandbox } from '../activities/sandbox/detect';
 import type { CallbackOptions } from '../activities/callbacks/start-callback';
 import type { Sandbox } from '../activities/sandbox/sandbox';
+import { createWebhookActivities } from '../activities/webhooks/deliver';
+import { webhookSettings, type WebhookOptions } from '../activities/webhooks/settings';
+import { WebhookSink, attachWebhookWorker } from './webhook-worker';
 
 /** Options of {@link createWorker}. */
 export interface CreateWorkerOptions {
@@ -114,6 +117,8 @@ export interface CreateWorkerOptions {
   callbacks?: CallbackOptions;
   /** Passed through to Worker.create (concurrency, …); wins over the options above. */
   workerOptions?: Partial<WorkerOptions>;
+  /** How webhooks are delivered (retry window, backoff, timeout, private addresses); unset ones: AGIO_WEBHOOK_*. */
+  webhooks?: WebhookOptions;
 }
 
 /** Default of {@link CreateWorkerOptions.shutdownGraceTime}: a model step or a tool usually ends well within it. */
@@ -204,6 +209,8 @@ async function createWithTools(opts: CreateWorkerOptions, mcp: McpTools): Promis
         }),
   };
   const taskQueue = opts.taskQueue ?? DEFAULT_TASK_QUEUE;
+  const hooks = webhookSettings(taskQueue, opts.webhooks);
+  const webhookSink = new WebhookSink(stores.webhooks);
   const namespace = opts.namespace ?? 'default';
   // A namespace without Agio's search attributes refuses every run's start (a plain `temporal server start-dev`): they
   // are registered now, or the worker fails at start naming the command that registers them.
@@ -231,8 +238,12 @@ async function createWithTools(opts: CreateWorkerOptions, mcp: McpTools): Promis
           },
         }
       : {}),
-    activities: { ...createActivities(deps), ...opts.extraActivities },
-    sinks: wireSinks(opts.liveLane, opts.observers ?? []),
+    activities: {
+      ...createActivities(deps),
+      webhookDeliverySettings: createWebhookActivities(stores.webhooks, hooks).webhookDeliverySettings,
+      ...opts.extraActivities,
+    },
+    sinks: wireSinks(opts.liveLane, opts.observers ?? [], webhookSink),
     shutdownGraceTime: opts.shutdownGraceTime ?? DEFAULT_SHUTDOWN_GRACE_TIME,
     // A cancellation reaches an activity only in the answer to a heartbeat, and the SDK would hold heartbeats back for
     // up to 0.8 × heartbeatTimeout. With this cap each activity's own cadence decides: a model call beats every 4 s at
@@ -241,6 +252,14 @@ async function createWithTools(opts: CreateWorkerOptions, mcp: McpTools): Promis
     // Codecs run in the worker, outside the workflow sandbox: the workflow code sees decoded payloads.
     ...dataConverterOption(opts.payloadCodec),
     ...opts.workerOptions,
+  });
+  await attachWebhookWorker(worker, {
+    connection: opts.connection,
+    namespace,
+    settings: hooks,
+    store: stores.webhooks,
+    sink: webhookSink,
+    workerOptions: { ...dataConverterOption(opts.payloadCodec), shutdownGraceTime: worker.options.shutdownGraceTime },
   });
   let current: Promise<Promotion> | undefined;
   const makeCurrent = versioning?.makeCurrent ?? 'first';
@@ -264,7 +283,11 @@ async function createWithTools(opts: CreateWorkerOptions, mcp: McpTools): Promis
  * The events a root appends to its Wire go to the live lane as its activation ends, for bridges to follow instead of
  * polling (docs/ARCHITECTURE.md, "The Wire"); without a lane, bridges poll the events Query.
  */
-function wireSinks(lane: LiveLane | undefined, observers: readonly RunObserver[]): InjectedSinks<WireSinks> {
+function wireSinks(
+  lane: LiveLane | undefined,
+  observers: readonly RunObserver[],
+  webhooks: WebhookSink,
+): InjectedSinks<WireSinks> {
   return {
     wire: {
       appended: {
@@ -272,6 +295,7 @@ function wireSinks(lane: LiveLane | undefined, observers: readonly RunObserver[]
           lane?.publishEvents(info.workflowId, events);
           // The worker's run metrics (paused runs, waiting approvals, steps) follow the runs' own events.
           notify(observers, 'runEvents', events, { workflowId: info.workflowId, startedAt: info.startTime.getTime() });
+          webhooks.appended(info, events);
         },
         callDuringReplay: false,
       },

@@ -4,4 +4,5 @@ export { agentByName } from './agent-by-name';
 export { loopAgentRun } from './loop-agent';
 export { parallelAgentRun } from './parallel-agent';
 export { sequentialAgentRun } from './sequential-agent';
+export { webhookDelivery } from './webhook-delivery';
 export { agioSession } from './session-runner';

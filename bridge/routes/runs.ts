@@ -23,6 +23,8 @@ import { refuseLimitRaise, refuseMaxTokensRaise } from '../run-limits';
 import { describeRun, rootRunIdOf, runStatus } from '../runs';
 import { StartRunBody, idempotencyKeyOf, refuseAllowRules, runIdForKey } from '../start-run';
 import { RunParams, type Routes } from './context';
+import { randomUUID } from 'node:crypto';
+import { createRunWebhooks } from '../run-webhooks';
 
 const ListRunsQuery = z
   .object({
@@ -155,7 +157,7 @@ export const runRoutes: Routes = (app, ctx) => {
     const { tenant } = caller;
     const admin = hasScope(caller, 'admin');
     const key = idempotencyKeyOf(req);
-    const { agent, input, ...settings } = body;
+    const { agent, input, webhooks: runWebhooks, ...settings } = body;
     refuseAllowRules(settings.permissions, (ctx.opts.allowPermissionOverrides ?? false) || admin);
     // An agent this bridge does not hold starts by name: the worker resolves it (the run fails with UnknownAgent when
     // the worker has none by that name) and refuses limits above the agent's own (LimitAboveAgent) as these checks do.
@@ -163,12 +165,20 @@ export const runRoutes: Routes = (app, ctx) => {
     const mayRaise = (ctx.opts.allowLimitRaise ?? false) || admin;
     if (spec) refuseLimitRaise(spec, settings.limits, mayRaise);
     if (spec) refuseMaxTokensRaise(spec, settings.modelSettings?.maxTokens, mayRaise);
-    const runId = key ? runIdForKey(tenant, key) : undefined;
+    // A run with webhooks is named first, so its subscriptions exist before any of its events.
+    const runId = key ? runIdForKey(tenant, key) : runWebhooks ? `run-${randomUUID()}` : undefined;
     // A repeat of a start that made its run (same Idempotency-Key) answers with that run even at the quota.
     const release = await running.admit(tenant).catch(async (err: unknown) => {
       if (runId && (await exists(runId))) return () => undefined;
       throw err;
     });
+    const hooks =
+      runWebhooks && runId
+        ? await createRunWebhooks(ctx, tenant, runId, runWebhooks).catch((err: unknown) => {
+            release();
+            throw err;
+          })
+        : undefined;
     // A span of its own (joined to a traceparent header), the parent of the run's spans when traces are on.
     const startRun = () =>
       ctx.agio.start(agent, input, {
@@ -178,8 +188,9 @@ export const runRoutes: Routes = (app, ctx) => {
         ...(spec ? {} : { tightenOnly: !mayRaise }),
       });
     const attributes = { 'http.request.method': 'POST', 'http.route': '/runs', 'gen_ai.agent.name': agent };
-    const run = await withServerSpan('POST /runs', req.headers, attributes, startRun).catch((err: Error) => {
+    const run = await withServerSpan('POST /runs', req.headers, attributes, startRun).catch(async (err: Error) => {
       release();
+      await hooks?.undo();
       if (err instanceof SessionBusyError)
         throw new HttpError(409, 'session_busy', err.message, { activeRunId: err.activeRunId });
       if (err.name !== 'IdempotencyConflictError') throw err;
@@ -194,9 +205,11 @@ export const runRoutes: Routes = (app, ctx) => {
       release();
       void reply.header('idempotent-replayed', 'true');
     }
-    return reply
-      .status(run.created ? 201 : 200)
-      .send({ runId: run.runId, links: { self: `/runs/${run.runId}`, events: `/runs/${run.runId}/events` } });
+    return reply.status(run.created ? 201 : 200).send({
+      runId: run.runId,
+      links: { self: `/runs/${run.runId}`, events: `/runs/${run.runId}/events` },
+      ...(hooks ? { webhooks: hooks.webhooks } : {}),
+    });
   });
 
   apiRoute(app, ctx.tokens, ListRuns, async ({ caller: { tenant }, query }) => {

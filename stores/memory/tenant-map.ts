@@ -22,6 +22,11 @@ export class TenantMap<V> {
     values.set(key, structuredClone(value));
   }
 
+  /** Removes the value under `key`; false when there was none. */
+  delete(tenant: string, key: string): boolean {
+    return this.byTenant.get(tenant)?.delete(key) ?? false;
+  }
+
   /** Copies of the tenant's values matching `keep`, in insertion order. */
   filter(tenant: string, keep: (value: V) => boolean): V[] {
     return [...(this.byTenant.get(tenant)?.values() ?? [])].filter(keep).map((v) => structuredClone(v));
