@@ -7,6 +7,9 @@ export * from './model-outage';
 export { RunCancelledError, RunClosedError, RunFailedError, RunNotFoundError } from './errors';
 export type { WaitForOptions } from './wait-for';
 export { MessageRefusedError, type MessageOptions } from './run-messages';
+// The approvals inbox (AgioClient.pendingApprovals) and its items.
+export type { PendingApprovalsOptions } from './approval-inbox';
+export type { Inbox, InboxItem, PendingApproval, ExpiryAction } from '../common/approval-inbox';
 // The events a run's stream carries, typed per event type (a client-only backend imports nothing else for them).
 export { isKnownEvent, runStatusOf, RUN_STATUSES } from '../common';
 export type { AgioEvent, AgioEventOf, EventType, UnknownAgioEvent, RunStatus } from '../common';
