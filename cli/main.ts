@@ -34,6 +34,9 @@ const USAGE = `usage: agio <command> [args]
                                    binding \`agio approvals\` shows, refused if the call is no longer that one
   deny <runId> <callId> [--reason TEXT] [--binding B]
                                    deny it; the reason is shown to the model
+  message <runId> [--interrupt] "<text>"
+                                   add a user message to a running agent run (nested runs by their own id):
+                                   read before its next model call; --interrupt cancels the call in flight
   cancel <runId>                   cancel a run and everything it started
   agents                           list the agents the bridge can start
 ${SCHEDULE_USAGE}  versions [promote <buildId> [--force]] [--deployment NAME]
@@ -88,6 +91,7 @@ async function main(argv: string[]): Promise<number> {
       tool: { type: 'string' },
       binding: { type: 'string' },
       json: { type: 'boolean' },
+      interrupt: { type: 'boolean' },
     },
   });
   const need = (n: number, what: string) => {
@@ -174,6 +178,14 @@ async function main(argv: string[]): Promise<number> {
             ...(values.binding ? { binding: values.binding } : {}),
           },
         ),
+      );
+    case 'message':
+      need(2, '<runId> "<text>"');
+      return printJson(
+        bridge.request('POST', `/runs/${encodeURIComponent(positionals[0])}/messages`, {
+          text: positionals.slice(1).join(' '),
+          mode: values.interrupt ? 'interrupt' : 'enqueue',
+        }),
       );
     case 'cancel':
       need(1, '<runId>');

@@ -2,6 +2,9 @@
 // read before the next model call (in order, across continue-as-new and a worker restart), an interrupt cancels the
 // model call streaming now and asks again with the message, a closed run or a workflow agent refuses, and a nested
 // run takes a message sent to its own run id.
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { asTool, defineAgent, sequentialAgent, type AgentSpec, type AgioEvent } from '../../common';
 import { text, toolCall, toolCalls, type RecordedRequest } from '../../devkit/scripted-model-server';
 import { INTERRUPTED_ATTEMPT } from '../../workflows/user-messages';
@@ -145,14 +148,17 @@ describe('messages to running runs', () => {
     expect(requestsOf(bed.server, 'You are msg-parent.').every((r) => laterUserTexts(r).length === 0)).toBe(true);
   });
 
-  it('keeps a queued message across a worker restart (paused run)', async () => {
+  it('keeps a queued message (sent with agio message) across a worker restart (paused run)', async () => {
     const coder = agent('coder-restart');
     bed.server.scriptFor(`You are ${coder.name}.`, toolCalls([toolCall('record', { label: 'x' })]), text('done'));
     // A second worker on the same task queue takes over once the first has stopped.
     const run = await bed.agio.start(coder, 'start', {});
     await run.pause({ reason: 'hold' });
-    const answer = await run.message('read me after the restart');
-    expect(answer.mode).toBe('enqueue');
+    const root = path.resolve(__dirname, '../..');
+    const env = { ...process.env, AGIO_URL: bed.bridge.url, AGIO_TOKEN: TOKEN };
+    const cli = ['cli/main.ts', 'message', run.runId, 'read me', 'after the restart'];
+    const { stdout } = await promisify(execFile)(path.join(root, 'node_modules/.bin/tsx'), cli, { cwd: root, env });
+    expect(JSON.parse(stdout)).toMatchObject({ runId: run.runId, mode: 'enqueue' });
     await bed.worker.stop();
     const second = await startTestWorker({
       taskQueue: bed.worker.taskQueue,
