@@ -69,6 +69,15 @@ describe('answers against the OpenAPI document', () => {
     expect((await call({ path: '/runs/{id}', params: { id }, token: OTHER })).status).toBe(404);
     expect((await call({ path: '/runs/{id}', params: { id: 'bad id!' }, token: READER })).status).toBe(400);
     expect((await call({ path: '/runs/{id}/stream-token', params: { id }, token: READER, body: {} })).status).toBe(201);
+    // The approvals inbox lists the waiting call (visibility catches up); a message for the run's next turn.
+    const inbox = await waitFor('the inbox lists the call', async () => {
+      const { body } = await call({ path: '/approvals', token: READER });
+      return body.approvals?.some((i: { toolCallId: string }) => i.toolCallId === 'call_s') && body;
+    });
+    expect(inbox.approvals).toHaveLength(1);
+    expect((await call({ path: '/approvals', token: READER, query: { color: 'red' } })).status).toBe(400);
+    const message = { path: '/runs/{id}/messages', params: { id }, token: OWNER, body: { text: 'and be brief' } };
+    expect((await call(message)).status).toBe(202);
 
     // Steering: pause twice (409), resume, decisions (404 for a call that is not there, 409 for a second one).
     const pause = { path: '/runs/{id}/pause', params: { id }, token: OWNER, body: { reason: 'look' } };
@@ -93,6 +102,9 @@ describe('answers against the OpenAPI document', () => {
     });
     expect(done.output.response).toBe('done');
     expect((await call({ path: '/runs/{id}/cancel', params: { id }, token: OWNER, body: {} })).status).toBe(409);
+    expect(
+      (await call({ path: '/runs/{id}/messages', params: { id }, token: OWNER, body: { text: 'late' } })).status,
+    ).toBe(409);
     const events = await fetch(`${bed.bridge.url}/runs/${id}/events`, {
       headers: { authorization: `Bearer ${READER}` },
     });
