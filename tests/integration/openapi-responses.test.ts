@@ -139,6 +139,8 @@ describe('answers against the OpenAPI document', () => {
       (await call({ path: '/runs/{id}/budget', params: { id: 'run-none' }, token: OWNER, body: { maxCostUsd: 1 } }))
         .status,
     ).toBe(404);
+    const forged = await call({ path: '/callbacks/{token}', params: { token: 'forged' }, body: { result: 'x' } });
+    expect(forged).toMatchObject({ status: 401, body: { error: { code: 'invalid_callback' } } });
     // What was checked, for the record: every status class this file promises.
     const statuses = new Set([...api.checked].map((c) => c.split(' ')[2]));
     expect([...statuses].sort()).toEqual(
