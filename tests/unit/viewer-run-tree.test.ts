@@ -101,6 +101,17 @@ describe('the viewer run tree', () => {
     ]);
   });
 
+  test("an approval escalated at its expiry takes the expiry's new binding and role", () => {
+    const s = nestedRun().durable(CHILD, 'TOOL_AUTH_EXPIRED', {
+      data: { toolCallId: 'call_2', tool: 'bash', action: 'escalate', escalatedTo: 'lead', binding: 'abc.1' },
+    });
+    const tree = emptyTree();
+    for (const e of s.events) applyEvent(tree, e);
+    expect(pendingApprovals(tree)).toEqual([
+      expect.objectContaining({ toolCallId: 'call_2', binding: 'abc.1', escalatedTo: 'lead' }),
+    ]);
+  });
+
   test('an approval granted runs the call; its result and the child end close it; the end reports usage', () => {
     const s = nestedRun()
       .durable(CHILD, 'TOOL_AUTH_GRANTED', {

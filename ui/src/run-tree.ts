@@ -88,10 +88,18 @@ function approvalEvent(tree: RunTree, run: RunView, event: WireEvent): void {
         args: data.args,
         reason: String(data.reason ?? ''),
         requestedAt: event.timestamp,
+        ...(str(data.binding) ? { binding: str(data.binding) } : {}),
       });
     }
     const call = findCall(run, toolCallId);
     if (call) call.status = 'waiting_approval';
+    return;
+  }
+  if (event.type === 'TOOL_AUTH_EXPIRED') {
+    // Escalated: the call waits on under a new binding, for another role.
+    const waiting = tree.approvals.find((a) => a.toolCallId === toolCallId && a.runId === run.runId && !a.decision);
+    if (waiting && str(data.binding))
+      Object.assign(waiting, { binding: str(data.binding), escalatedTo: str(data.escalatedTo) });
     return;
   }
   const granted = event.type === 'TOOL_AUTH_GRANTED';
@@ -235,6 +243,7 @@ export function applyEvent(tree: RunTree, event: WireEvent, eventId?: string): b
       });
       break;
     case 'TOOL_AUTH_REQUIRED':
+    case 'TOOL_AUTH_EXPIRED':
     case 'TOOL_AUTH_GRANTED':
     case 'TOOL_AUTH_DENIED':
       approvalEvent(tree, run, event);

@@ -48,6 +48,9 @@ export interface ApprovalView {
   reason: string;
   requestedAt: number;
   decision?: { outcome: 'granted' | 'denied'; by?: string; reason?: string; message?: string; remember?: boolean };
+  /** What a decision quotes to be bound to this call (runs since the approvals inbox), and the role it was escalated to. */
+  binding?: string;
+  escalatedTo?: string;
 }
 
 /** Something worth a line in a run's timeline that is not a step. */

@@ -33,7 +33,8 @@ function Approval({ api, approval, mayDecide }: { api: Api; approval: ApprovalVi
     setBusy(true);
     setError(undefined);
     try {
-      const body = decision === 'approve' ? { remember } : message ? { message } : {};
+      const bound = approval.binding ? { binding: approval.binding } : {};
+      const body = { ...bound, ...(decision === 'approve' ? { remember } : message ? { message } : {}) };
       await api.post(
         `${runPath(approval.runId)}/tool-calls/${encodeURIComponent(approval.toolCallId)}/${decision}`,
         body,
@@ -48,6 +49,12 @@ function Approval({ api, approval, mayDecide }: { api: Api; approval: ApprovalVi
     <div class="approval" data-testid="approval" data-tool-call-id={approval.toolCallId}>
       <p>
         <strong>{approval.agent}</strong> wants to call <code>{approval.tool}</code> — {approval.reason}
+        {approval.escalatedTo && (
+          <span class="muted" data-testid="escalated">
+            {' '}
+            (escalated to {approval.escalatedTo}: only that role decides it)
+          </span>
+        )}
       </p>
       <pre class="args">{pretty(approval.args)}</pre>
       <div class="row">
