@@ -11,6 +11,7 @@ import { parseAgentsFile } from '../../worker/agents-file';
 import { applyFileSchedules } from '../../worker/file-schedules';
 import { heldAnswer } from '../helpers/agent-runs';
 import { request } from '../helpers/bridge';
+import { ApiDocument } from '../helpers/openapi-check';
 import { useTestBed } from '../helpers/test-bed';
 import { waitFor } from '../helpers/workflow-agents';
 
@@ -60,8 +61,24 @@ describe('schedules', () => {
     // Interval runs may take one more answer than a test waits for: every model call gets the default answer.
     strictModel: false,
   });
-  const call = (token: string, path: string, body?: unknown, method?: string) =>
-    request(`${bed.bridge.url}${path}`, { token, body, ...(method ? { method } : {}) });
+  let api: ApiDocument;
+  beforeAll(async () => {
+    api = await ApiDocument.of(bed.bridge.url);
+  });
+  /** Every answer is checked against the bridge's OpenAPI document (errors included). */
+  const call = (token: string, path: string, body?: unknown, method?: string) => {
+    const [route, search] = path.split('?');
+    const [, collection, id, action] = /^\/(schedules|runs)(?:\/([^/]+))?(\/.*)?$/.exec(route) ?? [];
+    const template = id === undefined ? route : `/${collection}/{id}${action ?? ''}`;
+    return api.call({
+      path: template,
+      ...(id === undefined ? {} : { params: { id } }),
+      ...(search ? { query: Object.fromEntries(new URLSearchParams(search)) } : {}),
+      token,
+      body,
+      ...(method ? { method } : {}),
+    });
+  };
   const runsOf = async (token: string, schedule: string): Promise<Listed[]> =>
     (await call(token, `/runs?schedule=${schedule}`)).body.runs ?? [];
   const create = async (token: string, body: Record<string, unknown>) => {
