@@ -7,6 +7,7 @@ import { applyEvent, emptyTree, pendingApprovals, treeUsage } from '../run-tree'
 import { linkTo, runUrl } from '../router';
 import { Approvals } from './approvals';
 import { RunControls } from './run-controls';
+import { RunMessage } from './run-message';
 import { RunNode } from './run-node';
 import { applyTimelineEvent, emptyTimeline } from '../timeline/model';
 import { Timeline } from './timeline';
@@ -105,6 +106,7 @@ export function RunPage({ api, runId }: { api: Api; runId: string }) {
           </dd>
         </dl>
         {run && <RunControls api={api} run={run} />}
+        {run && <RunMessage api={api} run={run} />}
       </section>
       <Approvals api={api} approvals={pendingApprovals(tree)} />
       <ViewTabs view={view} onChange={setView} />
