@@ -101,6 +101,10 @@ describe('schedules', () => {
     const run = await call(A, `/runs/${completed.runId}`);
     expect(run.body).toMatchObject({ status: 'completed', agent: 'sched_echo', scheduleId: 'tick' });
     expect(run.body.output.response).toBe('done');
+    // Its own event log, as any run's.
+    const types: string[] = [];
+    for await (const event of bed.agio.getHandle(completed.runId).stream()) types.push(event.type);
+    expect([types[0], types.at(-1)]).toEqual(['RUN_STARTED', 'RUN_COMPLETED']);
     const listed = await call(A, '/schedules');
     expect(listed.body.schedules).toEqual([
       expect.objectContaining({ id: 'tick', agent: 'sched_echo', source: 'agents-file', paused: false }),
@@ -114,9 +118,10 @@ describe('schedules', () => {
     );
     const before = (await bed.agio.schedules.get(tenantA, 'tick')).counts.started;
     await new Promise((resolve) => setTimeout(resolve, 2500));
-    await applyFileSchedules(bed.client, bed.worker.taskQueue, file.schedules);
+    // A changed file updates the schedule: its new declaration, still paused, still the file's.
+    await applyFileSchedules(bed.client, bed.worker.taskQueue, [{ ...file.schedules[0], every: '1h' }]);
     const after = await bed.agio.schedules.get(tenantA, 'tick');
-    expect(after).toMatchObject({ paused: true, counts: { started: before } });
+    expect(after).toMatchObject({ every: '1h', paused: true, source: 'agents-file', counts: { started: before } });
   });
 
   it('skips a run due while the previous one still runs, and trigger starts one at once', async () => {
