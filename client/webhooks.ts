@@ -12,8 +12,8 @@ import {
 } from '../common/webhooks';
 import type { WebhookDelivery, WebhookStore, WebhookSubscription } from '../stores/webhooks';
 
-/** A subscription as callers see it: everything but its secret. */
-export type WebhookView = Omit<WebhookSubscription, 'secret'>;
+/** A subscription as callers see it: everything but its secret (and its tenant, the caller's own). */
+export type WebhookView = Omit<WebhookSubscription, 'secret' | 'tenant'>;
 
 /** A subscription just created, with its secret (shown this once). */
 export type CreatedWebhook = WebhookView & { secret: string };
@@ -34,7 +34,7 @@ export const newWebhookSecret = (): string => `whsec_${randomBytes(32).toString(
 
 /** The view of a subscription (without its secret). */
 export function webhookView(sub: WebhookSubscription): WebhookView {
-  const { secret: _secret, ...view } = sub;
+  const { secret: _secret, tenant: _tenant, ...view } = sub;
   return view;
 }
 

@@ -51,9 +51,12 @@ export function isForbiddenAddress(address: string): boolean {
   return FORBIDDEN.check(address, family === 4 ? 'ipv4' : 'ipv6');
 }
 
-/** The URL's host as an address or a name, without IPv6 brackets. */
+/** The URL's host as an address or a name, without IPv6 brackets or a trailing dot (`localhost.` is localhost). */
 export function hostOf(url: URL): string {
-  return url.hostname.replace(/^\[|\]$/g, '');
+  return url.hostname
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.+$/, '')
+    .toLowerCase();
 }
 
 /**
