@@ -29,7 +29,7 @@ import { portOr } from '../devkit/free-port';
 import { startTemporalDevServer } from '../devkit/temporal-server';
 import { createWorker } from '../worker/create-worker';
 import { agentsWithToolsToServe } from '../worker/example-agents';
-import { applyFileSchedules } from '../worker/file-schedules';
+import { applyFileSchedules, describeApplied } from '../worker/file-schedules';
 import { startWebUiBeside } from './web-ui';
 import { workerMetrics } from '../telemetry/metrics-worker';
 import { installRuntimeWithMetrics } from '../telemetry/metrics-temporal';
@@ -150,9 +150,7 @@ export async function serve(opts: { port?: number; agents?: string; tools?: stri
     });
     // The agents file's schedules, created or updated (worker/file-schedules.ts): their runs are this process's.
     if (loaded.schedules.length)
-      console.log(
-        `agio: schedules ${(await applyFileSchedules(client, taskQueue, loaded.schedules)).map((a) => `${a.tenant}/${a.id} (${a.result})`).join(', ')}`,
-      );
+      console.log(`agio: schedules ${describeApplied(await applyFileSchedules(client, taskQueue, loaded.schedules))}`);
     const bridge = createBridge({
       agio,
       tokens,

@@ -32,8 +32,17 @@ export function checkFileSchedules(
   });
 }
 
-/** What applying a file's schedules did, by schedule. */
-export type AppliedSchedules = { tenant: string; id: string; result: 'created' | 'updated' }[];
+/** What applying a file's schedules did, by schedule (`failed` with Temporal's refusal: the others are applied still). */
+export type AppliedSchedules = {
+  tenant: string;
+  id: string;
+  result: 'created' | 'updated' | 'failed';
+  error?: string;
+}[];
+
+/** `acme/nightly (created), acme/hourly (failed: …)` for a process's log. */
+export const describeApplied = (applied: AppliedSchedules): string =>
+  applied.map((a) => `${a.tenant}/${a.id} (${a.result}${a.error ? `: ${a.error}` : ''})`).join(', ');
 
 /**
  * Creates each schedule of the file, or updates one that exists to the file's declaration (its paused state and note
@@ -49,8 +58,10 @@ export async function applyFileSchedules(
   const client = new AgioSchedules(temporal, taskQueue);
   const applied: AppliedSchedules = [];
   for (const { tenant = 'default', ...declaration } of schedules) {
-    const result = await client.upsert(tenant, declaration, { source: 'agents-file' });
-    applied.push({ tenant, id: declaration.id, result });
+    await client.upsert(tenant, declaration, { source: 'agents-file' }).then(
+      (result) => applied.push({ tenant, id: declaration.id, result }),
+      (err: Error) => applied.push({ tenant, id: declaration.id, result: 'failed', error: err.message }),
+    );
   }
   return applied;
 }

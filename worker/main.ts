@@ -17,7 +17,7 @@ import { AgentsFileError } from './agents-file';
 import { agentsWithToolsToServe } from './example-agents';
 import { ToolModuleError } from './tool-modules';
 import { createWorker } from './create-worker';
-import { applyFileSchedules } from './file-schedules';
+import { applyFileSchedules, describeApplied } from './file-schedules';
 import { metricsListenFromEnv, startMetricsServer, workerMetrics } from '../telemetry/metrics-worker';
 import { installRuntimeWithMetrics } from '../telemetry/metrics-temporal';
 import { tracingObserverFromEnv } from '../telemetry/tracing-observer';
@@ -91,8 +91,7 @@ async function main(): Promise<void> {
       ...dataConverterOption(payloadCodec),
     });
     await applyFileSchedules(client, taskQueue, loaded.schedules).then(
-      (applied) =>
-        console.log(`agio worker: schedules ${applied.map((a) => `${a.tenant}/${a.id} (${a.result})`).join(', ')}`),
+      (applied) => console.log(`agio worker: schedules ${describeApplied(applied)}`),
       (err: Error) => console.error(`agio worker: the agents file's schedules could not be applied: ${err.message}`),
     );
     await clientConnection.close();
