@@ -141,6 +141,43 @@ describe('answers against the OpenAPI document', () => {
     ).toBe(404);
     const forged = await call({ path: '/callbacks/{token}', params: { token: 'forged' }, body: { result: 'x' } });
     expect(forged).toMatchObject({ status: 401, body: { error: { code: 'invalid_callback' } } });
+  });
+
+  it('answers schedules and webhooks as documented', async () => {
+    const call = api.call.bind(api);
+    const schedule = { path: '/schedules/{id}', params: { id: 'spec-nightly' }, token: OWNER };
+    const declared = { id: 'spec-nightly', agent: 'spec-asker', input: 'nightly', cron: '@daily' };
+    expect((await call({ path: '/schedules', token: OWNER, body: declared })).status).toBe(201);
+    expect((await call({ path: '/schedules', token: OWNER, body: declared })).status).toBe(409);
+    expect((await call({ path: '/schedules', token: OWNER, body: { ...declared, cron: undefined } })).status).toBe(400);
+    expect((await call({ path: '/schedules', token: READER })).body.schedules).toHaveLength(1);
+    expect((await call({ ...schedule, token: READER })).body).toMatchObject({ id: 'spec-nightly', paused: false });
+    expect((await call({ ...schedule, path: '/schedules/{id}/pause', body: { note: 'quiet' } })).body.paused).toBe(
+      true,
+    );
+    expect((await call({ ...schedule, path: '/schedules/{id}/unpause', body: {} })).body.paused).toBe(false);
+    const updated = await call({
+      ...schedule,
+      method: 'PUT',
+      body: { agent: 'spec-asker', input: 'hourly', cron: '@hourly' },
+    });
+    expect(updated.body.input).toBe('hourly');
+    expect((await call({ ...schedule, method: 'DELETE' })).body).toEqual({ id: 'spec-nightly', deleted: true });
+    expect((await call({ ...schedule, token: READER })).status).toBe(404);
+
+    const created = await call({
+      path: '/webhooks',
+      token: OPS,
+      body: { url: 'https://hooks.example/agio', events: ['approval.expired'] },
+    });
+    expect(created.status).toBe(201);
+    const hook = { path: '/webhooks/{id}', params: { id: created.body.id }, token: READER };
+    expect((await call({ path: '/webhooks', token: READER })).body.webhooks).toHaveLength(1);
+    expect((await call(hook)).body).toMatchObject({ url: 'https://hooks.example/agio' });
+    expect((await call({ ...hook, path: '/webhooks/{id}/deliveries' })).body).toEqual({ deliveries: [] });
+    expect((await call({ path: '/webhooks', token: OWNER, body: { url: 'https://x.example' } })).status).toBe(403);
+    expect((await call({ ...hook, method: 'DELETE', token: OPS })).status).toBe(204);
+    expect((await call(hook)).status).toBe(404);
     // What was checked, for the record: every status class this file promises.
     const statuses = new Set([...api.checked].map((c) => c.split(' ')[2]));
     expect([...statuses].sort()).toEqual(
