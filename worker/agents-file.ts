@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { AgentSpec, AgentToolSpec, AnyAgentSpec, type WorkflowAgentSpec } from '../common';
 import { McpServerConfig } from '../activities/tools/mcp/config';
 import { FileSchedule, checkFileSchedules } from './file-schedules';
+import { CallbackToolConfig } from '../activities/callbacks/http-template';
 
 // The file's shapes, typed by hand: TypeScript cannot infer a schema that contains itself.
 /** How an agent is named where another agent uses it: by name (an agent of the file), or written inline. */
@@ -74,6 +75,8 @@ export const AgentsFile = z
     tools: z.array(z.string().min(1)).default([]),
     /** Agents started on cron or interval schedules (worker/file-schedules.ts). */
     schedules: z.array(FileSchedule).default([]),
+    /** Callback tools: an HTTP request starts the outside work, then the run waits for its result (http-template.ts). */
+    callbackTools: z.array(CallbackToolConfig).default([]),
   })
   .strict();
 
@@ -90,6 +93,8 @@ export interface LoadedAgents {
   toolRefs: ToolRef[];
   /** The file's schedules (applied by workers at start: applyFileSchedules). */
   schedules: FileSchedule[];
+  /** The file's callback tools (`${NAME}` in their start requests replaced from the environment). */
+  callbackTools: CallbackToolConfig[];
 }
 
 /** A file that cannot be used: every message names the file, the line and the path in it. */
@@ -152,12 +157,18 @@ export function parseAgentsFile(source: string, file: string, env: NodeJS.Proces
   const mcpServers = parsed.data.mcpServers.map((server, i) =>
     withEnvironment(server, env, (at, message) => problems.push(`${where(['mcpServers', i, ...at])}: ${message}`)),
   );
+  const callbackTools = parsed.data.callbackTools.map((tool, i) => ({
+    ...tool,
+    start: withEnvironment(tool.start, env, (at, m) =>
+      problems.push(`${where(['callbackTools', i, 'start', ...at])}: ${m}`),
+    ),
+  }));
   const named = parsed.data.agents.map((a) => a.name);
   checkFileSchedules(parsed.data.schedules, named, (at, message) => problems.push(`${where(at)}: ${message}`));
   if (problems.length) throw new AgentsFileError(file, problems);
   const toolModules = parsed.data.tools.map((module) => path.resolve(path.dirname(file), module));
   const toolRefs = collectToolRefs(parsed.data.agents, where);
-  return { file, agents, mcpServers, toolModules, toolRefs, schedules: parsed.data.schedules };
+  return { file, agents, mcpServers, toolModules, toolRefs, schedules: parsed.data.schedules, callbackTools };
 }
 
 /**
@@ -260,11 +271,11 @@ function plainIssues(
 }
 
 /** The server with `${NAME}` replaced in every string it holds; unset variables are reported where they are used. */
-function withEnvironment(
-  server: McpServerConfig,
+function withEnvironment<T>(
+  server: T,
   env: NodeJS.ProcessEnv,
   problem: (at: (string | number)[], message: string) => void,
-): McpServerConfig {
+): T {
   const expand = (value: unknown, at: (string | number)[]): unknown => {
     if (typeof value === 'string') {
       return value.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name: string) => {
@@ -278,7 +289,7 @@ function withEnvironment(
       return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, expand(v, [...at, k])]));
     return value;
   };
-  return expand(server, []) as McpServerConfig;
+  return expand(server, []) as T;
 }
 
 /** `agents[2].tools[0].agent`. */

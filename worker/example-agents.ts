@@ -5,6 +5,7 @@ import type { ToolDefinition } from '../activities/tools/define-tool';
 import { builtinTools } from '../activities/tools/builtin';
 import { bashNetworkTool } from '../activities/tools/bash';
 import { loadAgentsFile, type LoadedAgents } from './agents-file';
+import { httpCallbackTool } from '../activities/callbacks/http-callback-tool';
 import { checkAgentsFileTools } from './agents-file-tools';
 import { loadToolModules } from './tool-modules';
 import { projectRoot } from './project-root';
@@ -37,7 +38,11 @@ export async function agentsWithToolsToServe(
   opts: { networkTool?: boolean } = {},
 ): Promise<AgentsWithTools> {
   const loaded = agentsToServe(file);
-  const tools = await loadToolModules([...toolFiles.map((f) => path.resolve(f)), ...loaded.toolModules]);
+  const tools = [
+    ...(await loadToolModules([...toolFiles.map((f) => path.resolve(f)), ...loaded.toolModules])),
+    // The file's callback tools: its HTTP start requests (activities/callbacks/http-callback-tool.ts).
+    ...loaded.callbackTools.map(httpCallbackTool),
+  ];
   const networkTool = opts.networkTool ?? process.env.AGIO_SANDBOX_NETWORK_TOOL === '1';
   const offered = [...builtinTools, ...(networkTool ? [bashNetworkTool] : []), ...tools].map((t) => t.name);
   // get_tool_result: every worker has it (createWorker), beside the stores it reads.
