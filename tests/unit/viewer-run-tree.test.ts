@@ -176,6 +176,22 @@ describe('the viewer run tree', () => {
     expect(tree.runs[ROOT].steps[0]).toMatchObject({ live: false, content: 'Hi there' });
   });
 
+  test('a user message that interrupts a streaming answer: its text is dropped, late deltas too, the message shows', () => {
+    const s = stream().durable(ROOT, 'RUN_STARTED').delta(ROOT, `${ROOT}:0`, 'a long ans');
+    s.durable(ROOT, 'USER_MESSAGE', { data: { messageId: 'm', text: 'shorter', mode: 'interrupt', by: 'alice' } })
+      .durable(ROOT, 'STEP_RETRY', { stepId: `${ROOT}:0`, attempt: 1_000_000, data: { reason: 'interrupted' } })
+      .delta(ROOT, `${ROOT}:0`, 'wer', 1)
+      .durable(ROOT, 'STEP_COMPLETED', step(ROOT, 0, 'user', { content: 'shorter' }))
+      .delta(ROOT, `${ROOT}:0`, ' still', 1);
+    const tree = emptyTree();
+    for (const e of s.events) applyEvent(tree, e);
+    expect(tree.runs[ROOT].steps[0]).toMatchObject({ live: false, role: 'user', content: 'shorter' });
+    expect(tree.runs[ROOT].notices.map((n) => n.text)).toEqual([
+      'message from alice (interrupt): shorter',
+      'model call interrupted (interrupted)',
+    ]);
+  });
+
   test('a resumed stream that repeats events changes nothing and counts them; a hole is counted', () => {
     const { events } = nestedRun();
     const once = emptyTree();

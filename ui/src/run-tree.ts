@@ -185,14 +185,25 @@ export function applyEvent(tree: RunTree, event: WireEvent, eventId?: string): b
       } else if (event.stepId) {
         const step = stepOf(run, event.stepId, 'assistant');
         if (step.live && (event.attempt ?? 1) > step.attempt) restart(step, event.attempt ?? 1);
+        // A user message's interrupt names an attempt above any real one (INTERRUPTED_ATTEMPT, workflows/user-messages.ts).
+        const interrupted = (event.attempt ?? 1) >= 1_000_000;
         run.notices.push({
           type: event.type,
           at: event.timestamp,
-          text: `model call attempt ${event.attempt ?? '?'} (${reason})`,
+          text: interrupted
+            ? `model call interrupted (${reason})`
+            : `model call attempt ${event.attempt ?? '?'} (${reason})`,
         });
       }
       break;
     }
+    case 'USER_MESSAGE':
+      run.notices.push({
+        type: event.type,
+        at: event.timestamp,
+        text: `message${str(event.data?.by) ? ` from ${String(event.data?.by)}` : ''}${event.data?.mode === 'interrupt' ? ' (interrupt)' : ''}: ${str(event.data?.text) ?? ''}`,
+      });
+      break;
     case 'MODEL_UNAVAILABLE':
       run.notices.push({
         type: event.type,
