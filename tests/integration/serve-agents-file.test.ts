@@ -1,6 +1,7 @@
 // `agio serve --agents FILE` as a user runs it (what `./scripts/serve --agents FILE` runs): agents of their own from a
-// YAML file — three levels of agents used as tools, a parallel agent, a real MCP server from the registry and a
-// structured-output agent — driven over HTTP with a repeated Idempotency-Key, against the scripted model server.
+// YAML file — three levels of agents used as tools, a parallel agent, a real MCP server from the registry, a
+// structured-output agent and a schedule — driven over HTTP with a repeated Idempotency-Key, against the scripted model
+// server.
 // A broken file stops serve before it starts anything, naming the file, the line and the problem.
 import fs from 'node:fs';
 import os from 'node:os';
@@ -35,6 +36,8 @@ agents:
       properties: { total: { type: number }, currency: { type: string } }
       required: [total, currency]
       additionalProperties: false
+schedules:
+  - { id: nightly, agent: director, input: Report on the night, cron: "0 2 * * *", paused: true }
 `;
 
 describe('agio serve --agents FILE', () => {
@@ -104,6 +107,17 @@ describe('agio serve --agents FILE', () => {
       subAgents: [{ name: 'engineer' }, { name: 'reviewer' }],
     });
     expect(listed.agents[4].outputSchema).toMatchObject({ required: ['total', 'currency'] });
+  });
+
+  it("creates the file's schedules at start, marked as the file's", async () => {
+    expect(serve.output()).toContain('agio: schedules default/nightly (created)');
+    expect(await get('/schedules/nightly')).toMatchObject({
+      id: 'nightly',
+      agent: 'director',
+      cron: ['0 2 * * *'],
+      paused: true,
+      source: 'agents-file',
+    });
   });
 
   it('runs three levels of agents used as tools down to an MCP tool, once for a repeated Idempotency-Key', async () => {
