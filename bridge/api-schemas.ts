@@ -129,7 +129,12 @@ export const AgentsAnswer = z.object({
 });
 
 /** GET /whoami. */
-export const WhoamiAnswer = z.object({ tenant: z.string(), identity: z.string(), scopes: z.array(z.enum(SCOPES)) });
+export const WhoamiAnswer = z.object({
+  tenant: z.string(),
+  identity: z.string(),
+  scopes: z.array(z.enum(SCOPES)),
+  roles: z.array(z.string()).optional().describe('Roles (approvals escalated to one are decided only by its tokens)'),
+});
 
 /** GET /healthz. */
 export const HealthAnswer = z.object({

@@ -16,9 +16,10 @@ export const GetWhoami = defineRoute({
 });
 
 export const whoamiRoutes: Routes = (app, ctx) => {
-  apiRoute(app, ctx.tokens, GetWhoami, async ({ caller: { tenant, identity, scopes } }) => ({
+  apiRoute(app, ctx.tokens, GetWhoami, async ({ caller: { tenant, identity, scopes, roles } }) => ({
     tenant,
     identity,
     scopes: [...scopes],
+    ...(roles?.size ? { roles: [...roles] } : {}),
   }));
 };

@@ -131,7 +131,13 @@ describe('approvals that expire', () => {
     expect(recordsOf(run.runId).map((r) => r.label)).toEqual(['after pause']);
   });
 
-  it('refuses an escalation without a role in a per-run rule', async () => {
+  it("refuses an escalation without a role in a per-run rule; GET /whoami names a token's roles", async () => {
+    expect((await request(`${bed.bridge.url}/whoami`, { token: LEAD })).body).toEqual({
+      tenant: 'acme',
+      identity: 'bob',
+      scopes: ['start', 'read', 'decide', 'control'],
+      roles: ['lead'],
+    });
     const { status, body } = await request(`${bed.bridge.url}/runs`, {
       token: ALICE,
       body: { agent: pauser.name, input: 'x', permissions: expiring('escalate') },

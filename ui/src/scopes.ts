@@ -3,19 +3,31 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { Api } from './api';
 
-/** A token's scopes, asked once per Api (undefined: unknown, e.g. an older bridge without /whoami scopes). */
-const asked = new WeakMap<Api, Promise<string[] | undefined>>();
+/** A token's scopes and roles, asked once per Api (undefined: unknown, e.g. an older bridge without /whoami scopes). */
+const asked = new WeakMap<Api, Promise<{ scopes?: string[]; roles?: string[] } | undefined>>();
 
-function scopesOf(api: Api): Promise<string[] | undefined> {
-  let scopes = asked.get(api);
-  if (!scopes) {
-    scopes = api.get<{ scopes?: string[] }>('/whoami').then(
-      (who) => who.scopes,
-      () => undefined,
-    );
-    asked.set(api, scopes);
+function whoami(api: Api): Promise<{ scopes?: string[]; roles?: string[] } | undefined> {
+  let who = asked.get(api);
+  if (!who) {
+    who = api.get<{ scopes?: string[]; roles?: string[] }>('/whoami').catch(() => undefined);
+    asked.set(api, who);
   }
-  return scopes;
+  return who;
+}
+
+const scopesOf = (api: Api) => whoami(api).then((who) => who?.scopes);
+
+/** The token's roles (empty until known; an approval escalated to a role is decided only by its tokens). */
+export function useRoles(api: Api): string[] {
+  const [roles, setRoles] = useState<string[]>([]);
+  useEffect(() => {
+    let live = true;
+    void whoami(api).then((who) => live && setRoles(who?.roles ?? []));
+    return () => {
+      live = false;
+    };
+  }, [api]);
+  return roles;
 }
 
 /** Whether the token may use `scope` (true until known otherwise; `admin` holds every scope). */

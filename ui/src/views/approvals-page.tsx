@@ -5,7 +5,7 @@ import type { Inbox, InboxItem } from '../../../common/approval-inbox';
 import { ApiError, runPath, type Api } from '../api';
 import { clock, pretty } from '../format';
 import { linkTo, runUrl } from '../router';
-import { lacksScope, useScope } from '../scopes';
+import { lacksScope, useRoles, useScope } from '../scopes';
 
 const REFRESH_MS = 3000;
 
@@ -14,6 +14,7 @@ export function ApprovalsPage({ api }: { api: Api }) {
   const [error, setError] = useState<string>();
   const [tick, setTick] = useState(0);
   const mayDecide = useScope(api, 'decide');
+  const roles = useRoles(api);
 
   useEffect(() => {
     let live = true;
@@ -58,7 +59,7 @@ export function ApprovalsPage({ api }: { api: Api }) {
           key={`${item.runId} ${item.toolCallId} ${item.binding}`}
           api={api}
           item={item}
-          mayDecide={mayDecide}
+          mayDecide={mayDecide && (!item.escalatedTo || roles.includes(item.escalatedTo))}
           onDecided={() => setTick((t) => t + 1)}
         />
       ))}
