@@ -253,6 +253,15 @@ export function applyEvent(tree: RunTree, event: WireEvent, eventId?: string): b
         text: `resumed${str(event.data?.by) ? ` by ${String(event.data?.by)}` : ''}`,
       });
       break;
+    case 'TOOL_CALLBACK_WAITING': {
+      // A callback tool started its work and waits for the result (until its tool step arrives).
+      const call = findCall(run, String(event.data?.toolCallId ?? ''));
+      if (call && call.status !== 'done' && call.status !== 'error') {
+        call.status = 'waiting_callback';
+        if (typeof event.data?.expiresAt === 'number') call.callbackExpiresAt = event.data.expiresAt;
+      }
+      break;
+    }
     case 'TOOL_AUTH_REQUIRED':
     case 'TOOL_AUTH_EXPIRED':
     case 'TOOL_AUTH_GRANTED':

@@ -9,8 +9,10 @@ export interface ToolCallView {
   name: string;
   /** The model's raw JSON (still growing while the step streams). */
   arguments: string;
-  status: 'streaming' | 'waiting_approval' | 'running' | 'done' | 'error' | 'denied';
+  status: 'streaming' | 'waiting_approval' | 'waiting_callback' | 'running' | 'done' | 'error' | 'denied';
   result?: string;
+  /** A callback tool waiting for its outside result: when the wait ends with a timeout (epoch ms). */
+  callbackExpiresAt?: number;
   /** The run this call started (an agent used as a tool). */
   childRunId?: string;
   /** Attempts the tool's activity needed beyond the first. */

@@ -93,6 +93,11 @@ function ToolCallItem({
         <code class="tool-name">{call.name || '…'}</code>
         <span class={`badge ${call.status}`}>{call.status.replace('_', ' ')}</span>
         {call.retries > 0 && <span class="badge retry">{call.retries} retries</span>}
+        {call.status === 'waiting_callback' && call.callbackExpiresAt !== undefined && (
+          <span class="muted" data-testid="callback-expiry">
+            result due by {new Date(call.callbackExpiresAt).toLocaleString()}
+          </span>
+        )}
         {call.durationMs !== undefined && <span class="muted">{duration(call.durationMs)}</span>}
         {approval?.decision && <Decision approval={approval} />}
       </div>
