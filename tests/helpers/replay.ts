@@ -15,3 +15,9 @@ export async function replayEveryExecution(client: Client, workflowId: string): 
   }
   return replayed;
 }
+
+/** Replays the latest execution of `workflowId` (closed or open); rejects on a determinism error. */
+export async function replayHistory(client: Client, workflowId: string): Promise<void> {
+  const history = await client.workflow.getHandle(workflowId).fetchHistory();
+  await Worker.runReplayHistory({ workflowBundle: { codePath: testEnv('workflowBundle') } }, history, workflowId);
+}

@@ -9,6 +9,7 @@ import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
 import { testTools } from '../fixtures/test-tools';
 import { heldAnswer, sentMessages } from '../helpers/agent-runs';
 import { request } from '../helpers/bridge';
+import { replayHistory } from '../helpers/replay';
 import { useTestBed } from '../helpers/test-bed';
 import { waitFor } from '../helpers/workflow-agents';
 
@@ -120,6 +121,7 @@ describe('session start strategies', () => {
     expect(userTexts(bed.server.requests[3])).toEqual(['two', 'three']);
     const stored = await bed.worker.stores.sessions.getSession('default', sessionId);
     expect(stored?.runs.find((r) => r.runId === first.runId)).toMatchObject({ rolledBack: true });
+    await replayHistory(bed.client, `agio-session:default:${sessionId}`); // the runner's cancel and rollback replay
     held.release();
   });
 });

@@ -13,6 +13,7 @@ import { heldAnswer, sentMessages } from '../helpers/agent-runs';
 import { request } from '../helpers/bridge';
 import { readStream, requestsOf, waitForEvent } from '../helpers/nested-runs';
 import { startTestWorker } from '../helpers/temporal';
+import { replayHistory } from '../helpers/replay';
 import { useTestBed } from '../helpers/test-bed';
 import { runChain, waitFor } from '../helpers/workflow-agents';
 
@@ -91,6 +92,7 @@ describe('messages to running runs', () => {
     expect(retry).toMatchObject({ stepId: `${run.runId}:2`, attempt: INTERRUPTED_ATTEMPT });
     const types = events.map((e) => e.type);
     expect(types.indexOf('USER_MESSAGE')).toBeLessThan(types.indexOf('STEP_RETRY'));
+    await replayHistory(bed.client, run.runId); // the interrupt replays deterministically
   });
 
   it('refuses a closed run (409), a workflow agent (409), a foreign tenant (404), a bad body (400) and a read-only token (403)', async () => {
