@@ -12,6 +12,10 @@ export interface BridgeProcessConfig {
   natsUrl?: string;
   /** Agents the bridge holds (POST /runs starts them with their spec). */
   agents?: AnyAgentSpec[];
+  /** MongoDB stores (as MONGODB_URI, through storesFromEnv) behind the routes that read them (default none). */
+  mongoUri?: string;
+  /** `token:tenant[:identity[:scopes]],…` as in AGIO_TOKENS (default `test-token:default`). */
+  tokens?: string;
 }
 
 /** Environment variable that carries the config. */
