@@ -10,6 +10,15 @@ export { MessageRefusedError, type MessageOptions } from './run-messages';
 // The approvals inbox (AgioClient.pendingApprovals) and its items.
 export type { PendingApprovalsOptions } from './approval-inbox';
 export type { Inbox, InboxItem, PendingApproval, ExpiryAction } from '../common/approval-inbox';
+// Schedules (AgioClient.schedules): what they answer and refuse, and the declaration they take.
+export {
+  AgioSchedules,
+  ScheduleExistsError,
+  ScheduleNotFoundError,
+  type ScheduleSummaryView,
+  type ScheduleView,
+} from './schedules';
+export { ScheduleDeclaration, type ScheduleSource } from '../common/schedules';
 // The events a run's stream carries, typed per event type (a client-only backend imports nothing else for them).
 export { isKnownEvent, runStatusOf, RUN_STATUSES } from '../common';
 export type { AgioEvent, AgioEventOf, EventType, UnknownAgioEvent, RunStatus } from '../common';

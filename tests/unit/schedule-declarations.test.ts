@@ -69,6 +69,29 @@ describe('schedule declarations', () => {
     });
     expect(options.memo).toEqual({ tenant: 'acme', agent: 'coder', source: 'api', declaration: decl });
   });
+
+  it('hands cron, time zone, jitter and catch-up window to Temporal as it takes them', () => {
+    const decl = ScheduleDeclaration.parse({
+      id: 'n',
+      agent: 'coder',
+      input: 'go',
+      cron: ['0 9 * * MON-FRI', '@monthly'],
+      timezone: 'America/New_York',
+      jitter: '30s',
+      catchupWindow: '10m',
+      pauseOnFailure: true,
+      paused: true,
+      note: 'holidays',
+    });
+    const options = scheduleOptions(decl, { tenant: 'acme', taskQueue: 'q', source: 'api', workflowIdBase: 'run-x' });
+    expect(options.spec).toEqual({
+      cronExpressions: ['0 9 * * MON-FRI', '@monthly'],
+      timezone: 'America/New_York',
+      jitter: 30_000,
+    });
+    expect(options.policies).toEqual({ overlap: 'SKIP', catchupWindow: 600_000, pauseOnFailure: true });
+    expect(options.state).toEqual({ paused: true, note: 'holidays' });
+  });
 });
 
 describe("an agents file's schedules", () => {
