@@ -54,6 +54,8 @@ export interface RunState extends ControlState {
   pendingApprovals: PendingApproval[];
   /** Agent runs: callback tool calls waiting for their outside result. */
   pendingCallbacks?: PendingCallback[];
+  /** Agent runs: ids of the user messages accepted and not read yet (see userMessageUpdate). */
+  queuedMessages?: string[];
 }
 
 /** Who asks to pause or resume, and why (carried into RUN_PAUSED / RUN_RESUMED). */

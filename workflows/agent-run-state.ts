@@ -161,6 +161,7 @@ export function openAgentRun(input: ParsedAgentRunInput): AgentRun {
     toolCalls: counters.toolCalls,
     pendingApprovals: approvals.list(),
     ...(callbacks.list().length ? { pendingCallbacks: callbacks.list() } : {}),
+    ...(run.messages.queuedIds().length ? { queuedMessages: run.messages.queuedIds() } : {}),
     usage: counters.usage,
     ...(context.limits.maxCostUsd !== undefined ? { maxCostUsd: context.limits.maxCostUsd } : {}),
   }));

@@ -51,6 +51,11 @@ export class UserMessages {
     setHandler(userMessageUpdate, (req) => this.accept(req), { validator: (req) => this.validate(req) });
   }
 
+  /** Ids of the messages waiting to be read, oldest first (for the state query). */
+  queuedIds(): string[] {
+    return this.queued.map((m) => m.messageId);
+  }
+
   /** Messages waiting to be read, oldest first; each is taken once. */
   take(): QueuedUserMessage | undefined {
     return this.queued.shift();

@@ -160,7 +160,9 @@ describe('messages to running runs', () => {
     const env = { ...process.env, AGIO_URL: bed.bridge.url, AGIO_TOKEN: TOKEN };
     const cli = ['cli/main.ts', 'message', run.runId, 'read me', 'after the restart'];
     const { stdout } = await promisify(execFile)(path.join(root, 'node_modules/.bin/tsx'), cli, { cwd: root, env });
+    const { messageId } = JSON.parse(stdout);
     expect(JSON.parse(stdout)).toMatchObject({ runId: run.runId, mode: 'enqueue' });
+    expect((await run.state()).queuedMessages).toEqual([messageId]);
     await bed.worker.stop();
     const second = await startTestWorker({
       taskQueue: bed.worker.taskQueue,
