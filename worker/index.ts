@@ -2,6 +2,14 @@
 // workflow bundle, for a project that runs Agio's worker in its own process.
 export { createWorker, DEFAULT_SHUTDOWN_GRACE_TIME, type AgioWorker, type CreateWorkerOptions } from './create-worker';
 export { defineTool, type ToolContext, type ToolDefinition, type ToolOutput } from '../activities/tools/define-tool';
+export {
+  defineCallbackTool,
+  type CallbackToolContext,
+  type CallbackToolDefinition,
+} from '../activities/tools/define-callback-tool';
+export { httpCallbackTool } from '../activities/callbacks/http-callback-tool';
+export { CallbackToolConfig } from '../activities/callbacks/http-template';
+export type { CallbackOptions } from '../activities/callbacks/start-callback';
 export { builtinTools } from '../activities/tools/builtin';
 export type { ModelConfig } from '../activities/model';
 export { McpServerConfig, type McpServerConfigInput } from '../activities/tools/mcp/config';
