@@ -1,4 +1,4 @@
-// `npm run openapi [-- <file>] [--types <file>]`: writes the bridge's OpenAPI 3.1 document (every route, the codec
+// `agio openapi [<file>] [--types <file>]` (npm run openapi): writes the bridge's OpenAPI 3.1 document (every route, the codec
 // endpoint and the viewer included) without Temporal or a listening port, and optionally its openapi-typescript types.
 import { Client } from '@temporalio/client';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -41,7 +41,8 @@ export async function openApiTypes(document: Record<string, unknown>): Promise<s
   });
 }
 
-async function main(argv: string[]): Promise<void> {
+/** `agio openapi [<file>] [--types <file>]`: the document to the file (else stdout), its types to the other. */
+export async function openApiCommand(argv: string[]): Promise<number> {
   const typesAt = argv.indexOf('--types');
   const typesFile = typesAt >= 0 ? argv[typesAt + 1] : undefined;
   const file = argv.find((a, i) => !a.startsWith('--') && (typesAt < 0 || i !== typesAt + 1));
@@ -50,10 +51,5 @@ async function main(argv: string[]): Promise<void> {
   if (file) writeFileSync(file, text);
   else if (!typesFile) process.stdout.write(text);
   if (typesFile) writeFileSync(typesFile, await openApiTypes(document));
+  return 0;
 }
-
-if (require.main === module)
-  main(process.argv.slice(2)).catch((err: Error) => {
-    console.error(err.message);
-    process.exit(1);
-  });

@@ -3,6 +3,7 @@
 import { parseArgs } from 'node:util';
 import { bridgeFromEnv, printJson, run, watch } from './commands';
 import { SCHEDULE_USAGE } from './schedule-command';
+import { WEBHOOKS_USAGE } from './webhooks-command';
 
 const USAGE = `usage: agio <command> [args]
 
@@ -39,10 +40,12 @@ const USAGE = `usage: agio <command> [args]
                                    read before its next model call; --interrupt cancels the call in flight
   cancel <runId>                   cancel a run and everything it started
   agents                           list the agents the bridge can start
-${SCHEDULE_USAGE}  versions [promote <buildId> [--force]] [--deployment NAME]
+${SCHEDULE_USAGE}${WEBHOOKS_USAGE}  versions [promote <buildId> [--force]] [--deployment NAME]
                                    worker versions of the deployment; promote one to current (runs pinned
                                    to other versions move to it at their next safe point; an older build
                                    than the current one only with --force)
+  openapi [FILE] [--types FILE]    the bridge's HTTP API as an OpenAPI 3.1 document (stdout or FILE; what
+                                   GET /openapi.json serves), and its TypeScript types (openapi-typescript)
   replay-check [--closed N] [--workflows PATH | --bundle FILE] [--query Q]
                                    replay open runs (and recent closed ones) against the workflow code
                                    about to be deployed; exits 1 naming any run that would not replay
@@ -66,6 +69,8 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'versions') return (await import('./versions')).versionsCommand(rest);
   if (command === 'replay-check') return (await import('./replay-check')).replayCheckCommand(rest);
   if (command === 'schedule') return (await import('./schedule-command')).scheduleCommand(rest);
+  if (command === 'openapi') return (await import('../bridge/openapi-file')).openApiCommand(rest);
+  if (command === 'webhooks') return (await import('./webhooks-command')).webhooksCommand(rest);
   const bridge = bridgeFromEnv();
   const { values, positionals } = parseArgs({
     args: rest,

@@ -5422,6 +5422,8 @@ export interface operations {
             tenant: string;
             identity: string;
             scopes: ('start' | 'read' | 'decide' | 'control' | 'admin')[];
+            /** @description Roles (approvals escalated to one are decided only by its tokens) */
+            roles?: string[];
           };
         };
       };

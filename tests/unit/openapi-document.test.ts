@@ -39,8 +39,8 @@ describe('the OpenAPI document', () => {
   let url: string;
 
   beforeAll(async () => {
-    // What `npm run openapi` writes (the document and its openapi-typescript types), as a user would run it.
-    execFileSync(bin('tsx'), ['bridge/openapi-file.ts', docFile, '--types', typesFile], { cwd: root });
+    // What `agio openapi` (npm run openapi) writes: the document and its openapi-typescript types.
+    execFileSync(bin('tsx'), ['cli/main.ts', 'openapi', docFile, '--types', typesFile], { cwd: root });
     doc = JSON.parse(readFileSync(docFile, 'utf8'));
     app = await fullBridge(dir);
     url = await app.listen({ host: '127.0.0.1', port: 0 });
