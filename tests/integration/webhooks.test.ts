@@ -2,6 +2,9 @@
 // verifies every signature with the Standard Webhooks library: each event type delivered once with a stable id, a
 // failing receiver retried with backoff under the same webhook-id, a hanging receiver that does not hold the run, the
 // delivery log and resend over HTTP, and webhooks asked for at POST /runs.
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { askingAgent, keyOf, waitForAsk } from '../helpers/approvals';
 import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
 import { testTools } from '../fixtures/test-tools';
@@ -225,5 +228,42 @@ describe('webhooks', () => {
     await bed.bridge.agio.getHandle(other.body.runId).result();
     await settled(res.body.webhooks[0].id, BETA, 1);
     expect(receiver.at('/run').map((r) => [r.verified, r.body.data.runId])).toEqual([[true, res.body.runId]]);
+  });
+
+  it('is driven from the CLI: agio webhooks create, deliveries and delete', async () => {
+    const root = path.resolve(__dirname, '../..');
+    const agio = async (...args: string[]) => {
+      const env = { ...process.env, AGIO_URL: bed.bridge.url, AGIO_TOKEN: BETA };
+      const tsx = path.join(root, 'node_modules/.bin/tsx');
+      return JSON.parse((await promisify(execFile)(tsx, ['cli/main.ts', ...args], { cwd: root, env })).stdout);
+    };
+    const created = await agio(
+      'webhooks',
+      'create',
+      receiver.url('/cli'),
+      '--event',
+      'run.completed',
+      '--agent',
+      'cli-agent',
+    );
+    expect(created).toMatchObject({
+      id: expect.stringMatching(/^whk_/),
+      events: ['run.completed'],
+      agent: 'cli-agent',
+    });
+    receiver.verifyWith('/cli', created.secret);
+    bed.server.scriptFor('You are cli.', text('by cli'));
+    await (
+      await bed.bridge.agio.start(defineAgent({ name: 'cli-agent', instructions: 'You are cli.' }), 'go', {
+        tenant: 'beta',
+      })
+    ).result();
+    await settled(created.id, BETA, 1);
+    const { deliveries } = await agio('webhooks', 'deliveries', created.id);
+    expect(deliveries).toEqual([
+      expect.objectContaining({ status: 'succeeded', attempts: [expect.objectContaining({ status: 200 })] }),
+    ]);
+    expect(receiver.at('/cli').map((r) => r.verified)).toEqual([true]);
+    expect(await agio('webhooks', 'delete', created.id)).toEqual({ id: created.id, deleted: true });
   });
 });
