@@ -8,7 +8,7 @@ import { CallbackRefusedError } from '../../client/agio-client';
 import { activities, sentToolResult } from '../helpers/agent-runs';
 import { request } from '../helpers/bridge';
 import { CALLBACK_SECRET, callbackBedOptions, startOf, waitForCallback } from '../helpers/callbacks';
-import { readStream, requestsOf } from '../helpers/nested-runs';
+import { eventsNow, readStream, requestsOf } from '../helpers/nested-runs';
 import { useTestBed, type TestBed } from '../helpers/test-bed';
 import { waitFor } from '../helpers/workflow-agents';
 
@@ -188,6 +188,29 @@ describe('callback tools', () => {
     expect(sentToolResult(requestsOf(bed.server, keyOf('refusing'))[1], 'call_no')).toBe(
       'Error: the CI system refused the job: quota exceeded',
     );
+  });
+
+  it('counts a run that only waits for its callback as parked when paused, and goes on after the resume', async () => {
+    const agent = agentWith('paused-waiter', 'deploy');
+    bed.server.scriptFor(
+      keyOf(agent.name),
+      toolCalls([toolCall('deploy', { service: 'cache' }, { id: 'call_paused' })]),
+      text('cache deployed'),
+    );
+    const run = await bed.agio.start(agent, 'deploy the cache');
+    await waitForCallback(bed.client, run.runId, 'call_paused');
+    // The pause update answers once the run is parked: a wait for outside work holds nothing.
+    expect(await run.pause({ reason: 'maintenance' })).toMatchObject({ paused: true, parked: true });
+    await run.completeCallback('call_paused', { result: 'cache is live' });
+    await waitFor('the result committed while paused', async () =>
+      (await eventsNow(bed.client, run.runId)).some(
+        (e) => e.snapshot?.role === 'tool' && e.snapshot.toolCallId === 'call_paused',
+      ),
+    );
+    expect((await run.state()).pendingCallbacks ?? []).toEqual([]);
+    expect(requestsOf(bed.server, keyOf(agent.name))).toHaveLength(1);
+    await run.resume();
+    expect((await run.result()).response).toBe('cache deployed');
   });
 
   it('is completed through the client by token and by tool call id, once', async () => {

@@ -58,6 +58,12 @@ describe("a run's waiting search attribute", () => {
       'paused:operator',
     ]);
     expect(waitingOn({ ...state, paused: true, pendingApprovals: 1, finished: true })).toEqual([]);
+    expect(waitingOn({ ...state, pendingCallbacks: 1 })).toEqual(['callback']);
+    expect(waitingOn({ ...state, paused: true, pendingApprovals: 1, pendingCallbacks: 2 })).toEqual([
+      'approval',
+      'callback',
+      'paused:operator',
+    ]);
   });
 });
 
