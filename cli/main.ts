@@ -69,7 +69,6 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'versions') return (await import('./versions')).versionsCommand(rest);
   if (command === 'replay-check') return (await import('./replay-check')).replayCheckCommand(rest);
   if (command === 'schedule') return (await import('./schedule-command')).scheduleCommand(rest);
-  if (command === 'webhooks') return (await import('./webhooks-command')).webhooksCommand(rest);
   if (command === 'openapi') return (await import('../bridge/openapi-file')).openApiCommand(rest);
   if (command === 'webhooks') return (await import('./webhooks-command')).webhooksCommand(rest);
   const bridge = bridgeFromEnv();
