@@ -80,7 +80,11 @@ async function loop(run: AgentRun): Promise<AgentRunResult> {
     // Agents called as tools spent what was left of the tree's budget: no further model call.
     if (next.kind === 'run_tools' && spentBudget(counters.usage, context.limits))
       return { response: step.content ?? '', terminationReason: 'max_tokens' };
-    if (next.kind === 'max_steps') return summary(run, toolkit);
+    if (next.kind === 'max_steps') {
+      // The run is ending: messages already accepted are read before the summary, later ones are refused.
+      run.messages.close();
+      return summary(run, toolkit);
+    }
     // Between steps nothing is in flight; park here if paused, and let handlers finish so no published batch is lost.
     const calls = counters.modelCalls - run.modelCallsAtStart;
     if (
