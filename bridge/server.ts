@@ -77,7 +77,7 @@ export function createBridge(opts: BridgeOptions): FastifyInstance & { hub: Stre
     const origins = opts.corsOrigins;
     void app.register(cors, {
       origin: origins.includes('*') ? '*' : origins,
-      methods: ['GET', 'POST', 'OPTIONS'],
+      methods: ['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS'],
       // x-namespace: the Temporal Web UI's requests to the codec endpoint (routes/codec.ts).
       allowedHeaders: ['authorization', 'content-type', 'idempotency-key', 'last-event-id', 'x-namespace'],
       exposedHeaders: ['idempotent-replayed'],

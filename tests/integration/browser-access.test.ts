@@ -115,6 +115,10 @@ describe('browser access to the bridge', () => {
     expect(preflight.status).toBe(204);
     expect(preflight.headers.get('access-control-allow-origin')).toBe(ORIGIN);
     expect(preflight.headers.get('access-control-allow-headers')).toContain('idempotency-key');
+    // Schedules and webhooks are changed with PUT and DELETE: a listed origin's page may send them too.
+    expect(preflight.headers.get('access-control-allow-methods')?.split(/,\s*/)).toEqual(
+      expect.arrayContaining(['PUT', 'DELETE']),
+    );
     const other = await fetch(`${bed.bridge.url}/agents`, {
       headers: { origin: 'https://elsewhere.example.com', authorization: `Bearer ${A}` },
     });
