@@ -99,6 +99,18 @@ export const RunStateAnswer = ControlStateAnswer.extend({
   pendingApprovals: z.array(
     z.object({ toolCallId: z.string(), tool: z.string(), workflowId: z.string() }).catchall(z.unknown()),
   ),
+  pendingCallbacks: z
+    .array(
+      z.object({
+        toolCallId: z.string(),
+        tool: z.string(),
+        workflowId: z.string(),
+        callbackId: z.string(),
+        expiresAt: z.number().describe('When the wait ends with a tool error (epoch ms)'),
+      }),
+    )
+    .optional()
+    .describe('Callback tool calls waiting for their outside result'),
   cost: Cost.optional(),
 });
 
