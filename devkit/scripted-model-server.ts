@@ -82,6 +82,8 @@ function firstSystemText(body: unknown): string | undefined {
 export class ScriptedModelServer {
   readonly requests: RecordedRequest[] = [];
   readonly unexpected: RecordedRequest[] = [];
+  /** Indexes of the requests whose client closed the connection before the answer ended (a cancelled call). */
+  readonly abandoned: number[] = [];
   /** Called right after each response chunk is handed to the socket. */
   onChunk?: (info: { requestIndex: number; chunkIndex: number; writtenAt: number; text: string }) => void;
   private readonly server = http.createServer();
@@ -158,6 +160,7 @@ export class ScriptedModelServer {
     this.onChunk = undefined;
     this.requests.length = 0;
     this.unexpected.length = 0;
+    this.abandoned.length = 0;
   }
 
   /** Stops listening and destroys every open connection, including hanging responses. */
@@ -196,6 +199,9 @@ export class ScriptedModelServer {
     }
     const rec: RecordedRequest = { body, headers: { ...req.headers }, receivedAt: Date.now(), path };
     const index = this.requests.push(rec) - 1;
+    res.once('close', () => {
+      if (!res.writableFinished) this.abandoned.push(index);
+    });
     if (!isRecord(body)) return sendJson(res, 400, errorBody(400, 'scripted model: request body is not a JSON object'));
     const step = this.route(body).shift() ?? this.fallback;
     if (step === undefined) {

@@ -70,10 +70,14 @@ describe('messages to running runs', () => {
   });
 
   it('interrupts a slow streaming answer: the call is cancelled and asked again with the message', async () => {
-    const coder = agent('coder-interrupt');
+    // Heartbeats every second, so the worker learns of the cancel soon; the answer would stream for 15 s.
+    const coder = agent('coder-interrupt', { limits: { modelHeartbeatTimeoutMs: 2000 } });
     bed.server.scriptFor(
       `You are ${coder.name}.`,
-      text('a long and slow answer that the user will cut short before it ends', { chunkSize: 2, delayMs: 150 }),
+      text('a long and slow answer that the user will cut short before it ends '.repeat(3), {
+        chunkSize: 2,
+        delayMs: 150,
+      }),
       text('answer with the message'),
     );
     const chunk = new Promise<void>((resolve) => (bed.server.onChunk = (c) => c.chunkIndex === 3 && resolve()));
@@ -84,6 +88,7 @@ describe('messages to running runs', () => {
     const out = await run.result();
     expect(out.response).toBe('answer with the message');
     expect(out.metrics.modelCalls).toBe(1);
+    await waitFor('the interrupted call to close its request', () => bed.server.abandoned.includes(0), 10_000);
     const [, second] = bed.server.requests;
     expect(laterUserTexts(second)).toEqual(['stop, explain it shorter']);
     expect(sentMessages(second).some((m) => m.role === 'assistant')).toBe(false);
