@@ -15,6 +15,14 @@ import type { WebhookDelivery, WebhookStore, WebhookSubscription } from '../stor
 /** A subscription as callers see it: everything but its secret (and its tenant, the caller's own). */
 export type WebhookView = Omit<WebhookSubscription, 'secret' | 'tenant'>;
 
+/** A delivery as callers see it (without its tenant, the caller's own). */
+export type WebhookDeliveryView = Omit<WebhookDelivery, 'tenant'>;
+
+/** The view of a delivery. */
+function deliveryView({ tenant: _tenant, ...delivery }: WebhookDelivery): WebhookDeliveryView {
+  return delivery;
+}
+
 /** A subscription just created, with its secret (shown this once). */
 export type CreatedWebhook = WebhookView & { secret: string };
 
@@ -87,15 +95,15 @@ export class WebhooksClient {
   }
 
   /** A subscription's deliveries with their attempts, newest first. */
-  async deliveries(tenant: string, id: string, limit = 50): Promise<WebhookDelivery[]> {
-    return this.store.listDeliveries(tenant, id, limit);
+  async deliveries(tenant: string, id: string, limit = 50): Promise<WebhookDeliveryView[]> {
+    return (await this.store.listDeliveries(tenant, id, limit)).map(deliveryView);
   }
 
   /** One delivery with its attempts. */
-  async delivery(tenant: string, deliveryId: string): Promise<WebhookDelivery> {
+  async delivery(tenant: string, deliveryId: string): Promise<WebhookDeliveryView> {
     const d = await this.store.getDelivery(tenant, deliveryId);
     if (!d) throw new WebhookRequestError('delivery_not_found', `no delivery with id "${deliveryId}"`);
-    return d;
+    return deliveryView(d);
   }
 
   /**

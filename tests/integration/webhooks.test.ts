@@ -13,6 +13,7 @@ import { useTestBed } from '../helpers/test-bed';
 import { WebhookReceiver } from '../helpers/webhook-receiver';
 import { waitFor } from '../helpers/workflow-agents';
 import { defineAgent } from '../../common';
+import { DeliveryAnswer, WebhookAnswer } from '../../bridge/routes/webhooks';
 
 const ACME = 'acme-admin';
 const perRun = defineAgent({ name: 'per-run', instructions: 'You are per-run.' });
@@ -206,6 +207,10 @@ describe('webhooks', () => {
     expect(got[1].body).toEqual(got[0].body);
     const one = await api(`/webhooks/deliveries/${first.id}`, 'beta-reader');
     expect(one).toMatchObject({ status: 200, body: { id: first.id, attempts: [{ attempt: 1, status: 200 }] } });
+    // Answers hold exactly the documented fields (no tenant, no secret).
+    expect(() => DeliveryAnswer.strict().parse(one.body)).not.toThrow();
+    const listed = (await api('/webhooks', 'beta-reader')).body.webhooks;
+    expect(() => listed.map((w: unknown) => WebhookAnswer.strict().parse(w))).not.toThrow();
   });
 
   it('takes webhooks at POST /runs for that run only, with their secrets in the answer', async () => {
