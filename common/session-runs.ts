@@ -39,9 +39,12 @@ export interface SessionRuns {
   queued: string[];
 }
 
-/** The workflow id of a session's runner (one per tenant and session). */
+/**
+ * The workflow id of a session's runner (one per tenant and session): the tenant's length first, so no two tenants'
+ * sessions share one whatever characters their names hold (`a:b` + `c` against `a` + `b:c`).
+ */
 export function sessionRunnerId(tenant: string, sessionId: string): string {
-  return `agio-session:${tenant}:${sessionId}`;
+  return `agio-session:${tenant.length}:${tenant}:${sessionId}`;
 }
 
 /** Adds a run to the session's queue (signal-with-start: the runner starts if the session has none). */

@@ -1,4 +1,4 @@
-// The agioSession workflow: one per tenant and session (workflow id `agio-session:<tenant>:<session>`), alive while
+// The agioSession workflow: one per tenant and session (workflow id `agio-session:<n>:<tenant>:<session>`), alive while
 // the session has a run started with an `onActiveRun` strategy running or waiting. It starts those runs one at a time,
 // as children that outlive it (each is a root run, under its own run id), in the order they came; a start that
 // interrupts or rolls back cancels the run running now. Temporal keeps one open workflow per id, so two starts at

@@ -5,6 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { RunHandle } from '../../client/agio-client';
 import { defineAgent } from '../../common';
+import { sessionRunnerId } from '../../common/session-runs';
 import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
 import { testTools } from '../fixtures/test-tools';
 import { heldAnswer, sentMessages } from '../helpers/agent-runs';
@@ -121,7 +122,7 @@ describe('session start strategies', () => {
     expect(userTexts(bed.server.requests[3])).toEqual(['two', 'three']);
     const stored = await bed.worker.stores.sessions.getSession('default', sessionId);
     expect(stored?.runs.find((r) => r.runId === first.runId)).toMatchObject({ rolledBack: true });
-    await replayHistory(bed.client, `agio-session:default:${sessionId}`); // the runner's cancel and rollback replay
+    await replayHistory(bed.client, sessionRunnerId('default', sessionId)); // the runner's cancel and rollback replay
     held.release();
   });
 });
