@@ -41,7 +41,8 @@ describe('messages to running runs', () => {
     const coder = agent('coder-enqueue', { limits: { continueAsNewAfterModelCalls: 1 } });
     const first = heldAnswer(toolCalls([toolCall('record', { label: 'one' })]));
     bed.server.scriptFor(`You are ${coder.name}.`, first.answer, text('done'));
-    const run = await bed.agio.start(coder, 'write the code');
+    const sessionId = `s-${Date.now()}`;
+    const run = await bed.agio.start(coder, 'write the code', { sessionId });
     await waitFor('the first model request', () => bed.server.requests.length === 1);
     const a = await post(run.runId, { text: 'also add tests', messageId: 'm-1' });
     const b = await post(run.runId, { text: 'and docs' });
@@ -67,6 +68,13 @@ describe('messages to running runs', () => {
     ]);
     expect(out.metrics.modelCalls).toBe(2);
     expect((await runChain(bed.client, run.runId)).length).toBeGreaterThan(1); // the queue crossed continue-as-new
+    // The session's conversation (what its next run starts from) holds them too.
+    const conversation = await bed.worker.stores.sessions.loadConversation('default', sessionId);
+    expect(conversation.filter((m) => m.role === 'user').map((m) => m.content)).toEqual([
+      'write the code',
+      'also add tests',
+      'and docs',
+    ]);
   });
 
   it('interrupts a slow streaming answer: the call is cancelled and asked again with the message', async () => {
