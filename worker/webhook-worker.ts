@@ -18,8 +18,9 @@ export class WebhookSink {
   private starter?: DeliveryStarter;
   private readonly enqueue;
 
-  constructor(store: WebhookStore) {
-    this.enqueue = webhookEnqueuer(store);
+  /** `store`: the worker's; stores made without one (a caller's own Stores) send no webhooks. */
+  constructor(store: WebhookStore | undefined) {
+    this.enqueue = store && webhookEnqueuer(store);
   }
 
   /** Starts deliveries with the worker's client on its task queue (before this, the sink does nothing). */
@@ -31,7 +32,7 @@ export class WebhookSink {
   /** Called with the events a run appended to its Wire (its own log: the workflow's id names it). */
   appended(info: WorkflowInfo, events: WireEvent[]): void {
     const tenant = (info.memo as Partial<RunMemo> | undefined)?.tenant;
-    if (!this.starter || !tenant || !events.some((e) => isWebhookSource(e.type))) return;
+    if (!this.enqueue || !this.starter || !tenant || !events.some((e) => isWebhookSource(e.type))) return;
     this.enqueue(tenant, info.workflowId, events, this.starter).catch((err: Error) =>
       console.warn(`agio worker: webhooks of ${info.workflowId} wait for its next log write: ${err.message}`),
     );

@@ -12,7 +12,7 @@ import { request } from '../helpers/bridge';
 import { useTestBed } from '../helpers/test-bed';
 import { WebhookReceiver } from '../helpers/webhook-receiver';
 import { waitFor } from '../helpers/workflow-agents';
-import { defineAgent } from '../../common';
+import { asTool, defineAgent } from '../../common';
 import { DeliveryAnswer, WebhookAnswer } from '../../bridge/routes/webhooks';
 
 const ACME = 'acme-admin';
@@ -270,5 +270,40 @@ describe('webhooks', () => {
     ]);
     expect(receiver.at('/cli').map((r) => r.verified)).toEqual([true]);
     expect(await agio('webhooks', 'delete', created.id)).toEqual({ id: created.id, deleted: true });
+  });
+
+  it("sends a nested run's approval once, and its end only to subscriptions that ask for nested runs", async () => {
+    const child = askingAgent('hooked-child');
+    const parent = defineAgent({
+      name: 'hooked-parent',
+      instructions: 'You are hooked-parent.',
+      tools: [asTool(child, { description: 'Delegates.' })],
+    });
+    const roots = await subscribe('/roots', BETA);
+    const all = await subscribe('/nested', BETA, { includeNested: true });
+    bed.server.scriptFor(
+      'You are hooked-parent.',
+      toolCalls([toolCall('hooked-child', { task: 't' }, { id: 'call_c' })]),
+      text('parent done'),
+    );
+    bed.server.scriptFor(
+      keyOf(child),
+      toolCalls([toolCall('record', { label: 'n' }, { id: 'call_n' })]),
+      text('child done'),
+    );
+    const run = await bed.bridge.agio.start(parent, 'go', { tenant: 'beta' });
+    await waitForAsk(bed.client, run.runId, 'call_n');
+    await run.approve('call_n');
+    await run.result();
+    await settled(roots.id, BETA, 2);
+    await settled(all.id, BETA, 3);
+    const seen = (path: string) =>
+      receiver
+        .at(path)
+        .map((r) => `${r.body.data.depth}:${r.body.type}`)
+        .sort();
+    expect(seen('/roots')).toEqual(['0:run.completed', '1:approval.requested']);
+    expect(seen('/nested')).toEqual(['0:run.completed', '1:approval.requested', '1:run.completed']);
+    expect(receiver.at('/nested').every((r) => r.verified)).toBe(true);
   });
 });
