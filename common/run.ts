@@ -80,6 +80,8 @@ export const AgentRunResume = z.object({
   approvals: ApprovalsCarried.optional(),
   /** Set when the run continued as new while paused (to move to a new worker version): the new run starts parked. */
   paused: z.object({ reason: z.string().optional(), by: z.string().optional() }).optional(),
+  /** Callback tool calls already finished (completed or timed out), so a late or second result is told why (callbacks.ts). */
+  callbacks: z.object({ finished: z.array(z.tuple([z.string(), z.enum(['completed', 'expired'])])) }).optional(),
   /** Agents with an output schema: repair turns used so far, and how many the run allows (fixed at its start). */
   outputRepairs: z.object({ used: z.number().int().nonnegative(), allowed: z.number().int().nonnegative() }).optional(),
   /** User messages not read yet, and the latest accepted message ids (workflows/user-messages.ts). */

@@ -22,6 +22,7 @@ export async function continueAgentRunAsNew(run: AgentRun): Promise<never> {
   if (!carry) await recorder.flush(steps);
   const paused = upgrades ? control.carriedPause() : undefined;
   const messages = run.messages.carried();
+  const callbacks = run.callbacks.carried();
   const next = (carried: Step[]): AgentRunInput => ({
     ...input,
     ...(carry ? { input: carriedInput(input.input) as AgentRunInput['input'] } : {}),
@@ -37,6 +38,7 @@ export async function continueAgentRunAsNew(run: AgentRun): Promise<never> {
       ...(paused ? { paused } : {}),
       ...(structured ? { outputRepairs: structured.carried() } : {}),
       ...(messages ? { messages } : {}),
+      ...(callbacks ? { callbacks } : {}),
     },
   });
   const args = carry ? fittingInput(steps, next) : next(compactSteps(steps));

@@ -105,7 +105,7 @@ export function openAgentRun(input: ParsedAgentRunInput): AgentRun {
     frame.control,
     resume?.approvals,
   );
-  const callbacks = new Callbacks(frame.events, context, frame.control);
+  const callbacks = new Callbacks(frame.events, context, frame.control, resume?.callbacks);
   const structured = StructuredOutput.of(agent, resume?.outputRepairs);
   const counters: RunCounters = {
     usage: resume?.usage ?? ZERO_USAGE,

@@ -5,6 +5,7 @@ import { ApplicationFailure, condition, isCancellation, proxyActivities, workflo
 import { setHandler } from '@temporalio/workflow';
 import {
   ErrorType,
+  type AgentRunResume,
   type CallbackAck,
   type CallbackCompletion,
   type PendingCallback,
@@ -24,6 +25,9 @@ export const CALLBACK_TOOLS_PATCH = 'agio-callback-tools';
 
 /** How many finished callback ids a run remembers, to tell a late or second result why it is refused. */
 const REMEMBERED_CALLBACKS = 500;
+
+/** What a run's callbacks carry across continue-as-new. */
+export type CallbacksCarried = NonNullable<AgentRunResume['callbacks']>;
 
 interface Waiting extends PendingCallback {
   completion?: CallbackCompletion;
@@ -55,7 +59,10 @@ export class Callbacks {
     private readonly context: RunContext,
     /** Pause bookkeeping: a run that only waits for outside work counts as parked when paused. */
     private readonly control?: RunControl,
+    /** What the run carried across continue-as-new: the calls already finished. */
+    carried?: CallbacksCarried,
   ) {
+    for (const [id, how] of carried?.finished ?? []) this.finished.set(id, how);
     setHandler(
       completeCallbackUpdate,
       (completion): CallbackAck => {
@@ -125,6 +132,15 @@ export class Callbacks {
       metrics: metrics(),
       metadata: { callback: 'completed', via: done.via },
     };
+  }
+
+  /**
+   * What continue-as-new carries (none for a run that never ran a callback tool, so its input is as before): the
+   * finished callback ids, so a second or late result is still told why it is refused. Waits never cross it: a run
+   * continues as new between turns.
+   */
+  carried(): CallbacksCarried | undefined {
+    return this.finished.size ? { finished: [...this.finished.entries()] } : undefined;
   }
 
   /** Callback calls waiting for their result (for the state query). */

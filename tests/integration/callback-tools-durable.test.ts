@@ -65,6 +65,32 @@ describe('callback tools that wait durably', () => {
     expect(events.filter((e) => e.type === 'TOOL_CALLBACK_WAITING').map((e) => e.runId)).toEqual([childId]);
   });
 
+  it('still refuses a second result as already completed after the run continued as new', async () => {
+    const agent = defineAgent({
+      name: 'continuer',
+      instructions: 'You are the continuer.',
+      tools: ['deploy'],
+      limits: { continueAsNewAfterModelCalls: 1 },
+    });
+    bed.server.scriptFor(
+      'You are the continuer.',
+      toolCalls([toolCall('deploy', { service: 'one' }, { id: 'call_one' })]),
+      toolCalls([toolCall('deploy', { service: 'two' }, { id: 'call_two' })]),
+      text('both deployed'),
+    );
+    const run = await bed.bridge.agio.start(agent, 'deploy two services');
+    await waitForCallback(bed.client, run.runId, 'call_one');
+    expect((await request(startOf('call_one').url, { body: { result: 'one is live' } })).status).toBe(200);
+    await waitForCallback(bed.client, run.runId, 'call_two');
+    // The first call's result was taken in an earlier execution of the run.
+    const started = (await run.workflow.fetchHistory()).events?.[0]?.workflowExecutionStartedEventAttributes;
+    expect(started?.continuedExecutionRunId).toBeTruthy();
+    const again = await request(startOf('call_one').url, { body: { result: 'one again' } });
+    expect([again.status, again.body.error?.code]).toEqual([409, 'callback_already_completed']);
+    expect((await request(startOf('call_two').url, { body: { result: 'two is live' } })).status).toBe(200);
+    expect((await run.result()).response).toBe('both deployed');
+  });
+
   it('takes the result sent to its URL after the worker that started the call has stopped', async () => {
     const agent = defineAgent({ name: 'restarter', instructions: 'You are the restarter.', tools: ['deploy'] });
     bed.server.scriptFor(
