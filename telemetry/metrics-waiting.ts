@@ -11,8 +11,8 @@ export const WAITING_TTL_MS = 10_000;
 /** The most waiting runs read to find the oldest wait of one kind (counts are exact however many there are). */
 export const OLDEST_SCAN_LIMIT = 1000;
 
-/** The AgioWaiting values counted: approvals, then each pause reason. */
-const KINDS = ['approval', ...[...NAMED_PAUSE_REASONS, 'operator'].map((reason) => `paused:${reason}`)];
+/** The AgioWaiting values counted: approvals, callbacks, then each pause reason. */
+const KINDS = ['approval', 'callback', ...[...NAMED_PAUSE_REASONS, 'operator'].map((reason) => `paused:${reason}`)];
 
 interface Waiting {
   count: number;
@@ -56,7 +56,8 @@ async function waitingOf(source: Omit<RunCountSource, 'agents'>, kind: string, n
 
 /**
  * Registers `agio_runs_paused{reason}`, `agio_run_oldest_pause_seconds{reason}`, `agio_approvals_waiting` (runs with a
- * tool call waiting for a person, nested runs included) and `agio_approval_oldest_wait_seconds`, from visibility.
+ * tool call waiting for a person, nested runs included), `agio_approval_oldest_wait_seconds`, and the same two for
+ * callback tools (`agio_callbacks_waiting`, `agio_callback_oldest_wait_seconds`), from visibility.
  */
 export function waitingMetrics(registry: Registry, source: Omit<RunCountSource, 'agents'>, now = Date.now): void {
   const figures = keptFor(
@@ -93,16 +94,17 @@ export function waitingMetrics(registry: Registry, source: Omit<RunCountSource, 
     'How long the longest-waiting paused run has waited, by reason (0: none paused).',
     (w) => w.oldestSeconds,
   );
-  const approvalGauge = (name: string, help: string, pick: (w: Waiting) => number) =>
+  const kindGauge = (kind: string) => (name: string, help: string, pick: (w: Waiting) => number) =>
     new Gauge({
       name,
       help,
       registers,
       async collect() {
         const all = await figures().catch(() => undefined);
-        if (all) this.set(pick(all.get('approval') ?? { count: 0, oldestSeconds: 0 }));
+        if (all) this.set(pick(all.get(kind) ?? { count: 0, oldestSeconds: 0 }));
       },
     });
+  const approvalGauge = kindGauge('approval');
   approvalGauge(
     'agio_approvals_waiting',
     'Runs (roots and nested) with a tool call waiting for a person to approve or deny it now.',
@@ -111,6 +113,17 @@ export function waitingMetrics(registry: Registry, source: Omit<RunCountSource, 
   approvalGauge(
     'agio_approval_oldest_wait_seconds',
     'How long the run waiting longest for an approval has waited (0: none waits).',
+    (w) => w.oldestSeconds,
+  );
+  const callbackGauge = kindGauge('callback');
+  callbackGauge(
+    'agio_callbacks_waiting',
+    'Runs (roots and nested) with a callback tool call waiting for its outside result now.',
+    (w) => w.count,
+  );
+  callbackGauge(
+    'agio_callback_oldest_wait_seconds',
+    'How long the run waiting longest on something, a callback among it, has waited (0: none waits on a callback).',
     (w) => w.oldestSeconds,
   );
 }

@@ -11,6 +11,8 @@ import { CALLBACK_SECRET, callbackBedOptions, startOf, waitForCallback } from '.
 import { eventsNow, readStream, requestsOf } from '../helpers/nested-runs';
 import { useTestBed, type TestBed } from '../helpers/test-bed';
 import { waitFor } from '../helpers/workflow-agents';
+import { Registry } from 'prom-client';
+import { WAITING_TTL_MS, waitingMetrics } from '../../telemetry/metrics-waiting';
 
 const agentWith = (name: string, tool: string) =>
   defineAgent({ name, instructions: `You are ${name}.`, tools: [tool] });
@@ -20,7 +22,7 @@ describe('callback tools', () => {
   const bed: TestBed = useTestBed(callbackBedOptions(() => bed));
   const post = (url: string, body: unknown, headers?: Record<string, string>) => request(url, { body, headers });
 
-  it('waits for the result sent to its URL, takes it once, and shows the wait in the stream, state and search attributes', async () => {
+  it('waits for the result sent to its URL, takes it once, and shows the wait in the stream, state, search attributes and metrics', async () => {
     const agent = agentWith('deployer', 'deploy');
     bed.server.scriptFor(
       keyOf(agent.name),
@@ -46,6 +48,14 @@ describe('callback tools', () => {
       const attrs = (await run.workflow.describe()).typedSearchAttributes;
       return attrs.get(WaitingSearchAttributes.waiting)?.join(',') === 'callback';
     });
+    // Counted from visibility as Prometheus scrapes (each read a fresh one: the clock passes the figures' TTL).
+    const registry = new Registry();
+    let clock = Date.now();
+    const source = { connection: bed.connection, namespace: 'default', taskQueue: bed.worker.taskQueue };
+    waitingMetrics(registry, source, () => (clock += WAITING_TTL_MS + 1));
+    await waitFor('agio_callbacks_waiting 1', async () =>
+      (await registry.getSingleMetricAsString('agio_callbacks_waiting')).includes('agio_callbacks_waiting 1'),
+    );
     // Waiting holds no activity: the start ran once and has finished.
     expect((await run.workflow.describe()).raw.pendingActivities ?? []).toHaveLength(0);
 
