@@ -62,10 +62,19 @@ export async function attachWebhookWorker(
   });
   opts.sink.bind(main);
   // Every caller of createWorker runs `worker.run()`: the poller rides on it rather than asking each caller to run two.
+  // It stops after the main worker (which may drain its activities for its grace time; a signal the SDK's runtime
+  // handles stops the idle poller at once, which must not end the main worker early).
   const runMain = main.run.bind(main);
-  main.run = () =>
-    hooks.runUntil(runMain).catch((err: unknown) => {
+  main.run = async () => {
+    const polling = hooks.run().catch((err: Error) => {
+      console.error(`agio worker: the webhook poller stopped: ${err.message}`);
       if (main.getState() === 'RUNNING') main.shutdown();
-      throw err;
     });
+    try {
+      return await runMain();
+    } finally {
+      if (hooks.getState() === 'RUNNING') hooks.shutdown();
+      await polling;
+    }
+  };
 }
