@@ -5,11 +5,15 @@ import {
   CallbackResult,
   ErrorType,
   decodeCallbackClaims,
+  jsonBytes,
   type CallbackAck,
   type CallbackCompletion,
   type WireEvent,
 } from '../common';
 import { completeCallbackUpdate } from '../common/messages';
+
+/** The largest result (UTF-8 bytes of its JSON) a client sends to a run. */
+export const MAX_CLIENT_RESULT_BYTES = 1024 * 1024;
 
 /** Why a callback's result was not taken. */
 export type CallbackRefusal = 'not_found' | 'already_completed' | 'expired' | 'invalid';
@@ -66,6 +70,13 @@ export async function completeCallback(
 ): Promise<CallbackAck> {
   const parsed = CallbackResult.safeParse(result);
   if (!parsed.success) throw new CallbackRefusedError('invalid', parsed.error.issues.map((i) => i.message).join('; '));
+  // The result goes into the run's history: a bridge takes at most 256 KiB; a client, at most this much.
+  const bytes = jsonBytes(parsed.data);
+  if (bytes > MAX_CLIENT_RESULT_BYTES)
+    throw new CallbackRefusedError(
+      'invalid',
+      `the result is ${bytes} bytes; at most ${MAX_CLIENT_RESULT_BYTES} are taken`,
+    );
   const completion: CallbackCompletion = {
     callbackId: target.callbackId,
     ...(target.tenant !== undefined ? { tenant: target.tenant } : {}),

@@ -236,6 +236,9 @@ describe('callback tools', () => {
     const run = await bed.agio.start(agent, 'deploy both');
     await waitForCallback(bed.client, run.runId, 'call_c1');
     await waitForCallback(bed.client, run.runId, 'call_c2');
+    await expect(
+      bed.agio.completeCallback(startOf('call_c1').token, { result: 'x'.repeat(1_100_000) }),
+    ).rejects.toMatchObject({ reason: 'invalid' });
     expect(await bed.agio.completeCallback(startOf('call_c1').token, { result: 'a is live' })).toEqual({
       toolCallId: 'call_c1',
       tool: 'deploy',
