@@ -23,6 +23,8 @@ export interface PendingApprovalsOptions {
 export const INBOX_SCAN_LIMIT = 1000;
 /** How many runs' states are asked at once. */
 export const INBOX_CONCURRENCY = 8;
+/** How long one run's state may take: a run whose task queue no worker polls would hold a query until the RPC's end. */
+export const INBOX_QUERY_TIMEOUT_MS = 5000;
 
 const quote = (value: string) => `'${value.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
 
@@ -99,13 +101,17 @@ export async function pendingApprovals(client: Client, opts: PendingApprovalsOpt
   const limit = Math.min(Math.max(1, opts.limit ?? 50), 500);
   const { ids, more } = await waitingRuns(client, inboxQuery(opts));
   let dropped = 0;
+  let unanswered = 0;
   const states = await mapBounded(ids, INBOX_CONCURRENCY, (id) =>
-    client.workflow
-      .getHandle(id)
-      .query(stateQuery)
+    client
+      .withDeadline(Date.now() + INBOX_QUERY_TIMEOUT_MS, () => client.workflow.getHandle(id).query(stateQuery))
       .then(
         (state) => itemsOf(id, state),
-        () => [] as InboxItem[], // closed since visibility listed it (or not answering): dropped below
+        (err: Error) => {
+          // Closed since visibility listed it: dropped below. No answer in time (no worker for its task queue): said.
+          if (err.name !== 'WorkflowNotFoundError' && err.name !== 'QueryNotRegisteredError') unanswered++;
+          return [] as InboxItem[];
+        },
       ),
   );
   const items = states.flatMap((found) => {
@@ -121,6 +127,7 @@ export async function pendingApprovals(client: Client, opts: PendingApprovalsOpt
   return {
     approvals: items.slice(0, limit),
     ...(more || items.length > limit ? { truncated: true } : {}),
-    dropped,
+    dropped: dropped - unanswered,
+    ...(unanswered ? { unanswered } : {}),
   };
 }

@@ -59,6 +59,8 @@ export interface Inbox {
   truncated?: boolean;
   /** Runs visibility listed as waiting that had nothing pending when asked (visibility lags the runs a moment). */
   dropped: number;
+  /** Runs listed as waiting whose state did not answer in time (no worker polls their task queue?): not shown. */
+  unanswered?: number;
 }
 
 /**

@@ -58,6 +58,11 @@ export const ApprovalsAnswer = z.object({
   approvals: z.array(ApprovalItem),
   truncated: z.boolean().optional().describe('More matched than were read or returned: narrow the filters'),
   dropped: z.number().int().describe('Runs visibility listed as waiting that had nothing pending when asked'),
+  unanswered: z
+    .number()
+    .int()
+    .optional()
+    .describe('Runs listed as waiting whose state did not answer within 5 s (no worker polls their task queue?)'),
 });
 
 /** GET /approvals. */

@@ -135,17 +135,23 @@ describe('the approvals inbox', () => {
     );
     const run = await bed.bridge.agio.start(agent, 'record', { tenant: 'acme' });
     await waitForAsk(bed.client, run.runId, 'call_restart');
+    const listed = (items: { runId: string }[]) => items.some((i) => i.runId === run.runId);
+    await waitForInbox(bed.bridge, ALICE, listed);
     const { taskQueue, stores } = bed.worker;
     await bed.worker.stop();
+    // With no worker its state cannot be read: the inbox answers within its query timeout and says so.
+    const { body: down } = await request(`${bed.bridge.url}/approvals`, { token: ALICE });
+    expect(down.approvals.some((i: { runId: string }) => i.runId === run.runId)).toBe(false);
+    expect(down.unanswered).toBeGreaterThanOrEqual(1);
     bed.worker = await startTestWorker({ taskQueue, stores, tools: testTools, model: bed.model() });
 
-    const [item] = await waitForInbox(bed.bridge, ALICE, (items) => items.some((i) => i.runId === run.runId));
+    const [item] = await waitForInbox(bed.bridge, ALICE, listed);
     expect(item).toMatchObject({ toolCallId: 'call_restart', agent: 'inbox-restart', args: { label: 'r' } });
     // The CLI lists it (as text, and as JSON) and decides it quoting its binding.
     const table = await agio('approvals', '--root', run.runId);
     expect(table).toContain(`agio approve|deny ${run.runId} call_restart --binding ${item.binding}`);
-    const listed = JSON.parse(await agio('approvals', '--json', '--agent', 'inbox-restart'));
-    expect(listed.approvals).toEqual([expect.objectContaining({ toolCallId: 'call_restart', binding: item.binding })]);
+    const asJson = JSON.parse(await agio('approvals', '--json', '--agent', 'inbox-restart'));
+    expect(asJson.approvals).toEqual([expect.objectContaining({ toolCallId: 'call_restart', binding: item.binding })]);
     expect(JSON.parse(await agio('approve', run.runId, 'call_restart', '--binding', item.binding))).toEqual({
       toolCallId: 'call_restart',
       decision: 'approve',
