@@ -1062,6 +1062,8 @@ export interface operations {
             truncated?: boolean;
             /** @description Runs visibility listed as waiting that had nothing pending when asked */
             dropped: number;
+            /** @description Runs listed as waiting whose state did not answer within 5 s (no worker polls their task queue?) */
+            unanswered?: number;
           };
         };
       };
@@ -2989,6 +2991,15 @@ export interface operations {
             } & {
               [key: string]: unknown;
             })[];
+            /** @description Callback tool calls waiting for their outside result */
+            pendingCallbacks?: {
+              toolCallId: string;
+              tool: string;
+              workflowId: string;
+              callbackId: string;
+              /** @description When the wait ends with a tool error (epoch ms) */
+              expiresAt: number;
+            }[];
             cost?: {
               usd?: number;
               /** @constant */
