@@ -306,4 +306,31 @@ describe('webhooks', () => {
     expect(seen('/nested')).toEqual(['0:run.completed', '1:approval.requested', '1:run.completed']);
     expect(receiver.at('/nested').every((r) => r.verified)).toBe(true);
   });
+
+  it('disables a subscription whose receiver answers 410 Gone, and never follows a redirect', async () => {
+    const gone = await subscribe('/gone', BETA, { agent: 'edge-agent', events: ['run.completed'] });
+    const moved = await subscribe('/moved', BETA, { agent: 'edge-agent', events: ['run.completed'] });
+    receiver.answer = (path, earlier) =>
+      path === '/gone'
+        ? { status: 410 }
+        : path === '/moved' && earlier === 0
+          ? { status: 302, headers: { location: receiver.url('/target') } }
+          : {};
+    bed.server.scriptFor('You are edge.', text('first'), text('second'));
+    const edge = defineAgent({ name: 'edge-agent', instructions: 'You are edge.' });
+    await (await bed.bridge.agio.start(edge, 'go', { tenant: 'beta' })).result();
+    const [goneDelivery] = await settled(gone.id, BETA, 1);
+    expect(goneDelivery).toMatchObject({ status: 'failed', attempts: [{ attempt: 1, status: 410 }] });
+    expect((await api(`/webhooks/${gone.id}`, BETA)).body.disabled).toMatchObject({
+      reason: expect.stringMatching(/410/),
+    });
+    const [movedDelivery] = await settled(moved.id, BETA, 1);
+    expect(movedDelivery.attempts.map((a: { status: number }) => a.status)).toEqual([302, 200]);
+    expect(receiver.at('/target')).toEqual([]);
+
+    // A disabled subscription is sent nothing more.
+    await (await bed.bridge.agio.start(edge, 'go', { tenant: 'beta' })).result();
+    await settled(moved.id, BETA, 2);
+    expect(receiver.at('/gone')).toHaveLength(1);
+  });
 });
