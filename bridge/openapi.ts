@@ -214,6 +214,21 @@ function operationOf(route: ApiRoute, schemas: SchemaSet): Json {
   };
 }
 
+/** What each group of operations is for (the document's `tags`; a group not named here is listed without one). */
+const TAG_DESCRIPTIONS: Record<string, string> = {
+  runs: 'Start runs, list them, read their status, output and live state',
+  streams: "A run's events as Server-Sent Events, and stream tokens for browsers",
+  control: 'Steer runs: pause, resume, cancel, decide tool calls, messages, the approvals inbox',
+  callbacks: 'Results of callback tools, sent to their signed URLs',
+  schedules: 'Runs on cron or interval schedules (Temporal Schedules)',
+  webhooks: 'Signed notifications of run and approval events, and their delivery log',
+  budgets: 'Cost budgets of run trees and tenants',
+  records: 'What the stores recorded: sessions, traces, citations',
+  codec: "Temporal's codec server protocol, for the Web UI and CLI",
+  operations: 'Health, metrics, the token, this document',
+  viewer: 'The run viewer (a browser app over this API)',
+};
+
 /** The OpenAPI 3.1 document of these routes (hidden ones left out), sorted by path then method. */
 export function openApiDocument(routes: ApiRoute[], version: string): Json {
   const schemas = new SchemaSet();
@@ -235,6 +250,12 @@ export function openApiDocument(routes: ApiRoute[], version: string): Json {
       description:
         'Start, watch and steer durable agent runs. Every run route is scoped to the tenant of the bearer token; errors are `{ error: { code, message, … } }`.',
     },
+    tags: [...new Set([...Object.keys(TAG_DESCRIPTIONS), ...shown.flatMap((r) => r.tags)])]
+      .filter((name) => shown.some((r) => r.tags.includes(name)))
+      .map((name) => ({
+        name,
+        ...(TAG_DESCRIPTIONS[name] ? { description: TAG_DESCRIPTIONS[name] } : {}),
+      })),
     paths,
     components: {
       schemas: schemas.components,
