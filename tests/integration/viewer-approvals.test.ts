@@ -92,6 +92,11 @@ describe('the approvals inbox in the viewer', () => {
     // Its buttons are off for a token without the role (the bridge would answer 403 anyway: approvals-expiry).
     expect(await item(page, 'call_up').getByTestId('approve').isDisabled()).toBe(true);
     expect(await item(page, 'call_up').getByTestId('deny').isDisabled()).toBe(true);
+    // The run's own page says so too, from the stream's TOOL_AUTH_EXPIRED.
+    const { page: runPage } = await browser.open();
+    await signInByLink(runPage, `${bed.bridge.url}/ui/runs/${encodeURIComponent(run.runId)}#token=${ALICE}`);
+    await runPage.getByTestId('approval').getByTestId('escalated').waitFor();
+    expect(await runPage.getByTestId('approval').getByTestId('approve').isDisabled()).toBe(true);
 
     const lead = await openInbox(LEAD);
     await item(lead, 'call_up').getByTestId('approve').click();

@@ -4,10 +4,11 @@ import { useState } from 'preact/hooks';
 import { runPath, type Api } from '../api';
 import { pretty } from '../format';
 import type { ApprovalView } from '../run-tree';
-import { lacksScope, useScope } from '../scopes';
+import { lacksScope, useRoles, useScope } from '../scopes';
 
 export function Approvals({ api, approvals }: { api: Api; approvals: ApprovalView[] }) {
   const mayDecide = useScope(api, 'decide');
+  const roles = useRoles(api);
   if (approvals.length === 0) return null;
   return (
     <section class="card approvals" data-testid="approvals">
@@ -18,7 +19,13 @@ export function Approvals({ api, approvals }: { api: Api; approvals: ApprovalVie
         </p>
       )}
       {approvals.map((a) => (
-        <Approval key={`${a.runId} ${a.toolCallId}`} api={api} approval={a} mayDecide={mayDecide} />
+        <Approval
+          key={`${a.runId} ${a.toolCallId}`}
+          api={api}
+          approval={a}
+          // An escalated call is decided only by its role's tokens (the bridge refuses others with 403).
+          mayDecide={mayDecide && (!a.escalatedTo || roles.includes(a.escalatedTo))}
+        />
       ))}
     </section>
   );
