@@ -295,7 +295,7 @@ function wireSinks(
           lane?.publishEvents(info.workflowId, events);
           // The worker's run metrics (paused runs, waiting approvals, steps) follow the runs' own events.
           notify(observers, 'runEvents', events, { workflowId: info.workflowId, startedAt: info.startTime.getTime() });
-          webhooks.appended(info, events);
+          void webhooks.appended(info, events);
         },
         callDuringReplay: false,
       },
