@@ -10,6 +10,7 @@ import {
   type TemplateValues,
 } from '../../activities/callbacks/http-template';
 import { AgentsFileError, parseAgentsFile } from '../../worker/agents-file';
+import { redactTokens } from '../../bridge/log-redaction';
 
 const values = (args: Record<string, unknown>): TemplateValues => ({
   args,
@@ -39,6 +40,14 @@ describe('callback tokens', () => {
       expect(tokens.verify(bad)).toEqual({ refused: 'invalid' });
     expect(tokens.verify(tokens.mint({ ...claims, e: 5 }))).toEqual({ refused: 'expired' });
     expect(() => new CallbackTokens('short')).toThrow(/at least 16 bytes/);
+  });
+});
+
+describe('callback URLs in request logs', () => {
+  it('are redacted: the token is the credential', () => {
+    expect(redactTokens('POST /callbacks/cb1.eyJ3Ijoi.c2lnbmF0dXJl?x=1 → 200')).toBe(
+      'POST /callbacks/[redacted]?x=1 → 200',
+    );
   });
 });
 
