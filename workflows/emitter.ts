@@ -6,7 +6,10 @@ import { isTerminalType, type EventBase, type EventDraft, type EventType, type R
 import { publishSignal } from '../common/messages';
 import type { Wire } from './wire';
 
-/** What a run with `stream: 'none'` still publishes: its start and end, and approvals (a person must see and answer them). */
+/**
+ * What a run with `stream: 'none'` still publishes: its start and end, approvals (a person must see and answer them),
+ * and a callback tool's wait (completed by tool call id from the stream; only runs with callback tools emit it).
+ */
 const ALWAYS_PUBLISHED = new Set<EventType>([
   'RUN_STARTED',
   'RUN_COMPLETED',
@@ -15,6 +18,7 @@ const ALWAYS_PUBLISHED = new Set<EventType>([
   'TOOL_AUTH_REQUIRED',
   'TOOL_AUTH_GRANTED',
   'TOOL_AUTH_DENIED',
+  'TOOL_CALLBACK_WAITING',
 ]);
 
 /** Emits a run's own events. */

@@ -29,7 +29,8 @@ describe('callback tools that wait durably', () => {
       name: 'lead',
       instructions: 'You are the lead.',
       // The child waits far longer than its deadline: a wait for outside work does not count against it.
-      tools: [asTool(releaser, { description: 'Releases a service.', timeoutMs: 2_000 })],
+      // `stream: 'none'`: the wait is shown all the same (it is how the call is found by its id).
+      tools: [asTool(releaser, { description: 'Releases a service.', timeoutMs: 2_000, stream: 'none' })],
     });
     bed.server.scriptFor(
       'You are the lead.',
