@@ -89,7 +89,7 @@ export async function serve(opts: { port?: number; agents?: string; tools?: stri
     }
     const workerConnection = await connectWorker(temporal);
     cleanups.push(() => workerConnection.close());
-    const { stores, close: closeStores } = await storesFromEnv(env);
+    const { stores, close: closeStores } = await storesFromEnv(env, { dataDir });
     const liveLane = new InProcessLane();
     cleanups.push(closeStores);
     // Callback tools' URLs point at this bridge (or AGIO_CALLBACK_BASE_URL), signed with a secret kept in the data dir.

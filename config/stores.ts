@@ -1,14 +1,28 @@
 // Stores from configuration: MongoDB when MONGODB_URI is set (worker and bridge then share them across
 // processes), memory otherwise (the embedded default, where worker and bridge share one process).
 import { optionalPackage } from '../common/optional-package';
+import path from 'node:path';
 import { createMemoryStores, createMongoStores, type Stores } from '../stores';
+import { FileWebhookStore } from '../stores/file-webhook-store';
 import type { AgioEnv } from './env';
 
-/** The stores and a function that releases their connection. */
+/**
+ * The stores and a function that releases their connection. `dataDir` (agio serve): without MongoDB, webhook
+ * subscriptions and their delivery log are kept in `<dataDir>/webhooks.json`, so they outlive a restart.
+ */
 export async function storesFromEnv(
   env: Pick<AgioEnv, 'MONGODB_URI'>,
+  opts: { dataDir?: string } = {},
 ): Promise<{ stores: Stores; close: () => Promise<void> }> {
-  if (!env.MONGODB_URI) return { stores: createMemoryStores(), close: async () => undefined };
+  if (!env.MONGODB_URI) {
+    const stores = createMemoryStores();
+    if (opts.dataDir) {
+      const webhooks = new FileWebhookStore(path.join(opts.dataDir, 'webhooks.json'));
+      await webhooks.setup();
+      Object.assign(stores, { webhooks });
+    }
+    return { stores, close: async () => undefined };
+  }
   const { MongoClient } = optionalPackage<typeof import('mongodb')>('mongodb', 'MONGODB_URI (the MongoDB stores)');
   const client = await new MongoClient(env.MONGODB_URI).connect();
   try {

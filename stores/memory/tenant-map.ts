@@ -31,4 +31,15 @@ export class TenantMap<V> {
   filter(tenant: string, keep: (value: V) => boolean): V[] {
     return [...(this.byTenant.get(tenant)?.values() ?? [])].filter(keep).map((v) => structuredClone(v));
   }
+
+  /** Every tenant's values as plain data (for a store that saves itself to a file). */
+  entries(): [tenant: string, values: [key: string, value: V][]][] {
+    return [...this.byTenant].map(([tenant, values]) => [tenant, [...values].map(([k, v]) => [k, structuredClone(v)])]);
+  }
+
+  /** Replaces every value with `entries` (what {@link entries} returned). */
+  load(entries: [string, [string, V][]][]): void {
+    this.byTenant.clear();
+    for (const [tenant, values] of entries) for (const [key, value] of values) this.set(tenant, key, value);
+  }
 }

@@ -2,10 +2,27 @@
 import type { WebhookAttempt, WebhookDelivery, WebhookStore, WebhookSubscription } from '../webhooks';
 import { TenantMap } from './tenant-map';
 
+/** What a memory webhook store holds, as plain data (see stores/file-webhook-store.ts). */
+export interface WebhookSnapshot {
+  subscriptions: [string, [string, WebhookSubscription][]][];
+  deliveries: [string, [string, WebhookDelivery][]][];
+}
+
 /** Webhooks in Maps; lost when the process exits. */
 export class MemoryWebhookStore implements WebhookStore {
-  private readonly subs = new TenantMap<WebhookSubscription>();
-  private readonly deliveries = new TenantMap<WebhookDelivery>();
+  protected readonly subs = new TenantMap<WebhookSubscription>();
+  protected readonly deliveries = new TenantMap<WebhookDelivery>();
+
+  /** Everything it holds, as plain data. */
+  snapshot(): WebhookSnapshot {
+    return { subscriptions: this.subs.entries(), deliveries: this.deliveries.entries() };
+  }
+
+  /** Replaces everything it holds with a snapshot. */
+  restore(snapshot: WebhookSnapshot): void {
+    this.subs.load(snapshot.subscriptions);
+    this.deliveries.load(snapshot.deliveries);
+  }
 
   /** Nothing to prepare in memory. */
   async setup(): Promise<void> {}

@@ -1,14 +1,25 @@
-// The webhook store's contract, run against memory and MongoDB (the harness's FerretDB): subscriptions per tenant
+// The webhook store's contract, run against memory, agio serve's file and MongoDB (the harness's FerretDB): subscriptions per tenant
 // (a taken id refused, tree and tenant-wide matches, disabled ones left out, deleted), deliveries and their attempts
 // written once however often, newest first, tenants apart.
 import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { createMemoryStores, type WebhookStore, type WebhookSubscription } from '../../stores';
+import { FileWebhookStore } from '../../stores/file-webhook-store';
 import { openMongoStores } from '../helpers/mongo-stores';
 
 const id = (prefix: string) => `${prefix}_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
 
 async function memoryBackend() {
   return { store: createMemoryStores().webhooks, close: async () => undefined };
+}
+
+/** A webhook store file of its own in a fresh directory. */
+const storeFile = () => path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'agio-webhooks-')), 'webhooks.json');
+
+async function fileBackend() {
+  return { store: new FileWebhookStore(storeFile()), close: async () => undefined };
 }
 
 async function mongoBackend() {
@@ -18,6 +29,7 @@ async function mongoBackend() {
 
 describe.each([
   ['memory', memoryBackend],
+  ['file (agio serve)', fileBackend],
   ['mongodb (FerretDB)', mongoBackend],
 ])('%s webhook store', (_name, open) => {
   let store: WebhookStore;
@@ -111,5 +123,43 @@ describe.each([
     expect(await store.getSubscription(op, op)).toBeUndefined();
     expect(await store.listSubscriptions(op)).toEqual([]);
     expect(await store.getDelivery(op, op)).toBeUndefined();
+  });
+});
+
+describe("agio serve's file webhook store", () => {
+  it('holds its subscriptions, secrets and delivery log after it is opened again (a restart of serve)', async () => {
+    const file = storeFile();
+    const first = new FileWebhookStore(file);
+    await first.setup();
+    const sub: WebhookSubscription = {
+      id: id('whk'),
+      tenant: 'acme',
+      url: 'https://example.test/hook',
+      events: ['run.completed'],
+      secret: 'whsec_c2VjcmV0',
+      createdAt: Date.now(),
+    };
+    await first.createSubscription(sub);
+    const delivery = { id: id('dlv'), tenant: 'acme', subscriptionId: sub.id, eventId: 'evt_1' };
+    await first.recordDelivery({ ...delivery, eventType: 'run.completed', runId: 'run-1', body: '{}', createdAt: 1 });
+    await first.addAttempt('acme', delivery.id, { attempt: 1, at: 2, durationMs: 3, status: 503 });
+    expect((fs.statSync(file).mode & 0o777).toString(8)).toBe('600');
+
+    const reopened = new FileWebhookStore(file);
+    await reopened.setup();
+    expect(await reopened.getSubscription('acme', sub.id)).toEqual(sub);
+    expect(await reopened.matchSubscriptions('acme', 'run-2')).toHaveLength(1);
+    expect(await reopened.getDelivery('acme', delivery.id)).toMatchObject({
+      status: 'pending',
+      attempts: [{ status: 503 }],
+    });
+    expect(await reopened.getSubscription('other', sub.id)).toBeUndefined();
+  });
+
+  it('refuses to start over a file it cannot read, overwriting nothing', async () => {
+    const file = storeFile();
+    fs.writeFileSync(file, '{ not json');
+    await expect(new FileWebhookStore(file).setup()).rejects.toThrow(/not valid JSON/);
+    expect(fs.readFileSync(file, 'utf8')).toBe('{ not json');
   });
 });
