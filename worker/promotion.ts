@@ -109,6 +109,33 @@ export async function promoteVersion(
   buildId: string,
   opts: PromoteOptions = {},
 ): Promise<PromoteResult> {
+  // A version's workers register each of their task queues (workflows, activities, the webhook poller's) as their
+  // pollers first reach the server; a promotion right after they start may find one not yet there, which Temporal
+  // refuses (it would leave that queue unversioned). It is asked again, with the deployment read afresh, for a while.
+  for (const deadline = Date.now() + QUEUES_ARRIVING_MS; ;) {
+    try {
+      return await promoteOnce(connection, namespace, deploymentName, buildId, opts);
+    } catch (err) {
+      if (!queuesStillArriving(err) || Date.now() > deadline) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+  }
+}
+
+/** How long a promotion waits for the new version's task queues to arrive (see promoteVersion). */
+const QUEUES_ARRIVING_MS = 30_000;
+
+/** Temporal's refusal of a version whose workers have not polled every task queue of the current one yet. */
+const queuesStillArriving = (err: unknown): boolean =>
+  (err as { code?: number }).code === 9 && /missing active task queues/i.test((err as Error).message ?? '');
+
+async function promoteOnce(
+  connection: WorkflowServiceConnection,
+  namespace: string,
+  deploymentName: string,
+  buildId: string,
+  opts: PromoteOptions,
+): Promise<PromoteResult> {
   const deployment = await describeDeployment(connection, namespace, deploymentName);
   const target = deployment?.versions.find((v) => v.buildId === buildId);
   if (!deployment || !target) throw new UnknownVersionError(deploymentName, buildId);
