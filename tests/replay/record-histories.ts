@@ -22,10 +22,11 @@ import { currentRelease, releaseDir } from './fixtures';
 import { longLivedScenarios } from './long-lived-scenarios';
 import { recordingsOf, workflowIdOf, type Execution, type Scenario } from './scenario';
 import { shortLivedScenarios } from './short-lived-scenarios';
+import { integrationScenarios, replayCallbackTool } from './integration-scenarios';
 import type { AgentByNameInput } from '../../common/by-name';
 
 const TASK_QUEUE = 'record';
-const scenarios: Scenario[] = [...shortLivedScenarios, ...longLivedScenarios];
+const scenarios: Scenario[] = [...shortLivedScenarios, ...longLivedScenarios, ...integrationScenarios];
 
 async function main(): Promise<void> {
   const dir = releaseDir(currentRelease());
@@ -47,6 +48,9 @@ async function main(): Promise<void> {
     workspaceRoot: fs.mkdtempSync(path.join(os.tmpdir(), 'agio-record-')),
     // The agents scenarios start by name (resolved by the worker).
     agents: scenarios.filter((s) => s.byName).map((s) => s.args[0].agent),
+    // The callback tool scenario's tool, and URLs nobody calls (the scenario completes it through the client).
+    tools: [replayCallbackTool],
+    callbacks: { secret: 'replay-recorder-callback-secret', baseUrl: 'http://127.0.0.1:9' },
   });
   try {
     await worker.runUntil(async () => {

@@ -244,3 +244,40 @@ describe('the 0.6.0 histories', () => {
     expect(workflowIdOf(resolved, fixtures)).toBe('replay-agent-by-name');
   });
 });
+
+describe('the 0.7.0 histories', () => {
+  it('every run opens under the patches of the integration release', () => {
+    const patches = patchIds(history('0.7.0/agent-run-approval-wait'));
+    for (const id of [
+      'agio-cost-budgets',
+      'agio-waiting-search-attributes',
+      'agio-user-messages',
+      'agio-approval-inbox',
+    ])
+      expect(patches).toContain(id);
+  });
+
+  it('a user message is an accepted update read into the conversation before the next model call', () => {
+    const recorded = history('0.7.0/agent-run-user-message');
+    expect(eventTypes(recorded)).toContain('WORKFLOW_EXECUTION_UPDATE_ACCEPTED');
+    expect(activityTypes(recorded).filter((t) => t === 'callModel')).toHaveLength(2);
+    // The message, by its id, among the payloads the history holds (each a base64 JSON document).
+    const payloads = [...JSON.stringify(recorded).matchAll(/"data":"([A-Za-z0-9+/=]+)"/g)].map(([, data]) =>
+      Buffer.from(data, 'base64').toString('utf8'),
+    );
+    expect(payloads.some((p) => p.includes('"messageId":"msg-replay-1"'))).toBe(true);
+  });
+
+  it('a callback tool starts once, then waits in workflow code for the completeCallback update', () => {
+    const recorded = history('0.7.0/agent-run-callback-tool');
+    expect(patchIds(recorded)).toContain('agio-callback-tools');
+    expect(activityTypes(recorded).filter((t) => t === 'startCallbackTool')).toHaveLength(1);
+    expect(eventTypes(recorded)).toContain('WORKFLOW_EXECUTION_UPDATE_ACCEPTED');
+  });
+
+  it('an approval escalated at its expiry: its timer fired, then a decision by the role was taken', () => {
+    const recorded = history('0.7.0/agent-run-approval-escalated');
+    expect(eventTypes(recorded)).toEqual(expect.arrayContaining(['TIMER_FIRED', 'WORKFLOW_EXECUTION_UPDATE_ACCEPTED']));
+    expect(closingEvent(recorded)).toBe('WORKFLOW_EXECUTION_COMPLETED');
+  });
+});
