@@ -84,7 +84,10 @@ export async function signInByLink(page: Page, url: string): Promise<void> {
  * a new watched page; after each test every page is closed and must have had no script error (and `check` holds of
  * it, when given).
  */
-export function useBrowserPages(check?: (watched: WatchedPage) => void): { open(): Promise<WatchedPage> } {
+export function useBrowserPages(check?: (watched: WatchedPage) => void): {
+  open(): Promise<WatchedPage>;
+  signedIn(url: string, token: string): Promise<WatchedPage>;
+} {
   let browser: Browser;
   const pages: WatchedPage[] = [];
   beforeAll(async () => {
@@ -100,10 +103,17 @@ export function useBrowserPages(check?: (watched: WatchedPage) => void): { open(
       check?.(w);
     }
   });
+  const open = async () => {
+    const watched = await openPage(browser);
+    pages.push(watched);
+    return watched;
+  };
   return {
-    async open() {
-      const watched = await openPage(browser);
-      pages.push(watched);
+    open,
+    /** A new page at `url` signed in as `token` (the #token= link `agio serve` prints, its prompt accepted). */
+    async signedIn(url: string, token: string) {
+      const watched = await open();
+      await signInByLink(watched.page, `${url}#token=${token}`);
       return watched;
     },
   };

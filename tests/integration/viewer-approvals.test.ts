@@ -8,7 +8,7 @@ import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
 import { testTools } from '../fixtures/test-tools';
 import { sentToolResult } from '../helpers/agent-runs';
 import { askingAgent, authData, keyOf, recordsOf, waitForAsk, waitForAuth } from '../helpers/approvals';
-import { screenshot, signInByLink, useBrowserPages } from '../helpers/browser';
+import { screenshot, useBrowserPages } from '../helpers/browser';
 import { requestsOf } from '../helpers/nested-runs';
 import { useTestBed } from '../helpers/test-bed';
 
@@ -19,8 +19,7 @@ describe('the approvals inbox in the viewer', () => {
   const bed = useTestBed({ tools: testTools, bridge: { tokens: `${ALICE}:acme:alice,${LEAD}:acme:bob::lead` } });
   const browser = useBrowserPages(({ origins }) => expect([...origins]).toEqual([bed.bridge.url]));
   const openInbox = async (token: string): Promise<Page> => {
-    const { page } = await browser.open();
-    await signInByLink(page, `${bed.bridge.url}/ui/approvals#token=${token}`);
+    const { page } = await browser.signedIn(`${bed.bridge.url}/ui/approvals`, token);
     await page.getByTestId('approvals-inbox').waitFor();
     return page;
   };
@@ -93,8 +92,10 @@ describe('the approvals inbox in the viewer', () => {
     expect(await item(page, 'call_up').getByTestId('approve').isDisabled()).toBe(true);
     expect(await item(page, 'call_up').getByTestId('deny').isDisabled()).toBe(true);
     // The run's own page says so too, from the stream's TOOL_AUTH_EXPIRED.
-    const { page: runPage } = await browser.open();
-    await signInByLink(runPage, `${bed.bridge.url}/ui/runs/${encodeURIComponent(run.runId)}#token=${ALICE}`);
+    const { page: runPage } = await browser.signedIn(
+      `${bed.bridge.url}/ui/runs/${encodeURIComponent(run.runId)}`,
+      ALICE,
+    );
     await runPage.getByTestId('approval').getByTestId('escalated').waitFor();
     expect(await runPage.getByTestId('approval').getByTestId('approve').isDisabled()).toBe(true);
 

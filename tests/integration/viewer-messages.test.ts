@@ -5,7 +5,7 @@ import { defineAgent } from '../../common';
 import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
 import { testTools } from '../fixtures/test-tools';
 import { heldAnswer, sentMessages } from '../helpers/agent-runs';
-import { signInByLink, useBrowserPages } from '../helpers/browser';
+import { useBrowserPages } from '../helpers/browser';
 import { useTestBed } from '../helpers/test-bed';
 
 const FULL = 'full-token';
@@ -19,11 +19,7 @@ describe('the viewer message box', () => {
     bridge: { tokens: `${FULL}:acme:alice,${READER}:acme:dash:read` },
   });
   const browser = useBrowserPages();
-  const open = async (path: string, token: string) => {
-    const watched = await browser.open();
-    await signInByLink(watched.page, `${bed.bridge.url}${path}#token=${token}`);
-    return watched.page;
-  };
+  const open = async (path: string, token: string) => (await browser.signedIn(`${bed.bridge.url}${path}`, token)).page;
 
   it('sends a message to a running run, which the model reads next turn', async () => {
     const held = heldAnswer(toolCalls([toolCall('record', { label: 'v' })]));

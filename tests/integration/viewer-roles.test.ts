@@ -3,7 +3,7 @@
 import { toolCall, toolCalls } from '../../devkit/scripted-model-server';
 import { testTools } from '../fixtures/test-tools';
 import { askingAgent, keyOf, waitForAsk } from '../helpers/approvals';
-import { signInByLink, useBrowserPages } from '../helpers/browser';
+import { useBrowserPages } from '../helpers/browser';
 import { useTestBed } from '../helpers/test-bed';
 
 const READER = 'reader-token';
@@ -17,11 +17,7 @@ describe('the viewer with a read-only token', () => {
     bridge: { tokens: `${FULL}:acme:alice,${READER}:acme:dash:read` },
   });
   const browser = useBrowserPages();
-  const open = async (path: string, token: string) => {
-    const watched = await browser.open();
-    await signInByLink(watched.page, `${bed.bridge.url}${path}#token=${token}`);
-    return watched.page;
-  };
+  const open = async (path: string, token: string) => (await browser.signedIn(`${bed.bridge.url}${path}`, token)).page;
 
   it('shows a waiting call without letting it be decided, and no start, pause or cancel', async () => {
     bed.server.scriptFor(keyOf(asker), toolCalls([toolCall('record', { label: 'r' }, { id: 'call_v' })]));

@@ -10,7 +10,7 @@ import { asTool, defineAgent, loopAgent } from '../../common';
 import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
 import { InProcessLane } from '../../live/in-process-lane';
 import { testTools } from '../fixtures/test-tools';
-import { screenshot, signInByLink, type WatchedPage, useBrowserPages } from '../helpers/browser';
+import { screenshot, type WatchedPage, useBrowserPages } from '../helpers/browser';
 import { request, startBridge } from '../helpers/bridge';
 import { useTestBed } from '../helpers/test-bed';
 import { waitFor } from '../helpers/workflow-agents';
@@ -61,11 +61,8 @@ describe('the run viewer in Chromium', () => {
 
   /** A new page signed in as `token` (the #token= link `agio serve` prints, its prompt accepted), at `path`. */
   let lastPage: WatchedPage | undefined;
-  const open = async (path: string, token = A): Promise<Page> => {
-    const watched = (lastPage = await browser.open());
-    await signInByLink(watched.page, `${bed.bridge.url}${path}#token=${token}`);
-    return watched.page;
-  };
+  const open = async (path: string, token = A): Promise<Page> =>
+    (lastPage = await browser.signedIn(`${bed.bridge.url}${path}`, token)).page;
   const startRun = async (agent: string, input: string, token = A) =>
     (await request(`${bed.bridge.url}/runs`, { token, body: { agent, input } })).body.runId as string;
   const rootStatus = (page: Page) => page.getByTestId('run-status');

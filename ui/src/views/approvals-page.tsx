@@ -2,10 +2,11 @@
 // oldest first, refreshed while open; each is approved or denied here, bound to the call shown (its binding).
 import { useEffect, useState } from 'preact/hooks';
 import type { Inbox, InboxItem } from '../../../common/approval-inbox';
-import { ApiError, runPath, type Api } from '../api';
+import { ApiError, type Api } from '../api';
 import { clock, pretty } from '../format';
 import { linkTo, runUrl } from '../router';
 import { lacksScope, useRoles, useScope } from '../scopes';
+import { DecideButtons, decideToolCall } from './decide-buttons';
 
 const REFRESH_MS = 3000;
 
@@ -77,11 +78,7 @@ function InboxEntry(props: { api: Api; item: InboxItem; mayDecide: boolean; onDe
     setBusy(true);
     setError(undefined);
     try {
-      const body = {
-        ...(item.binding ? { binding: item.binding } : {}),
-        ...(decision === 'deny' && message ? { message } : {}),
-      };
-      await api.post(`${runPath(item.runId)}/tool-calls/${encodeURIComponent(item.toolCallId)}/${decision}`, body);
+      await decideToolCall(api, item, decision, { message });
       onDecided();
     } catch (err) {
       // A stale binding: the call was escalated (or replaced) since it was shown; the refresh shows it as it is now.
@@ -114,18 +111,12 @@ function InboxEntry(props: { api: Api; item: InboxItem; mayDecide: boolean; onDe
         {item.argsPreview ? `${item.argsPreview} (${item.argsChars} characters)` : pretty(item.args ?? {})}
       </pre>
       <div class="row">
-        <button data-testid="approve" disabled={busy || !mayDecide} onClick={() => void decide('approve')}>
-          Approve
-        </button>
-        <input
-          data-testid="deny-message"
-          placeholder="message to the agent (optional)"
-          value={message}
-          onInput={(e) => setMessage(e.currentTarget.value)}
+        <DecideButtons
+          disabled={busy || !mayDecide}
+          message={message}
+          onMessage={setMessage}
+          onDecide={(decision) => void decide(decision)}
         />
-        <button class="danger" data-testid="deny" disabled={busy || !mayDecide} onClick={() => void decide('deny')}>
-          Deny
-        </button>
       </div>
       {error && (
         <p class="error" data-testid="inbox-error">

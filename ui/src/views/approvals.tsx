@@ -1,10 +1,11 @@
 // Tool calls waiting for a person: approve (optionally remembering this exact call for the rest of the run) or deny
 // with a message.
 import { useState } from 'preact/hooks';
-import { runPath, type Api } from '../api';
+import type { Api } from '../api';
 import { pretty } from '../format';
 import type { ApprovalView } from '../run-tree';
 import { lacksScope, useRoles, useScope } from '../scopes';
+import { DecideButtons, decideToolCall } from './decide-buttons';
 
 export function Approvals({ api, approvals }: { api: Api; approvals: ApprovalView[] }) {
   const mayDecide = useScope(api, 'decide');
@@ -40,12 +41,7 @@ function Approval({ api, approval, mayDecide }: { api: Api; approval: ApprovalVi
     setBusy(true);
     setError(undefined);
     try {
-      const bound = approval.binding ? { binding: approval.binding } : {};
-      const body = { ...bound, ...(decision === 'approve' ? { remember } : message ? { message } : {}) };
-      await api.post(
-        `${runPath(approval.runId)}/tool-calls/${encodeURIComponent(approval.toolCallId)}/${decision}`,
-        body,
-      );
+      await decideToolCall(api, approval, decision, { remember, message });
     } catch (err) {
       setError((err as Error).message);
     } finally {
@@ -76,18 +72,12 @@ function Approval({ api, approval, mayDecide }: { api: Api; approval: ApprovalVi
             also allow this exact call (same tool, same arguments) for the rest of this run
           </span>
         </label>
-        <button data-testid="approve" disabled={busy || !mayDecide} onClick={() => void decide('approve')}>
-          Approve
-        </button>
-        <input
-          data-testid="deny-message"
-          placeholder="message to the agent (optional)"
-          value={message}
-          onInput={(e) => setMessage(e.currentTarget.value)}
+        <DecideButtons
+          disabled={busy || !mayDecide}
+          message={message}
+          onMessage={setMessage}
+          onDecide={(decision) => void decide(decision)}
         />
-        <button class="danger" data-testid="deny" disabled={busy || !mayDecide} onClick={() => void decide('deny')}>
-          Deny
-        </button>
       </div>
       {error && <p class="error">{error}</p>}
     </div>
