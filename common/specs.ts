@@ -19,6 +19,9 @@ export const ModelSettings = z.object({
 /** Sampling settings passed to the model. */
 export type ModelSettings = z.infer<typeof ModelSettings>;
 
+/** An agent's name where runs are filtered by it (lists, the approvals inbox, webhooks): as loose as a stored run's. */
+export const AgentNameFilter = z.string().regex(/^[A-Za-z0-9._-]{1,128}$/, 'agent: 1-128 letters, digits, . _ -');
+
 /** An LLM agent. */
 export const AgentSpec = z.object({
   kind: z.literal('llm').default('llm'),

@@ -1,6 +1,7 @@
 // Webhooks' contracts (docs/ARCHITECTURE.md, "Webhooks"): the events a subscription may ask for, what creating one
 // takes (over HTTP, the client and POST /runs), and the input of the delivery workflow.
 import { z } from 'zod';
+import { AgentNameFilter } from './specs';
 
 /** The events a webhook subscription can receive. */
 export const WEBHOOK_EVENT_TYPES = [
@@ -41,10 +42,7 @@ export type RunWebhookRequest = z.infer<typeof RunWebhookRequest>;
 /** The body of POST /webhooks: a subscription of the caller's tenant. */
 export const CreateWebhookRequest = RunWebhookRequest.extend({
   /** Only runs of this agent (the agent of the run the event is about). */
-  agent: z
-    .string()
-    .regex(/^[A-Za-z0-9._-]{1,128}$/, 'agent: 1-128 letters, digits, . _ -')
-    .optional(),
+  agent: AgentNameFilter.optional(),
   /** Only the tree of this root run. */
   rootRunId: z
     .string()

@@ -2,6 +2,7 @@
 // of nesting (client/approval-inbox.ts), filtered by agent, root run and tool. Decisions go through the existing
 // POST /runs/:id/tool-calls/:callId/approve|deny, quoting the item's binding.
 import { z } from 'zod';
+import { AgentNameFilter } from '../../common/specs';
 import { ErrorType } from '../../common/errors';
 import { apiRoute, defineRoute } from '../api-route';
 import type { Grant } from '../auth';
@@ -11,10 +12,7 @@ import type { Routes } from './context';
 /** The query of GET /approvals; unknown parameters are refused. */
 export const ApprovalsQuery = z
   .object({
-    agent: z
-      .string()
-      .regex(/^[A-Za-z0-9._-]{1,128}$/, 'agent: 1-128 letters, digits, . _ -')
-      .optional(),
+    agent: AgentNameFilter.optional(),
     rootRunId: z
       .string()
       .regex(/^[A-Za-z0-9._:-]{1,512}$/, 'rootRunId: a root run id')

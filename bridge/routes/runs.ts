@@ -1,6 +1,7 @@
 // Agents and runs: GET /agents, POST /runs (start, idempotent with Idempotency-Key), GET /runs (the
 // tenant's runs, filtered and paged), GET /runs/:id (status and output) and GET /runs/:id/state (the live state).
 import { z } from 'zod';
+import { AgentNameFilter } from '../../common/specs';
 import { SessionBusyError, stateView } from '../../client/agio-client';
 import { BadPageTokenError, RUN_STATUSES } from '../../client/run-list';
 import { stateQuery } from '../../common/messages';
@@ -28,10 +29,7 @@ import { createRunWebhooks } from '../run-webhooks';
 
 const ListRunsQuery = z
   .object({
-    agent: z
-      .string()
-      .regex(/^[A-Za-z0-9._-]{1,128}$/, 'agent: 1-128 letters, digits, . _ -')
-      .optional(),
+    agent: AgentNameFilter.optional(),
     status: z
       .string()
       // Any case: clients of releases that answered Temporal's uppercase names still filter.

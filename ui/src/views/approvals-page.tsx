@@ -1,12 +1,13 @@
 // The approvals inbox: every tool call of the tenant's runs waiting for a person, nested runs included (GET /approvals),
 // oldest first, refreshed while open; each is approved or denied here, bound to the call shown (its binding).
-import { useEffect, useState } from 'preact/hooks';
+import { useState } from 'preact/hooks';
 import type { Inbox, InboxItem } from '../../../common/approval-inbox';
 import { ApiError, type Api } from '../api';
 import { clock, pretty } from '../format';
 import { linkTo, runUrl } from '../router';
 import { lacksScope, useRoles, useScope } from '../scopes';
 import { DecideButtons, decideToolCall } from './decide-buttons';
+import { usePolling } from '../polling';
 
 const REFRESH_MS = 3000;
 
@@ -17,24 +18,18 @@ export function ApprovalsPage({ api }: { api: Api }) {
   const mayDecide = useScope(api, 'decide');
   const roles = useRoles(api);
 
-  useEffect(() => {
-    let live = true;
-    const load = () =>
-      api.get<Inbox>('/approvals?limit=100').then(
-        (answer) => {
-          if (!live) return;
-          setInbox(answer);
-          setError(undefined);
-        },
-        (err: Error) => live && setError(err.message),
-      );
-    void load();
-    const timer = setInterval(() => document.visibilityState === 'visible' && void load(), REFRESH_MS);
-    return () => {
-      live = false;
-      clearInterval(timer);
-    };
-  }, [api, tick]);
+  usePolling(
+    () => api.get<Inbox>('/approvals?limit=100'),
+    {
+      onAnswer: (answer) => {
+        setInbox(answer);
+        setError(undefined);
+      },
+      onError: setError,
+    },
+    REFRESH_MS,
+    [api, tick],
+  );
 
   const items = inbox?.approvals ?? [];
   return (

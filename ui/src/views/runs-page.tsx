@@ -6,6 +6,7 @@ import { clock, duration } from '../format';
 import { linkTo, listUrl, navigate, runUrl } from '../router';
 import { RUN_STATUSES } from '../../../common/run-statuses';
 import { StartRun } from './start-run';
+import { usePolling } from '../polling';
 
 const REFRESH_MS = 5000;
 
@@ -22,28 +23,24 @@ export function RunsPage({ api, agent, status }: { api: Api; agent?: string; sta
     );
   }, [api]);
 
-  useEffect(() => {
-    let live = true;
-    const query = new URLSearchParams({ limit: '50' });
-    if (agent) query.set('agent', agent);
-    if (status) query.set('status', status);
-    const load = () =>
-      api.get<{ runs: RunSummary[]; nextPageToken?: string }>(`/runs?${query.toString()}`).then(
-        (page) => {
-          if (!live) return;
-          setRuns(page.runs);
-          setNext(page.nextPageToken);
-          setError(undefined);
-        },
-        (err: Error) => live && setError(err.message),
-      );
-    void load();
-    const timer = setInterval(() => document.visibilityState === 'visible' && void load(), REFRESH_MS);
-    return () => {
-      live = false;
-      clearInterval(timer);
-    };
-  }, [api, agent, status]);
+  usePolling(
+    () => {
+      const query = new URLSearchParams({ limit: '50' });
+      if (agent) query.set('agent', agent);
+      if (status) query.set('status', status);
+      return api.get<{ runs: RunSummary[]; nextPageToken?: string }>(`/runs?${query.toString()}`);
+    },
+    {
+      onAnswer: (page) => {
+        setRuns(page.runs);
+        setNext(page.nextPageToken);
+        setError(undefined);
+      },
+      onError: setError,
+    },
+    REFRESH_MS,
+    [api, agent, status],
+  );
 
   const more = async () => {
     const query = new URLSearchParams({ limit: '50', pageToken: next! });
