@@ -15,12 +15,11 @@ export async function storesFromEnv(
   opts: { dataDir?: string } = {},
 ): Promise<{ stores: Stores; close: () => Promise<void> }> {
   if (!env.MONGODB_URI) {
-    const stores = createMemoryStores();
-    if (opts.dataDir) {
-      const webhooks = new FileWebhookStore(path.join(opts.dataDir, 'webhooks.json'));
-      await webhooks.setup();
-      Object.assign(stores, { webhooks });
-    }
+    const { dataDir } = opts;
+    const stores = createMemoryStores(
+      dataDir ? { webhooks: new FileWebhookStore(path.join(dataDir, 'webhooks.json')) } : {},
+    );
+    await stores.setup();
     return { stores, close: async () => undefined };
   }
   const { MongoClient } = optionalPackage<typeof import('mongodb')>('mongodb', 'MONGODB_URI (the MongoDB stores)');

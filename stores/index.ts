@@ -75,8 +75,8 @@ function bundle(stores: Omit<Stores, 'setup'>): Stores {
   };
 }
 
-/** Stores in process memory: for the embedded default and tests. */
-export function createMemoryStores(): Stores {
+/** Stores in process memory: for the embedded default and tests; `replace` puts other stores in place of some. */
+export function createMemoryStores(replace: Partial<Omit<Stores, 'setup'>> = {}): Stores {
   return bundle({
     sessions: new MemorySessionStore(),
     traces: new MemoryTraceStore(),
@@ -87,6 +87,7 @@ export function createMemoryStores(): Stores {
     messages: new MemoryMessageStore(),
     spend: new MemorySpendStore(),
     webhooks: new MemoryWebhookStore(),
+    ...replace,
   });
 }
 
