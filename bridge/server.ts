@@ -22,6 +22,10 @@ import { streamRoutes } from './routes/streams';
 import { whoamiRoutes } from './routes/whoami';
 import { metricsRoutes } from './routes/metrics';
 import { openApiRoutes } from './routes/openapi';
+import { agUiRoutes } from './routes/ag-ui';
+import { mcpRoutes } from './routes/mcp';
+import { a2aRoutes } from './routes/a2a';
+import { rescueRoutes } from './routes/rescue';
 import { RouteCatalog } from './openapi';
 import { bridgeMetrics } from '../telemetry/metrics-bridge';
 import { OpenStreams } from './open-streams';
@@ -119,6 +123,10 @@ export function createBridge(opts: BridgeOptions): FastifyInstance & { hub: Stre
     budgetRoutes,
     webhookRoutes,
     scheduleRoutes,
+    rescueRoutes,
+    agUiRoutes,
+    mcpRoutes,
+    a2aRoutes,
   ])
     routes(app, ctx);
 

@@ -4,6 +4,8 @@ import { parseArgs } from 'node:util';
 import { bridgeFromEnv, printJson, run, watch } from './commands';
 import { SCHEDULE_USAGE } from './schedule-command';
 import { WEBHOOKS_USAGE } from './webhooks-command';
+import { MCP_USAGE } from './mcp-command';
+import { RESCUE_USAGE } from './rescue-command';
 
 const USAGE = `usage: agio <command> [args]
 
@@ -40,7 +42,7 @@ const USAGE = `usage: agio <command> [args]
                                    read before its next model call; --interrupt cancels the call in flight
   cancel <runId>                   cancel a run and everything it started
   agents                           list the agents the bridge can start
-${SCHEDULE_USAGE}${WEBHOOKS_USAGE}  versions [promote <buildId> [--force]] [--deployment NAME]
+${SCHEDULE_USAGE}${WEBHOOKS_USAGE}${RESCUE_USAGE}${MCP_USAGE}  versions [promote <buildId> [--force]] [--deployment NAME]
                                    worker versions of the deployment; promote one to current (runs pinned
                                    to other versions move to it at their next safe point; an older build
                                    than the current one only with --force)
@@ -71,6 +73,9 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'schedule') return (await import('./schedule-command')).scheduleCommand(rest);
   if (command === 'openapi') return (await import('../bridge/openapi-file')).openApiCommand(rest);
   if (command === 'webhooks') return (await import('./webhooks-command')).webhooksCommand(rest);
+  if (command === 'mcp') return (await import('./mcp-command')).mcpCommand(rest);
+  if (['retry', 'fork', 'compare', 'bulk'].includes(command))
+    return (await import('./rescue-command')).rescueCommand(command, rest);
   const bridge = bridgeFromEnv();
   const { values, positionals } = parseArgs({
     args: rest,

@@ -1,0 +1,7 @@
+// `agio retry|fork|compare|bulk`: rescue and re-drive runs (issue 35). Filled in by the rescue work.
+
+export const RESCUE_USAGE = '';
+
+export function rescueCommand(_command: string, _args: string[]): Promise<number> {
+  return Promise.reject(new Error(`agio ${_command} is not built yet`));
+}
