@@ -28,6 +28,7 @@ const ioFolders = [
   'client',
   'bridge',
   'cli',
+  'protocols',
 ];
 const ioFolderImport = `^(\\./)?(\\.\\./)+(${ioFolders.join('|')})(/.*)?$`;
 // The package's root index re-exports the worker, the client and the bridge.

@@ -26,6 +26,7 @@ import { agUiRoutes } from './routes/ag-ui';
 import { mcpRoutes } from './routes/mcp';
 import { a2aRoutes } from './routes/a2a';
 import { rescueRoutes } from './routes/rescue';
+import { redriveRoutes } from './routes/redrive';
 import { RouteCatalog } from './openapi';
 import { bridgeMetrics } from '../telemetry/metrics-bridge';
 import { OpenStreams } from './open-streams';
@@ -124,6 +125,7 @@ export function createBridge(opts: BridgeOptions): FastifyInstance & { hub: Stre
     webhookRoutes,
     scheduleRoutes,
     rescueRoutes,
+    redriveRoutes,
     agUiRoutes,
     mcpRoutes,
     a2aRoutes,

@@ -6,6 +6,7 @@ import { SCHEDULE_USAGE } from './schedule-command';
 import { WEBHOOKS_USAGE } from './webhooks-command';
 import { MCP_USAGE } from './mcp-command';
 import { RESCUE_USAGE } from './rescue-command';
+import { REDRIVE_USAGE } from './redrive-command';
 
 const USAGE = `usage: agio <command> [args]
 
@@ -42,7 +43,7 @@ const USAGE = `usage: agio <command> [args]
                                    read before its next model call; --interrupt cancels the call in flight
   cancel <runId>                   cancel a run and everything it started
   agents                           list the agents the bridge can start
-${SCHEDULE_USAGE}${WEBHOOKS_USAGE}${RESCUE_USAGE}${MCP_USAGE}  versions [promote <buildId> [--force]] [--deployment NAME]
+${SCHEDULE_USAGE}${WEBHOOKS_USAGE}${RESCUE_USAGE}${REDRIVE_USAGE}${MCP_USAGE}  versions [promote <buildId> [--force]] [--deployment NAME]
                                    worker versions of the deployment; promote one to current (runs pinned
                                    to other versions move to it at their next safe point; an older build
                                    than the current one only with --force)
@@ -74,8 +75,9 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'openapi') return (await import('../bridge/openapi-file')).openApiCommand(rest);
   if (command === 'webhooks') return (await import('./webhooks-command')).webhooksCommand(rest);
   if (command === 'mcp') return (await import('./mcp-command')).mcpCommand(rest);
-  if (['retry', 'fork', 'compare', 'bulk'].includes(command))
-    return (await import('./rescue-command')).rescueCommand(command, rest);
+  if (command === 'retry' || command === 'fork') return (await import('./rescue-command')).rescueCommand(command, rest);
+  if (command === 'compare' || command === 'bulk')
+    return (await import('./redrive-command')).redriveCommand(command, rest);
   const bridge = bridgeFromEnv();
   const { values, positionals } = parseArgs({
     args: rest,

@@ -1,4 +1,4 @@
-// `agio retry|fork|compare|bulk`: rescue and re-drive runs (issue 35). Filled in by the rescue work.
+// `agio retry|fork|compare|bulk`: retry and fork runs (issue 35). Filled in by the rescue work.
 
 export const RESCUE_USAGE = '';
 

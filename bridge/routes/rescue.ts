@@ -1,4 +1,4 @@
-// Rescue: retry, fork, compare and bulk re-drive of runs (issue 35). Filled in by the rescue work.
+// Rescue: retry a run from its last good step, fork it at a step (issue 35). Filled in by the rescue work.
 import type { Routes } from './context';
 
 export const rescueRoutes: Routes = () => undefined;
