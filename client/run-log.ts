@@ -22,8 +22,8 @@ import { readTree, type TreeEvent, type TreeLogs } from './tree-reader';
 export const CLOSE_WAIT_MS = 2000;
 
 /**
- * How long a reader waits for events an open run no longer holds to reach its event log before it reports them gone
- * (EventsGoneError): the write that carries them can land just after the run has continued as new.
+ * How long a reader waits for events a run no longer holds (it continued as new) to reach its event log before it
+ * reports them gone (EventsGoneError).
  */
 export const OLDER_EVENTS_WAIT_MS = 10_000;
 
@@ -66,20 +66,11 @@ export class RunLogs {
     const replayed = queryPages(this.temporal.workflow.getHandle(rootRunId), signal);
     let closed = false;
     let missingSince: number | undefined;
-    const pages: EventPages = async (input) => {
+    // The run's own page: its events Query while it is open, else its stored log or a replay.
+    const runPage: EventPages = async (input) => {
       if (!closed) {
         try {
-          const page = await open(input);
-          // After continue-as-new an open run holds only its newest events; older ones are in its event log.
-          if (page.firstOffset <= input.after + 1 || !this.log || tenant === undefined) return page;
-          const older = await olderPage(this.log, tenant, rootRunId, input, page);
-          if (older) return ((missingSince = undefined), older);
-          // The write that carries them may still be on its way (a run continues as new right after it): the reader
-          // asks again (readEvents retries a failed page) for a while before it reports them gone.
-          missingSince ??= Date.now();
-          if (Date.now() - missingSince < OLDER_EVENTS_WAIT_MS)
-            throw new Error(`events after ${input.after} of ${rootRunId} are not in its event log yet`);
-          return page;
+          return await open(input);
         } catch (err) {
           if (!(err instanceof QueryRejectedError)) throw err;
           closed = true;
@@ -98,6 +89,21 @@ export class RunLogs {
       // Open after all (it continued as new meanwhile): its events Query answers again.
       if (!closing) closed = false;
       return closing ? endedWith(page, closing) : page;
+    };
+    const pages: EventPages = async (input) => {
+      const page = await runPage(input);
+      // After continue-as-new a run holds only its newest events; older ones are in its event log. (Both ways of
+      // reading the run can meet this: a Query that reached it as it continued as new is rejected, and the replay
+      // that follows reads the new run.)
+      if (page.firstOffset <= input.after + 1 || !this.log || tenant === undefined) return page;
+      const older = await olderPage(this.log, tenant, rootRunId, input, page);
+      if (older) return ((missingSince = undefined), older);
+      // The log may lag (a write retried by the store calls): the reader asks again (readEvents retries a failed
+      // page) for a while before it reports them gone.
+      missingSince ??= Date.now();
+      if (Date.now() - missingSince < OLDER_EVENTS_WAIT_MS)
+        throw new Error(`events after ${input.after} of ${rootRunId} are not in its event log yet`);
+      return page;
     };
     const untilClosed = async () => {
       const stop = new AbortController();
