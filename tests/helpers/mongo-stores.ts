@@ -15,12 +15,12 @@ export interface TestMongoStores {
   close(): Promise<void>;
 }
 
-/** Opens MongoDB stores in a new database (indexes set up). */
-export async function openMongoStores(): Promise<TestMongoStores> {
+/** Opens MongoDB stores in a new database (indexes set up), their collections named with `collectionPrefix` if given. */
+export async function openMongoStores(opts: { collectionPrefix?: string } = {}): Promise<TestMongoStores> {
   const base = testEnv('mongoUri');
   const client = await new MongoClient(base, { serverSelectionTimeoutMS: 10_000 }).connect();
   const dbName = `agio_it_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
-  const stores = createMongoStores(client, { dbName });
+  const stores = createMongoStores(client, { dbName, ...opts });
   await stores.setup();
   return {
     stores,

@@ -1,36 +1,16 @@
 // The message store's contract, run against memory and MongoDB (the harness's FerretDB): runs' conversations by
 // position, written idempotently, overwritten only by a newer version, read back exactly (nulls included), scoped by
 // tenant and run.
-import { randomUUID } from 'node:crypto';
-import type { ChatMessage } from '../../common';
-import { createMemoryStores, type MessageStore } from '../../stores';
-import { openMongoStores } from '../helpers/mongo-stores';
 
-const id = (prefix: string) => `${prefix}-${randomUUID().slice(0, 8)}`;
+import type { ChatMessage } from '../../common';
+import { describeEachStore, storeBackends, uniqueId as id } from '../helpers/store-contract';
+
 const user = (content: string): ChatMessage => ({ role: 'user', content });
 const at = (index: number, message: ChatMessage) => ({ index, message });
 
-async function memoryBackend() {
-  return { store: createMemoryStores().messages, close: async () => undefined };
-}
+const backends = storeBackends((stores) => stores.messages);
 
-async function mongoBackend() {
-  const mongo = await openMongoStores();
-  return { store: mongo.stores.messages, close: () => mongo.close() };
-}
-
-describe.each([
-  ['memory', memoryBackend],
-  ['mongodb (FerretDB)', mongoBackend],
-])('%s message store', (_name, open) => {
-  let store: MessageStore;
-  let close: () => Promise<void>;
-  beforeAll(async () => {
-    ({ store, close } = await open());
-    await store.setup();
-  });
-  afterAll(() => close?.());
-
+describeEachStore('message store', backends, (store) => {
   it('reads back the messages written, by position, exactly as written', async () => {
     const [tenant, run] = [id('t'), id('run')];
     const call: ChatMessage = {

@@ -1,32 +1,11 @@
 // The spend ledger's contract, run against memory and MongoDB (the harness's FerretDB): each call's cost counted once
 // by key, summed per tree and per tenant and day, tenants apart; tenants' daily budgets set and cleared.
-import { randomUUID } from 'node:crypto';
-import { createMemoryStores, type SpendEntry, type SpendStore } from '../../stores';
-import { openMongoStores } from '../helpers/mongo-stores';
+import type { SpendEntry } from '../../stores';
+import { describeEachStore, storeBackends, uniqueId as id } from '../helpers/store-contract';
 
-const id = (prefix: string) => `${prefix}-${randomUUID().slice(0, 8)}`;
+const backends = storeBackends((stores) => stores.spend);
 
-async function memoryBackend() {
-  return { store: createMemoryStores().spend, close: async () => undefined };
-}
-
-async function mongoBackend() {
-  const mongo = await openMongoStores();
-  return { store: mongo.stores.spend, close: () => mongo.close() };
-}
-
-describe.each([
-  ['memory', memoryBackend],
-  ['mongodb (FerretDB)', mongoBackend],
-])('%s spend store', (_name, open) => {
-  let store: SpendStore;
-  let close: () => Promise<void>;
-  beforeAll(async () => {
-    ({ store, close } = await open());
-    await store.setup();
-  });
-  afterAll(() => close());
-
+describeEachStore('spend store', backends, (store) => {
   const entry = (fields: Partial<SpendEntry>): SpendEntry => ({
     key: id('k'),
     tenant: 't',

@@ -5,41 +5,21 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { createMemoryStores, type WebhookStore, type WebhookSubscription } from '../../stores';
+import { type WebhookStore, type WebhookSubscription } from '../../stores';
 import { FileWebhookStore } from '../../stores/file-webhook-store';
-import { openMongoStores } from '../helpers/mongo-stores';
+import { describeEachStore, storeBackends, type StoreBackend } from '../helpers/store-contract';
 
 const id = (prefix: string) => `${prefix}_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
-
-async function memoryBackend() {
-  return { store: createMemoryStores().webhooks, close: async () => undefined };
-}
 
 /** A webhook store file of its own in a fresh directory. */
 const storeFile = () => path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'agio-webhooks-')), 'webhooks.json');
 
-async function fileBackend() {
-  return { store: new FileWebhookStore(storeFile()), close: async () => undefined };
-}
+const backends: StoreBackend<WebhookStore>[] = [
+  ...storeBackends((stores) => stores.webhooks),
+  ['file (agio serve)', async () => ({ store: new FileWebhookStore(storeFile()), close: async () => undefined })],
+];
 
-async function mongoBackend() {
-  const mongo = await openMongoStores();
-  return { store: mongo.stores.webhooks, close: () => mongo.close() };
-}
-
-describe.each([
-  ['memory', memoryBackend],
-  ['file (agio serve)', fileBackend],
-  ['mongodb (FerretDB)', mongoBackend],
-])('%s webhook store', (_name, open) => {
-  let store: WebhookStore;
-  let close: () => Promise<void>;
-  beforeAll(async () => {
-    ({ store, close } = await open());
-    await store.setup();
-  });
-  afterAll(() => close());
-
+describeEachStore('webhook store', backends, (store) => {
   const sub = (tenant: string, fields: Partial<WebhookSubscription> = {}): WebhookSubscription => ({
     id: id('whk'),
     tenant,

@@ -1,38 +1,14 @@
 // The workspace store's contract, run against memory and MongoDB (the harness's FerretDB): manifests with a
 // generation, blobs, per-file merging of concurrent commits, the quota, tenant scoping.
-import { randomBytes, randomUUID } from 'node:crypto';
-import {
-  createMemoryStores,
-  WorkspaceQuotaExceededError,
-  type WorkspaceChange,
-  type WorkspaceStore,
-} from '../../stores';
-import { openMongoStores } from '../helpers/mongo-stores';
+import { randomBytes } from 'node:crypto';
+import { WorkspaceQuotaExceededError, type WorkspaceChange } from '../../stores';
+import { describeEachStore, storeBackends, uniqueId as id } from '../helpers/store-contract';
 
-const id = (prefix: string) => `${prefix}-${randomUUID().slice(0, 8)}`;
 const text = (s: string) => Buffer.from(s, 'utf8');
 
-async function memoryBackend() {
-  return { store: createMemoryStores().workspaces, close: async () => undefined };
-}
+const backends = storeBackends((stores) => stores.workspaces);
 
-async function mongoBackend() {
-  const mongo = await openMongoStores();
-  return { store: mongo.stores.workspaces, close: () => mongo.close() };
-}
-
-describe.each([
-  ['memory', memoryBackend],
-  ['mongodb (FerretDB)', mongoBackend],
-])('%s workspace store', (_name, open) => {
-  let store: WorkspaceStore;
-  let close: () => Promise<void>;
-  beforeAll(async () => {
-    ({ store, close } = await open());
-    await store.setup();
-  });
-  afterAll(() => close?.());
-
+describeEachStore('workspace store', backends, (store) => {
   /** Uploads `content` and returns the change that writes it at `path`. */
   async function write(tenant: string, ws: string, path: string, content: Buffer): Promise<WorkspaceChange> {
     const blob = await store.putBlob(tenant, ws, content);
