@@ -29,8 +29,9 @@ import {
 } from '../common/messages';
 import { DecisionRejectedError, RunClosedError, RunNotFoundError, UnknownToolCallError, runFailure } from './errors';
 import type { ReadEventsOptions } from './event-reader';
-import { followRun, type RunLogs } from './run-log';
-import { parseCursor, type TreeCursor } from './tree-cursor';
+import { followRun, followTree, type RunLogs } from './run-log';
+import { cursorAt, parseCursor, type TreeCursor } from './tree-cursor';
+import type { TreeEvent } from './tree-reader';
 import { stateView, type RunStateView } from './run-state-view';
 import { waitForEvent, type WaitForOptions } from './wait-for';
 import { CallbackRefusedError, callbackWaitOf, completeCallback } from './callbacks';
@@ -63,6 +64,27 @@ export class RunHandle<T = RunOutput['output']> {
     if (opts.from !== undefined && !from) throw new TypeError(`"${String(opts.from)}" is not a stream position`);
     const follow = () => followRun(this.logs, this.runId, { ...opts, from });
     return this.typed(this.started ? afterStart(this.started, follow) : follow());
+  }
+
+  /**
+   * The run's tree as {@link stream} reads it, each event with where it is (`path`: pointer offsets to its log) and the
+   * cursor a reader that has it resumes from: what a protocol adapter needs to resume a stream or to tell which events
+   * a position already covers (client/tree-cursor.ts `hasEvent`).
+   */
+  positioned(
+    opts: Pick<ReadEventsOptions, 'signal' | 'minPollMs' | 'maxPollMs'> & { from?: TreeCursor } = {},
+  ): AsyncGenerator<TreeEvent> {
+    const follow = () => followTree(this.logs, this.runId, { ...opts, from: opts.from ?? cursorAt() });
+    return this.found(this.started ? afterStart(this.started, follow) : follow());
+  }
+
+  /** The events as they are; a run Temporal does not have is RunNotFoundError. */
+  private async *found<E>(events: AsyncIterable<E>): AsyncGenerator<E> {
+    try {
+      yield* events;
+    } catch (err) {
+      throw isNotFound(err) ? new RunNotFoundError(this.runId, { cause: err }) : err;
+    }
   }
 
   /** The events as their types' fields say; a run Temporal does not have is RunNotFoundError. */

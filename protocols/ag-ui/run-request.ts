@@ -1,0 +1,151 @@
+// What a RunAgentInput asks of Agio, decided before any byte of the answer: a new turn starts a durable run (named by
+// tenant, thread and AG-UI run id, so the same request again finds it), the same request again follows that run from its
+// start, and resume entries decide the waiting calls of the run their interrupts name and follow it from where the
+// interrupted AG-UI run ended. Request faults (no user turn, a decider without the `decide` scope) are AgUiRequestError
+// (an HTTP status); faults the protocol answers in-stream (an interrupt that cannot be correlated, expired or stale)
+// are a `refusal`, sent as RUN_ERROR.
+import type { AgioClient } from '../../client/agio-client';
+import type { RunHandle } from '../../client/run-handle';
+import { DecisionRejectedError, RunNotFoundError } from '../../client/errors';
+import { cursorAt, parseCursor, type TreeCursor } from '../../client/tree-cursor';
+import { ErrorType } from '../../common/errors';
+import { decisionOf, parseInterruptId, type InterruptRef } from './interrupts';
+import { agioRunIdOf, contextText, newUserInput, sessionIdOf, type AgUiRunInput, type ResumeEntry } from './run-input';
+
+/** A request the bridge answers with an HTTP error instead of a stream. */
+export class AgUiRequestError extends Error {
+  override name = 'AgUiRequestError';
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** Who asks, as the bridge's token says. */
+export interface AgUiCaller {
+  tenant: string;
+  identity: string;
+  roles?: string[];
+  /** The token may decide approvals (the `decide` scope). */
+  mayDecide: boolean;
+}
+
+/** What the stream follows: the durable run and the position its AG-UI run starts after, or why it cannot. */
+export type PreparedRun =
+  | { handle: RunHandle; rootRunId: string; from: TreeCursor; created: boolean }
+  | { refusal: { code: string; message: string } };
+
+const refuse = (code: string, message: string): PreparedRun => ({ refusal: { code, message } });
+
+/** The memo's tenant and agent of a run, or undefined when there is no such run. */
+async function ownerOf(handle: RunHandle): Promise<{ tenant?: string; agent?: string } | undefined> {
+  try {
+    const d = await handle.workflow.describe();
+    return (d.memo ?? {}) as { tenant?: string; agent?: string };
+  } catch (err) {
+    if ((err as Error).name === 'WorkflowNotFoundError' || err instanceof RunNotFoundError) return undefined;
+    throw err;
+  }
+}
+
+/** Starts or finds the run a RunAgentInput names (see the file comment). */
+export async function prepareRun(
+  agio: AgioClient,
+  caller: AgUiCaller,
+  agent: string,
+  input: AgUiRunInput,
+): Promise<PreparedRun> {
+  if (input.resume) return resumeRun(agio, caller, agent, input.resume);
+  const rootRunId = agioRunIdOf(caller.tenant, input.threadId, input.runId);
+  const existing = agio.getHandle(rootRunId);
+  const owner = await ownerOf(existing);
+  if (owner) return { handle: existing, rootRunId, from: cursorAt(), created: false };
+  const turn = newUserInput(input);
+  if (!turn)
+    throw new AgUiRequestError(400, 'invalid_request', 'messages: the input must end with a user message to answer');
+  const context = contextText(input);
+  const state = isRecord(input.state) && Object.keys(input.state).length ? input.state : undefined;
+  const handle = await agio.start(agent, context ? `${context}\n\n${turn}` : turn, {
+    tenant: caller.tenant,
+    runId: rootRunId,
+    sessionId: sessionIdOf(input.threadId),
+    ...(state ? { state } : {}),
+  });
+  return { handle, rootRunId, from: cursorAt(), created: handle.created };
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Decides the calls the resume entries answer, and follows their run from where its interrupted AG-UI run ended. */
+async function resumeRun(
+  agio: AgioClient,
+  caller: AgUiCaller,
+  agent: string,
+  entries: ResumeEntry[],
+): Promise<PreparedRun> {
+  if (!caller.mayDecide)
+    throw new AgUiRequestError(403, 'forbidden', 'resume decides approvals: this token lacks the "decide" scope');
+  const refs: InterruptRef[] = [];
+  for (const entry of entries) {
+    const ref = parseInterruptId(entry.interruptId);
+    if (!ref) return refuse('unknown_interrupt', `interrupt "${entry.interruptId.slice(0, 80)}" is not one of Agio's`);
+    refs.push(ref);
+  }
+  const run = refs[0].run;
+  if (refs.some((r) => r.run !== run))
+    return refuse('unknown_interrupt', 'the interrupts answered name different runs');
+  const from = parseCursor(refs[0].at);
+  if (!from) return refuse('unknown_interrupt', 'the interrupt names no stream position');
+  const handle = agio.getHandle(run);
+  const owner = await ownerOf(handle);
+  // Another tenant's run is answered exactly as a run that does not exist.
+  if (!owner || owner.tenant !== caller.tenant || owner.agent !== agent)
+    return refuse('unknown_interrupt', `no run of agent "${agent}" waits on these interrupts`);
+  for (const [i, entry] of entries.entries()) {
+    const ref = refs[i];
+    const decision = decisionOf(entry.status, entry.payload);
+    if (!decision)
+      return refuse(
+        'invalid_resume_payload',
+        `resume ${i}: payload must be { approved: boolean, message?, remember? }`,
+      );
+    if (entry.status === 'resolved' && ref.expiresAt !== undefined && ref.expiresAt < Date.now())
+      return refuse(
+        'interrupt_expired',
+        `interrupt for call "${ref.call}" expired at ${new Date(ref.expiresAt).toISOString()}`,
+      );
+    const refusal = await decide(handle, ref, decision, caller);
+    if (refusal) return refusal;
+  }
+  return { handle, rootRunId: run, from, created: false };
+}
+
+/** Sends one decision, bound to the exact call; a call already decided (a resume sent again) is not an error. */
+async function decide(
+  handle: RunHandle,
+  ref: InterruptRef,
+  decision: NonNullable<ReturnType<typeof decisionOf>>,
+  caller: AgUiCaller,
+): Promise<PreparedRun | undefined> {
+  const bound = {
+    by: caller.identity,
+    ...(ref.binding ? { binding: ref.binding } : {}),
+    ...(caller.roles?.length ? { roles: caller.roles } : {}),
+  };
+  try {
+    if (decision.approve) await handle.approve(ref.call, { ...bound, remember: decision.remember });
+    else await handle.deny(ref.call, { ...bound, message: decision.message });
+    return undefined;
+  } catch (err) {
+    const e = err as Error & { cause?: Error & { type?: string } };
+    if (err instanceof DecisionRejectedError || /already been decided/.test(e.cause?.message ?? '')) return undefined;
+    if (e.cause?.type === ErrorType.StaleApproval) return refuse('stale_interrupt', e.cause.message);
+    if (e.cause?.type === ErrorType.ApprovalEscalated) return refuse('forbidden', e.cause.message);
+    if (e.name === 'UnknownToolCallError' || e.name === 'WorkflowUpdateFailedError')
+      return refuse('unknown_interrupt', e.cause?.message ?? e.message);
+    throw err;
+  }
+}

@@ -1,0 +1,103 @@
+// One AG-UI run's event stream over a durable Agio run: the tree is read from its start through the mapper, which keeps
+// what is open (messages, steps, subagents, waiting calls); events the client already has (before the run's starting
+// position, or up to its Last-Event-ID) update the mapper silently, the rest are sent in frames, each with the tree
+// cursor after its Agio event as its id. The AG-UI run ends with the root's end, or with an interrupt once calls wait
+// for a decision and the tree has been quiet for a moment; the durable run goes on waiting and the next AG-UI run that
+// answers the interrupts continues it.
+import type { Event as AgUiEvent } from '@ag-ui/core';
+import { EventType } from '@ag-ui/core';
+import type { RunHandle } from '../../client/run-handle';
+import { encodeCursor, hasEvent, joinCursors, type TreeCursor } from '../../client/tree-cursor';
+import { typedEvent } from '../../common';
+import { AgUiMapper } from './event-mapper';
+import { approvalInterrupt } from './interrupts';
+
+/** The AG-UI events sent together, and the id a client that has them resumes after (none: the opening frame). */
+export interface AgUiFrame {
+  events: AgUiEvent[];
+  id?: string;
+}
+
+/** Options of {@link streamAgUiRun}. */
+export interface AgUiStreamOptions {
+  handle: RunHandle;
+  rootRunId: string;
+  threadId: string;
+  /** The AG-UI run id (as the client sent it). */
+  runId: string;
+  /** The position this AG-UI run starts after (an interrupted run's end, or the start). */
+  from: TreeCursor;
+  /** A reconnecting client's Last-Event-ID: the frames up to it are not sent again (nor the opening). */
+  lastEventId?: TreeCursor;
+  signal: AbortSignal;
+  /** How long the tree stays quiet, with calls waiting, before the AG-UI run ends with an interrupt (default 1 s). */
+  settleMs?: number;
+}
+
+const SETTLED = Symbol('settled');
+
+/** Resolves with `promise`, or with SETTLED after `ms`. */
+async function within<T>(promise: Promise<T>, ms: number): Promise<T | typeof SETTLED> {
+  let timer: NodeJS.Timeout | undefined;
+  const settled = new Promise<typeof SETTLED>((resolve) => (timer = setTimeout(() => resolve(SETTLED), ms)));
+  try {
+    return await Promise.race([promise, settled]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Yields the frames of one AG-UI run (see the file comment). */
+export async function* streamAgUiRun(opts: AgUiStreamOptions): AsyncGenerator<AgUiFrame> {
+  const { handle, rootRunId, threadId, runId } = opts;
+  const mapper = new AgUiMapper({ threadId, runId, rootRunId });
+  const has = opts.lastEventId ? joinCursors(opts.from, opts.lastEventId) : opts.from;
+  const resumed = opts.lastEventId !== undefined;
+  if (!resumed) yield { events: mapper.started() };
+  const stop = new AbortController();
+  const onAbort = () => stop.abort();
+  opts.signal.addEventListener('abort', onAbort, { once: true });
+  const events = handle.positioned({ signal: stop.signal, maxPollMs: 250 })[Symbol.asyncIterator]();
+  let silent = true;
+  let at = encodeCursor(has);
+  /** The subagents the client must be told of again, before the first frame it did not have. */
+  const leaveSilence = (): AgUiEvent[] => {
+    if (!silent) return [];
+    silent = false;
+    mapper.resetUsage();
+    return resumed ? [] : mapper.reopened();
+  };
+  try {
+    let next = events.next();
+    for (;;) {
+      const read = mapper.pending.length ? await within(next, opts.settleMs ?? 1000) : await next;
+      if (read === SETTLED) {
+        const interrupts = mapper.pending.map((p) =>
+          approvalInterrupt(p, rootRunId, at, p.runId === rootRunId ? undefined : p.runId),
+        );
+        yield { events: mapper.interrupt(interrupts, leaveSilence()), id: at };
+        return;
+      }
+      if (read.done) {
+        if (!mapper.ended)
+          yield { events: [...leaveSilence(), { type: EventType.RUN_ERROR, message: 'the run stream ended early' }] };
+        return;
+      }
+      next = events.next();
+      const { event, path, cursor } = read.value;
+      const out = mapper.map(typedEvent(event));
+      at = encodeCursor(cursor);
+      if (hasEvent(has, path, event.offset)) continue;
+      const reopen = leaveSilence();
+      if (out.length || reopen.length) yield { events: [...reopen, ...out], id: at };
+      if (mapper.ended) return;
+    }
+  } catch (err) {
+    if (!opts.signal.aborted)
+      yield { events: [{ type: EventType.RUN_ERROR, message: (err as Error).message, code: (err as Error).name }] };
+  } finally {
+    opts.signal.removeEventListener('abort', onAbort);
+    stop.abort();
+    void events.return(undefined).catch(() => undefined);
+  }
+}
