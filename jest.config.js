@@ -2,8 +2,17 @@
 // replay tests of recorded histories, and the production shape. One global setup starts the integration project's
 // servers once for the whole run. Two workers run files side by side (most integration files wait on servers and
 // timers more than they compute; each has its own task queue, worker and database), the slowest first.
-const transform = { '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }] };
-const common = { testEnvironment: 'node', transform, moduleFileExtensions: ['ts', 'js', 'json'] };
+const transform = {
+  '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }],
+  // ESM-only dependencies of the A2A SDK (jose): compiled to CommonJS, as jest's runtime cannot require ES modules.
+  '^.+/node_modules/jose/.+\\.js$': ['@swc/jest', { jsc: { target: 'es2022' }, module: { type: 'commonjs' } }],
+};
+const common = {
+  testEnvironment: 'node',
+  transform,
+  transformIgnorePatterns: ['/node_modules/(?!jose/)'],
+  moduleFileExtensions: ['ts', 'js', 'json'],
+};
 
 /** @type {import('jest').Config} */
 module.exports = {
