@@ -40,6 +40,13 @@ export const StartRunAnswer = z.object({
     .optional(),
 });
 
+/** A retry's or fork's origin (common/run-origin.ts). */
+const Lineage = {
+  retriedFrom: z.string().optional().describe('A retry: the run it continues from its last completed step'),
+  forkedFrom: z.string().optional().describe('A fork: the run it was forked from, at `step`'),
+  step: z.number().int().optional().describe("A fork: the source run's step it starts at"),
+};
+
 /** GET /runs: a page of the tenant's root runs, newest first. */
 export const RunPageAnswer = z.object({
   runs: z.array(
@@ -50,6 +57,7 @@ export const RunPageAnswer = z.object({
       startTime: Timestamp,
       closeTime: Timestamp.optional(),
       scheduleId: z.string().optional().describe('The schedule that started the run'),
+      ...Lineage,
     }),
   ),
   nextPageToken: z.string().optional(),
@@ -75,6 +83,11 @@ export const RunStatusAnswer = z.object({
   cost: Cost.optional(),
   output: Open.optional().describe('RunOutput: response, output, usage, metrics…'),
   error: z.object({ type: z.string().optional(), message: z.string() }).optional(),
+  ...Lineage,
+  rescues: z
+    .array(z.object({ runId: z.string(), ...Lineage }))
+    .optional()
+    .describe('The retries and forks made from this run, oldest first'),
 });
 
 /** What pause and resume answer once the run is parked (the run's control state). */

@@ -5,6 +5,7 @@ import { runCostOf, runStatusOf, type RunMemo, type RunOutput, type RunStatus } 
 import { modelOutageOf } from '../client/model-outage';
 import { runVersionOf } from '../client/run-version';
 import { scheduleOfRun } from '../client/schedule-options';
+import { originOfMemo, rescuesOf } from '../client/run-lineage';
 import { runNotFound } from './errors';
 
 /** Describes a run if it exists and belongs to the tenant; otherwise 404. */
@@ -46,6 +47,13 @@ export async function runStatus(client: Client, tenant: string, runId: string) {
     ...(rootRunId !== runId ? { rootRunId } : {}),
     ...(version ? { version } : {}),
     ...(scheduleId ? { scheduleId } : {}),
+    // Lineage: the run a retry or fork was made from, and the retries and forks made from this one.
+    ...originOfMemo(description.memo),
+    // (A visibility that cannot answer, e.g. without the search attribute, leaves the list out rather than fail.)
+    ...(await rescuesOf(client, tenant, runId).then(
+      (rescues) => (rescues.length ? { rescues } : {}),
+      () => ({}),
+    )),
   };
   if (status === 'running') {
     const outage = modelOutageOf(description);

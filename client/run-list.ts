@@ -14,6 +14,7 @@ import {
 import { RunSearchAttributes } from '../common/search-attributes';
 import { SCHEDULED_BY, scheduleIdOf } from '../common/schedules';
 import { scheduleOfRun } from './schedule-options';
+import { originOfRawMemo } from './run-lineage';
 
 /** The statuses a listing filters by and reports (lowercase, as every Agio API says them). */
 export { RUN_STATUSES, type RunStatus };
@@ -65,6 +66,11 @@ export interface RunSummary {
   closeTime?: string;
   /** The tenant's schedule that started the run. */
   scheduleId?: string;
+  /** A retry: the run it continues (see common/run-origin.ts). */
+  retriedFrom?: string;
+  /** A fork: the run it was forked from, at `step`. */
+  forkedFrom?: string;
+  step?: number;
 }
 
 /** A page of a listing. */
@@ -135,20 +141,23 @@ export async function listRuns(client: Client, opts: ListRunsOptions = {}): Prom
     pageSize,
     ...(opts.pageToken ? { nextPageToken: decodePageToken(query, opts.pageToken) } : {}),
   });
-  const runs = (response.executions ?? []).map((e): RunSummary => {
-    const agent = e.searchAttributes?.indexedFields?.[RunSearchAttributes.agent.name];
-    const closeTime = isoOf(e.closeTime);
-    const scheduleId = scheduleOfRun(e.searchAttributes?.indexedFields, opts.tenant ?? 'default');
-    return {
-      runId: e.execution?.workflowId ?? '',
-      agent: agent ? defaultPayloadConverter.fromPayload<string>(agent) : undefined,
-      // A status Agio has no name for (UNSPECIFIED) is reported as running.
-      status: runStatusOf(STATUS_BY_CODE[e.status ?? 0] ?? 'RUNNING') ?? 'running',
-      startTime: isoOf(e.startTime) ?? '',
-      ...(closeTime ? { closeTime } : {}),
-      ...(scheduleId ? { scheduleId } : {}),
-    };
-  });
+  const runs = await Promise.all(
+    (response.executions ?? []).map(async (e): Promise<RunSummary> => {
+      const agent = e.searchAttributes?.indexedFields?.[RunSearchAttributes.agent.name];
+      const closeTime = isoOf(e.closeTime);
+      const scheduleId = scheduleOfRun(e.searchAttributes?.indexedFields, opts.tenant ?? 'default');
+      return {
+        runId: e.execution?.workflowId ?? '',
+        agent: agent ? defaultPayloadConverter.fromPayload<string>(agent) : undefined,
+        // A status Agio has no name for (UNSPECIFIED) is reported as running.
+        status: runStatusOf(STATUS_BY_CODE[e.status ?? 0] ?? 'RUNNING') ?? 'running',
+        startTime: isoOf(e.startTime) ?? '',
+        ...(closeTime ? { closeTime } : {}),
+        ...(scheduleId ? { scheduleId } : {}),
+        ...(await originOfRawMemo(client, e.memo)),
+      };
+    }),
+  );
   const next = response.nextPageToken?.length ? encodePageToken(query, response.nextPageToken) : undefined;
   return { runs, ...(next ? { nextPageToken: next } : {}) };
 }

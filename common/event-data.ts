@@ -30,6 +30,12 @@ export type RunStartedData = {
   /** Workflow agents: their kind and sub-agents. */
   kind?: 'loop' | 'sequential' | 'parallel';
   subAgents?: string[];
+  /** A retry: the run it continues from its last completed step (common/run-origin.ts). */
+  retriedFrom?: string;
+  /** A fork: the run it was forked from, at `step`. */
+  forkedFrom?: string;
+  /** A fork: the source run's step it starts at. */
+  step?: number;
 };
 
 /** RUN_COMPLETED: the answer and why the run stopped (`synthetic`: written by a reader for a run closed without one). */

@@ -9,6 +9,7 @@ export * from './output-schema';
 export * from './search-attributes';
 export * from './registry';
 export * from './run';
+export * from './run-origin';
 export * from './run-status';
 export * from './sizes';
 export * from './specs';

@@ -5,6 +5,7 @@ import { PermissionRule } from './permissions';
 import { AgentSpec } from './specs';
 import { Escalation, LoopPosition, WorkflowAgentSpec } from './workflow-agents';
 import { ChatMessage, Step, Usage } from './steps';
+import { RunOrigin, RunSeed } from './run-origin';
 
 /** Who and where a run is: identity, nesting, session, tracing, workspace and limits. */
 export const RunContext = z.object({
@@ -113,6 +114,8 @@ export const AgentRunInput = z.object({
   state: z.record(z.string(), z.unknown()).optional(),
   /** Set by the run itself when it continues as new. */
   resume: AgentRunResume.optional(),
+  /** A retry or fork: the steps the run starts from instead of its instructions and input (common/run-origin.ts). */
+  seed: RunSeed.optional(),
 });
 /** Input of the agentRun workflow. */
 export type AgentRunInput = z.input<typeof AgentRunInput>;
@@ -231,6 +234,8 @@ export const RunMemo = z.object({
   fingerprint: z.string().optional(),
   /** A nested run that keeps its own event log (see RunContext.ownLogs): readers read its events there. */
   ownLog: z.literal(true).optional(),
+  /** A retry or fork: the run it was made from (common/run-origin.ts). */
+  origin: RunOrigin.optional(),
 });
 /** The memo stored on every run. */
 export type RunMemo = z.infer<typeof RunMemo>;

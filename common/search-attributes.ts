@@ -26,6 +26,14 @@ export const WaitingSearchAttributes = {
   waitingTenant: defineSearchAttributeKey('AgioWaitingTenant', SearchAttributeType.KEYWORD),
 } as const;
 
+/**
+ * A retry's or fork's source run (common/run-origin.ts), on the new root run: the source finds the runs made from it
+ * with it (`GET /runs/:id` lists them), since a closed run's own memo can no longer change.
+ */
+export const OriginSearchAttributes = {
+  rescuedFrom: defineSearchAttributeKey('AgioRescuedFrom', SearchAttributeType.KEYWORD),
+} as const;
+
 /** Pause reasons AgioWaiting keeps as they are (`paused:budget`); any other is `paused:operator`. */
 export const NAMED_PAUSE_REASONS: readonly string[] = ['budget'];
 
@@ -33,4 +41,5 @@ export const NAMED_PAUSE_REASONS: readonly string[] = ['budget'];
 export const AGIO_SEARCH_ATTRIBUTES = [
   ...Object.values(RunSearchAttributes),
   ...Object.values(WaitingSearchAttributes),
+  ...Object.values(OriginSearchAttributes),
 ];

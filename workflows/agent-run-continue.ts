@@ -23,8 +23,10 @@ export async function continueAgentRunAsNew(run: AgentRun): Promise<never> {
   const paused = upgrades ? control.carriedPause() : undefined;
   const messages = run.messages.carried();
   const callbacks = run.callbacks.carried();
+  // A retry's or fork's seed is in its steps by now: not carried again.
+  const { seed: _seed, ...kept } = input;
   const next = (carried: Step[]): AgentRunInput => ({
-    ...input,
+    ...kept,
     ...(carry ? { input: carriedInput(input.input) as AgentRunInput['input'] } : {}),
     context,
     resume: {

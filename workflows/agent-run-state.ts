@@ -3,13 +3,16 @@
 // how it starts (RUN_STARTED and its first steps) and closes (its record, then its terminal event).
 import { CancellationScope, patched, workflowInfo } from '@temporalio/workflow';
 import {
+  SEEDED_RUN_PATCH,
   ZERO_USAGE,
   jsonBytes,
+  originFields,
   type AgentRunInput,
   type ChatMessage,
   type Escalation,
   type RunEnding,
   type RunOutput,
+  type RunSeed,
   type Step,
   type TerminationReason,
   type Usage,
@@ -202,15 +205,36 @@ export function startAgentRun(run: AgentRun): Promise<void> {
           ? `${text.slice(0, INPUT_PREVIEW_CHARS)}…`
           : text;
     const inputChars = text !== undefined && preview !== text ? { inputChars: text.length } : {};
+    // Only a retry or fork has a seed (and asks the patch): every earlier run replays as it ran.
+    const seed = input.seed && patched(SEEDED_RUN_PATCH) ? input.seed : undefined;
     await run.events.emit({
       type: 'RUN_STARTED',
-      data: { input: preview, ...inputChars, ...(context.sessionId ? { sessionId: context.sessionId } : {}) },
+      data: {
+        input: preview,
+        ...inputChars,
+        ...(context.sessionId ? { sessionId: context.sessionId } : {}),
+        ...originFields(seed?.origin),
+      },
     });
     await run.recorder.start();
+    if (seed) return commitSeed(run, seed);
     run.history = await run.recorder.history();
     for (const m of initialMessages(renderInstructions(run.agent.instructions, input.state), input.input))
       await commit(run, { ...nextStep(run), ...m });
   });
+}
+
+/**
+ * A retry's or fork's first steps: the source run's, committed as this run's own (its ids and indexes, the source's
+ * step id kept in `metadata.copiedFrom`), so its stream, its stored steps and a later retry of it read the whole
+ * conversation. A system step is written again from this run's instructions (a fork may have changed them).
+ */
+async function commitSeed(run: AgentRun, seed: RunSeed): Promise<void> {
+  for (const [i, step] of seed.steps.entries()) {
+    const content =
+      step.role === 'system' && i === 0 ? renderInstructions(run.agent.instructions, run.input.state) : step.content;
+    await commit(run, { ...step, ...nextStep(run), content, metadata: { ...step.metadata, copiedFrom: step.id } });
+  }
 }
 
 /**

@@ -74,10 +74,24 @@ describe('ensureSearchAttributes', () => {
       },
     };
     const added = await ensureSearchAttributes(connection as never, 'default', 'agio');
-    expect(added).toEqual(['AgioAgent', 'AgioRootRunId', 'AgioWaiting', 'AgioWaitingSince', 'AgioWaitingTenant']);
+    expect(added).toEqual([
+      'AgioAgent',
+      'AgioRootRunId',
+      'AgioWaiting',
+      'AgioWaitingSince',
+      'AgioWaitingTenant',
+      'AgioRescuedFrom',
+    ]);
     expect(addSearchAttributes).toHaveBeenCalledWith({
       namespace: 'default',
-      searchAttributes: { AgioAgent: 2, AgioRootRunId: 2, AgioWaiting: 7, AgioWaitingSince: 6, AgioWaitingTenant: 2 },
+      searchAttributes: {
+        AgioAgent: 2,
+        AgioRootRunId: 2,
+        AgioWaiting: 7,
+        AgioWaitingSince: 6,
+        AgioWaitingTenant: 2,
+        AgioRescuedFrom: 2,
+      },
     });
   });
 

@@ -22,11 +22,19 @@ describe('registerSearchAttributes', () => {
       'AgioWaiting',
       'AgioWaitingSince',
       'AgioWaitingTenant',
+      'AgioRescuedFrom',
     ]);
     // each with its own type: keywords, a keyword list and a datetime
     expect(add).toHaveBeenCalledWith({
       namespace: 'ns',
-      searchAttributes: { AgioAgent: 2, AgioRootRunId: 2, AgioWaiting: 7, AgioWaitingSince: 6, AgioWaitingTenant: 2 },
+      searchAttributes: {
+        AgioAgent: 2,
+        AgioRootRunId: 2,
+        AgioWaiting: 7,
+        AgioWaitingSince: 6,
+        AgioWaitingTenant: 2,
+        AgioRescuedFrom: 2,
+      },
     });
     const all = {
       AgioTenant: 2,
@@ -35,13 +43,14 @@ describe('registerSearchAttributes', () => {
       AgioWaiting: 7,
       AgioWaitingSince: 6,
       AgioWaitingTenant: 2,
+      AgioRescuedFrom: 2,
     };
     expect(await registerSearchAttributes(connection(all, add), 'ns', 'agio worker')).toEqual([]);
     expect(add).toHaveBeenCalledTimes(1);
   });
 
   it('fails naming the exact commands when the server refuses to add them', async () => {
-    const refused = connection({ AgioTenant: 2, AgioRootRunId: 2 }, async () =>
+    const refused = connection({ AgioTenant: 2, AgioRootRunId: 2, AgioRescuedFrom: 2 }, async () =>
       Promise.reject(new Error('7 PERMISSION_DENIED: denied')),
     );
     const err = (await registerSearchAttributes(refused, 'prod', 'agio worker').catch((e: unknown) => e)) as Error;
