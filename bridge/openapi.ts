@@ -223,6 +223,7 @@ const TAG_DESCRIPTIONS: Record<string, string> = {
   schedules: 'Runs on cron or interval schedules (Temporal Schedules)',
   webhooks: 'Signed notifications of run and approval events, and their delivery log',
   budgets: 'Cost budgets of run trees and tenants',
+  bulk: 'Re-drive runs in bulk: pause, resume, cancel or retry every run a filter matches, with a dry run and a report',
   records: 'What the stores recorded: sessions, traces, citations',
   codec: "Temporal's codec server protocol, for the Web UI and CLI",
   operations: 'Health, metrics, the token, this document',

@@ -40,7 +40,7 @@ import { countRuns, listRuns, type ListRunsOptions, type RunPage } from './run-l
 import { WebhooksClient } from './webhooks';
 import type { WebhookStore } from '../stores/webhooks';
 import { AgioSchedules } from './schedules';
-import { RunRescue, type StepReader } from './run-rescue';
+import { BulkRedrives } from './bulk-redrive';
 
 // Defined in modules of their own; re-exported here, where clients have always imported them.
 export { RunHandle } from './run-handle';
@@ -260,20 +260,17 @@ export class AgioClient {
     return new AgioSchedules(this.temporal, this.taskQueue);
   }
 
+  /** Bulk jobs that pause, resume, cancel or retry every run a filter matches, started on this client's task queue. */
+  get bulk(): BulkRedrives {
+    return new BulkRedrives(this.temporal, this.taskQueue);
+  }
+
   /**
    * Completes the callback tool call a token names (the token its start was given, ctx.callback.token) with
    * `{ result }` or `{ error }`; the result is taken once. CallbackRefusedError says why not.
    */
   completeCallback(token: string, result: CallbackResult, opts: { via?: 'url' | 'client' } = {}): Promise<CallbackAck> {
     return completeCallback(this.temporal, callbackTargetOf(token), result, opts.via ?? 'client');
-  }
-
-  /**
-   * Retries of runs from their last good step and forks at any step (client/run-rescue.ts), started on this client's
-   * task queue from the steps `steps` recorded (the workers' stores' sessions).
-   */
-  rescue(steps: StepReader): RunRescue {
-    return new RunRescue({ temporal: this.temporal, taskQueue: this.taskQueue, steps });
   }
 
   /** A handle to an existing run. */

@@ -29,6 +29,7 @@ import { describeSandbox, detectSandbox } from '../activities/sandbox/detect';
 import type { CallbackOptions } from '../activities/callbacks/start-callback';
 import type { Sandbox } from '../activities/sandbox/sandbox';
 import { createWebhookActivities } from '../activities/webhooks/deliver';
+import { createBulkRedriveActivities } from './bulk-activities';
 import { webhookSettings, type WebhookOptions } from '../activities/webhooks/settings';
 import { WebhookSink, attachWebhookWorker } from './webhook-worker';
 
@@ -241,6 +242,7 @@ async function createWithTools(opts: CreateWorkerOptions, mcp: McpTools): Promis
     activities: {
       ...createActivities(deps),
       webhookDeliverySettings: createWebhookActivities(stores.webhooks, hooks).webhookDeliverySettings,
+      ...createBulkRedriveActivities(),
       ...opts.extraActivities,
     },
     sinks: wireSinks(opts.liveLane, opts.observers ?? [], webhookSink),

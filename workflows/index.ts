@@ -6,3 +6,4 @@ export { parallelAgentRun } from './parallel-agent';
 export { sequentialAgentRun } from './sequential-agent';
 export { webhookDelivery } from './webhook-delivery';
 export { agioSession } from './session-runner';
+export { bulkRedrive } from './bulk-redrive';
