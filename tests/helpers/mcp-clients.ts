@@ -1,5 +1,10 @@
 // MCP clients of the bridge's /mcp endpoint for integration tests: the MCP SDK 1.x client over Streamable HTTP with a
-// bearer token, closed after the test file; and the progress notifications a call received.
+// bearer token, closed after the test file; the progress notifications a call received; and the SDK v2 client with
+// ext-tasks, run in a process of its own (mcp-v2-client.mjs).
+import { spawn } from 'node:child_process';
+import { EventEmitter } from 'node:events';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Progress } from '@modelcontextprotocol/sdk/types.js';
@@ -31,5 +36,60 @@ export function progressLog(): { onprogress: (p: Progress) => void; messages: ()
     onprogress: (p) => got.push(p),
     messages: () => got.map((p) => p.message ?? ''),
     values: () => got.map((p) => p.progress),
+  };
+}
+
+/** One printed step of tests/helpers/mcp-v2-client.mjs. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the script's lines are arbitrary JSON; tests index into them
+export type V2Step = { step: string } & Record<string, any>;
+
+/** A run of the v2 client script (the MCP SDK v2 client with ext-tasks, in its own process). */
+export interface V2ClientRun {
+  /** Resolves with the first step named `step` (rejects when the script exits first). */
+  step(step: string): Promise<V2Step>;
+  /** Resolves with the exit code and stderr once the script has ended. */
+  exited: Promise<{ code: number | null; stderr: string }>;
+}
+
+/** Starts the v2 client script on a scenario (plain, follow, cancel) of one tool call. */
+export function runV2Client(
+  bridgeUrl: string,
+  token: string,
+  scenario: string,
+  tool: string,
+  input: string,
+): V2ClientRun {
+  const script = path.join(__dirname, 'mcp-v2-client.mjs');
+  const child = spawn(process.execPath, [script, `${bridgeUrl}/mcp`, token, scenario, tool, input], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const steps: V2Step[] = [];
+  const events = new EventEmitter();
+  let stderr = '';
+  let closed = false;
+  child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+  createInterface({ input: child.stdout }).on('line', (line) => {
+    steps.push(JSON.parse(line) as V2Step);
+    events.emit('step');
+  });
+  const exited = new Promise<{ code: number | null; stderr: string }>((resolve) =>
+    child.once('close', (code) => {
+      closed = true;
+      events.emit('step');
+      resolve({ code, stderr });
+    }),
+  );
+  return {
+    exited,
+    step: (name) =>
+      new Promise((resolve, reject) => {
+        const check = () => {
+          const found = steps.find((s) => s.step === name);
+          if (found) return resolve(found);
+          if (closed) return reject(new Error(`the v2 client ended without "${name}": ${stderr}`));
+          events.once('step', check);
+        };
+        check();
+      }),
   };
 }
