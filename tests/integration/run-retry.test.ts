@@ -1,6 +1,9 @@
 // POST /runs/:id/retry on a real worker and bridge: a run that failed at its third model call is retried from its last
 // completed step. The retry makes only the model call that failed (the scripted server counts them), sends the same
 // conversation, completes, and both runs show the link (GET /runs/:id, the list, RUN_STARTED); bad requests are refused.
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { defineAgent, type AgioEvent } from '../../common';
 import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
 import { testTools } from '../fixtures/test-tools';
@@ -121,5 +124,20 @@ describe('retry a run from its last good step over HTTP', () => {
     expect(await runEnd(running)).toBe('completed');
     const completed = await call('POST', `/runs/${running}/retry`, {});
     expect([completed.status, completed.body.error.code]).toEqual([409, 'run_completed']);
+  });
+
+  it('is driven from the CLI: agio retry', async () => {
+    const source = await failedRun();
+    bed.server.script(text('three from the cli'));
+    const root = path.resolve(__dirname, '../..');
+    const { stdout } = await promisify(execFile)(
+      path.join(root, 'node_modules/.bin/tsx'),
+      ['cli/main.ts', 'retry', source, '--max-steps', '10', '--temperature', '0.2'],
+      { cwd: root, env: { ...process.env, AGIO_URL: bed.bridge.url, AGIO_TOKEN: TOKEN } },
+    );
+    const retried = JSON.parse(stdout) as { runId: string; retriedFrom: string };
+    expect(retried.retriedFrom).toBe(source);
+    expect((await bed.agio.getHandle(retried.runId).result()).response).toBe('three from the cli');
+    expect(bed.server.requests[3].body).toMatchObject({ temperature: 0.2 });
   });
 });
