@@ -3,6 +3,7 @@
 // any request, and a task (a run) lives in Temporal, not here. GET and DELETE (session streams, session ends) answer
 // 405: there are no sessions. The SDK is loaded on the first request (an optional peer dependency).
 import { z } from 'zod';
+import { optionalPackage } from '../../common/optional-package';
 import { apiRoute, defineRoute, type ApiRoute } from '../api-route';
 import { hasScope, type Grant } from '../auth';
 import { DEFAULT_MAX_RUNNING_RUNS_PER_TENANT, RunningRunsQuota } from '../quotas';
@@ -68,8 +69,10 @@ export const mcpRoutes: Routes = (app, ctx) => {
   );
 
   apiRoute(app, ctx.tokens, PostMcp, async ({ req, reply, caller }) => {
+    const { StreamableHTTPServerTransport } = optionalPackage<
+      typeof import('@modelcontextprotocol/sdk/server/streamableHttp.js')
+    >('@modelcontextprotocol/sdk/server/streamableHttp.js', 'The MCP endpoint (POST /mcp)');
     const { createAgioMcpServer } = await import('../../protocols/mcp/server');
-    const { StreamableHTTPServerTransport } = await import('@modelcontextprotocol/sdk/server/streamableHttp.js');
     const server = createAgioMcpServer({
       agio: ctx.agio,
       caller: mcpCallerOf(caller),
@@ -78,13 +81,33 @@ export const mcpRoutes: Routes = (app, ctx) => {
     });
     // Stateless: no session id; the answer is an SSE stream (progress, then the result) or one JSON body.
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined });
+    // Headers hooks set before the take-over (CORS) go out with the transport's own.
+    for (const [name, value] of Object.entries(reply.getHeaders()))
+      if (value !== undefined) reply.raw.setHeader(name, value);
     reply.hijack();
-    reply.raw.on('close', () => {
+    let forget: () => void = () => undefined;
+    const close = () => {
+      forget();
       void transport.close();
       void server.close();
+    };
+    // A call waiting for a long run holds its response open: a closing bridge ends it (the run goes on).
+    forget = ctx.openStreams.add(() => {
+      close();
+      reply.raw.end();
     });
-    await server.connect(transport);
-    await transport.handleRequest(req.raw, reply.raw, req.body);
+    reply.raw.on('close', close);
+    try {
+      await server.connect(transport);
+      await transport.handleRequest(req.raw, reply.raw, req.body);
+    } catch (err) {
+      req.log.error({ err }, 'MCP request failed');
+      if (!reply.raw.headersSent)
+        reply.raw
+          .writeHead(500, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: { code: 'internal', message: 'the MCP request failed' } }));
+      else reply.raw.end();
+    }
   });
 
   const refuse: Parameters<typeof apiRoute>[3] = async ({ reply }) =>
