@@ -17,6 +17,12 @@ export interface RunSummary {
   status: RunStatus;
   startTime?: string;
   closeTime?: string;
+  /** A retry: the run it continues; a fork: the run it was forked from, at `step`. */
+  retriedFrom?: string;
+  forkedFrom?: string;
+  step?: number;
+  /** GET /runs/:id: the retries and forks made from the run. */
+  rescues?: { runId: string; retriedFrom?: string; forkedFrom?: string; step?: number }[];
 }
 
 export interface AgentSummary {

@@ -120,6 +120,7 @@ export function applySnapshot(tree: RunTree, run: RunView, snapshot: Step): void
     const call = findCall(run, snapshot.toolCallId);
     if (call) {
       call.result = snapshot.content ?? '';
+      call.resultStep = snapshot.index;
       call.durationMs = snapshot.metrics?.durationMs;
       if (call.status !== 'denied') call.status = snapshot.isError ? 'error' : 'done';
     }

@@ -11,6 +11,8 @@ export interface ToolCallView {
   arguments: string;
   status: 'streaming' | 'waiting_approval' | 'waiting_callback' | 'running' | 'done' | 'error' | 'denied';
   result?: string;
+  /** The index of the step holding the result (where a fork replaces it). */
+  resultStep?: number;
   /** A callback tool waiting for its outside result: when the wait ends with a timeout (epoch ms). */
   callbackExpiresAt?: number;
   /** The run this call started (an agent used as a tool). */

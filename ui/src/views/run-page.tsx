@@ -9,6 +9,7 @@ import { Approvals } from './approvals';
 import { RunControls } from './run-controls';
 import { RunMessage } from './run-message';
 import { RunNode } from './run-node';
+import { Lineage, RescueApi, RetryButton } from './rescue';
 import { applyTimelineEvent, emptyTimeline } from '../timeline/model';
 import { Timeline } from './timeline';
 
@@ -105,7 +106,9 @@ export function RunPage({ api, runId }: { api: Api; runId: string }) {
             {tree.gaps ? `, ${tree.gaps} gaps` : ''}
           </dd>
         </dl>
+        <Lineage summary={summary} />
         {run && <RunControls api={api} run={run} />}
+        <RetryButton api={api} runId={runId} status={status} />
         {run && <RunMessage api={api} run={run} />}
       </section>
       <Approvals api={api} approvals={pendingApprovals(tree)} />
@@ -115,7 +118,9 @@ export function RunPage({ api, runId }: { api: Api; runId: string }) {
       ) : view === 'timeline' ? (
         <Timeline timeline={timeline} now={Date.now()} />
       ) : (
-        <RunNode tree={tree} runId={runId} />
+        <RescueApi.Provider value={api}>
+          <RunNode tree={tree} runId={runId} />
+        </RescueApi.Provider>
       )}
     </>
   );

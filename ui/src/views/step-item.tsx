@@ -3,6 +3,7 @@
 import type { ComponentChild } from 'preact';
 import { callOf, runIdOf, type ApprovalView, type RunTree, type StepView, type ToolCallView } from '../run-tree';
 import { duration, prettyJson, tokens } from '../format';
+import { ForkButton } from './rescue';
 
 export function StepItem({
   tree,
@@ -29,6 +30,9 @@ export function StepItem({
         <details open={step.role === 'user'}>
           <summary class="role">{step.role}</summary>
           <pre>{step.content}</pre>
+          {step.role === 'user' && (
+            <ForkButton runId={runIdOf(step)} step={step.index} role="user" current={step.content} />
+          )}
         </details>
       </li>
     );
@@ -48,6 +52,7 @@ export function StepItem({
         {step.durationMs !== undefined && <span class="muted">{duration(step.durationMs)}</span>}
         {step.firstTokenMs !== undefined && <span class="muted">first token {duration(step.firstTokenMs)}</span>}
         {step.usage && <span class="muted">{tokens(step.usage)}</span>}
+        {!step.live && <ForkButton runId={runIdOf(step)} step={step.index} role="assistant" />}
       </div>
       {step.reasoning && (
         <details class="reasoning" open={step.live}>
@@ -63,6 +68,7 @@ export function StepItem({
       {step.toolCalls.map((call) => (
         <ToolCallItem
           key={call.id || call.name}
+          runId={runIdOf(step)}
           call={call}
           approval={tree.approvals.find((a) => a.runId === runIdOf(step) && a.toolCallId === call.id)}
           nested={call.childRunId ? renderRun(call.childRunId) : undefined}
@@ -73,10 +79,12 @@ export function StepItem({
 }
 
 function ToolCallItem({
+  runId,
   call,
   approval,
   nested,
 }: {
+  runId: string;
   call: ToolCallView;
   approval?: ApprovalView;
   nested?: ComponentChild;
@@ -109,6 +117,9 @@ function ToolCallItem({
           <pre data-testid="tool-result" class={call.status === 'error' ? 'error' : undefined}>
             {call.result}
           </pre>
+          {call.resultStep !== undefined && (
+            <ForkButton runId={runId} step={call.resultStep} role="tool" current={call.result} />
+          )}
         </details>
       )}
     </div>
