@@ -24,6 +24,7 @@ import { budgetedCallModel } from './budget-check';
 import { observedCallModel, observedRunTool, type RunObserver } from './observer';
 import { createSessionRunActivities } from './session-runs';
 import { createCallbackActivities, type CallbackOptions } from './callbacks/start-callback';
+import { createRemoteAgentActivities } from './a2a/remote-agent-tool';
 
 /** What the activities need from the worker. */
 export interface ActivityDeps {
@@ -96,6 +97,7 @@ export function createActivities(deps: ActivityDeps) {
     resolveAgent: createResolveAgent(deps.agents ?? new AgentRegistry()),
     ...createSessionRunActivities(deps.stores),
     ...createCallbackActivities(deps.tools, deps.callbacks),
+    ...createRemoteAgentActivities(deps.tools),
   };
 }
 

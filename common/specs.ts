@@ -162,6 +162,8 @@ export const ToolSpec = z.object({
   quick: z.boolean().optional(),
   /** A callback tool: the activity starts outside work, then the run waits this long for its result (common/callbacks.ts). */
   callback: CallbackWait.optional(),
+  /** A remote A2A agent: a call sends its message once, then follows the remote task (common/remote-agents.ts). */
+  remoteAgent: z.literal(true).optional(),
 });
 /** What the workflow knows about a tool. */
 export type ToolSpec = z.infer<typeof ToolSpec>;

@@ -10,6 +10,7 @@ import { AgentSpec, AgentToolSpec, AnyAgentSpec, type WorkflowAgentSpec } from '
 import { McpServerConfig } from '../activities/tools/mcp/config';
 import { FileSchedule, checkFileSchedules } from './file-schedules';
 import { CallbackToolConfig } from '../activities/callbacks/http-template';
+import { RemoteAgentConfig } from '../common/remote-agents';
 
 // The file's shapes, typed by hand: TypeScript cannot infer a schema that contains itself.
 /** How an agent is named where another agent uses it: by name (an agent of the file), or written inline. */
@@ -77,6 +78,8 @@ export const AgentsFile = z
     schedules: z.array(FileSchedule).default([]),
     /** Callback tools: an HTTP request starts the outside work, then the run waits for its result (http-template.ts). */
     callbackTools: z.array(CallbackToolConfig).default([]),
+    /** Remote A2A agents offered as tools (by agent card URL; activities/a2a/remote-agent-tool.ts). */
+    remoteAgents: z.array(RemoteAgentConfig).default([]),
   })
   .strict();
 
@@ -95,6 +98,8 @@ export interface LoadedAgents {
   schedules: FileSchedule[];
   /** The file's callback tools (`${NAME}` in their start requests replaced from the environment). */
   callbackTools: CallbackToolConfig[];
+  /** The file's remote A2A agents, offered as tools. */
+  remoteAgents: RemoteAgentConfig[];
 }
 
 /** A file that cannot be used: every message names the file, the line and the path in it. */
@@ -168,7 +173,8 @@ export function parseAgentsFile(source: string, file: string, env: NodeJS.Proces
   if (problems.length) throw new AgentsFileError(file, problems);
   const toolModules = parsed.data.tools.map((module) => path.resolve(path.dirname(file), module));
   const toolRefs = collectToolRefs(parsed.data.agents, where);
-  return { file, agents, mcpServers, toolModules, toolRefs, schedules: parsed.data.schedules, callbackTools };
+  const { schedules, remoteAgents } = parsed.data;
+  return { file, agents, mcpServers, toolModules, toolRefs, schedules, callbackTools, remoteAgents };
 }
 
 /**

@@ -1,5 +1,6 @@
 // The example agents the embedded server starts with when no agents file is given: agents/examples.yaml, the same
 // kind of file a user writes (`agio serve --agents FILE`); and a file's agents with the user's own tools, checked.
+import { defineRemoteAgentTool } from '../activities/a2a/remote-agent-tool';
 import path from 'node:path';
 import type { ToolDefinition } from '../activities/tools/define-tool';
 import { builtinTools } from '../activities/tools/builtin';
@@ -42,6 +43,8 @@ export async function agentsWithToolsToServe(
     ...(await loadToolModules([...toolFiles.map((f) => path.resolve(f)), ...loaded.toolModules])),
     // The file's callback tools: its HTTP start requests (activities/callbacks/http-callback-tool.ts).
     ...loaded.callbackTools.map(httpCallbackTool),
+    // The file's remote A2A agents (activities/a2a/remote-agent-tool.ts).
+    ...loaded.remoteAgents.map(defineRemoteAgentTool),
   ];
   const networkTool = opts.networkTool ?? process.env.AGIO_SANDBOX_NETWORK_TOOL === '1';
   const offered = [...builtinTools, ...(networkTool ? [bashNetworkTool] : []), ...tools].map((t) => t.name);

@@ -10,6 +10,8 @@ import { CALLBACK_TOOLS_PATCH, type Callbacks } from './callback-tools';
 import type { WaitTracker } from './active-deadline';
 import type { RunControl } from './control';
 import { failureMessage } from './run-errors';
+import { runRemoteAgentTool } from './remote-agent-tool';
+import { REMOTE_AGENTS_PATCH } from '../common/remote-agents';
 
 /** What the tool runner needs from the run. */
 export interface ToolTurn {
@@ -113,6 +115,9 @@ async function runOne(turn: ToolTurn, call: ToolCall, index: number): Promise<St
       shares: agentShares(turn),
     });
   }
+  // A remote A2A agent: sent once, then its task followed (asked only for such a call: older runs never had one).
+  if (spec?.remoteAgent && patched(REMOTE_AGENTS_PATCH))
+    return runRemoteAgentTool(call, spec, { ...base, content: '' }, context, turn.control);
   // A callback tool starts its work and waits for its result (asked only for such a call: older runs never had one).
   if (spec?.callback && turn.callbacks && patched(CALLBACK_TOOLS_PATCH))
     return turn.callbacks.run(call, { ...spec, callback: spec.callback }, { ...base, content: '' });

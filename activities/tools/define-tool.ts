@@ -2,6 +2,7 @@
 // derived from these definitions; the code never leaves the worker.
 import { z } from 'zod';
 import { SandboxUnavailableError, type Sandbox } from '../sandbox/sandbox';
+import type { RemoteAgentConfig } from '../../common/remote-agents';
 
 /** What a tool's `execute` receives besides its validated arguments. */
 export interface ToolContext {
@@ -63,6 +64,8 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
   maxAttempts?: number;
   /** Whether running the tool twice is harmless; non-idempotent tools are not retried by default. */
   idempotent?: boolean;
+  /** A remote A2A agent (made with defineRemoteAgentTool): a call sends once, then follows the remote task. */
+  remoteAgent?: RemoteAgentConfig;
   /**
    * Short and idempotent (a lookup, a file read): the tool runs as a Temporal local activity, in the worker that
    * runs the workflow task asking for it, without a round trip through the server. Its timeout defaults to 10 s and

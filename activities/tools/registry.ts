@@ -119,6 +119,7 @@ export class ToolRegistry {
       idempotent,
       ...(tool.quick ? { quick: true } : {}),
       ...(tool.callback ? { callback: { timeoutMs: tool.callback.timeoutMs } } : {}),
+      ...(tool.remoteAgent ? { remoteAgent: true as const } : {}),
     };
   }
 
