@@ -1,6 +1,6 @@
-// MCP progress from a run's event stream: each event a person would want to see (the run started, a tool call, a
-// tool's answer, an approval asked for or decided, a pause, a nested run) becomes one progress notification, numbered
-// in order, with a line saying what happened; deltas and bookkeeping events are left out.
+// Following a run for an MCP request that waits on it: its event stream read to the end, and each event a person would
+// want to see (the run started, a tool call, a tool's answer, an approval asked for or decided, a pause, a nested run)
+// sent as one progress notification, numbered in order, with a line saying what happened; deltas are left out.
 import type { ProgressToken, ServerNotification } from '@modelcontextprotocol/sdk/types.js';
 import type { RunHandle } from '../../client/agio-client';
 import type { AgioEvent } from '../../common';
@@ -51,23 +51,26 @@ function eventLine(event: AgioEvent): string | undefined {
 }
 
 /**
- * Sends `notifications/progress` for `token` from the run's stream (from its start) until the stream ends or `signal`
- * aborts; a notification that cannot be sent (the client went away) stops it. Never rejects.
+ * Reads the run's stream (from its start) to its end, sending `notifications/progress` for `token` when one was given
+ * (a notification that cannot be sent is dropped: progress is best effort). Resolves true at the end of the stream,
+ * false when `signal` stopped the reading first (the request ended; the run goes on).
  */
-export async function sendProgress(
+export async function followRun(
   handle: RunHandle,
-  token: ProgressToken,
+  token: ProgressToken | undefined,
   send: (notification: ServerNotification) => Promise<void>,
   signal: AbortSignal,
-): Promise<void> {
+): Promise<boolean> {
   let progress = 0;
   try {
     for await (const event of handle.stream({ signal })) {
-      const message = progressLine(event);
+      const message = token === undefined ? undefined : progressLine(event);
       if (message === undefined) continue;
-      await send({ method: 'notifications/progress', params: { progressToken: token, progress: ++progress, message } });
+      const params = { progressToken: token as ProgressToken, progress: ++progress, message };
+      await send({ method: 'notifications/progress', params }).catch(() => undefined);
     }
-  } catch {
-    // The stream was stopped (signal) or the client is gone: progress is best effort, the result is what counts.
+  } catch (err) {
+    if (!signal.aborted) throw err;
   }
+  return !signal.aborted;
 }

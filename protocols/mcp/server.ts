@@ -16,7 +16,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { AgioClient, RunHandle } from '../../client/agio-client';
 import { AgentToolArguments, agentTool, toolError } from './agent-tools';
-import { sendProgress } from './progress';
+import { followRun } from './progress';
 import { runResult } from './run-results';
 import { RunTasks, type McpCaller } from './run-tasks';
 import { RunTaskStore, requireAction } from './task-store';
@@ -75,10 +75,7 @@ export function createAgioMcpServer(opts: AgioMcpServerOptions): Server {
       }
       if (task) return { task: runs.created(started.runId) };
       // No task: the call waits for the run, with progress from its stream when the client asked for it.
-      const token = extra._meta?.progressToken;
-      return withProgress(started, token, extra.sendNotification, () =>
-        runResult(agio, { handle: started, agent: name }),
-      );
+      return resultWhenEnded(agio, { handle: started, agent: name }, extra);
     },
   );
 
@@ -88,9 +85,7 @@ export function createAgioMcpServer(opts: AgioMcpServerOptions): Server {
     const { taskId } = request.params;
     const run = await runs.find(taskId);
     if (!run) throw new McpError(ErrorCode.InvalidParams, `Task not found: ${taskId}`);
-    const result = await withProgress(run.handle, extra._meta?.progressToken, extra.sendNotification, () =>
-      runResult(agio, run),
-    );
+    const result = await resultWhenEnded(agio, run, extra);
     return { ...result, _meta: { ...result._meta, [RELATED_TASK_META_KEY]: { taskId } } };
   });
 
@@ -111,21 +106,21 @@ async function startRun(opts: AgioMcpServerOptions, agent: string, args: AgentTo
   }
 }
 
-/** Runs `wait` while progress notifications (when a token was sent) follow the run's stream; stops them after. */
-async function withProgress<T>(
-  handle: RunHandle,
-  token: string | number | undefined,
-  send: (notification: ServerNotification) => Promise<void>,
-  wait: () => Promise<T>,
-): Promise<T> {
-  if (token === undefined) return wait();
-  const stop = new AbortController();
-  const progress = sendProgress(handle, token, send, stop.signal);
-  try {
-    return await wait();
-  } finally {
-    // Let the stream's last events (up to the terminal one) go out before the result.
-    await Promise.race([progress, new Promise((resolve) => setTimeout(resolve, 2000))]);
-    stop.abort();
-  }
+/**
+ * Waits for the run to end (following its stream, with progress when the client sent a token), then answers with
+ * its result; a request that ends first (the client went away) stops following: the run goes on.
+ */
+async function resultWhenEnded(
+  agio: AgioClient,
+  run: { handle: RunHandle; agent?: string },
+  extra: {
+    _meta?: { progressToken?: string | number };
+    sendNotification: (n: ServerNotification) => Promise<void>;
+    signal: AbortSignal;
+  },
+): Promise<CallToolResult> {
+  const ended = await followRun(run.handle, extra._meta?.progressToken, extra.sendNotification, extra.signal);
+  if (!ended)
+    throw new McpError(ErrorCode.ConnectionClosed, `the request ended before run ${run.handle.runId}; it goes on`);
+  return runResult(agio, run);
 }
