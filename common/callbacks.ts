@@ -7,6 +7,11 @@ import { z } from 'zod';
 export const CallbackWait = z.object({
   /** Milliseconds from the start of the call until the wait ends with a tool error (and its URL stops working). */
   timeoutMs: z.number().int().positive(),
+  /**
+   * A client tool (a frontend's, e.g. AG-UI's RunAgentInput.tools): nothing is started; the run announces the call
+   * (TOOL_CALLBACK_WAITING) and waits for the client's result (RunHandle.completeCallback). Patch `agio-client-tools`.
+   */
+  client: z.literal(true).optional(),
 });
 /** How long a callback tool waits. */
 export type CallbackWait = z.infer<typeof CallbackWait>;

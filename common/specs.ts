@@ -22,6 +22,19 @@ export type ModelSettings = z.infer<typeof ModelSettings>;
 /** An agent's name where runs are filtered by it (lists, the approvals inbox, webhooks): as loose as a stored run's. */
 export const AgentNameFilter = z.string().regex(/^[A-Za-z0-9._-]{1,128}$/, 'agent: 1-128 letters, digits, . _ -');
 
+/**
+ * A tool the run's client carries out itself (a frontend tool): offered to the model with its own description and JSON
+ * Schema, and answered by the client (RunHandle.completeCallback) within `timeoutMs`. Set per run by a protocol adapter.
+ */
+export const ClientToolSpec = z.object({
+  name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'tool names are 1-64 letters, digits, _ or -'),
+  description: z.string().max(8192),
+  parameters: z.record(z.string(), z.unknown()).optional(),
+  timeoutMs: z.number().int().positive(),
+});
+/** A tool the run's client carries out itself. */
+export type ClientToolSpec = z.infer<typeof ClientToolSpec>;
+
 /** An LLM agent. */
 export const AgentSpec = z.object({
   kind: z.literal('llm').default('llm'),
@@ -35,6 +48,8 @@ export const AgentSpec = z.object({
   get tools() {
     return z.array(z.union([z.string(), AgentToolSpec])).default([]);
   },
+  /** Tools the run's client carries out itself (see ClientToolSpec); none by default. */
+  clientTools: z.array(ClientToolSpec).max(64).optional(),
   maxSteps: z.number().int().positive().optional(),
   modelSettings: ModelSettings.default({}),
   /** Run the tool calls of one turn one after another instead of in parallel. */

@@ -1,7 +1,14 @@
 // Callback tools (docs/ARCHITECTURE.md, "Callback tools"): an activity starts the outside work once, then the run waits
 // durably (a condition with a timer: days, across worker restarts, holding no activity) for the completeCallback
 // update that carries its result. A result is taken once; one after the timeout is refused, and the model is told.
-import { ApplicationFailure, condition, isCancellation, proxyActivities, workflowInfo } from '@temporalio/workflow';
+import {
+  ApplicationFailure,
+  condition,
+  isCancellation,
+  patched,
+  proxyActivities,
+  workflowInfo,
+} from '@temporalio/workflow';
 import { setHandler } from '@temporalio/workflow';
 import {
   ErrorType,
@@ -22,6 +29,9 @@ import { failureMessage } from './run-errors';
 
 /** The patch under which a tool whose spec has `callback` starts its work and waits (asked only for such a call). */
 export const CALLBACK_TOOLS_PATCH = 'agio-callback-tools';
+
+/** The patch under which a client tool (CallbackWait.client) waits for its client's result (asked only for such a call). */
+export const CLIENT_TOOLS_PATCH = 'agio-client-tools';
 
 /** How many finished callback ids a run remembers, to tell a late or second result why it is refused. */
 const REMEMBERED_CALLBACKS = 500;
@@ -84,6 +94,8 @@ export class Callbacks {
     // Waiting before the work starts: a result may come back before the start activity has reported.
     this.waiting.set(callbackId, entry);
     const metrics = () => ({ startedAt, durationMs: Date.now() - startedAt });
+    // A client tool starts nothing: its client learns of the call from the stream and sends the result.
+    if (spec.callback.client && patched(CLIENT_TOOLS_PATCH)) return this.wait(call, spec, base, entry, startedAt);
     try {
       const start = startActivity(spec)({
         runId: this.context.runId,
@@ -107,6 +119,19 @@ export class Callbacks {
       const message = `Error: tool "${call.name}" could not start its work: ${failureMessage(err)}`;
       return { ...base, content: message, isError: true, metrics: metrics() };
     }
+    return this.wait(call, spec, base, entry, startedAt);
+  }
+
+  /** Announces the waiting call and waits for its result (or the timeout); returns the tool step. */
+  private async wait(
+    call: ToolCall,
+    spec: ToolSpec & { callback: { timeoutMs: number } },
+    base: Step,
+    entry: Waiting,
+    startedAt: number,
+  ): Promise<Step> {
+    const { workflowId, expiresAt, callbackId } = entry;
+    const metrics = () => ({ startedAt, durationMs: Date.now() - startedAt });
     await this.events.emit({
       type: 'TOOL_CALLBACK_WAITING',
       data: { toolCallId: call.id, tool: call.name, workflowId, runId: this.context.runId, expiresAt, callbackId },

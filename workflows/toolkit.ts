@@ -1,8 +1,16 @@
 // An agent run's tools: its worker tools resolved to the specs the workflow schedules them with (a name the worker
 // does not know fails the run before its first model call), its agents offered as tools (those that pass their
-// healthcheck), and the built-in exit_loop.
+// healthcheck), the built-in exit_loop, and the tools the run's client carries out itself (client tools).
 import { ActivityFailure, ApplicationFailure } from '@temporalio/workflow';
-import { EXIT_LOOP_TOOL, ErrorType, splitTools, type AgentSpec, type AgentToolSpec, type ToolSpec } from '../common';
+import {
+  EXIT_LOOP_TOOL,
+  ErrorType,
+  splitTools,
+  type AgentSpec,
+  type AgentToolSpec,
+  type ClientToolSpec,
+  type ToolSpec,
+} from '../common';
 import { resolveToolsWith } from './model-step';
 
 /** What an agent run may call. */
@@ -35,8 +43,13 @@ export async function resolveToolkit(agent: AgentSpec, local: boolean): Promise<
     for (const tool of declared.agentTools)
       if (!resolved.unhealthyAgents.includes(tool.agent.name)) agentTools.set(tool.name, tool);
   }
+  // A client tool waits for its result like a callback tool that starts nothing; the model call describes it itself.
+  for (const tool of agent.clientTools ?? [])
+    if (!specs.has(tool.name) && !agentTools.has(tool.name)) specs.set(tool.name, clientToolSpec(tool));
+  const clientTools = (agent.clientTools ?? []).filter((t) => specs.get(t.name)?.callback?.client);
   const inlineTools = [
     ...[...agentTools.values()].map((t) => ({ name: t.name, description: t.description })),
+    ...clientTools.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters ?? {} })),
     ...(offersExitLoop
       ? [{ name: EXIT_LOOP_TOOL.name, description: EXIT_LOOP_TOOL.description, parameters: EXIT_LOOP_TOOL.parameters }]
       : []),
@@ -46,7 +59,20 @@ export async function resolveToolkit(agent: AgentSpec, local: boolean): Promise<
     agentTools,
     offersExitLoop,
     inlineTools,
-    names: [...specs.keys(), ...inlineTools.map((t) => t.name)],
+    names: [...new Set([...specs.keys(), ...inlineTools.map((t) => t.name)])],
+  };
+}
+
+/** The spec a client tool is scheduled with: a callback wait that starts nothing (see CallbackWait.client). */
+function clientToolSpec(tool: ClientToolSpec): ToolSpec {
+  return {
+    name: tool.name,
+    description: tool.description,
+    parameters: tool.parameters ?? {},
+    timeoutMs: tool.timeoutMs,
+    maxAttempts: 1,
+    idempotent: false,
+    callback: { timeoutMs: tool.timeoutMs, client: true },
   };
 }
 

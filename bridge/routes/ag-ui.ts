@@ -29,7 +29,8 @@ export const PostAgUiRun = defineRoute({
     'end the AG-UI run with an `interrupt` outcome (one per waiting call, with `expiresAt`); a RunAgentInput whose ' +
     '`resume` answers them (`payload: { approved, message?, remember? }`, needs the "decide" scope) continues the same ' +
     'durable run. The same RunAgentInput again replays the run from its start; `Last-Event-ID` resumes after a frame. ' +
-    'Frontend tools (`tools`) are not offered to the agent.',
+    'Frontend tools (`tools`) are offered to the model; a run waiting only on their calls ends the AG-UI run with ' +
+    '`pendingToolCallIds`, and a RunAgentInput ending with their `tool` messages continues it.',
   tags: ['ag-ui'],
   auth: 'start',
   params: z.object({ name: z.string().regex(/^[A-Za-z0-9._-]{1,128}$/, 'malformed agent name') }),
@@ -120,6 +121,7 @@ export const agUiRoutes: Routes = (app, ctx) => {
         threadId: body.threadId,
         runId: body.runId,
         lastEventId,
+        clientTools: (body.tools ?? []).map((t) => t.name),
         signal: stop.signal,
       })) {
         if (stop.signal.aborted) break;

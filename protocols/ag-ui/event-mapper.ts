@@ -6,6 +6,7 @@ import { EventType, type Event as AgUiEvent, type TokenUsage } from '@ag-ui/core
 import { addUsage, type AgioEvent, type Usage } from '../../common';
 import type { PendingApproval } from './interrupts';
 import { statePatch } from './state-patch';
+import { StepEvents } from './step-events';
 
 /** What one open subagent (a nested run) is known by. */
 interface Subagent {
@@ -14,15 +15,6 @@ interface Subagent {
   parentSubagentRunId?: string;
   parentToolCallId?: string;
   parentMessageId?: string;
-}
-
-/** A model step being streamed: its message ids and what has been sent of it. */
-interface OpenStep {
-  owner?: string;
-  stepName: string;
-  messageId: string;
-  text?: string;
-  reasoning?: string;
 }
 
 /** The AG-UI token usage of an Agio usage (one entry: Agio sums a run's calls across models). */
@@ -39,18 +31,25 @@ export function tokenUsageOf(usage: Usage): TokenUsage {
 /** Maps the events of one Agio run tree to the AG-UI events of one AG-UI run. */
 export class AgUiMapper {
   private readonly subagents = new Map<string, Subagent>();
-  private readonly steps = new Map<string, OpenStep>();
-  /** Each step's newest attempt (an earlier attempt's text is closed and a new message begins). */
-  private readonly attempts = new Map<string, number>();
-  /** Assistant message of each tool call (a subagent's parent message). */
-  private readonly callMessages = new Map<string, string>();
+  private readonly steps = new StepEvents((usage) => (this.usage = addUsage(this.usage, usage)));
   private readonly approvals = new Map<string, PendingApproval>();
+  /** Client tool calls waiting for the client's result, in call order. */
+  private readonly clientCalls = new Set<string>();
   private state: Record<string, unknown> | undefined;
   private usage: Usage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
   /** The root's terminal event has been mapped. */
   ended = false;
 
-  constructor(private readonly run: { threadId: string; runId: string; rootRunId: string }) {}
+  constructor(
+    private readonly run: { threadId: string; runId: string; rootRunId: string },
+    /** The client's own tools (RunAgentInput.tools): their waiting calls are the client's to answer. */
+    private readonly clientTools: ReadonlySet<string> = new Set(),
+  ) {}
+
+  /** The client tool calls waiting for the client's result. */
+  get waitingOnClient(): string[] {
+    return [...this.clientCalls];
+  }
 
   /** The calls waiting for a decision now, oldest first. */
   get pending(): PendingApproval[] {
@@ -89,14 +88,13 @@ export class AgUiMapper {
       case 'RUN_STARTED':
         return owner && !this.subagents.has(owner) ? this.openSubagent(e, owner) : [];
       case 'STEP_DELTA':
-        return this.delta(e.stepId, e.attempt ?? 1, e.delta, owner);
+        return this.steps.delta(e.stepId, e.attempt ?? 1, e.delta, owner);
       case 'STEP_RETRY': {
-        // The earlier attempt's message stays as it was sent; the new attempt streams into a message of its own.
-        this.attempts.set(e.stepId, e.attempt);
-        return this.closeStep(e.stepId);
+        return this.steps.retry(e.stepId, e.attempt);
       }
       case 'STEP_COMPLETED':
-        return this.completed(e.stepId, e.snapshot, owner);
+        if (e.snapshot.toolCallId) this.clientCalls.delete(e.snapshot.toolCallId);
+        return this.steps.completed(e.stepId, e.snapshot, owner);
       case 'TOOL_AUTH_REQUIRED': {
         const d = e.data;
         this.approvals.set(d.toolCallId, {
@@ -121,6 +119,9 @@ export class AgUiMapper {
           this.approvals.set(e.data.toolCallId, { ...pending, binding: e.data.binding, expiresAt: e.data.expiresAt });
         return [this.custom(e, tag)];
       }
+      case 'TOOL_CALLBACK_WAITING':
+        if (this.clientTools.has(e.data.tool)) this.clientCalls.add(e.data.toolCallId);
+        return [this.custom(e, tag)];
       case 'AGENT_STATE':
         return owner ? [this.custom(e, tag)] : this.stateChange({ ...this.state, ...e.data });
       case 'RUN_COMPLETED':
@@ -132,10 +133,13 @@ export class AgUiMapper {
     }
   }
 
-  /** The events that close this AG-UI run on an interrupt (undefined when no call waits): subagents suspend first. */
-  interrupt(interrupts: { id: string; subagentRunId?: string }[], extra: AgUiEvent[] = []): AgUiEvent[] {
+  /**
+   * The events that close this AG-UI run while the durable run waits: subagents suspend first, then RUN_FINISHED with
+   * the interrupts (approvals), or, when only client tool calls wait, a success naming them (`pendingToolCallIds`).
+   */
+  suspend(interrupts: { id: string; subagentRunId?: string }[], extra: AgUiEvent[] = []): AgUiEvent[] {
     const out: AgUiEvent[] = [...extra];
-    for (const open of [...this.steps.keys()]) out.push(...this.closeStep(open));
+    out.push(...this.steps.closeAll());
     for (const sub of [...this.subagents.values()].reverse()) {
       const own = interrupts.filter((i) => i.subagentRunId === sub.runId).map((i) => i.id);
       out.push({
@@ -148,7 +152,9 @@ export class AgUiMapper {
       type: EventType.RUN_FINISHED,
       threadId: this.run.threadId,
       runId: this.run.runId,
-      outcome: { type: 'interrupt', interrupts: interrupts as never },
+      outcome: interrupts.length
+        ? { type: 'interrupt', interrupts: interrupts as never }
+        : { type: 'success', pendingToolCallIds: this.waitingOnClient },
       ...this.usageField(),
     });
     return out;
@@ -177,7 +183,7 @@ export class AgUiMapper {
       name: e.agent,
       ...(parent ? { parentSubagentRunId: parent } : {}),
       ...(call ? { parentToolCallId: call } : {}),
-      ...(call && this.callMessages.has(call) ? { parentMessageId: this.callMessages.get(call) } : {}),
+      ...(call && this.steps.messageOfCall(call) ? { parentMessageId: this.steps.messageOfCall(call) } : {}),
     };
     this.subagents.set(runId, sub);
     return [this.subagentStarted(sub)];
@@ -186,7 +192,7 @@ export class AgUiMapper {
   /** A nested run's end: what it left open is closed, then SUBAGENT_FINISHED (its answer) or SUBAGENT_ERROR. */
   private endSubagent(e: AgioEvent, runId: string): AgUiEvent[] {
     if (!this.subagents.has(runId)) return [];
-    const out = this.closeOwnedBy(runId);
+    const out = this.steps.closeOwnedBy(runId);
     this.subagents.delete(runId);
     if (e.type === 'RUN_COMPLETED')
       out.push({ type: EventType.SUBAGENT_FINISHED, subagentRunId: runId, result: e.data.response ?? null });
@@ -203,8 +209,7 @@ export class AgUiMapper {
   /** The root's end: everything still open is closed, then RUN_FINISHED (success or cancelled) or RUN_ERROR. */
   private endRun(e: AgioEvent): AgUiEvent[] {
     this.ended = true;
-    const out: AgUiEvent[] = [];
-    for (const open of [...this.steps.keys()]) out.push(...this.closeStep(open));
+    const out: AgUiEvent[] = this.steps.closeAll();
     for (const sub of [...this.subagents.keys()].reverse()) {
       out.push({ type: EventType.SUBAGENT_ERROR, subagentRunId: sub, message: 'ended with the run', code: 'Ended' });
       this.subagents.delete(sub);
@@ -243,130 +248,4 @@ export class AgUiMapper {
     const delta = statePatch(prev, next);
     return delta.length ? [{ type: EventType.STATE_DELTA, delta }] : [];
   }
-
-  /** The step a delta or a commit belongs to, opened (STEP_STARTED) when first seen. */
-  private stepOf(stepId: string, owner: string | undefined, out: AgUiEvent[], index?: number): OpenStep {
-    let open = this.steps.get(stepId);
-    if (!open) {
-      const attempt = this.attempts.get(stepId) ?? 1;
-      const messageId = attempt > 1 ? `${stepId}~${attempt}` : stepId;
-      open = { owner, stepName: `step ${index ?? stepId.split(':').pop()}`, messageId };
-      this.steps.set(stepId, open);
-      out.push({ type: EventType.STEP_STARTED, stepName: open.stepName, ...(owner ? { subagentRunId: owner } : {}) });
-    }
-    return open;
-  }
-
-  private delta(stepId: string, attempt: number, d: AgioEvent['delta'], owner: string | undefined): AgUiEvent[] {
-    if (!d || attempt < (this.attempts.get(stepId) ?? 1)) return [];
-    const out: AgUiEvent[] = [];
-    const tag = owner ? { subagentRunId: owner } : {};
-    if (d.reasoningContent) {
-      const open = this.stepOf(stepId, owner, out);
-      const messageId = `${open.messageId}:reasoning`;
-      if (open.reasoning === undefined) {
-        out.push({ type: EventType.REASONING_START, messageId, ...tag });
-        out.push({ type: EventType.REASONING_MESSAGE_START, messageId, role: 'reasoning', ...tag });
-        open.reasoning = '';
-      }
-      open.reasoning += d.reasoningContent;
-      out.push({ type: EventType.REASONING_MESSAGE_CONTENT, messageId, delta: d.reasoningContent, ...tag });
-    }
-    if (d.content) {
-      const open = this.stepOf(stepId, owner, out);
-      out.push(...this.closeReasoning(open, tag));
-      if (open.text === undefined) {
-        out.push({ type: EventType.TEXT_MESSAGE_START, messageId: open.messageId, role: 'assistant', ...tag });
-        open.text = '';
-      }
-      open.text += d.content;
-      out.push({ type: EventType.TEXT_MESSAGE_CONTENT, messageId: open.messageId, delta: d.content, ...tag });
-    }
-    return out;
-  }
-
-  /** A committed step: what its deltas did not send yet, its tool calls, or a tool's result. */
-  private completed(stepId: string, step: Extract<AgioEvent, { type: 'STEP_COMPLETED' }>['snapshot'], owner?: string) {
-    const out: AgUiEvent[] = [];
-    const tag = owner ? { subagentRunId: owner } : {};
-    if (step.role === 'tool') {
-      if (step.toolCallId)
-        out.push({
-          type: EventType.TOOL_CALL_RESULT,
-          messageId: `${step.id}:result`,
-          toolCallId: step.toolCallId,
-          content: step.content ?? '',
-          role: 'tool',
-          ...tag,
-        });
-      return out;
-    }
-    if (step.role !== 'assistant') return out;
-    if (step.usage) this.usage = addUsage(this.usage, step.usage);
-    const open = this.stepOf(stepId, owner, out, step.index);
-    const reasoning = step.reasoningContent ?? '';
-    if (reasoning.length > (open.reasoning ?? '').length)
-      out.push(
-        ...this.delta(
-          stepId,
-          this.attempts.get(stepId) ?? 1,
-          { reasoningContent: rest(reasoning, open.reasoning) },
-          owner,
-        ),
-      );
-    const text = step.content ?? '';
-    if (text.length > (open.text ?? '').length)
-      out.push(...this.delta(stepId, this.attempts.get(stepId) ?? 1, { content: rest(text, open.text) }, owner));
-    out.push(...this.closeMessages(open, tag));
-    for (const call of step.toolCalls ?? []) {
-      this.callMessages.set(call.id, open.messageId);
-      out.push(
-        {
-          type: EventType.TOOL_CALL_START,
-          toolCallId: call.id,
-          toolCallName: call.name,
-          parentMessageId: open.messageId,
-          ...tag,
-        },
-        { type: EventType.TOOL_CALL_ARGS, toolCallId: call.id, delta: call.arguments, ...tag },
-        { type: EventType.TOOL_CALL_END, toolCallId: call.id, ...tag },
-      );
-    }
-    out.push(...this.closeStep(stepId));
-    return out;
-  }
-
-  private closeReasoning(open: OpenStep, tag: { subagentRunId?: string }): AgUiEvent[] {
-    if (open.reasoning === undefined) return [];
-    const messageId = `${open.messageId}:reasoning`;
-    open.reasoning = undefined;
-    return [
-      { type: EventType.REASONING_MESSAGE_END, messageId, ...tag },
-      { type: EventType.REASONING_END, messageId, ...tag },
-    ];
-  }
-
-  private closeMessages(open: OpenStep, tag: { subagentRunId?: string }): AgUiEvent[] {
-    const out = this.closeReasoning(open, tag);
-    if (open.text !== undefined) out.push({ type: EventType.TEXT_MESSAGE_END, messageId: open.messageId, ...tag });
-    open.text = undefined;
-    return out;
-  }
-
-  private closeStep(stepId: string): AgUiEvent[] {
-    const open = this.steps.get(stepId);
-    if (!open) return [];
-    const tag = open.owner ? { subagentRunId: open.owner } : {};
-    this.steps.delete(stepId);
-    return [...this.closeMessages(open, tag), { type: EventType.STEP_FINISHED, stepName: open.stepName, ...tag }];
-  }
-
-  private closeOwnedBy(runId: string): AgUiEvent[] {
-    return [...this.steps.entries()].filter(([, s]) => s.owner === runId).flatMap(([id]) => this.closeStep(id));
-  }
-}
-
-/** What `whole` adds to `sent` (the whole text when what was sent is not its beginning: a retried step). */
-function rest(whole: string, sent: string | undefined): string {
-  return sent && whole.startsWith(sent) ? whole.slice(sent.length) : whole;
 }

@@ -16,6 +16,10 @@ const InputMessage = z
       .union([z.string().max(MAX_MESSAGE_CHARS), z.array(z.record(z.string(), z.unknown())).max(64)])
       .optional(),
     toolCallId: z.string().max(256).optional(),
+    toolCalls: z
+      .array(z.object({ id: z.string().max(256) }).passthrough())
+      .max(128)
+      .optional(),
     error: z.string().max(MAX_MESSAGE_CHARS).optional(),
   })
   .passthrough();
@@ -86,6 +90,43 @@ export function newUserInput(input: AgUiRunInput): string | undefined {
 export function contextText(input: AgUiRunInput): string | undefined {
   if (!input.context?.length) return undefined;
   return input.context.map((c) => `${c.description}:\n${c.value}`).join('\n\n');
+}
+
+/** A client tool's answer: a `tool` message at the end of the input. */
+export interface ToolAnswer {
+  toolCallId: string;
+  content: string;
+  error?: string;
+  /** The assistant message that made the call (Agio names it after the step: `<run id>:<index>`). */
+  callMessageId?: string;
+}
+
+/** The tool messages the input ends with (answers to the client tool calls an AG-UI run ended with), in order. */
+export function toolAnswersOf(input: AgUiRunInput): ToolAnswer[] {
+  const answers: ToolAnswer[] = [];
+  for (let i = input.messages.length - 1; i >= 0 && input.messages[i].role === 'tool'; i--) {
+    const m = input.messages[i];
+    if (!m.toolCallId) continue;
+    const call = input.messages.find(
+      (c) =>
+        c.role === 'assistant' && (c.toolCalls as { id?: unknown }[] | undefined)?.some((t) => t.id === m.toolCallId),
+    );
+    answers.unshift({
+      toolCallId: m.toolCallId,
+      content: textOf(m.content),
+      ...(m.error ? { error: m.error } : {}),
+      ...(call ? { callMessageId: call.id } : {}),
+    });
+  }
+  return answers;
+}
+
+/** The root run of the tree whose step a message id names (`<run id>:<index>`, maybe `~<attempt>`), if it names one. */
+export function rootRunOfMessage(messageId: string): string | undefined {
+  const step = messageId.replace(/~\d+$/, '');
+  const colon = step.lastIndexOf(':');
+  if (colon <= 0 || !/^\d+$/.test(step.slice(colon + 1))) return undefined;
+  return step.slice(0, colon).split('/')[0];
 }
 
 const SESSION_ID = /^[A-Za-z0-9._:-]{1,128}$/;

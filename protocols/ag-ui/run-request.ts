@@ -6,11 +6,22 @@
 // are a `refusal`, sent as RUN_ERROR.
 import type { AgioClient } from '../../client/agio-client';
 import type { RunHandle } from '../../client/run-handle';
+import { CallbackRefusedError } from '../../client/callbacks';
 import { DecisionRejectedError, RunNotFoundError } from '../../client/errors';
 import { cursorAt, parseCursor, type TreeCursor } from '../../client/tree-cursor';
 import { ErrorType } from '../../common/errors';
 import { decisionOf, parseInterruptId, type InterruptRef } from './interrupts';
-import { agioRunIdOf, contextText, newUserInput, sessionIdOf, type AgUiRunInput, type ResumeEntry } from './run-input';
+import {
+  agioRunIdOf,
+  contextText,
+  newUserInput,
+  rootRunOfMessage,
+  sessionIdOf,
+  toolAnswersOf,
+  type AgUiRunInput,
+  type ResumeEntry,
+  type ToolAnswer,
+} from './run-input';
 
 /** A request the bridge answers with an HTTP error instead of a stream. */
 export class AgUiRequestError extends Error {
@@ -35,7 +46,7 @@ export interface AgUiCaller {
 
 /** What the stream follows: the durable run and the position its AG-UI run starts after, or why it cannot. */
 export type PreparedRun =
-  | { handle: RunHandle; rootRunId: string; from: TreeCursor; created: boolean }
+  | { handle: RunHandle; rootRunId: string; from: TreeCursor; created: boolean; answered?: string[] }
   | { refusal: { code: string; message: string } };
 
 const refuse = (code: string, message: string): PreparedRun => ({ refusal: { code, message } });
@@ -59,6 +70,8 @@ export async function prepareRun(
   input: AgUiRunInput,
 ): Promise<PreparedRun> {
   if (input.resume) return resumeRun(agio, caller, agent, input.resume);
+  const answers = toolAnswersOf(input);
+  if (answers.length) return answerClientTools(agio, caller, agent, answers);
   const rootRunId = agioRunIdOf(caller.tenant, input.threadId, input.runId);
   const existing = agio.getHandle(rootRunId);
   const owner = await ownerOf(existing);
@@ -68,13 +81,56 @@ export async function prepareRun(
     throw new AgUiRequestError(400, 'invalid_request', 'messages: the input must end with a user message to answer');
   const context = contextText(input);
   const state = isRecord(input.state) && Object.keys(input.state).length ? input.state : undefined;
-  const handle = await agio.start(agent, context ? `${context}\n\n${turn}` : turn, {
+  const spec = agio.agents.find(agent);
+  const clientTools = (input.tools ?? []).map((t) => ({
+    name: t.name,
+    description: t.description,
+    ...(isRecord(t.parameters) ? { parameters: t.parameters } : {}),
+    timeoutMs: CLIENT_TOOL_TIMEOUT_MS,
+  }));
+  if (clientTools.some((t) => !/^[A-Za-z0-9_-]{1,64}$/.test(t.name)))
+    throw new AgUiRequestError(400, 'invalid_request', 'tools: names are 1-64 letters, digits, _ or -');
+  const offered = spec && clientTools.length && spec.kind === 'llm' ? { ...spec, clientTools } : agent;
+  const handle = await agio.start(offered, context ? `${context}\n\n${turn}` : turn, {
     tenant: caller.tenant,
     runId: rootRunId,
     sessionId: sessionIdOf(input.threadId),
     ...(state ? { state } : {}),
   });
   return { handle, rootRunId, from: cursorAt(), created: handle.created };
+}
+
+/** How long a run waits for the client to answer one of its tools' calls. */
+export const CLIENT_TOOL_TIMEOUT_MS = 24 * 3_600_000;
+
+/** Sends the client's answers to the calls its tools were asked (they wait in the run), and follows the run on. */
+async function answerClientTools(
+  agio: AgioClient,
+  caller: AgUiCaller,
+  agent: string,
+  answers: ToolAnswer[],
+): Promise<PreparedRun> {
+  const roots = new Set(answers.map((a) => (a.callMessageId ? rootRunOfMessage(a.callMessageId) : undefined)));
+  const [run] = roots;
+  if (roots.size !== 1 || !run)
+    return refuse('unknown_tool_call', 'the tool messages answer calls that no single Agio run of this thread made');
+  const handle = agio.getHandle(run);
+  const owner = await ownerOf(handle);
+  if (!owner || owner.tenant !== caller.tenant || owner.agent !== agent)
+    return refuse('unknown_tool_call', `no run of agent "${agent}" waits on these tool calls`);
+  for (const answer of answers) {
+    try {
+      await handle.completeCallback(
+        answer.toolCallId,
+        answer.error ? { error: answer.error } : { result: answer.content },
+      );
+    } catch (err) {
+      if (err instanceof CallbackRefusedError && err.reason === 'already_completed') continue;
+      if (err instanceof CallbackRefusedError) return refuse(`tool_call_${err.reason}`, err.message);
+      throw err;
+    }
+  }
+  return { handle, rootRunId: run, from: cursorAt(), created: false, answered: answers.map((a) => a.toolCallId) };
 }
 
 const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -30,6 +30,10 @@ export interface AgUiStreamOptions {
   /** A reconnecting client's Last-Event-ID: the frames up to it are not sent again (nor the opening). */
   lastEventId?: TreeCursor;
   signal: AbortSignal;
+  /** The names of the client's own tools (RunAgentInput.tools): a run waiting only on them ends this AG-UI run. */
+  clientTools?: string[];
+  /** Client tool calls this request answered: events up to their waits were sent before, and are not again. */
+  answered?: string[];
   /** How long the tree stays quiet, with calls waiting, before the AG-UI run ends with an interrupt (default 1 s). */
   settleMs?: number;
 }
@@ -50,8 +54,10 @@ async function within<T>(promise: Promise<T>, ms: number): Promise<T | typeof SE
 /** Yields the frames of one AG-UI run (see the file comment). */
 export async function* streamAgUiRun(opts: AgUiStreamOptions): AsyncGenerator<AgUiFrame> {
   const { handle, rootRunId, threadId, runId } = opts;
-  const mapper = new AgUiMapper({ threadId, runId, rootRunId });
+  const mapper = new AgUiMapper({ threadId, runId, rootRunId }, new Set(opts.clientTools));
   const has = opts.lastEventId ? joinCursors(opts.from, opts.lastEventId) : opts.from;
+  /** Answered client tool calls whose wait this AG-UI run has not passed yet: what comes before is the client's. */
+  const answered = new Set(opts.answered);
   const resumed = opts.lastEventId !== undefined;
   if (!resumed) yield { events: mapper.started() };
   const stop = new AbortController();
@@ -70,12 +76,13 @@ export async function* streamAgUiRun(opts: AgUiStreamOptions): AsyncGenerator<Ag
   try {
     let next = events.next();
     for (;;) {
-      const read = mapper.pending.length ? await within(next, opts.settleMs ?? 1000) : await next;
+      const waiting = mapper.pending.length > 0 || (mapper.waitingOnClient.length > 0 && !silent);
+      const read = waiting ? await within(next, opts.settleMs ?? 1000) : await next;
       if (read === SETTLED) {
         const interrupts = mapper.pending.map((p) =>
           approvalInterrupt(p, rootRunId, at, p.runId === rootRunId ? undefined : p.runId),
         );
-        yield { events: mapper.interrupt(interrupts, leaveSilence()), id: at };
+        yield { events: mapper.suspend(interrupts, leaveSilence()), id: at };
         return;
       }
       if (read.done) {
@@ -87,7 +94,9 @@ export async function* streamAgUiRun(opts: AgUiStreamOptions): AsyncGenerator<Ag
       const { event, path, cursor } = read.value;
       const out = mapper.map(typedEvent(event));
       at = encodeCursor(cursor);
-      if (hasEvent(has, path, event.offset)) continue;
+      const had = hasEvent(has, path, event.offset) || (answered.size > 0 && !mapper.ended);
+      if (event.type === 'TOOL_CALLBACK_WAITING') answered.delete((event.data as { toolCallId: string }).toolCallId);
+      if (had) continue;
       const reopen = leaveSilence();
       if (out.length || reopen.length) yield { events: [...reopen, ...out], id: at };
       if (mapper.ended) return;

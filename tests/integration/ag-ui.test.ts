@@ -7,6 +7,7 @@ import { asTool, defineAgent } from '../../common';
 import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
 import { testTools } from '../fixtures/test-tools';
 import { agUiAgent, readRaw, runRecorded } from '../helpers/ag-ui-client';
+import { sentToolResult } from '../helpers/agent-runs';
 import { askingAgent, keyOf, recordsOf } from '../helpers/approvals';
 import { request } from '../helpers/bridge';
 import { useTestBed } from '../helpers/test-bed';
@@ -21,13 +22,14 @@ const parent = defineAgent({
   tools: [asTool(child, { description: 'Delegates to agui-child.' })],
 });
 const slow = defineAgent({ name: 'agui-slow', instructions: 'You are agui-slow.' });
+const front = defineAgent({ name: 'agui-front', instructions: 'You are agui-front.' });
 
 const types = (events: BaseEvent[]) => events.map((e) => e.type);
 
 describe('AG-UI endpoint', () => {
   const bed = useTestBed({
     tools: testTools,
-    agents: [parent, child, slow],
+    agents: [parent, child, slow, front],
     bridge: { tokens: `${TOKEN}:default:agui-user,readonly:default:viewer:read,starter:default:starter:start` },
   });
 
@@ -154,6 +156,49 @@ describe('AG-UI endpoint', () => {
     expect(replay.result).toBe('The quick brown fox jumps over the lazy dog, twice over.');
     expect(agent.messages.at(-1)).toMatchObject({ role: 'assistant', content: replay.result });
     expect(bed.server.requests).toHaveLength(1);
+  });
+
+  it("offers the frontend's tools to the model, ends the AG-UI run on their call, and continues the run with their answer", async () => {
+    bed.server.scriptFor(
+      keyOf(front),
+      toolCalls([toolCall('pick_color', { palette: 'warm' }, { id: 'call_pick' })]),
+      text('You picked amber'),
+    );
+    const tools = [
+      {
+        name: 'pick_color',
+        description: 'Lets the user pick a color',
+        parameters: { type: 'object', properties: { palette: { type: 'string' } } },
+      },
+    ];
+    const agent = agUiAgent(bed.bridge, 'agui-front', 'thread-front', [
+      { id: 'u1', role: 'user', content: 'A color?' },
+    ]);
+
+    const first = await runRecorded(agent, { runId: 'front-1', tools });
+    expect(bed.server.requests[0].body.tools.map((t: { function: { name: string } }) => t.function)).toEqual([
+      expect.objectContaining({ name: 'pick_color', parameters: tools[0].parameters }),
+    ]);
+    expect(first.events.find((e) => e.type === 'TOOL_CALL_START')).toMatchObject({ toolCallName: 'pick_color' });
+    expect(first.events.at(-1)).toMatchObject({
+      type: 'RUN_FINISHED',
+      outcome: { type: 'success', pendingToolCallIds: ['call_pick'] },
+    });
+
+    agent.addMessage({ id: 'tool-1', role: 'tool', toolCallId: 'call_pick', content: 'amber' });
+    const second = await runRecorded(agent, { runId: 'front-2', tools });
+    expect(second.result).toBe('You picked amber');
+    expect(types(second.events)).toEqual([
+      'RUN_STARTED',
+      'TOOL_CALL_RESULT',
+      'STEP_STARTED',
+      'TEXT_MESSAGE_START',
+      'TEXT_MESSAGE_CONTENT',
+      'TEXT_MESSAGE_END',
+      'STEP_FINISHED',
+      'RUN_FINISHED',
+    ]);
+    expect(sentToolResult(bed.server.requests[1], 'call_pick')).toBe('amber');
   });
 
   it('refuses a malformed RunAgentInput (400), an unknown agent (404) and a resume from a token that cannot decide (403)', async () => {
