@@ -19,6 +19,17 @@ export {
   type ScheduleView,
 } from './schedules';
 export { ScheduleDeclaration, type ScheduleSource } from '../common/schedules';
+// Retries from the last good step and forks at a step (AgioClient.rescue), and why one is refused.
+export {
+  RunRescue,
+  RescueRefusedError,
+  forkRun,
+  retryRun,
+  type ForkOptions,
+  type RescueRefusal,
+  type RescuedRun,
+  type RetryOptions,
+} from './run-rescue';
 // The events a run's stream carries, typed per event type (a client-only backend imports nothing else for them).
 export { isKnownEvent, runStatusOf, RUN_STATUSES } from '../common';
 export type { AgioEvent, AgioEventOf, EventType, UnknownAgioEvent, RunStatus } from '../common';
