@@ -70,6 +70,15 @@ export const ViewerApprovalsPage = defineRoute({
   auth: 'public',
   responses: { 200: { description: 'The page', contentType: 'text/html' } },
 });
+/** GET /ui/compare: the viewer's page comparing two runs (it routes in the browser). */
+export const ViewerComparePage = defineRoute({
+  method: 'GET',
+  path: '/ui/compare',
+  summary: "The viewer's page comparing two runs",
+  tags: ['viewer'],
+  auth: 'public',
+  responses: { 200: { description: 'The page', contentType: 'text/html' } },
+});
 const noTokens = new Map<string, string>();
 
 /** Serves the viewer from `dir`; without a built viewer, /ui answers 503 saying how to build it. */
@@ -106,5 +115,6 @@ export function registerViewer(app: FastifyInstance, dir: string): void {
     apiRoute(scope, noTokens, ViewerRoot, async ({ reply }) => reply.redirect('/ui/'));
     apiRoute(scope, noTokens, ViewerRunPage, async ({ reply }) => reply.sendFile('index.html'));
     apiRoute(scope, noTokens, ViewerApprovalsPage, async ({ reply }) => reply.sendFile('index.html'));
+    apiRoute(scope, noTokens, ViewerComparePage, async ({ reply }) => reply.sendFile('index.html'));
   });
 }

@@ -19,6 +19,7 @@ import type { RunMemo } from '../common/run';
 import { RunClosedError, RunNotFoundError } from './errors';
 import type { RunHandle } from './run-handle';
 import { findBulkTargets } from './bulk-targets';
+import { RescueRefusedError } from './rescue-errors';
 
 /** How long one pause or resume is waited for before it is reported `pending` (asked, the run not parked yet). */
 export const BULK_CONTROL_WAIT_MS = 10_000;
@@ -37,12 +38,19 @@ export interface BulkDryRun {
   sample: string[];
 }
 
-/** What a pause or resume refused by the run's validator, or one that found it ended, means for a bulk job. */
+/** What a refusal (already paused, ended, a retry refused) or an error means for one run of a bulk job. */
 function skippedOrFailed(runId: string, err: unknown): BulkRunOutcome {
   const e = err as Error & { cause?: Error & { type?: string } };
   if (e.cause?.type === ErrorType.AlreadyPaused) return { runId, outcome: 'skipped', detail: 'already_paused' };
   if (err instanceof RunClosedError) return { runId, outcome: 'skipped', detail: `run_not_running: ${err.message}` };
   if (err instanceof RunNotFoundError) return { runId, outcome: 'failed', detail: 'run_not_found' };
+  // A retry of a run that is running again or completed (visibility listed it as it was) has nothing to do.
+  if (err instanceof RescueRefusedError)
+    return {
+      runId,
+      outcome: err.reason === 'run_running' || err.reason === 'run_completed' ? 'skipped' : 'failed',
+      detail: `${err.reason}: ${err.message}`,
+    };
   return { runId, outcome: 'failed', detail: e.cause?.message ?? e.message };
 }
 

@@ -5,11 +5,12 @@ import { Context } from '@temporalio/activity';
 import { AgioClient } from '../client/agio-client';
 import { redriveRun, type RetryRun } from '../client/bulk-redrive';
 import { findBulkTargets } from '../client/bulk-targets';
+import { retryRun, type StepReader } from '../client/run-rescue';
 import type { BulkRedriveActivities, BulkRunOutcome } from '../common/bulk-redrive';
 
-/** What the bulk activities need: how a failed run is retried (absent: a retry job reports each run failed). */
+/** What the bulk activities need: the stores' steps a retry starts from (absent: a retry job reports each run failed). */
 export interface BulkActivityDeps {
-  retryRun?: (agio: AgioClient, runId: string, opts: { by: string }) => Promise<{ runId: string }>;
+  steps?: StepReader;
 }
 
 /** The bulk job's activities. */
@@ -19,10 +20,12 @@ export function createBulkRedriveActivities(deps: BulkActivityDeps = {}): BulkRe
       return findBulkTargets(Context.current().client, tenant, filter, limit);
     },
 
-    async redriveRuns({ action, runIds, by, reason, concurrency }) {
+    async redriveRuns({ tenant, action, runIds, by, reason, concurrency }) {
       const context = Context.current();
       const agio = new AgioClient(context.client);
-      const retry: RetryRun | undefined = deps.retryRun && ((runId, opts) => deps.retryRun!(agio, runId, opts));
+      // Retries start on the task queue the job runs on (the worker's own), from the steps its stores recorded.
+      const target = deps.steps && { temporal: context.client, taskQueue: context.info.taskQueue, steps: deps.steps };
+      const retry: RetryRun | undefined = target && ((runId) => retryRun(target, runId, { tenant }));
       const outcomes: BulkRunOutcome[] = new Array(runIds.length);
       let next = 0;
       let ended = 0;

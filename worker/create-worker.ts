@@ -242,7 +242,8 @@ async function createWithTools(opts: CreateWorkerOptions, mcp: McpTools): Promis
     activities: {
       ...createActivities(deps),
       webhookDeliverySettings: createWebhookActivities(stores.webhooks, hooks).webhookDeliverySettings,
-      ...createBulkRedriveActivities(),
+      // A bulk retry starts each retry from the steps these stores recorded (client/run-rescue.ts).
+      ...createBulkRedriveActivities({ steps: stores.sessions }),
       ...opts.extraActivities,
     },
     sinks: wireSinks(opts.liveLane, opts.observers ?? [], webhookSink),

@@ -891,6 +891,23 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/ui/compare': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** The viewer's page comparing two runs */
+    get: operations['getUiCompare'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/ui/runs/{path}': {
     parameters: {
       query?: never;
@@ -6154,6 +6171,35 @@ export interface operations {
     };
   };
   getUiApprovals: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The page */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description internal: see the bridge log */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+    };
+  };
+  getUiCompare: {
     parameters: {
       query?: never;
       header?: never;

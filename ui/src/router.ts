@@ -1,6 +1,9 @@
 // The viewer's pages, at real URLs under /ui/ (the bridge answers every /ui/runs/… path and /ui/approvals with the app).
 export type Route =
-  { page: 'runs'; agent?: string; status?: string } | { page: 'run'; runId: string } | { page: 'approvals' };
+  | { page: 'runs'; agent?: string; status?: string }
+  | { page: 'run'; runId: string }
+  | { page: 'approvals' }
+  | { page: 'compare'; a?: string; b?: string };
 
 export const UI_BASE = '/ui/';
 
@@ -9,10 +12,21 @@ export function currentRoute(): Route {
   if (match) return { page: 'run', runId: decodeURIComponent(match[1]) };
   if (/^\/ui\/approvals\/?$/.test(location.pathname)) return { page: 'approvals' };
   const query = new URLSearchParams(location.search);
+  if (/^\/ui\/compare\/?$/.test(location.pathname))
+    return { page: 'compare', a: query.get('a') ?? undefined, b: query.get('b') ?? undefined };
   return { page: 'runs', agent: query.get('agent') ?? undefined, status: query.get('status') ?? undefined };
 }
 
 export const runUrl = (runId: string) => `${UI_BASE}runs/${encodeURIComponent(runId)}`;
+
+/** Two runs side by side (either left out: the page asks for it). */
+export function compareUrl(a?: string, b?: string): string {
+  const query = new URLSearchParams();
+  if (a) query.set('a', a);
+  if (b) query.set('b', b);
+  const text = query.toString();
+  return text ? `${UI_BASE}compare?${text}` : `${UI_BASE}compare`;
+}
 
 /** The approvals inbox. */
 export const APPROVALS_URL = `${UI_BASE}approvals`;

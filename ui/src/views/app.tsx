@@ -2,8 +2,9 @@
 import { useEffect, useMemo, useState } from 'preact/hooks';
 import { Api } from '../api';
 import { clearToken, loadToken, saveToken, takeLinkToken } from '../auth';
-import { APPROVALS_URL, currentRoute, linkTo, UI_BASE, type Route } from '../router';
+import { APPROVALS_URL, compareUrl, currentRoute, linkTo, UI_BASE, type Route } from '../router';
 import { ApprovalsPage } from './approvals-page';
+import { ComparePage } from './compare-page';
 import { LinkSignIn } from './link-sign-in';
 import { Login } from './login';
 import { RunPage } from './run-page';
@@ -55,6 +56,9 @@ export function App() {
           <a data-testid="nav-approvals" {...linkTo(APPROVALS_URL)}>
             Approvals
           </a>
+          <a data-testid="nav-compare" {...linkTo(compareUrl())}>
+            Compare
+          </a>
         </nav>
         {token && (
           <button
@@ -95,6 +99,8 @@ export function App() {
               setToken(value);
             }}
           />
+        ) : route.page === 'compare' ? (
+          <ComparePage key={`${route.a}|${route.b}`} api={api} a={route.a} b={route.b} />
         ) : route.page === 'approvals' ? (
           <ApprovalsPage api={api} />
         ) : route.page === 'run' ? (
