@@ -10,6 +10,7 @@ import { testTools } from '../fixtures/test-tools';
 import { askingAgent, keyOf, waitForAsk } from '../helpers/approvals';
 import { McpClients, progressLog } from '../helpers/mcp-clients';
 import { useTestBed } from '../helpers/test-bed';
+import { waitFor } from '../helpers/workflow-agents';
 
 const asker = askingAgent('mcp-asker', { description: 'Records things, after a person approves' });
 const writer = defineAgent({
@@ -102,6 +103,24 @@ describe('MCP server (1.x client, Streamable HTTP)', () => {
     expect(result.content).toEqual([{ type: 'text', text: '{"title":"Durable"}' }]);
     expect(progress.messages()[0]).toMatch(/^run run-.* started$/);
     expect(progress.messages()).toContain('answered');
+  });
+
+  it('leaves the run going when a client waiting on a plain call gives up', async () => {
+    bed.server.scriptFor(keyOf(asker), toolCalls([toolCall('record', { label: 'later' }, { id: 'call_later' })]));
+    const client = await connect();
+    const progress = progressLog();
+    const stop = new AbortController();
+    const call = client.callTool({ name: asker.name, arguments: { input: 'record it' } }, undefined, {
+      onprogress: progress.onprogress,
+      signal: stop.signal,
+    });
+    await waitFor('the approval in progress', async () => progress.messages().some((m) => m.includes('approve')));
+    stop.abort();
+    await expect(call).rejects.toThrow();
+    const runId = /^run (\S+) started$/.exec(progress.messages()[0])?.[1] ?? '';
+    const run = bed.bridge.agio.getHandle(runId);
+    expect((await run.state()).pendingApprovals.map((a) => a.toolCallId)).toEqual(['call_later']);
+    await run.cancel();
   });
 
   it('answers bad arguments with a tool error naming them, and an unknown agent with an error', async () => {
