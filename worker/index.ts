@@ -8,6 +8,8 @@ export {
   type CallbackToolDefinition,
 } from '../activities/tools/define-callback-tool';
 export { httpCallbackTool } from '../activities/callbacks/http-callback-tool';
+export { defineRemoteAgentTool } from '../activities/a2a/remote-agent-tool';
+export { RemoteAgentConfig } from '../common/remote-agents';
 export { CallbackToolConfig } from '../activities/callbacks/http-template';
 export type { CallbackOptions } from '../activities/callbacks/start-callback';
 export { builtinTools } from '../activities/tools/builtin';

@@ -8,7 +8,7 @@ import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
 import { testTools } from '../fixtures/test-tools';
 import { a2aClient, agentUrl, collect, sendRequest, shapeOf, userMessage } from '../helpers/a2a';
 import { askingAgent, keyOf } from '../helpers/approvals';
-import { request } from '../helpers/bridge';
+import { request, startBridge } from '../helpers/bridge';
 import { useTestBed } from '../helpers/test-bed';
 import { WebhookReceiver } from '../helpers/webhook-receiver';
 import { waitFor } from '../helpers/workflow-agents';
@@ -17,6 +17,7 @@ import { defineAgent } from '../../common';
 const helper = defineAgent({ name: 'helper', description: 'Answers questions.', instructions: 'You are helper.' });
 const careful = askingAgent('careful');
 const ACME = 'acme-all';
+const TOKENS = `${ACME}:acme:ops:start+read+decide+control,acme-reader:acme:dash:read,beta-all:beta`;
 const {
   TASK_STATE_COMPLETED: COMPLETED,
   TASK_STATE_INPUT_REQUIRED: INPUT_REQUIRED,
@@ -29,7 +30,7 @@ describe('A2A server', () => {
     tools: testTools,
     agents: [helper, careful],
     bridge: {
-      tokens: `${ACME}:acme:ops:start+read+decide+control,acme-reader:acme:dash:read,beta-all:beta`,
+      tokens: TOKENS,
       webhookAllowPrivate: true,
     },
     workerOptions: { webhooks: { allowPrivate: true, initialIntervalMs: 200, attemptTimeoutMs: 1500 } },
@@ -105,10 +106,22 @@ describe('A2A server', () => {
     await expect(
       a2a.sendMessage(sendRequest(userMessage('maybe later', { taskId: waiting.id, contextId: waiting.contextId }))),
     ).rejects.toThrow(/send "approve" or "deny"/);
-    const done = await a2a.sendMessage(
-      sendRequest(userMessage('approve', { taskId: waiting.id, contextId: waiting.contextId })),
-    );
-    expect(done).toMatchObject({ id: waiting.id, status: { state: COMPLETED } });
+    // Continued through another bridge (as after a restart): the task lives in the run, not in a bridge.
+    const other = await startBridge({
+      client: bed.client,
+      taskQueue: bed.worker.taskQueue,
+      agents: [helper, careful],
+      tokens: TOKENS,
+    });
+    try {
+      const elsewhere = await a2aClient(agentUrl(other.url, 'careful'), ACME);
+      const done = await elsewhere.sendMessage(
+        sendRequest(userMessage('approve', { taskId: waiting.id, contextId: waiting.contextId })),
+      );
+      expect(done).toMatchObject({ id: waiting.id, status: { state: COMPLETED } });
+    } finally {
+      await other.close();
+    }
     const granted = (await bed.agio.getHandle(waiting.id).result()).steps.find((s) => s.role === 'tool');
     expect(granted?.content).toBe('recorded a');
   });
