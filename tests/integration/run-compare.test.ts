@@ -1,6 +1,9 @@
-// GET /runs/compare on a real worker and bridge, and the viewer's compare page in Chromium: two runs of one agent whose
+// GET /runs/compare on a real worker and bridge, `agio compare`, and the viewer's compare page in Chromium: two runs of one agent whose
 // model chose other tool arguments diverge at that step; a failed run shows its error beside a completed one's output;
 // another tenant's run is not found, a malformed id refused. Screenshot: test-results/viewer/compare.png.
+import { execFile } from 'node:child_process';
+import path from 'node:path';
+import { promisify } from 'node:util';
 import { defineAgent } from '../../common';
 import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
 import { testTools } from '../fixtures/test-tools';
@@ -44,6 +47,16 @@ describe('comparing two runs', () => {
     expect(body.divergence.b.toolCalls).toEqual([{ name: 'echo', arguments: '{"text":"two"}' }]);
     expect(body.steps.map((s: { same: boolean }) => s.same)).toEqual([true, true, false, false, false]);
     expect(body.delta).toMatchObject({ steps: 0, toolCalls: 0, totalTokens: 40 });
+
+    // The CLI says the same.
+    const env = { ...process.env, AGIO_URL: bed.bridge.url, AGIO_TOKEN: ALICE };
+    const root = path.resolve(__dirname, '../..');
+    const cli = await promisify(execFile)(path.join(root, 'node_modules/.bin/tsx'), ['cli/main.ts', 'compare', a, b], {
+      cwd: root,
+      env,
+    });
+    expect(cli.stdout).toMatch(/^A run-.*completed: 5 steps, 1 tool calls, 20 tokens/m);
+    expect(cli.stdout).toMatch(/^diverge at step 2 \(tool_calls\)$/m);
 
     const { page } = await browser.signedIn(`${bed.bridge.url}/ui/compare?a=${a}&b=${b}`, ALICE);
     await page.getByTestId('compare-table').waitFor();
