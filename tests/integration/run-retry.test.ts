@@ -97,6 +97,8 @@ describe('retry a run from its last good step over HTTP', () => {
     expect(above.body.error).toMatchObject({ code: 'limit_above_agent', limit: 'maxSteps' });
     expect((await call('POST', `/runs/${source}/retry`, { modelSettings: { temperature: 9 } })).status).toBe(400);
     expect((await call('POST', `/runs/${source}/retry`, { bogus: 1 })).status).toBe(400);
+    const allow = await call('POST', `/runs/${source}/retry`, { permissions: [{ tool: 'echo', action: 'allow' }] });
+    expect(allow.body.error.code).toBe('permission_override_refused');
     bed.server.scriptFor('other-model', text('three again'));
     const retried = await call('POST', `/runs/${source}/retry`, {
       model: 'other-model',
@@ -106,6 +108,21 @@ describe('retry a run from its last good step over HTTP', () => {
     expect(retried.status).toBe(201);
     expect((await bed.agio.getHandle(retried.body.runId).result()).response).toBe('three again');
     expect(bed.server.requests[3].body).toMatchObject({ model: 'other-model', temperature: 0.5 });
+  });
+
+  it('retries a cancelled run from the step it had reached', async () => {
+    const held = heldAnswer(text('never read'));
+    bed.server.script(toolCalls([toolCall('echo', { text: 'one' }, { id: 'c1' })]), held.answer);
+    const source = (await call('POST', '/runs', { agent: 'steady', input: 'slowly' })).body.runId as string;
+    while (bed.server.requests.length < 2) await new Promise((r) => setTimeout(r, 50));
+    expect((await call('POST', `/runs/${source}/cancel`, {})).status).toBeLessThan(300);
+    expect(await runEnd(source)).toBe('RunCancelledError');
+    held.release();
+    bed.server.script(text('resumed'));
+    const retried = await call('POST', `/runs/${source}/retry`, {});
+    expect(retried.body).toMatchObject({ retriedFrom: source, copiedSteps: 4 });
+    expect((await bed.agio.getHandle(retried.body.runId).result()).response).toBe('resumed');
+    expect(sentMessages(bed.server.requests[2])).toEqual(sentMessages(bed.server.requests[1]));
   });
 
   it('refuses unknown runs, other tenants, running and completed runs, and tokens without the start scope', async () => {
