@@ -8,6 +8,7 @@ import { RunCancelledError } from '../../client/errors';
 import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
 import { testTools } from '../fixtures/test-tools';
 import { askingAgent, keyOf, waitForAsk } from '../helpers/approvals';
+import { startBridge } from '../helpers/bridge';
 import { McpClients, progressLog } from '../helpers/mcp-clients';
 import { useTestBed } from '../helpers/test-bed';
 import { waitFor } from '../helpers/workflow-agents';
@@ -19,10 +20,17 @@ const writer = defineAgent({
   outputSchema: { type: 'object', properties: { title: { type: 'string' } }, required: ['title'] },
 });
 
+const strict = defineAgent({
+  name: 'mcp-strict',
+  instructions: 'You are mcp-strict.',
+  outputSchema: { type: 'object', properties: { title: { type: 'string' } }, required: ['title'] },
+  maxOutputRepairs: 0,
+});
+
 describe('MCP server (1.x client, Streamable HTTP)', () => {
   const bed = useTestBed({
     tools: testTools,
-    agents: [asker, writer],
+    agents: [asker, writer, strict],
     bridge: { tokens: 'test-token:default,other-token:tenant-b,reader-token:default:reader:read' },
   });
   const clients = new McpClients();
@@ -43,7 +51,7 @@ describe('MCP server (1.x client, Streamable HTTP)', () => {
   it('lists each agent as a tool with its input schema, its output schema and optional task support', async () => {
     const client = await connect();
     const { tools } = await client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(['mcp-asker', 'mcp-writer']);
+    expect(tools.map((t) => t.name).sort()).toEqual(['mcp-asker', 'mcp-strict', 'mcp-writer']);
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
     expect(byName['mcp-asker']).toMatchObject({
       description: 'Records things, after a person approves',
@@ -105,6 +113,35 @@ describe('MCP server (1.x client, Streamable HTTP)', () => {
     expect(progress.messages()).toContain('answered');
   });
 
+  it('answers a run that failed with a tool error, and its task as failed', async () => {
+    bed.server.scriptFor('You are mcp-strict.', text('not json'));
+    const client = await connect();
+    const result = await client.callTool({ name: strict.name, arguments: { input: 'a title' } });
+    expect(result.isError).toBe(true);
+    expect(result.content).toEqual([{ type: 'text', text: expect.stringContaining('OutputValidationError') }]);
+    const runId = String(result._meta?.['agio/runId']);
+    expect(await client.experimental.tasks.getTask(runId)).toMatchObject({ taskId: runId, status: 'failed' });
+  });
+
+  it('follows a task through another bridge, as after a restart: the task is the run, kept by Temporal', async () => {
+    bed.server.scriptFor(
+      keyOf(asker),
+      toolCalls([toolCall('record', { label: 'elsewhere' }, { id: 'call_elsewhere' })]),
+      text('recorded elsewhere'),
+    );
+    const { taskId } = await askingTask('call_elsewhere');
+    const other = await startBridge({ client: bed.client, taskQueue: bed.worker.taskQueue, agents: [asker, writer] });
+    try {
+      const client = await clients.connect(other.url, other.token);
+      expect(await client.experimental.tasks.getTask(taskId)).toMatchObject({ status: 'working' });
+      await other.agio.getHandle(taskId).approve('call_elsewhere');
+      const result = await client.experimental.tasks.getTaskResult(taskId, CallToolResultSchema);
+      expect(result.content).toEqual([{ type: 'text', text: 'recorded elsewhere' }]);
+    } finally {
+      await other.close();
+    }
+  });
+
   it('leaves the run going when a client waiting on a plain call gives up', async () => {
     bed.server.scriptFor(keyOf(asker), toolCalls([toolCall('record', { label: 'later' }, { id: 'call_later' })]));
     const client = await connect();
@@ -151,7 +188,7 @@ describe('MCP server (1.x client, Streamable HTTP)', () => {
     expect((await other.experimental.tasks.listTasks()).tasks.map((t) => t.taskId)).not.toContain(taskId);
 
     const reader = await connect('reader-token');
-    expect((await reader.listTools()).tools).toHaveLength(2);
+    expect((await reader.listTools()).tools).toHaveLength(3);
     await expect(reader.experimental.tasks.cancelTask(taskId)).rejects.toThrow(/lacks the "control" scope/);
     await expect(reader.callTool({ name: asker.name, arguments: { input: 'x' } })).rejects.toThrow(
       /lacks the "start" scope/,
