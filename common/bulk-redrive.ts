@@ -31,10 +31,10 @@ export const BulkFilter = z
       .optional(),
     agent: AgentNameFilter.optional(),
     status: z.enum(RUN_STATUSES, { message: `status: one of ${RUN_STATUSES.join(', ')}` }).optional(),
-    /** The failure's type (RunFailedError.type, e.g. ModelUnavailable): failed runs only. */
+    /** The failure's type (RunFailedError.type, e.g. ModelBadRequest): failed runs only. */
     errorType: z
       .string()
-      .regex(/^[A-Za-z0-9_.-]{1,128}$/, 'errorType: an error type such as ModelUnavailable')
+      .regex(/^[A-Za-z0-9_.-]{1,128}$/, 'errorType: an error type such as ModelBadRequest')
       .optional(),
     startedAfter: isoTime.optional(),
     startedBefore: isoTime.optional(),
