@@ -10,6 +10,7 @@ import { testTools } from '../fixtures/test-tools';
 import { heldAnswer, sentMessages } from '../helpers/agent-runs';
 import { request } from '../helpers/bridge';
 import { readStream } from '../helpers/nested-runs';
+import { replayHistory } from '../helpers/replay';
 import { useTestBed } from '../helpers/test-bed';
 import { waitUntil } from '../../devkit/free-port';
 
@@ -68,6 +69,8 @@ describe('retry a run from its last good step over HTTP', () => {
       ['system', 'user', 'assistant', 'tool', 'assistant', 'tool', 'assistant'].map((role, i) => [i, role, runId]),
     );
     expect(output.steps[3].metadata).toMatchObject({ copiedFrom: `${source}:3` });
+    // The seeded start is deterministic: the retry's own history replays.
+    await replayHistory(bed.client, runId);
 
     const events: AgioEvent[] = await readStream(bed.client, runId);
     expect(events[0]).toMatchObject({ type: 'RUN_STARTED', data: { retriedFrom: source } });
