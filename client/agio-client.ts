@@ -40,6 +40,7 @@ import { countRuns, listRuns, type ListRunsOptions, type RunPage } from './run-l
 import { WebhooksClient } from './webhooks';
 import type { WebhookStore } from '../stores/webhooks';
 import { AgioSchedules } from './schedules';
+import { RunRescue, type StepReader } from './run-rescue';
 import { BulkRedrives } from './bulk-redrive';
 
 // Defined in modules of their own; re-exported here, where clients have always imported them.
@@ -271,6 +272,14 @@ export class AgioClient {
    */
   completeCallback(token: string, result: CallbackResult, opts: { via?: 'url' | 'client' } = {}): Promise<CallbackAck> {
     return completeCallback(this.temporal, callbackTargetOf(token), result, opts.via ?? 'client');
+  }
+
+  /**
+   * Retries of runs from their last good step and forks at any step (client/run-rescue.ts), started on this client's
+   * task queue from the steps `steps` recorded (the workers' stores' sessions).
+   */
+  rescue(steps: StepReader): RunRescue {
+    return new RunRescue({ temporal: this.temporal, taskQueue: this.taskQueue, steps });
   }
 
   /** A handle to an existing run. */
