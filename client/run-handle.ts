@@ -226,13 +226,17 @@ export class RunHandle<T = RunOutput['output']> {
    * Completes a callback tool call waiting anywhere in the run's tree (its owner found from TOOL_CALLBACK_WAITING) with
    * `{ result }` or `{ error }`. CallbackRefusedError when it is not waiting, was completed already, or timed out.
    */
-  async completeCallback(toolCallId: string, result: CallbackResult): Promise<CallbackAck> {
+  async completeCallback(
+    toolCallId: string,
+    result: CallbackResult,
+    opts: { via?: 'client' | 'client_tool' } = {},
+  ): Promise<CallbackAck> {
     const target = await this.control('complete a callback of', () =>
       callbackWaitOf(this.scanTree(this.runId), toolCallId),
     );
     if (!target)
       throw new CallbackRefusedError('not_found', `no callback tool call "${toolCallId}" waits in run "${this.runId}"`);
-    return completeCallback(this.client, target, result, 'client');
+    return completeCallback(this.client, target, result, opts.via ?? 'client');
   }
 
   /** Every event of run `runId`'s log as it is now, and those of the nested runs it points at (their own logs). */

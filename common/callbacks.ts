@@ -39,8 +39,11 @@ export interface CallbackCompletion {
   tenant?: string;
   result?: unknown;
   error?: string;
-  /** How it arrived: the signed URL, or a client. */
-  via: 'url' | 'client';
+  /**
+   * How it arrived: the signed URL, or a client; `client_tool`: a protocol adapter answering for the run's client, which
+   * may complete only a client tool's call (CallbackWait.client), never a callback tool's outside work.
+   */
+  via: 'url' | 'client' | 'client_tool';
 }
 
 /** The run's answer to an accepted completion. */

@@ -41,6 +41,8 @@ export type CallbacksCarried = NonNullable<AgentRunResume['callbacks']>;
 
 interface Waiting extends PendingCallback {
   completion?: CallbackCompletion;
+  /** A client tool's call (CallbackWait.client): the only kind a `client_tool` completion may answer. */
+  client?: true;
 }
 
 const proxies = new Map<string, AgioActivities['startCallbackTool']>();
@@ -95,7 +97,10 @@ export class Callbacks {
     this.waiting.set(callbackId, entry);
     const metrics = () => ({ startedAt, durationMs: Date.now() - startedAt });
     // A client tool starts nothing: its client learns of the call from the stream and sends the result.
-    if (spec.callback.client && patched(CLIENT_TOOLS_PATCH)) return this.wait(call, spec, base, entry, startedAt);
+    if (spec.callback.client && patched(CLIENT_TOOLS_PATCH)) {
+      entry.client = true;
+      return this.wait(call, spec, base, entry, startedAt);
+    }
     try {
       const start = startActivity(spec)({
         runId: this.context.runId,
@@ -192,7 +197,9 @@ export class Callbacks {
     const id = typeof completion?.callbackId === 'string' ? completion.callbackId : '';
     const entry = this.waiting.get(id);
     const tenantOk = completion?.tenant === undefined || completion.tenant === this.context.tenant;
-    if (entry && tenantOk) {
+    // A frontend answers its own tools' calls only: a callback tool's outside work is not its to complete.
+    const kindOk = completion?.via !== 'client_tool' || entry?.client === true;
+    if (entry && tenantOk && kindOk) {
       if (entry.completion) throw refusal(ErrorType.CallbackAlreadyCompleted, entry.tool, 'was already completed');
       if (completion.error !== undefined && typeof completion.error !== 'string')
         throw ApplicationFailure.create({ type: ErrorType.CallbackNotFound, message: '"error" must be a string' });

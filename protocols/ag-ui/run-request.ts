@@ -120,10 +120,8 @@ async function answerClientTools(
     return refuse('unknown_tool_call', `no run of agent "${agent}" waits on these tool calls`);
   for (const answer of answers) {
     try {
-      await handle.completeCallback(
-        answer.toolCallId,
-        answer.error ? { error: answer.error } : { result: answer.content },
-      );
+      const result = answer.error ? { error: answer.error } : { result: answer.content };
+      await handle.completeCallback(answer.toolCallId, result, { via: 'client_tool' });
     } catch (err) {
       if (err instanceof CallbackRefusedError && err.reason === 'already_completed') continue;
       if (err instanceof CallbackRefusedError) return refuse(`tool_call_${err.reason}`, err.message);
