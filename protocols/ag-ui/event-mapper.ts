@@ -1,7 +1,7 @@
-// Agio's run events as AG-UI 1.0 events, one run tree at a time: committed steps and their deltas become text, reasoning
-// and tool-call sequences (each model step inside STEP_STARTED/STEP_FINISHED), nested runs become subagents, a workflow
-// agent's position becomes state (snapshot, then JSON Patch deltas), and the root's end becomes RUN_FINISHED or
-// RUN_ERROR. Pure: the driver (run-driver.ts) feeds it every event of the tree and decides which output is sent.
+// Agio's run events as AG-UI 1.0 events, one run tree at a time: model and tool steps through step-events.ts, nested
+// runs as subagents, waiting calls kept for the interrupt (approvals) or the client (its own tools), a workflow agent's
+// position as state (snapshot, then JSON Patch deltas), everything else as CUSTOM `agio.<TYPE>`, and the root's end as
+// RUN_FINISHED or RUN_ERROR. Pure: run-stream.ts feeds it every event of the tree and decides which output is sent.
 import { EventType, type Event as AgUiEvent, type TokenUsage } from '@ag-ui/core';
 import { addUsage, type AgioEvent, type Usage } from '../../common';
 import type { PendingApproval } from './interrupts';
