@@ -109,7 +109,7 @@ export class BulkRedrives {
     private readonly taskQueue: string,
   ) {}
 
-  /** How many runs of `tenant` a job of `action` with `filter` would act on (TypeError for a status it cannot act on). */
+  /** How many runs of `tenant` a job of `action` with `filter` would act on (InvalidBulkFilterError: see filterFor). */
   async dryRun(tenant: string, action: BulkAction, filter: BulkFilter): Promise<BulkDryRun> {
     const listed = filterFor(action, filter);
     const targets = await findBulkTargets(this.client, tenant, listed, BULK_MAX_RUNS);

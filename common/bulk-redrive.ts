@@ -136,15 +136,22 @@ const ACTIONABLE: Record<BulkAction, readonly string[]> = {
   retry: ['failed', 'cancelled', 'timed_out', 'terminated'],
 };
 
+/** A filter naming runs its action cannot act on (pausing completed runs): the caller's mistake, a 400 over HTTP. */
+export class InvalidBulkFilterError extends Error {
+  override name = 'InvalidBulkFilterError';
+}
+
 /**
  * The filter a job of `action` lists with: the status defaulted to the one the action acts on (pause, resume and
- * cancel: running runs; retry: failed ones), `errorType` meaning failed runs. Throws a message for a status the action
- * cannot act on (pausing completed runs).
+ * cancel: running runs; retry: failed ones), `errorType` meaning failed runs. InvalidBulkFilterError for a status the
+ * action cannot act on (pausing completed runs).
  */
 export function filterFor(action: BulkAction, filter: BulkFilter): BulkFilter {
   const status = filter.status ?? (filter.errorType ? 'failed' : ACTIONABLE[action][0]);
   if (!ACTIONABLE[action].includes(status))
-    throw new TypeError(`status: ${action} acts on ${ACTIONABLE[action].join(', ')} runs, not ${status} ones`);
+    throw new InvalidBulkFilterError(
+      `status: ${action} acts on ${ACTIONABLE[action].join(', ')} runs, not ${status} ones`,
+    );
   return { ...filter, status } as BulkFilter;
 }
 

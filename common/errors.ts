@@ -66,6 +66,8 @@ export const ErrorType = {
   CallbackExpired: 'CallbackExpired',
   /** A user message refused by the run (closing, malformed, a run started before messages); the bridge answers 409. */
   MessageRefused: 'MessageRefused',
+  /** A bulk job's filter names runs its action cannot act on (the bridge refuses it with 400 before starting one). */
+  InvalidBulkFilter: 'InvalidBulkFilter',
 } as const;
 /** One of {@link ErrorType}. */
 export type ErrorType = (typeof ErrorType)[keyof typeof ErrorType];

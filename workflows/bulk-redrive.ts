@@ -14,6 +14,7 @@ import {
   type BulkRedriveInput,
   type BulkRunOutcome,
 } from '../common/bulk-redrive';
+import { ErrorType } from '../common/errors';
 
 const { listBulkTargets } = proxyActivities<BulkRedriveActivities>({
   startToCloseTimeout: '5m',
@@ -50,7 +51,7 @@ export async function bulkRedrive(input: BulkRedriveInput): Promise<BulkProgress
   try {
     filter = filterFor(input.action, input.filter);
   } catch (err) {
-    throw ApplicationFailure.nonRetryable((err as Error).message, 'InvalidBulkFilter');
+    throw ApplicationFailure.nonRetryable((err as Error).message, ErrorType.InvalidBulkFilter);
   }
   const targets = await listBulkTargets({ tenant: input.tenant, filter, limit: BULK_MAX_RUNS });
   progress.matched = targets.runIds.length;

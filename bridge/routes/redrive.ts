@@ -2,7 +2,7 @@
 // 404), POST /bulk (admin: a dry run that counts, or a bulk job that pauses, resumes, cancels or retries every run of
 // the tenant a filter matches), GET /bulk/:id (its progress, and its report once done) and POST /bulk/:id/cancel.
 import { z } from 'zod';
-import { BulkAction, BulkFilter, BulkProgress } from '../../common/bulk-redrive';
+import { BulkAction, BulkFilter, BulkProgress, InvalidBulkFilterError } from '../../common/bulk-redrive';
 import { RunComparison } from '../../common/run-compare';
 import { ComparedRunNotFoundError, compareTenantRuns } from '../../client/run-compare';
 import { apiRoute, defineRoute } from '../api-route';
@@ -120,7 +120,7 @@ export const redriveRoutes: Routes = (app, ctx) => {
       req.log.info({ jobId, action: body.action, by: caller.identity }, 'bulk job started');
       return reply.status(202).send({ jobId, links: { self: `/bulk/${jobId}` } });
     } catch (err) {
-      if (err instanceof TypeError) throw new HttpError(400, 'invalid_request', err.message);
+      if (err instanceof InvalidBulkFilterError) throw new HttpError(400, 'invalid_request', err.message);
       throw err;
     }
   });
