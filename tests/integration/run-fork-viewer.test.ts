@@ -30,6 +30,9 @@ describe('retry and fork in the viewer', () => {
     await page.getByText('finished on retry').first().waitFor();
     expect(bed.server.requests).toHaveLength(3);
     expect(sentMessages(bed.server.requests[2])).toEqual(sentMessages(bed.server.requests[1]));
+    // The runs list marks the retry (once visibility has it: the list refreshes itself).
+    await page.goto(`${bed.bridge.url}/ui/?agent=viewer-rescuer`);
+    await page.getByTestId('run-origin').getByText('retry').waitFor();
   });
 
   it('forks from a tool result with a new result and opens the fork', async () => {

@@ -106,6 +106,11 @@ export function RunsPage({ api, agent, status }: { api: Api; agent?: string; sta
                   <td>{run.agent}</td>
                   <td>
                     <a {...linkTo(runUrl(run.runId))}>{run.runId}</a>
+                    {(run.retriedFrom || run.forkedFrom) && (
+                      <span class="muted" data-testid="run-origin">
+                        {run.retriedFrom ? ' retry' : ` fork at step ${run.step}`}
+                      </span>
+                    )}
                   </td>
                   <td>{clock(run.startTime)}</td>
                   <td>
