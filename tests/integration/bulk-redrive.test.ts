@@ -108,12 +108,8 @@ describe('bulk re-drive of 200 runs', () => {
     expect(report).toMatchObject({ state: 'completed', matched: RUNS, done: RUNS, failed: 0 });
     expect(await pausedRuns()).toBe(0);
 
-    const cancelled = await runJob({ action: 'cancel', filter: { agent: main.name } });
-    expect(cancelled).toMatchObject({ matched: RUNS - OTHER_AGENT_RUNS, done: RUNS - OTHER_AGENT_RUNS, failed: 0 });
-    const rest = await runJob({ action: 'cancel' });
-    // Visibility may still list a just-cancelled run as running: it is skipped, never failed.
-    expect(rest.failed).toBe(0);
-    expect(rest.done).toBeGreaterThanOrEqual(OTHER_AGENT_RUNS);
+    const cancelled = await runJob({ action: 'cancel' });
+    expect(cancelled).toMatchObject({ matched: RUNS, done: RUNS, failed: 0 });
     // A cancel is asked for: each run ends cancelled once it has handled it.
     await waitFor('every run ended cancelled', async () => {
       const ended = await Promise.all(runIds.map((id) => bed.agio.getHandle(id).workflow.describe()));
