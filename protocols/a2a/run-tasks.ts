@@ -11,6 +11,10 @@ import { agentMessage, approvalsMessage, outputArtifact, statusOf, taskOf, textP
 /** A task id: a root run's id as this server makes them (the SDK's UUIDs) or Agio's own (`run-<uuid>`). */
 export const TASK_ID = /^[A-Za-z0-9._:-]{1,200}$/;
 
+/** How deep, and how many runs per level, a task's waiting calls are looked for. */
+const MAX_PENDING_DEPTH = 6;
+const MAX_PENDING_RUNS = 32;
+
 /** The fields of a run's event the A2A server reads. */
 export interface RunEvent {
   type: string;
@@ -66,20 +70,19 @@ export class RunTasks {
     return { contextId: runId };
   }
 
-  /** The tool calls waiting for a decision in the run and the runs it has running now (one level down). */
+  /** The tool calls waiting for a decision in the run and the runs nested in it now (each asked, level by level). */
   async pending(handle: RunHandle): Promise<PendingApproval[]> {
-    const state = await handle.state().catch(() => undefined);
-    if (!state) return [];
-    const nested = await Promise.all(
-      (state.children ?? []).map((id) =>
-        this.agio
-          .getHandle(id)
-          .state()
-          .then((s) => s.pendingApprovals)
-          .catch(() => [] as PendingApproval[]),
-      ),
-    );
-    return [...state.pendingApprovals, ...nested.flat()];
+    const found: PendingApproval[] = [];
+    let level = [handle];
+    for (let depth = 0; level.length && depth < MAX_PENDING_DEPTH; depth++) {
+      const states = await Promise.all(level.map((h) => h.state().catch(() => undefined)));
+      found.push(...states.flatMap((s) => s?.pendingApprovals ?? []));
+      level = states
+        .flatMap((s) => s?.children ?? [])
+        .slice(0, MAX_PENDING_RUNS)
+        .map((id) => this.agio.getHandle(id));
+    }
+    return found;
   }
 
   /** The task as the run is now; undefined when the caller has no such task. */

@@ -12,10 +12,16 @@ import { request, startBridge } from '../helpers/bridge';
 import { useTestBed } from '../helpers/test-bed';
 import { WebhookReceiver } from '../helpers/webhook-receiver';
 import { waitFor } from '../helpers/workflow-agents';
-import { defineAgent } from '../../common';
+import { asTool, defineAgent } from '../../common';
 
 const helper = defineAgent({ name: 'helper', description: 'Answers questions.', instructions: 'You are helper.' });
 const careful = askingAgent('careful');
+const deep = askingAgent('deep');
+const lead = defineAgent({
+  name: 'lead',
+  instructions: 'You are lead.',
+  tools: [asTool(deep, { description: 'Delegates.' })],
+});
 const ACME = 'acme-all';
 const TOKENS = `${ACME}:acme:ops:start+read+decide+control,acme-reader:acme:dash:read,beta-all:beta`;
 const {
@@ -28,7 +34,7 @@ const {
 describe('A2A server', () => {
   const bed = useTestBed({
     tools: testTools,
-    agents: [helper, careful],
+    agents: [helper, careful, lead],
     bridge: {
       tokens: TOKENS,
       webhookAllowPrivate: true,
@@ -124,6 +130,22 @@ describe('A2A server', () => {
     }
     const granted = (await bed.agio.getHandle(waiting.id).result()).steps.find((s) => s.role === 'tool');
     expect(granted?.content).toBe('recorded a');
+  });
+
+  it('streams until a nested run waits for an approval, and takes the decision as a data part', async () => {
+    bed.server.scriptFor('You are lead.', toolCalls([toolCall('deep', { task: 'record x' })]), text('Lead done.'));
+    bed.server.scriptFor(keyOf(deep), toolCalls([toolCall('record', { label: 'x' }, { id: 'call-x' })]), text('Deep.'));
+    const a2a = await client('lead');
+    const events = await collect(a2a.sendMessageStream(sendRequest(userMessage('Go deep'))));
+    expect(shapeOf(events).at(-1)).toBe(`statusUpdate:${INPUT_REQUIRED}`);
+    const first = events[0].payload?.$case === 'task' ? events[0].payload.value : undefined;
+    const decision = userMessage(
+      { decision: 'approve', toolCallId: 'call-x' },
+      { taskId: first!.id, contextId: first!.contextId },
+    );
+    const rest = await collect(a2a.sendMessageStream(sendRequest(decision)));
+    expect(shapeOf(rest).slice(-2)).toEqual(['artifactUpdate', `statusUpdate:${COMPLETED}`]);
+    expect((await bed.agio.getHandle(first!.id).result()).response).toBe('Lead done.');
   });
 
   it('cancels a task, and follows a working one again with SubscribeToTask', async () => {
