@@ -113,6 +113,19 @@ describe('retry a run from its last good step over HTTP', () => {
     expect(bed.server.requests[3].body).toMatchObject({ model: 'other-model', temperature: 0.5 });
   });
 
+  it('retries a retry that failed too: the retry stored the steps it copied', async () => {
+    const source = await failedRun();
+    bed.server.script({ error: { status: 400 } });
+    const first = (await call('POST', `/runs/${source}/retry`, {})).body.runId as string;
+    expect(await runEnd(first)).toBe('RunFailedError');
+    bed.server.script(text('third time'));
+    const second = await call('POST', `/runs/${first}/retry`, {});
+    expect(second.body).toMatchObject({ retriedFrom: first, copiedSteps: 6 });
+    expect((await bed.agio.getHandle(second.body.runId).result()).response).toBe('third time');
+    expect(bed.server.requests).toHaveLength(5);
+    expect(sentMessages(bed.server.requests[4])).toEqual(sentMessages(bed.server.requests[2]));
+  });
+
   it('retries a cancelled run from the step it had reached', async () => {
     const held = heldAnswer(text('never read'));
     bed.server.script(toolCalls([toolCall('echo', { text: 'one' }, { id: 'c1' })]), held.answer);
