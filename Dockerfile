@@ -26,6 +26,7 @@ COPY worker ./worker
 COPY devkit ./devkit
 COPY client ./client
 COPY bridge ./bridge
+COPY protocols ./protocols
 COPY cli ./cli
 COPY testing ./testing
 # The run viewer's sources: `npm run build` builds it into dist/ui, which the bridge serves at /ui/.

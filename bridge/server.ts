@@ -84,7 +84,15 @@ export function createBridge(opts: BridgeOptions): FastifyInstance & { hub: Stre
       origin: origins.includes('*') ? '*' : origins,
       methods: ['GET', 'POST', 'PUT', 'DELETE', 'OPTIONS'],
       // x-namespace: the Temporal Web UI's requests to the codec endpoint (routes/codec.ts).
-      allowedHeaders: ['authorization', 'content-type', 'idempotency-key', 'last-event-id', 'x-namespace'],
+      allowedHeaders: [
+        'authorization',
+        'content-type',
+        'idempotency-key',
+        'last-event-id',
+        'x-namespace',
+        'mcp-protocol-version',
+        'a2a-version',
+      ],
       exposedHeaders: ['idempotent-replayed'],
       maxAge: 600,
     });
