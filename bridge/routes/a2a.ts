@@ -56,7 +56,7 @@ export const GetAgentCard = defineRoute({
   method: 'GET',
   path: '/a2a/agents/:name/.well-known/agent-card.json',
   summary: "An agent's A2A agent card (its name, skill, capabilities, JSON-RPC URL and bearer auth)",
-  tags: ['protocols'],
+  tags: ['a2a'],
   auth: 'read',
   params: AgentParams,
   responses: { 200: z.record(z.string(), z.unknown()), 404: 'agent_not_found: the bridge holds no agent by that name' },
@@ -71,7 +71,7 @@ export const PostA2A = defineRoute({
     'Methods and the scope each takes: SendMessage and SendStreamingMessage (start; answering an approval also takes ' +
     'decide), GetTask, ListTasks and SubscribeToTask (read), CancelTask (control), push notification configs (start ' +
     'to create or delete, read to read). Send the A2A-Version: 1.0 header. Streams answer text/event-stream.',
-  tags: ['protocols'],
+  tags: ['a2a'],
   auth: 'token',
   params: AgentParams,
   body: JsonRpcBody,
