@@ -122,6 +122,7 @@ export const agUiRoutes: Routes = (app, ctx) => {
         runId: body.runId,
         lastEventId,
         clientTools: (body.tools ?? []).map((t) => t.name),
+        lane: ctx.opts.liveLane,
         signal: stop.signal,
       })) {
         if (stop.signal.aborted) break;

@@ -46,6 +46,11 @@ export class AgUiMapper {
     private readonly clientTools: ReadonlySet<string> = new Set(),
   ) {}
 
+  /** Whether run `runId` is this tree's root or a subagent open now (a live delta of another run has no place yet). */
+  knows(runId: string): boolean {
+    return runId === this.run.rootRunId || this.subagents.has(runId);
+  }
+
   /** The client tool calls waiting for the client's result. */
   get waitingOnClient(): string[] {
     return [...this.clientCalls];

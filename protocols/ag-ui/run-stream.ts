@@ -7,10 +7,12 @@
 import type { Event as AgUiEvent } from '@ag-ui/core';
 import { EventType } from '@ag-ui/core';
 import type { RunHandle } from '../../client/run-handle';
+import type { LiveLane } from '../../live/lane';
 import { encodeCursor, hasEvent, joinCursors, type TreeCursor } from '../../client/tree-cursor';
-import { typedEvent } from '../../common';
+import { typedEvent, type WireEvent } from '../../common';
 import { AgUiMapper } from './event-mapper';
 import { approvalInterrupt } from './interrupts';
+import { LANE, LaneDeltas } from './lane-deltas';
 
 /** The AG-UI events sent together, and the id a client that has them resumes after (none: the opening frame). */
 export interface AgUiFrame {
@@ -36,6 +38,8 @@ export interface AgUiStreamOptions {
   answered?: string[];
   /** How long the tree stays quiet, with calls waiting, before the AG-UI run ends with an interrupt (default 1 s). */
   settleMs?: number;
+  /** The live lane the workers stream model calls' deltas on: merged in as they come (without one, the log's). */
+  lane?: LiveLane;
 }
 
 const SETTLED = Symbol('settled');
@@ -64,6 +68,12 @@ export async function* streamAgUiRun(opts: AgUiStreamOptions): AsyncGenerator<Ag
   const onAbort = () => stop.abort();
   opts.signal.addEventListener('abort', onAbort, { once: true });
   const events = handle.positioned({ signal: stop.signal, maxPollMs: 250 })[Symbol.asyncIterator]();
+  const lane = new LaneDeltas(opts.lane, rootRunId);
+  /** The held lane deltas that fit now, mapped (none while the client's part is replayed silently). */
+  const laneFrame = (): AgUiEvent[] =>
+    silent || mapper.ended
+      ? []
+      : lane.take().flatMap((d) => (mapper.knows(d.runId) ? mapper.map(typedEvent(d as WireEvent)) : []));
   let silent = true;
   let at = encodeCursor(has);
   /** The subagents the client must be told of again, before the first frame it did not have. */
@@ -77,7 +87,14 @@ export async function* streamAgUiRun(opts: AgUiStreamOptions): AsyncGenerator<Ag
     let next = events.next();
     for (;;) {
       const waiting = mapper.pending.length > 0 || (mapper.waitingOnClient.length > 0 && !silent);
-      const read = waiting ? await within(next, opts.settleMs ?? 1000) : await next;
+      const either = Promise.race([next, lane.arrived()]);
+      const read = waiting ? await within(either, opts.settleMs ?? 1000) : await either;
+      if (read === LANE) {
+        // Deltas carry no id: a client resuming with Last-Event-ID gets the open step again from the log.
+        const out = laneFrame();
+        if (out.length) yield { events: out };
+        continue;
+      }
       if (read === SETTLED) {
         const interrupts = mapper.pending.map((p) =>
           approvalInterrupt(p, rootRunId, at, p.runId === rootRunId ? undefined : p.runId),
@@ -92,6 +109,7 @@ export async function* streamAgUiRun(opts: AgUiStreamOptions): AsyncGenerator<Ag
       }
       next = events.next();
       const { event, path, cursor } = read.value;
+      lane.saw(event);
       const out = mapper.map(typedEvent(event));
       at = encodeCursor(cursor);
       const had = hasEvent(has, path, event.offset) || (answered.size > 0 && !mapper.ended);
@@ -100,6 +118,8 @@ export async function* streamAgUiRun(opts: AgUiStreamOptions): AsyncGenerator<Ag
       const reopen = leaveSilence();
       if (out.length || reopen.length) yield { events: [...reopen, ...out], id: at };
       if (mapper.ended) return;
+      const live = laneFrame();
+      if (live.length) yield { events: live };
     }
   } catch (err) {
     if (!opts.signal.aborted)
@@ -107,6 +127,7 @@ export async function* streamAgUiRun(opts: AgUiStreamOptions): AsyncGenerator<Ag
   } finally {
     opts.signal.removeEventListener('abort', onAbort);
     stop.abort();
+    lane.close();
     void events.return(undefined).catch(() => undefined);
   }
 }

@@ -1,0 +1,49 @@
+// The AG-UI endpoint as `agio serve` runs it, with a live lane (the in-process one): a model call's text reaches the
+// real @ag-ui/client HttpAgent as the model streams it (several TEXT_MESSAGE_CONTENT well before the step commits),
+// after a tool step, and the whole answer arrives exactly once when the committed step follows.
+import type { BaseEvent } from '@ag-ui/client';
+import { defineAgent } from '../../common';
+import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
+import { InProcessLane } from '../../live/in-process-lane';
+import { testTools } from '../fixtures/test-tools';
+import { agUiAgent } from '../helpers/ag-ui-client';
+import { keyOf } from '../helpers/approvals';
+import { useTestBed } from '../helpers/test-bed';
+
+const TOKEN = 'agui-live-token';
+const streamer = defineAgent({ name: 'agui-streamer', instructions: 'You are agui-streamer.', tools: ['echo'] });
+const ANSWER = 'The answer is forty-two, counted twice and checked against the ledger.';
+
+describe('AG-UI endpoint with a live lane', () => {
+  const lane = new InProcessLane();
+  const bed = useTestBed({
+    tools: testTools,
+    agents: [streamer],
+    workerOptions: { liveLane: lane },
+    bridge: { liveLane: lane, tokens: `${TOKEN}:default:agui-user` },
+  });
+
+  it('streams the text as the model writes it, after a tool step, and sends it exactly once', async () => {
+    bed.server.scriptFor(
+      keyOf(streamer),
+      toolCalls([toolCall('echo', { text: 'ping' }, { id: 'call_echo' })]),
+      text(ANSWER, { chunkSize: 6, delayMs: 60 }),
+    );
+    const agent = agUiAgent(bed.bridge, 'agui-streamer', 'thread-live', [
+      { id: 'u1', role: 'user', content: 'What is the answer?' },
+    ]);
+    const seen: { event: BaseEvent; at: number }[] = [];
+    await agent.runAgent({ runId: 'live-1' }, { onEvent: ({ event }) => void seen.push({ event, at: Date.now() }) });
+
+    const contents = seen.filter((s) => s.event.type === 'TEXT_MESSAGE_CONTENT');
+    const end = seen.find((s) => s.event.type === 'TEXT_MESSAGE_END')!;
+    // 12 chunks 60 ms apart: without the lane the committed step brings the text in one piece, at the end.
+    expect(contents.length).toBeGreaterThanOrEqual(6);
+    expect(end.at - contents[0].at).toBeGreaterThan(300);
+    expect(contents.map((s) => (s.event as BaseEvent & { delta: string }).delta).join('')).toBe(ANSWER);
+    expect(seen.filter((s) => s.event.type === 'TEXT_MESSAGE_START')).toHaveLength(1);
+    const assistant = agent.messages.filter((m) => m.role === 'assistant' && m.content);
+    expect(assistant.map((m) => m.content)).toEqual([ANSWER]);
+    expect(seen.at(-1)!.event).toMatchObject({ type: 'RUN_FINISHED', outcome: { type: 'success' } });
+  });
+});
