@@ -11,6 +11,8 @@ export const LANE = Symbol('lane');
 /** A root run's lane deltas, held until the durable stream reaches their step. */
 export class LaneDeltas {
   private held: EventDraft[] = [];
+  /** A delta came since the last take (held ones that did not fit wait for a durable event instead). */
+  private fresh = false;
   private bell?: () => void;
   private readonly leave: () => void;
   /** Runs whose RUN_STARTED the durable stream has had (or the mapper knows). */
@@ -24,6 +26,7 @@ export class LaneDeltas {
       ? lane.subscribe(rootRunId, -1, ({ event }, stepEnded) => {
           if (stepEnded || event.type !== 'STEP_DELTA' || !event.stepId) return;
           this.held.push(event);
+          this.fresh = true;
           this.bell?.();
         })
       : () => undefined;
@@ -39,9 +42,9 @@ export class LaneDeltas {
     }
   }
 
-  /** Resolves once a delta is held. */
+  /** Resolves once a delta has come since the last take. */
   arrived(): Promise<typeof LANE> {
-    if (this.held.length) return Promise.resolve(LANE);
+    if (this.fresh) return Promise.resolve(LANE);
     return new Promise((resolve) => {
       this.bell = () => {
         this.bell = undefined;
@@ -52,6 +55,7 @@ export class LaneDeltas {
 
   /** The held deltas that fit the durable stream now, in lane order (the rest stay held, or are dropped). */
   take(): EventDraft[] {
+    this.fresh = false;
     const out: EventDraft[] = [];
     const keep: EventDraft[] = [];
     for (const e of this.held) {

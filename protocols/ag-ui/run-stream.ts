@@ -87,7 +87,8 @@ export async function* streamAgUiRun(opts: AgUiStreamOptions): AsyncGenerator<Ag
     let next = events.next();
     for (;;) {
       const waiting = mapper.pending.length > 0 || (mapper.waitingOnClient.length > 0 && !silent);
-      const either = Promise.race([next, lane.arrived()]);
+      // While the client's part is replayed silently, deltas wait: the first frame it lacks lets them through.
+      const either = silent ? next : Promise.race([next, lane.arrived()]);
       const read = waiting ? await within(either, opts.settleMs ?? 1000) : await either;
       if (read === LANE) {
         // Deltas carry no id: a client resuming with Last-Event-ID gets the open step again from the log.

@@ -10,8 +10,23 @@ interface OpenStep {
   owner?: string;
   stepName: string;
   messageId: string;
+  /** The text and reasoning sent so far (their messages may have been closed since: a tool call began). */
   text?: string;
   reasoning?: string;
+  textOpen?: boolean;
+  reasoningOpen?: boolean;
+  /** Tool calls streamed from deltas, by their index in the model's answer. */
+  calls?: Map<number, StreamedCall>;
+}
+
+/** A tool call whose name and arguments arrive in deltas (OpenAI-style: id and name first, then argument pieces). */
+interface StreamedCall {
+  id?: string;
+  name?: string;
+  args: string;
+  sent: number;
+  started?: boolean;
+  ended?: boolean;
 }
 
 /** The open steps of a run tree and what each has sent. */
@@ -61,23 +76,50 @@ export class StepEvents {
     if (d.reasoningContent) {
       const open = this.stepOf(stepId, owner, out);
       const messageId = `${open.messageId}:reasoning`;
-      if (open.reasoning === undefined) {
+      if (!open.reasoningOpen) {
         out.push({ type: EventType.REASONING_START, messageId, ...tag });
         out.push({ type: EventType.REASONING_MESSAGE_START, messageId, role: 'reasoning', ...tag });
-        open.reasoning = '';
+        open.reasoningOpen = true;
       }
-      open.reasoning += d.reasoningContent;
+      open.reasoning = (open.reasoning ?? '') + d.reasoningContent;
       out.push({ type: EventType.REASONING_MESSAGE_CONTENT, messageId, delta: d.reasoningContent, ...tag });
     }
     if (d.content) {
       const open = this.stepOf(stepId, owner, out);
       out.push(...this.closeReasoning(open, tag));
-      if (open.text === undefined) {
+      if (!open.textOpen) {
         out.push({ type: EventType.TEXT_MESSAGE_START, messageId: open.messageId, role: 'assistant', ...tag });
-        open.text = '';
+        open.textOpen = true;
       }
-      open.text += d.content;
+      open.text = (open.text ?? '') + d.content;
       out.push({ type: EventType.TEXT_MESSAGE_CONTENT, messageId: open.messageId, delta: d.content, ...tag });
+    }
+    if (d.toolCalls?.length) {
+      const open = this.stepOf(stepId, owner, out);
+      out.push(...this.closeMessages(open, tag));
+      open.calls ??= new Map();
+      for (const piece of d.toolCalls) {
+        const call = open.calls.get(piece.index) ?? { args: '', sent: 0 };
+        open.calls.set(piece.index, call);
+        call.id ??= piece.id;
+        call.name ??= piece.name;
+        call.args += piece.arguments ?? '';
+        if (!call.started && call.id && call.name) {
+          call.started = true;
+          this.callMessages.set(call.id, open.messageId);
+          out.push({
+            type: EventType.TOOL_CALL_START,
+            toolCallId: call.id,
+            toolCallName: call.name,
+            parentMessageId: open.messageId,
+            ...tag,
+          });
+        }
+        if (call.started && call.args.length > call.sent) {
+          out.push({ type: EventType.TOOL_CALL_ARGS, toolCallId: call.id!, delta: call.args.slice(call.sent), ...tag });
+          call.sent = call.args.length;
+        }
+      }
     }
     return out;
   }
@@ -115,8 +157,17 @@ export class StepEvents {
     if (text.length > (open.text ?? '').length)
       out.push(...this.delta(stepId, this.attempts.get(stepId) ?? 1, { content: rest(text, open.text) }, owner));
     out.push(...this.closeMessages(open, tag));
+    const streamed = [...(open.calls?.values() ?? [])];
     for (const call of step.toolCalls ?? []) {
       this.callMessages.set(call.id, open.messageId);
+      const live = streamed.find((c) => c.started && c.id === call.id);
+      if (live) {
+        const more = rest(call.arguments, live.args);
+        if (more) out.push({ type: EventType.TOOL_CALL_ARGS, toolCallId: call.id, delta: more, ...tag });
+        live.ended = true;
+        out.push({ type: EventType.TOOL_CALL_END, toolCallId: call.id, ...tag });
+        continue;
+      }
       out.push(
         {
           type: EventType.TOOL_CALL_START,
@@ -134,9 +185,9 @@ export class StepEvents {
   }
 
   private closeReasoning(open: OpenStep, tag: { subagentRunId?: string }): AgUiEvent[] {
-    if (open.reasoning === undefined) return [];
+    if (!open.reasoningOpen) return [];
     const messageId = `${open.messageId}:reasoning`;
-    open.reasoning = undefined;
+    open.reasoningOpen = false;
     return [
       { type: EventType.REASONING_MESSAGE_END, messageId, ...tag },
       { type: EventType.REASONING_END, messageId, ...tag },
@@ -145,8 +196,8 @@ export class StepEvents {
 
   private closeMessages(open: OpenStep, tag: { subagentRunId?: string }): AgUiEvent[] {
     const out = this.closeReasoning(open, tag);
-    if (open.text !== undefined) out.push({ type: EventType.TEXT_MESSAGE_END, messageId: open.messageId, ...tag });
-    open.text = undefined;
+    if (open.textOpen) out.push({ type: EventType.TEXT_MESSAGE_END, messageId: open.messageId, ...tag });
+    open.textOpen = false;
     return out;
   }
 
@@ -155,7 +206,12 @@ export class StepEvents {
     if (!open) return [];
     const tag = open.owner ? { subagentRunId: open.owner } : {};
     this.steps.delete(stepId);
-    return [...this.closeMessages(open, tag), { type: EventType.STEP_FINISHED, stepName: open.stepName, ...tag }];
+    const calls = [...(open.calls?.values() ?? [])].filter((c) => c.started && !c.ended);
+    return [
+      ...this.closeMessages(open, tag),
+      ...calls.map((c): AgUiEvent => ({ type: EventType.TOOL_CALL_END, toolCallId: c.id!, ...tag })),
+      { type: EventType.STEP_FINISHED, stepName: open.stepName, ...tag },
+    ];
   }
 
   closeOwnedBy(runId: string): AgUiEvent[] {

@@ -1,6 +1,6 @@
 // The AG-UI endpoint as `agio serve` runs it, with a live lane (the in-process one): a model call's text reaches the
-// real @ag-ui/client HttpAgent as the model streams it (several TEXT_MESSAGE_CONTENT well before the step commits),
-// after a tool step, and the whole answer arrives exactly once when the committed step follows.
+// real @ag-ui/client HttpAgent as the model streams it (several TEXT_MESSAGE_CONTENT well before the step commits), a
+// tool call's arguments too (TOOL_CALL_ARGS in pieces), and each arrives exactly once when the committed step follows.
 import type { BaseEvent } from '@ag-ui/client';
 import { defineAgent } from '../../common';
 import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
@@ -12,6 +12,7 @@ import { useTestBed } from '../helpers/test-bed';
 
 const TOKEN = 'agui-live-token';
 const streamer = defineAgent({ name: 'agui-streamer', instructions: 'You are agui-streamer.', tools: ['echo'] });
+const ECHOED = 'a tool argument long enough to come in several pieces';
 const ANSWER = 'The answer is forty-two, counted twice and checked against the ledger.';
 
 describe('AG-UI endpoint with a live lane', () => {
@@ -23,10 +24,10 @@ describe('AG-UI endpoint with a live lane', () => {
     bridge: { liveLane: lane, tokens: `${TOKEN}:default:agui-user` },
   });
 
-  it('streams the text as the model writes it, after a tool step, and sends it exactly once', async () => {
+  it("streams a tool call's arguments and the text as the model writes them, and sends each exactly once", async () => {
     bed.server.scriptFor(
       keyOf(streamer),
-      toolCalls([toolCall('echo', { text: 'ping' }, { id: 'call_echo' })]),
+      toolCalls([toolCall('echo', { text: ECHOED }, { id: 'call_echo' })], { chunkSize: 8, delayMs: 40 }),
       text(ANSWER, { chunkSize: 6, delayMs: 60 }),
     );
     const agent = agUiAgent(bed.bridge, 'agui-streamer', 'thread-live', [
@@ -44,6 +45,13 @@ describe('AG-UI endpoint with a live lane', () => {
     expect(seen.filter((s) => s.event.type === 'TEXT_MESSAGE_START')).toHaveLength(1);
     const assistant = agent.messages.filter((m) => m.role === 'assistant' && m.content);
     expect(assistant.map((m) => m.content)).toEqual([ANSWER]);
+    const args = seen
+      .filter((s) => s.event.type === 'TOOL_CALL_ARGS')
+      .map((s) => s.event as BaseEvent & { delta: string });
+    expect(args.length).toBeGreaterThanOrEqual(3);
+    expect(JSON.parse(args.map((a) => a.delta).join(''))).toEqual({ text: ECHOED });
+    expect(seen.filter((s) => s.event.type === 'TOOL_CALL_START')).toHaveLength(1);
+    expect(seen.filter((s) => s.event.type === 'TOOL_CALL_END')).toHaveLength(1);
     expect(seen.at(-1)!.event).toMatchObject({ type: 'RUN_FINISHED', outcome: { type: 'success' } });
   });
 });
