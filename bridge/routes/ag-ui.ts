@@ -16,7 +16,12 @@ import { apiRoute, defineRoute } from '../api-route';
 import { ApiErrorBody } from '../api-schemas';
 import { HttpError } from '../errors';
 import { sseComment } from '../sse';
-import { DEFAULT_MAX_STREAMS_PER_TENANT, TenantStreams } from '../quotas';
+import {
+  DEFAULT_MAX_RUNNING_RUNS_PER_TENANT,
+  DEFAULT_MAX_STREAMS_PER_TENANT,
+  RunningRunsQuota,
+  TenantStreams,
+} from '../quotas';
 import type { Routes } from './context';
 
 /** POST /ag-ui/agents/:name. */
@@ -47,7 +52,7 @@ export const PostAgUiRun = defineRoute({
     409: 'idempotency_conflict: this thread and run id started a different run',
     413: 'input_too_large',
     429: {
-      description: "quota_exceeded: the tenant's open streams are at the bridge's cap",
+      description: "quota_exceeded: the tenant's running runs (a new run) or open streams are at the bridge's cap",
       schema: ApiErrorBody,
       headers: { 'retry-after': 'seconds' },
     },
@@ -58,6 +63,11 @@ export const PostAgUiRun = defineRoute({
 export const agUiRoutes: Routes = (app, ctx) => {
   const streams = new TenantStreams(ctx.opts.maxStreamsPerTenant ?? DEFAULT_MAX_STREAMS_PER_TENANT);
   const heartbeatMs = ctx.opts.heartbeatMs ?? 15_000;
+  // New runs count against the tenant's running runs as POST /runs' do (a visibility that cannot count admits them).
+  const running = new RunningRunsQuota(
+    (tenant) => ctx.agio.count({ tenant, status: 'running' }).catch(() => 0),
+    ctx.opts.maxRunningRunsPerTenant ?? DEFAULT_MAX_RUNNING_RUNS_PER_TENANT,
+  );
 
   apiRoute(app, ctx.tokens, PostAgUiRun, async ({ req, reply, caller, params: { name }, body }) => {
     if (!ctx.agio.agents.find(name)) throw new HttpError(404, 'agent_not_found', `no agent "${name}" on this bridge`);
@@ -71,7 +81,8 @@ export const agUiRoutes: Routes = (app, ctx) => {
       roles: caller.roles ? [...caller.roles] : undefined,
       mayDecide: hasScope(caller, 'decide'),
     };
-    const prepared = await prepareRun(ctx.agio, agUiCaller, name, body).catch((err: Error) => {
+    const admit = () => running.admit(caller.tenant);
+    const prepared = await prepareRun(ctx.agio, agUiCaller, name, body, admit).catch((err: Error) => {
       if (err instanceof AgUiRequestError) throw new HttpError(err.status, err.code, err.message);
       if (err instanceof InputTooLargeError) throw new HttpError(413, 'input_too_large', err.message);
       if (err instanceof IdempotencyConflictError)

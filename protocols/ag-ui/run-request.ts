@@ -68,6 +68,8 @@ export async function prepareRun(
   caller: AgUiCaller,
   agent: string,
   input: AgUiRunInput,
+  /** Admits a new run (the tenant's running-runs quota: throws when at it); the function returned gives it back. */
+  admit: () => Promise<() => void> = async () => () => undefined,
 ): Promise<PreparedRun> {
   if (input.resume) return resumeRun(agio, caller, agent, input.resume);
   const answers = toolAnswersOf(input);
@@ -91,12 +93,19 @@ export async function prepareRun(
   if (clientTools.some((t) => !/^[A-Za-z0-9_-]{1,64}$/.test(t.name)))
     throw new AgUiRequestError(400, 'invalid_request', 'tools: names are 1-64 letters, digits, _ or -');
   const offered = spec && clientTools.length && spec.kind === 'llm' ? { ...spec, clientTools } : agent;
-  const handle = await agio.start(offered, context ? `${context}\n\n${turn}` : turn, {
-    tenant: caller.tenant,
-    runId: rootRunId,
-    sessionId: sessionIdOf(input.threadId),
-    ...(state ? { state } : {}),
-  });
+  const release = await admit();
+  const handle = await agio
+    .start(offered, context ? `${context}\n\n${turn}` : turn, {
+      tenant: caller.tenant,
+      runId: rootRunId,
+      sessionId: sessionIdOf(input.threadId),
+      ...(state ? { state } : {}),
+    })
+    .catch((err: unknown) => {
+      release();
+      throw err;
+    });
+  if (!handle.created) release();
   return { handle, rootRunId, from: cursorAt(), created: handle.created };
 }
 

@@ -1436,7 +1436,7 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
-      /** @description quota_exceeded: the tenant's open streams are at the bridge's cap */
+      /** @description quota_exceeded: the tenant's running runs (a new run) or open streams are at the bridge's cap */
       429: {
         headers: {
           /** @description seconds */

@@ -6,11 +6,12 @@ import { defineAgent } from '../../common';
 import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
 import { InProcessLane } from '../../live/in-process-lane';
 import { testTools } from '../fixtures/test-tools';
-import { agUiAgent } from '../helpers/ag-ui-client';
-import { keyOf } from '../helpers/approvals';
+import { agUiAgent, readRaw, runRecorded } from '../helpers/ag-ui-client';
+import { askingAgent, keyOf } from '../helpers/approvals';
 import { useTestBed } from '../helpers/test-bed';
 
 const TOKEN = 'agui-live-token';
+const asker = askingAgent('agui-asker');
 const streamer = defineAgent({ name: 'agui-streamer', instructions: 'You are agui-streamer.', tools: ['echo'] });
 const ECHOED = 'a tool argument long enough to come in several pieces';
 const ANSWER = 'The answer is forty-two, counted twice and checked against the ledger.';
@@ -19,9 +20,9 @@ describe('AG-UI endpoint with a live lane', () => {
   const lane = new InProcessLane();
   const bed = useTestBed({
     tools: testTools,
-    agents: [streamer],
+    agents: [streamer, asker],
     workerOptions: { liveLane: lane },
-    bridge: { liveLane: lane, tokens: `${TOKEN}:default:agui-user` },
+    bridge: { liveLane: lane, tokens: `${TOKEN}:default:agui-user`, maxRunningRunsPerTenant: 1 },
   });
 
   it("streams a tool call's arguments and the text as the model writes them, and sends each exactly once", async () => {
@@ -53,5 +54,39 @@ describe('AG-UI endpoint with a live lane', () => {
     expect(seen.filter((s) => s.event.type === 'TOOL_CALL_START')).toHaveLength(1);
     expect(seen.filter((s) => s.event.type === 'TOOL_CALL_END')).toHaveLength(1);
     expect(seen.at(-1)!.event).toMatchObject({ type: 'RUN_FINISHED', outcome: { type: 'success' } });
+  });
+
+  it("refuses a new run past the tenant's running-runs quota (429 before the stream), as POST /runs does", async () => {
+    bed.server.scriptFor(keyOf(asker), toolCalls([toolCall('record', { label: 'held' }, { id: 'call_held' })]));
+    const holder = agUiAgent(bed.bridge, 'agui-asker', 'thread-held', [{ id: 'u1', role: 'user', content: 'Hold on' }]);
+    await runRecorded(holder, { runId: 'held-1' });
+    expect(holder.pendingInterrupts).toHaveLength(1); // the run waits on its approval: it is running
+
+    const url = `${bed.bridge.url}/ag-ui/agents/agui-asker`;
+    const input = (threadId: string, runId: string) => ({
+      threadId,
+      runId,
+      state: {},
+      tools: [],
+      context: [],
+      forwardedProps: {},
+      messages: [{ id: 'u1', role: 'user', content: 'One more' }],
+    });
+    const refused = await fetch(url, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' },
+      body: JSON.stringify(input('thread-other', 'other-1')),
+    });
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toBe('5');
+    expect(await refused.json()).toMatchObject({ error: { code: 'quota_exceeded', quota: 'maxRunningRunsPerTenant' } });
+    const other = agUiAgent(bed.bridge, 'agui-asker', 'thread-other', [
+      { id: 'u1', role: 'user', content: 'One more' },
+    ]);
+    await expect(other.runAgent({ runId: 'other-2' })).rejects.toThrow(/429/);
+    // The running run itself is still followed (no new run): the same input again replays its stream.
+    const again = await readRaw(url, TOKEN, input('thread-held', 'held-1'));
+    expect(again.status).toBe(200);
+    expect(again.frames.at(-1)!.event).toMatchObject({ type: 'RUN_FINISHED', outcome: { type: 'interrupt' } });
   });
 });
