@@ -137,11 +137,19 @@ export function sessionIdOf(threadId: string): string {
   return `agui-${createHash('sha256').update(threadId).digest('hex').slice(0, 40)}`;
 }
 
-/**
- * The Agio run behind an AG-UI run: named by the tenant, thread and run ids, so posting the same RunAgentInput again
- * (a client reconnecting) finds the same durable run instead of starting another.
- */
+const sha = (parts: string[]): string => createHash('sha256').update(JSON.stringify(parts)).digest('hex');
+
+/** What every Agio run id of an AG-UI thread begins with (a tenant's thread): visibility finds the thread's runs by it. */
+export function threadRunPrefixOf(tenant: string, threadId: string): string {
+  return `run-agui-${sha(['agio-ag-ui-thread', tenant, threadId]).slice(0, 16)}-`;
+}
+
+/** The Agio run id of an AG-UI run: the thread's prefix and a hash of tenant, thread and AG-UI run id. */
 export function agioRunIdOf(tenant: string, threadId: string, runId: string): string {
-  const hash = createHash('sha256').update(JSON.stringify(['agio-ag-ui-run', tenant, threadId, runId]));
-  return `run-agui-${hash.digest('hex').slice(0, 32)}`;
+  return threadRunPrefixOf(tenant, threadId) + sha(['agio-ag-ui-run', tenant, threadId, runId]).slice(0, 24);
+}
+
+/** The id runs started before the thread prefix had (`run-agui-<hash>`): the same request again still finds them. */
+export function legacyAgioRunIdOf(tenant: string, threadId: string, runId: string): string {
+  return `run-agui-${sha(['agio-ag-ui-run', tenant, threadId, runId]).slice(0, 32)}`;
 }

@@ -14,9 +14,11 @@ import { decisionOf, parseInterruptId, type InterruptRef } from './interrupts';
 import {
   agioRunIdOf,
   contextText,
+  legacyAgioRunIdOf,
   newUserInput,
   rootRunOfMessage,
   sessionIdOf,
+  threadRunPrefixOf,
   toolAnswersOf,
   type AgUiRunInput,
   type ResumeEntry,
@@ -75,12 +77,20 @@ export async function prepareRun(
   const answers = toolAnswersOf(input);
   if (answers.length) return answerClientTools(agio, caller, agent, answers);
   const rootRunId = agioRunIdOf(caller.tenant, input.threadId, input.runId);
-  const existing = agio.getHandle(rootRunId);
-  const owner = await ownerOf(existing);
-  if (owner) return { handle: existing, rootRunId, from: cursorAt(), created: false };
+  for (const id of [rootRunId, legacyAgioRunIdOf(caller.tenant, input.threadId, input.runId)]) {
+    const existing = agio.getHandle(id);
+    if (await ownerOf(existing)) return { handle: existing, rootRunId: id, from: cursorAt(), created: false };
+  }
   const turn = newUserInput(input);
   if (!turn)
     throw new AgUiRequestError(400, 'invalid_request', 'messages: the input must end with a user message to answer');
+  const interrupted = await interruptedRunOf(agio, threadRunPrefixOf(caller.tenant, input.threadId));
+  if (interrupted)
+    return refuse(
+      'pending_interrupts',
+      `thread "${input.threadId.slice(0, 80)}" has a run waiting on a decision (${interrupted}): answer its interrupts ` +
+        'with resume (status cancelled denies) before a new message',
+    );
   const context = contextText(input);
   const state = isRecord(input.state) && Object.keys(input.state).length ? input.state : undefined;
   const spec = agio.agents.find(agent);
@@ -107,6 +117,21 @@ export async function prepareRun(
     });
   if (!handle.created) release();
   return { handle, rootRunId, from: cursorAt(), created: handle.created };
+}
+
+/**
+ * A run of the thread (its runs' ids share `prefix`; nested runs' ids begin with their root's) still running with a call
+ * waiting for a person, found in visibility: AG-UI refuses a new message on a thread with open interrupts. A visibility
+ * that cannot answer refuses nothing.
+ */
+async function interruptedRunOf(agio: AgioClient, prefix: string): Promise<string | undefined> {
+  const query = `WorkflowId STARTS_WITH '${prefix}' AND ExecutionStatus = 'Running' AND AgioWaiting = 'approval'`;
+  try {
+    for await (const run of agio.temporal.workflow.list({ query, pageSize: 1 })) return run.workflowId.split('/')[0];
+  } catch {
+    return undefined;
+  }
+  return undefined;
 }
 
 /** How long a run waits for the client to answer one of its tools' calls. */

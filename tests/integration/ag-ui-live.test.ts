@@ -1,6 +1,7 @@
 // The AG-UI endpoint as `agio serve` runs it, with a live lane (the in-process one): a model call's text reaches the
 // real @ag-ui/client HttpAgent as the model streams it (several TEXT_MESSAGE_CONTENT well before the step commits), a
-// tool call's arguments too (TOOL_CALL_ARGS in pieces), and each arrives exactly once when the committed step follows.
+// tool call's arguments too (TOOL_CALL_ARGS in pieces), and each arrives exactly once when the committed step follows;
+// a thread whose run waits on an interrupt refuses a new message, and new runs count against the running-runs quota.
 import type { BaseEvent } from '@ag-ui/client';
 import { defineAgent } from '../../common';
 import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
@@ -56,7 +57,7 @@ describe('AG-UI endpoint with a live lane', () => {
     expect(seen.at(-1)!.event).toMatchObject({ type: 'RUN_FINISHED', outcome: { type: 'success' } });
   });
 
-  it("refuses a new run past the tenant's running-runs quota (429 before the stream), as POST /runs does", async () => {
+  it("refuses a new message on a thread with an open interrupt (RUN_ERROR), and a new run past the tenant's quota (429)", async () => {
     bed.server.scriptFor(keyOf(asker), toolCalls([toolCall('record', { label: 'held' }, { id: 'call_held' })]));
     const holder = agUiAgent(bed.bridge, 'agui-asker', 'thread-held', [{ id: 'u1', role: 'user', content: 'Hold on' }]);
     await runRecorded(holder, { runId: 'held-1' });
@@ -84,6 +85,15 @@ describe('AG-UI endpoint with a live lane', () => {
       { id: 'u1', role: 'user', content: 'One more' },
     ]);
     await expect(other.runAgent({ runId: 'other-2' })).rejects.toThrow(/429/);
+    // Another client on the interrupted thread sends a new message instead of a resume: AG-UI says RUN_ERROR.
+    const tab = agUiAgent(bed.bridge, 'agui-asker', 'thread-held', [
+      { id: 'u9', role: 'user', content: 'Ignore that' },
+    ]);
+    const errors: BaseEvent[] = [];
+    await tab
+      .runAgent({ runId: 'held-2' }, { onRunErrorEvent: ({ event }) => void errors.push(event) })
+      .catch(() => undefined);
+    expect(errors).toEqual([expect.objectContaining({ code: 'pending_interrupts' })]);
     // The running run itself is still followed (no new run): the same input again replays its stream.
     const again = await readRaw(url, TOKEN, input('thread-held', 'held-1'));
     expect(again.status).toBe(200);
