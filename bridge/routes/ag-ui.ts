@@ -80,6 +80,7 @@ export const agUiRoutes: Routes = (app, ctx) => {
       identity: caller.identity,
       roles: caller.roles ? [...caller.roles] : undefined,
       mayDecide: hasScope(caller, 'decide'),
+      mayControl: hasScope(caller, 'control'),
     };
     const admit = () => running.admit(caller.tenant);
     const prepared = await prepareRun(ctx.agio, agUiCaller, name, body, admit).catch((err: Error) => {

@@ -4,7 +4,7 @@
 // RUN_FINISHED or RUN_ERROR. Pure: run-stream.ts feeds it every event of the tree and decides which output is sent.
 import { EventType, type Event as AgUiEvent, type TokenUsage } from '@ag-ui/core';
 import { addUsage, type AgioEvent, type Usage } from '../../common';
-import type { PendingApproval } from './interrupts';
+import type { PausedRun, PendingApproval } from './interrupts';
 import { statePatch } from './state-patch';
 import { StepEvents } from './step-events';
 
@@ -35,6 +35,8 @@ export class AgUiMapper {
   private readonly approvals = new Map<string, PendingApproval>();
   /** Client tool calls waiting for the client's result, in call order. */
   private readonly clientCalls = new Set<string>();
+  /** Runs of the tree paused now (RUN_PAUSED not yet followed by RUN_RESUMED). */
+  private readonly pausedRuns = new Map<string, PausedRun>();
   private state: Record<string, unknown> | undefined;
   private usage: Usage = { promptTokens: 0, completionTokens: 0, totalTokens: 0 };
   /** The root's terminal event has been mapped. */
@@ -54,6 +56,11 @@ export class AgUiMapper {
   /** The client tool calls waiting for the client's result. */
   get waitingOnClient(): string[] {
     return [...this.clientCalls];
+  }
+
+  /** The tree's runs paused now, first paused first. */
+  get paused(): PausedRun[] {
+    return [...this.pausedRuns.values()];
   }
 
   /** The calls waiting for a decision now, oldest first. */
@@ -124,6 +131,12 @@ export class AgUiMapper {
           this.approvals.set(e.data.toolCallId, { ...pending, binding: e.data.binding, expiresAt: e.data.expiresAt });
         return [this.custom(e, tag)];
       }
+      case 'RUN_PAUSED':
+        this.pausedRuns.set(e.runId, { runId: e.runId, ...e.data });
+        return [this.custom(e, tag)];
+      case 'RUN_RESUMED':
+        this.pausedRuns.delete(e.runId);
+        return [this.custom(e, tag)];
       case 'TOOL_CALLBACK_WAITING':
         if (this.clientTools.has(e.data.tool)) this.clientCalls.add(e.data.toolCallId);
         return [this.custom(e, tag)];

@@ -28,6 +28,8 @@ const InterruptRef = z
     /** The stream position (tree cursor) the interrupted AG-UI run ended at. */
     at: z.string().max(2048),
     expiresAt: z.number().int().optional(),
+    /** The run was paused (by an operator, or for a budget): resolving it resumes the run. */
+    pause: z.literal(true).optional(),
   })
   .strict();
 /** What an interrupt id carries. */
@@ -85,6 +87,28 @@ export function approvalInterrupt(
     ...(pending.expiresAt !== undefined ? { expiresAt: new Date(pending.expiresAt).toISOString() } : {}),
     ...(subagentRunId ? { subagentRunId } : {}),
     metadata: { agio: { runId: pending.runId, tool: pending.tool, args: pending.args } },
+  };
+}
+
+/** Why a run of the tree was paused: RUN_PAUSED's data (who, why, the budget spent). */
+export interface PausedRun {
+  runId: string;
+  by?: string;
+  reason?: string;
+  budget?: unknown;
+}
+
+/**
+ * The AG-UI Interrupt of a paused run (reason `agio:run_paused`): resolving it resumes the run (the "control" scope),
+ * cancelling it leaves the run paused; either way the next AG-UI run follows the run from here.
+ */
+export function pauseInterrupt(paused: PausedRun, rootRunId: string, at: string): Interrupt {
+  const why = [paused.by ? ` by ${paused.by}` : '', paused.reason ? ` (${paused.reason})` : ''].join('');
+  return {
+    id: interruptIdOf({ run: rootRunId, call: 'run', at, pause: true }),
+    reason: 'agio:run_paused',
+    message: `The run was paused${why}. Resolve this interrupt to resume it, or cancel it to leave the run paused.`,
+    metadata: { agio: { ...paused } },
   };
 }
 

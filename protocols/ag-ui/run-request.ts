@@ -44,6 +44,8 @@ export interface AgUiCaller {
   roles?: string[];
   /** The token may decide approvals (the `decide` scope). */
   mayDecide: boolean;
+  /** The token may pause and resume runs (the `control` scope): resolving a pause interrupt resumes the run. */
+  mayControl?: boolean;
 }
 
 /** What the stream follows: the durable run and the position its AG-UI run starts after, or why it cannot. */
@@ -194,6 +196,12 @@ async function resumeRun(
     return refuse('unknown_interrupt', `no run of agent "${agent}" waits on these interrupts`);
   for (const [i, entry] of entries.entries()) {
     const ref = refs[i];
+    if (ref.pause) {
+      if (entry.status === 'cancelled') continue;
+      if (!caller.mayControl) return refuse('forbidden', 'resuming a paused run needs the "control" scope');
+      await handle.resume({ by: caller.identity, reason: 'resumed from AG-UI' });
+      continue;
+    }
     const decision = decisionOf(entry.status, entry.payload);
     if (!decision)
       return refuse(

@@ -11,7 +11,7 @@ import type { LiveLane } from '../../live/lane';
 import { encodeCursor, hasEvent, joinCursors, type TreeCursor } from '../../client/tree-cursor';
 import { typedEvent, type WireEvent } from '../../common';
 import { AgUiMapper } from './event-mapper';
-import { approvalInterrupt } from './interrupts';
+import { approvalInterrupt, pauseInterrupt } from './interrupts';
 import { LANE, LaneDeltas } from './lane-deltas';
 
 /** The AG-UI events sent together, and the id a client that has them resumes after (none: the opening frame). */
@@ -86,7 +86,8 @@ export async function* streamAgUiRun(opts: AgUiStreamOptions): AsyncGenerator<Ag
   try {
     let next = events.next();
     for (;;) {
-      const waiting = mapper.pending.length > 0 || (mapper.waitingOnClient.length > 0 && !silent);
+      const waiting =
+        mapper.pending.length > 0 || mapper.paused.length > 0 || (mapper.waitingOnClient.length > 0 && !silent);
       // While the client's part is replayed silently, deltas wait: the first frame it lacks lets them through.
       const either = silent ? next : Promise.race([next, lane.arrived()]);
       const read = waiting ? await within(either, opts.settleMs ?? 1000) : await either;
@@ -100,6 +101,9 @@ export async function* streamAgUiRun(opts: AgUiStreamOptions): AsyncGenerator<Ag
         const interrupts = mapper.pending.map((p) =>
           approvalInterrupt(p, rootRunId, at, p.runId === rootRunId ? undefined : p.runId),
         );
+        // A paused tree (an operator, a budget) ends the AG-UI run too: one interrupt says so, whichever runs paused.
+        const [paused] = mapper.paused;
+        if (paused) interrupts.push(pauseInterrupt(paused, rootRunId, at));
         yield { events: mapper.suspend(interrupts, leaveSilence()), id: at };
         return;
       }

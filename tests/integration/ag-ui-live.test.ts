@@ -6,13 +6,17 @@ import type { BaseEvent } from '@ag-ui/client';
 import { defineAgent } from '../../common';
 import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
 import { InProcessLane } from '../../live/in-process-lane';
+import { agioRunIdOf } from '../../protocols/ag-ui/run-input';
 import { testTools } from '../fixtures/test-tools';
 import { agUiAgent, readRaw, runRecorded } from '../helpers/ag-ui-client';
 import { askingAgent, keyOf } from '../helpers/approvals';
 import { useTestBed } from '../helpers/test-bed';
 
 const TOKEN = 'agui-live-token';
+/** A tenant of its own: the default tenant is at its running-runs quota once the interrupt test has run. */
+const OPS_TOKEN = 'agui-ops-token';
 const asker = askingAgent('agui-asker');
+const pausable = defineAgent({ name: 'agui-pausable', instructions: 'You are agui-pausable.', tools: ['echo'] });
 const streamer = defineAgent({ name: 'agui-streamer', instructions: 'You are agui-streamer.', tools: ['echo'] });
 const ECHOED = 'a tool argument long enough to come in several pieces';
 const ANSWER = 'The answer is forty-two, counted twice and checked against the ledger.';
@@ -21,9 +25,13 @@ describe('AG-UI endpoint with a live lane', () => {
   const lane = new InProcessLane();
   const bed = useTestBed({
     tools: testTools,
-    agents: [streamer, asker],
+    agents: [streamer, asker, pausable],
     workerOptions: { liveLane: lane },
-    bridge: { liveLane: lane, tokens: `${TOKEN}:default:agui-user`, maxRunningRunsPerTenant: 1 },
+    bridge: {
+      liveLane: lane,
+      tokens: `${TOKEN}:default:agui-user,${OPS_TOKEN}:pausers:agui-ops`,
+      maxRunningRunsPerTenant: 1,
+    },
   });
 
   it("streams a tool call's arguments and the text as the model writes them, and sends each exactly once", async () => {
@@ -98,5 +106,34 @@ describe('AG-UI endpoint with a live lane', () => {
     const again = await readRaw(url, TOKEN, input('thread-held', 'held-1'));
     expect(again.status).toBe(200);
     expect(again.frames.at(-1)!.event).toMatchObject({ type: 'RUN_FINISHED', outcome: { type: 'interrupt' } });
+  });
+
+  it('ends the AG-UI run with an agio:run_paused interrupt when an operator pauses the run; resolving it resumes', async () => {
+    bed.server.scriptFor(
+      keyOf(pausable),
+      toolCalls([toolCall('echo', { text: 'slowly' }, { id: 'call_slow' })], { chunkSize: 4, delayMs: 100 }),
+      text('Resumed and done'),
+    );
+    const agent = agUiAgent({ ...bed.bridge, token: OPS_TOKEN }, 'agui-pausable', 'thread-paused', [
+      { id: 'u1', role: 'user', content: 'Go' },
+    ]);
+    const run = bed.bridge.agio.getHandle(agioRunIdOf('pausers', 'thread-paused', 'paused-1'));
+    let paused: Promise<unknown> | undefined;
+    const first = await agent.runAgent(
+      { runId: 'paused-1' },
+      { onToolCallStartEvent: () => void (paused ??= run.pause({ by: 'ops', reason: 'maintenance' })) },
+    );
+    await paused;
+    expect(agent.pendingInterrupts).toEqual([
+      expect.objectContaining({ reason: 'agio:run_paused', message: expect.stringContaining('by ops (maintenance)') }),
+    ]);
+    expect(first.result).toBeUndefined();
+    const [interrupt] = agent.pendingInterrupts;
+    const resumed = await agent.runAgent({
+      runId: 'paused-2',
+      resume: [{ interruptId: interrupt.id, status: 'resolved' }],
+    });
+    expect(resumed.result).toBe('Resumed and done');
+    expect(agent.pendingInterrupts).toEqual([]);
   });
 });
