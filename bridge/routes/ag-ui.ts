@@ -35,7 +35,9 @@ export const PostAgUiRun = defineRoute({
     '`resume` answers them (`payload: { approved, message?, remember? }`, needs the "decide" scope) continues the same ' +
     'durable run. The same RunAgentInput again replays the run from its start; `Last-Event-ID` resumes after a frame. ' +
     'Frontend tools (`tools`) are offered to the model; a run waiting only on their calls ends the AG-UI run with ' +
-    '`pendingToolCallIds`, and a RunAgentInput ending with their `tool` messages continues it.',
+    '`pendingToolCallIds`, and a RunAgentInput ending with their `tool` messages continues it. A paused run ends the ' +
+    'AG-UI run with an `agio:run_paused` interrupt (resolving it resumes the run: "control" scope); a new message on ' +
+    'a thread with open interrupts is RUN_ERROR `pending_interrupts`.',
   tags: ['ag-ui'],
   auth: 'start',
   params: z.object({ name: z.string().regex(/^[A-Za-z0-9._-]{1,128}$/, 'malformed agent name') }),

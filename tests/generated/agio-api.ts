@@ -48,7 +48,7 @@ export interface paths {
     put?: never;
     /**
      * Run an agent as an AG-UI 1.0 agent: RunAgentInput in, AG-UI events out
-     * @description The thread (`threadId`) is the agent's Agio session; the input's last user messages are the new turn. Approvals end the AG-UI run with an `interrupt` outcome (one per waiting call, with `expiresAt`); a RunAgentInput whose `resume` answers them (`payload: { approved, message?, remember? }`, needs the "decide" scope) continues the same durable run. The same RunAgentInput again replays the run from its start; `Last-Event-ID` resumes after a frame. Frontend tools (`tools`) are offered to the model; a run waiting only on their calls ends the AG-UI run with `pendingToolCallIds`, and a RunAgentInput ending with their `tool` messages continues it.
+     * @description The thread (`threadId`) is the agent's Agio session; the input's last user messages are the new turn. Approvals end the AG-UI run with an `interrupt` outcome (one per waiting call, with `expiresAt`); a RunAgentInput whose `resume` answers them (`payload: { approved, message?, remember? }`, needs the "decide" scope) continues the same durable run. The same RunAgentInput again replays the run from its start; `Last-Event-ID` resumes after a frame. Frontend tools (`tools`) are offered to the model; a run waiting only on their calls ends the AG-UI run with `pendingToolCallIds`, and a RunAgentInput ending with their `tool` messages continues it. A paused run ends the AG-UI run with an `agio:run_paused` interrupt (resolving it resumes the run: "control" scope); a new message on a thread with open interrupts is RUN_ERROR `pending_interrupts`.
      */
     post: operations['postAgUiAgentsName'];
     delete?: never;
