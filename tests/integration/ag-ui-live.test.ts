@@ -12,8 +12,9 @@ import { agUiAgent, readRaw, runRecorded } from '../helpers/ag-ui-client';
 import { askingAgent, keyOf } from '../helpers/approvals';
 import { useTestBed } from '../helpers/test-bed';
 
+// Tenants of this file's own: the running-runs quota counts a tenant's runs in the whole Temporal namespace.
 const TOKEN = 'agui-live-token';
-/** A tenant of its own: the default tenant is at its running-runs quota once the interrupt test has run. */
+/** Another tenant: agui-live is at its running-runs quota once the interrupt test has run. */
 const OPS_TOKEN = 'agui-ops-token';
 const asker = askingAgent('agui-asker');
 const pausable = defineAgent({ name: 'agui-pausable', instructions: 'You are agui-pausable.', tools: ['echo'] });
@@ -29,7 +30,7 @@ describe('AG-UI endpoint with a live lane', () => {
     workerOptions: { liveLane: lane },
     bridge: {
       liveLane: lane,
-      tokens: `${TOKEN}:default:agui-user,${OPS_TOKEN}:pausers:agui-ops`,
+      tokens: `${TOKEN}:agui-live:agui-user,${OPS_TOKEN}:pausers:agui-ops`,
       maxRunningRunsPerTenant: 1,
     },
   });
