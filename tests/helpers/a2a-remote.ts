@@ -24,6 +24,8 @@ export class RemoteAgent {
   mode: RemoteMode = 'answer';
   /** The messages it was sent, in order. */
   readonly received: Message[] = [];
+  /** How many JSON-RPC requests it was sent (messages, and the GetTask polls of a caller following a task). */
+  rpcRequests = 0;
   private release?: () => void;
   private held = new Promise<void>((resolve) => (this.release = resolve));
 
@@ -38,6 +40,10 @@ export class RemoteAgent {
     const remote = new RemoteAgent(server);
     const handler = new DefaultRequestHandler(remote.card(), new InMemoryTaskStore(), remote.executor());
     app.use(`/${AGENT_CARD_PATH}`, agentCardHandler({ agentCardProvider: async () => remote.card() }));
+    app.use('/rpc', (_req: unknown, _res: unknown, next: () => void) => {
+      remote.rpcRequests++;
+      next();
+    });
     app.use('/rpc', jsonRpcHandler({ requestHandler: handler, userBuilder: UserBuilder.noAuthentication }));
     return remote;
   }

@@ -56,7 +56,10 @@ describe('a remote A2A agent as a tool', () => {
     const before = remote.received.length;
     bed.server.scriptFor('You are caller.', toolCalls([toolCall('weather', { message: 'Oslo?' })]), text('Snowy.'));
     const run = await bed.agio.start(caller, 'Weather in Oslo?');
+    const requestsBefore = remote.rpcRequests;
     await waitFor('the remote got the message', async () => remote.received.length > before || undefined);
+    // The message sent and at least one GetTask: the follow is under way on the first worker when it stops.
+    await waitFor('the remote task followed', async () => remote.rpcRequests >= requestsBefore + 2 || undefined);
     const first = bed.worker;
     await first.stop();
     bed.worker = await startTestWorker({
