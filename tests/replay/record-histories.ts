@@ -23,10 +23,16 @@ import { longLivedScenarios } from './long-lived-scenarios';
 import { recordingsOf, workflowIdOf, type Execution, type Scenario } from './scenario';
 import { shortLivedScenarios } from './short-lived-scenarios';
 import { integrationScenarios, replayCallbackTool } from './integration-scenarios';
+import { rescueProtocolScenarios } from './rescue-protocol-scenarios';
 import type { AgentByNameInput } from '../../common/by-name';
 
 const TASK_QUEUE = 'record';
-const scenarios: Scenario[] = [...shortLivedScenarios, ...longLivedScenarios, ...integrationScenarios];
+const scenarios: Scenario[] = [
+  ...shortLivedScenarios,
+  ...longLivedScenarios,
+  ...integrationScenarios,
+  ...rescueProtocolScenarios,
+];
 
 async function main(): Promise<void> {
   const dir = releaseDir(currentRelease());

@@ -1,7 +1,14 @@
 // What a recorded scenario is: a run started on the scripted model, what an operator does while it runs, how it ends
 // and which of its executions are written as histories. record-histories.ts runs them; the scenario files list them.
 import type { RunHandle } from '../../client/agio-client';
-import { defineAgent, type AgentSpec, type AgentSpecInput, type AnyAgentSpec, type AgioEvent } from '../../common';
+import {
+  defineAgent,
+  type AgentSpec,
+  type AgentSpecInput,
+  type AnyAgentSpec,
+  type AgioEvent,
+  type RunSeed,
+} from '../../common';
 import type { ScriptedModelServer } from '../../devkit/scripted-model-server';
 
 /** An execution of a scenario's run: its chain's first or last run, or a child started by that chain (its id under the root's). */
@@ -18,7 +25,7 @@ export interface Scenario {
   /** Names the root's workflow id, `replay-<name>` (the replay test finds a root's id by this rule), and its history file. */
   name: string;
   script: (model: ScriptedModelServer) => void;
-  args: [{ agent: AnyAgentSpec; input: string; context?: unknown }];
+  args: [{ agent: AnyAgentSpec; input: string; context?: unknown; seed?: RunSeed }];
   /** What an operator does while the run runs (pause, approve, cancel); the run's end is awaited beside it. */
   drive?: (run: RunHandle, model: ScriptedModelServer) => Promise<void>;
   /** How the run ends; anything else fails the recording (default completed). */

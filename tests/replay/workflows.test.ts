@@ -281,3 +281,20 @@ describe('the 0.7.0 histories', () => {
     expect(closingEvent(recorded)).toBe('WORKFLOW_EXECUTION_COMPLETED');
   });
 });
+
+describe('the 0.8.0 histories', () => {
+  it("a fork's run commits its seed's steps under agio-seeded-runs, then makes only the model call after them", () => {
+    const recorded = history('0.8.0/agent-run-seeded');
+    expect(patchIds(recorded)).toContain('agio-seeded-runs');
+    expect(activityTypes(recorded).filter((t) => t === 'callModel')).toHaveLength(1);
+    expect(closingEvent(recorded)).toBe('WORKFLOW_EXECUTION_COMPLETED');
+  });
+
+  it("a frontend tool's call starts nothing and waits in workflow code for the client's completeCallback update", () => {
+    const recorded = history('0.8.0/agent-run-client-tool');
+    expect(patchIds(recorded)).toContain('agio-client-tools');
+    expect(activityTypes(recorded)).not.toContain('startCallbackTool');
+    expect(eventTypes(recorded)).toContain('WORKFLOW_EXECUTION_UPDATE_ACCEPTED');
+    expect(closingEvent(recorded)).toBe('WORKFLOW_EXECUTION_COMPLETED');
+  });
+});
