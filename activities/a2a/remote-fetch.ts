@@ -1,26 +1,13 @@
 // The only way Agio reaches a remote A2A agent: a fetch for the SDK's client that connects only to addresses the
 // webhook address policy allows (checked in the connection's own DNS lookup, so a name cannot resolve one way for a
 // check and another for the connection), never follows a redirect, and reads at most `maxBytes` of an answer.
-import dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
-import { isIP, type LookupFunction } from 'node:net';
-import { forbiddenAddress, hostOf, isForbiddenAddress } from '../webhooks/address-policy';
+import { isIP } from 'node:net';
+import { checkedLookup, forbiddenAddress, hostOf, isForbiddenAddress } from '../webhooks/address-policy';
 
 /** Largest answer read from a remote agent (a card, a task): more is an error. */
 export const MAX_REMOTE_ANSWER_BYTES = 1024 * 1024;
-
-/** A DNS lookup that fails for an address the policy forbids. */
-const checkedLookup: LookupFunction = (hostname, options, callback) => {
-  dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
-    if (err) return callback(err, '', 0);
-    const list = addresses as dns.LookupAddress[];
-    const bad = list.find((a) => isForbiddenAddress(a.address));
-    if (bad || !list.length) return callback(forbiddenAddress(`${hostname} (${bad?.address ?? 'no address'})`), '', 0);
-    if (options.all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
-    callback(null, list[0].address, list[0].family);
-  });
-};
 
 /** A fetch bounded as above (`timeoutMs` per request). */
 export function guardedFetch(opts: { allowPrivate: boolean; timeoutMs: number; maxBytes?: number }): typeof fetch {

@@ -2,7 +2,7 @@
 // network: loopback, private, link-local (cloud metadata), shared, reserved and multicast addresses are refused,
 // when a subscription is created and again at each attempt after DNS resolution (http.ts pins the checked address).
 // AGIO_WEBHOOK_ALLOW_PRIVATE=1 allows them (tests, a receiver on the same host).
-import { BlockList, isIP } from 'node:net';
+import { BlockList, isIP, type LookupFunction } from 'node:net';
 import dns from 'node:dns';
 
 const FORBIDDEN = new BlockList();
@@ -93,3 +93,18 @@ export function forbiddenAddress(what: string): ForbiddenWebhookUrlError {
     `url: ${what} is a loopback, private, link-local or reserved address, which webhooks may not reach`,
   );
 }
+
+/**
+ * A DNS lookup that fails for an address the policy forbids: given to a connection as its `lookup`, so the address
+ * checked is the one it connects to (webhook deliveries, remote A2A agents).
+ */
+export const checkedLookup: LookupFunction = (hostname, options, callback) => {
+  dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
+    if (err) return callback(err, '', 0);
+    const list = addresses as dns.LookupAddress[];
+    const bad = list.find((a) => isForbiddenAddress(a.address));
+    if (bad || !list.length) return callback(forbiddenAddress(`${hostname} (${bad?.address ?? 'no address'})`), '', 0);
+    if (options.all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
+    callback(null, list[0].address, list[0].family);
+  });
+};

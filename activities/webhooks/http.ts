@@ -1,11 +1,10 @@
 // One webhook request: POST the body to the receiver with a timeout, connecting only to addresses the policy allows
 // (checked in the DNS lookup the connection itself uses, so a name cannot resolve one way for the check and another
 // for the connection), never following a redirect, and reading nothing of the answer but its status.
-import dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
-import { isIP, type LookupFunction } from 'node:net';
-import { forbiddenAddress, hostOf, isForbiddenAddress } from './address-policy';
+import { isIP } from 'node:net';
+import { checkedLookup, forbiddenAddress, hostOf, isForbiddenAddress } from './address-policy';
 
 /** What a receiver answered, or why there is no answer. */
 export interface WebhookAnswer {
@@ -15,18 +14,6 @@ export interface WebhookAnswer {
   /** The destination was refused (an address the policy forbids): retrying changes nothing. */
   refused?: boolean;
 }
-
-/** A DNS lookup that fails for an address the policy forbids. */
-const checkedLookup: LookupFunction = (hostname, options, callback) => {
-  dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
-    if (err) return callback(err, '', 0);
-    const list = addresses as dns.LookupAddress[];
-    const bad = list.find((a) => isForbiddenAddress(a.address));
-    if (bad || !list.length) return callback(forbiddenAddress(`${hostname} (${bad?.address ?? 'no address'})`), '', 0);
-    if (options.all) return (callback as unknown as (e: null, a: dns.LookupAddress[]) => void)(null, list);
-    callback(null, list[0].address, list[0].family);
-  });
-};
 
 /** POSTs `body` with `headers`; never throws. */
 export function postWebhook(
