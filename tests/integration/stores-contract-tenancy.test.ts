@@ -6,6 +6,29 @@ import { BAD_IDS, describeEachStore, runRecord, step, storeBackends, uniqueId as
 const backends = storeBackends((stores) => stores, { collectionPrefix: 'c_' });
 
 describeEachStore('stores', backends, (stores) => {
+  /** Run `r` of `tenant` in session `s` with a step, a span, a citation and a tool result (`content`); its ref. */
+  async function seedRecords(tenant: string, content: string): Promise<string> {
+    await stores.sessions.recordRun(runRecord(tenant, { agent: 'x' }));
+    await stores.sessions.appendSteps(tenant, [step('r', 0)], 's');
+    await stores.traces.recordSpan({
+      tenant,
+      traceId: 'r',
+      spanId: 'sp',
+      kind: 'run',
+      name: 'x',
+      runId: 'r',
+      startedAt: 1,
+      status: 'running',
+    });
+    await stores.citations.addCitations(tenant, {
+      runId: 'r',
+      stepId: 'r:0',
+      toolCallId: 'c',
+      sources: [{ url: 'https://a.example' }],
+    });
+    return stores.toolResults.put(tenant, { runId: 'r', toolCallId: 'c', content });
+  }
+
   it('can run setup() again on stores that already hold data', async () => {
     const tenant = id('t');
     await stores.toolResults.put(tenant, { runId: 'r', toolCallId: 'c', content: 'kept' });
@@ -23,25 +46,7 @@ describeEachStore('stores', backends, (stores) => {
   it('shows tenant B nothing of tenant A’s sessions, runs, steps, traces, citations, tool results or event logs', async () => {
     const [a, b] = [id('a'), id('b')];
     await stores.sessions.upsertSession({ tenant: a, sessionId: 's' });
-    await stores.sessions.recordRun(runRecord(a, { agent: 'x' }));
-    await stores.sessions.appendSteps(a, [step('r', 0)], 's');
-    await stores.traces.recordSpan({
-      tenant: a,
-      traceId: 'r',
-      spanId: 'sp',
-      kind: 'run',
-      name: 'x',
-      runId: 'r',
-      startedAt: 1,
-      status: 'running',
-    });
-    await stores.citations.addCitations(a, {
-      runId: 'r',
-      stepId: 'r:0',
-      toolCallId: 'c',
-      sources: [{ url: 'https://a.example' }],
-    });
-    const ref = await stores.toolResults.put(a, { runId: 'r', toolCallId: 'c', content: 'for a' });
+    const ref = await seedRecords(a, 'for a');
     await stores.events.append(a, 'r', [
       { type: 'RUN_STARTED', runId: 'r', rootRunId: 'r', agent: 'x', depth: 0, offset: 0, timestamp: 1 },
     ]);
@@ -66,25 +71,7 @@ describeEachStore('stores', backends, (stores) => {
 
   it('answers reads with unknown or malformed ids with undefined or empty, never an error or another record', async () => {
     const tenant = id('t');
-    await stores.sessions.recordRun(runRecord(tenant, { agent: 'x' }));
-    await stores.sessions.appendSteps(tenant, [step('r', 0)], 's');
-    await stores.traces.recordSpan({
-      tenant,
-      traceId: 'r',
-      spanId: 'sp',
-      kind: 'run',
-      name: 'x',
-      runId: 'r',
-      startedAt: 1,
-      status: 'running',
-    });
-    await stores.citations.addCitations(tenant, {
-      runId: 'r',
-      stepId: 'r:0',
-      toolCallId: 'c',
-      sources: [{ url: 'https://a.example' }],
-    });
-    const ref = await stores.toolResults.put(tenant, { runId: 'r', toolCallId: 'c', content: 'x' });
+    const ref = await seedRecords(tenant, 'x');
     for (const bad of BAD_IDS) {
       expect(await stores.sessions.getSession(tenant, bad)).toBeUndefined();
       expect(await stores.sessions.getSession(bad, 's')).toBeUndefined();
