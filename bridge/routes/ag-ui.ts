@@ -3,6 +3,7 @@
 // sessions; approvals end the AG-UI run with an interrupt whose answer (a RunAgentInput with `resume`) continues the same
 // durable run; the same RunAgentInput again, or Last-Event-ID, resumes a dropped stream.
 import { EventEncoder } from '@ag-ui/encoder';
+
 import type { Event as AgUiEvent } from '@ag-ui/core';
 import { EventType } from '@ag-ui/core';
 import { z } from 'zod';
@@ -23,6 +24,9 @@ import {
   TenantStreams,
 } from '../quotas';
 import type { Routes } from './context';
+
+/** AG-UI's protobuf media type (what `Accept` must name for a protobuf stream). */
+const AGUI_PROTO_MEDIA_TYPE = 'application/vnd.ag-ui.event+proto';
 
 /** POST /ag-ui/agents/:name. */
 export const PostAgUiRun = defineRoute({
@@ -97,7 +101,9 @@ export const agUiRoutes: Routes = (app, ctx) => {
       throw err;
     });
     const release = streams.acquire(caller.tenant);
-    const encoder = new EventEncoder({ accept: req.headers.accept });
+    // Protobuf only when the client names it: the encoder alone takes `*/*` (curl's default) as asking for it.
+    const accept = req.headers.accept ?? '';
+    const encoder = new EventEncoder(accept.includes(AGUI_PROTO_MEDIA_TYPE) ? { accept } : {});
     const sse = encoder.getContentType().startsWith('text/event-stream');
     const set = reply.getHeaders() as Record<string, string | string[] | number>;
     reply.hijack();

@@ -32,13 +32,13 @@ export interface RawFrame {
 
 /**
  * POSTs `body` to an AG-UI endpoint and reads its SSE frames until the stream ends, or until `dropAt` says so, when the
- * connection is dropped (the request aborted) right after that frame.
+ * connection is dropped (the request aborted) right after that frame. `accept`: the Accept header (default SSE's).
  */
 export async function readRaw(
   url: string,
   token: string,
   body: unknown,
-  opts: { lastEventId?: string; dropAt?: (frame: RawFrame) => boolean } = {},
+  opts: { lastEventId?: string; dropAt?: (frame: RawFrame) => boolean; accept?: string } = {},
 ): Promise<{ status: number; frames: RawFrame[]; dropped: boolean }> {
   const abort = new AbortController();
   const res = await fetch(url, {
@@ -46,7 +46,7 @@ export async function readRaw(
     headers: {
       authorization: `Bearer ${token}`,
       'content-type': 'application/json',
-      accept: 'text/event-stream',
+      accept: opts.accept ?? 'text/event-stream',
       ...(opts.lastEventId ? { 'last-event-id': opts.lastEventId } : {}),
     },
     body: JSON.stringify(body),

@@ -140,7 +140,8 @@ describe('AG-UI endpoint', () => {
     expect(dropped).toMatchObject({ status: 200, dropped: true });
     const lastId = dropped.frames.filter((f) => f.id).at(-1)!.id!;
 
-    const rest = await readRaw(url, TOKEN, body, { lastEventId: lastId });
+    // Accept */* (curl's default) is answered with SSE, as a client that names no AG-UI format expects.
+    const rest = await readRaw(url, TOKEN, body, { lastEventId: lastId, accept: '*/*' });
     const whole = [...dropped.frames, ...rest.frames].map((f) => f.event);
     expect(whole[0].type).toBe('RUN_STARTED');
     expect(rest.frames[0].event.type).not.toBe('RUN_STARTED');
