@@ -1,11 +1,8 @@
 // Agents used as tools (docs/ARCHITECTURE.md, "Nested runs") on a real dev server: each call is a child workflow
 // `${parent}/tool/${stepIndex}-${callId}` whose events reach the root's one stream, tagged with depth and parent; nested
-// completions never end that stream; the parent sees only the child's final answer; usage rolls up; a child's
-// file tools work in `subagents/<name>/` of the root's workspace and no further.
-import { randomUUID } from 'node:crypto';
-import { promises as fs } from 'node:fs';
-import path from 'node:path';
-import { asTool, defineAgent, runWorkspace, type AgioEvent, type AgioEventOf } from '../../common';
+// completions never end that stream; the parent sees only the child's final answer; usage rolls up (a child's
+// workspace: agent-tool-workspace.test.ts).
+import { asTool, defineAgent, type AgioEvent, type AgioEventOf } from '../../common';
 import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
 import { testTools } from '../fixtures/test-tools';
 import { offeredTools, sentMessages, sentToolResult, sentToolResults } from '../helpers/agent-runs';
@@ -367,53 +364,5 @@ describe('agents used as tools', () => {
     expect(completed(rootRunId).data?.ownUsage).toEqual(total(300, 30));
     // The tool step of a nested call carries the usage of the child's whole subtree.
     expect(output.steps.find((s) => s.toolCallId === 'call_m')?.usage).toEqual(total(53, 6));
-  });
-
-  it("confines a child's file tools to subagents/<name>/ of the root's workspace", async () => {
-    const rootRunId = uniqueId('workspace');
-    const rootWorkspace = path.join(bed.worker.workspaceRoot, runWorkspace(rootRunId));
-    await fs.mkdir(rootWorkspace, { recursive: true });
-    const secret = `PARENT-SECRET-${randomUUID()}`;
-    await fs.writeFile(path.join(rootWorkspace, 'secret.txt'), secret);
-    const scribe = defineAgent({
-      name: 'scribe',
-      instructions: 'You are the scribe.',
-      tools: ['file_write', 'file_read'],
-    });
-    const parent = defineAgent({
-      name: 'parent',
-      instructions: 'You are the parent.',
-      tools: ['file_read', asTool(scribe, { description: 'Writes notes.' })],
-    });
-    bed.server.scriptFor(
-      'You are the parent.',
-      toolCalls([toolCall('scribe', { task: 'write a note' }, { id: 'call_scribe' })]),
-      toolCalls([toolCall('file_read', { path: 'subagents/scribe/note.txt' }, { id: 'call_parent_read' })]),
-      text('the note is there'),
-    );
-    bed.server.scriptFor(
-      'You are the scribe.',
-      toolCalls([
-        toolCall('file_write', { path: 'note.txt', content: 'a note from the scribe' }, { id: 'call_write' }),
-        toolCall('file_read', { path: '../../secret.txt' }, { id: 'call_escape' }),
-      ]),
-      text('note written'),
-    );
-
-    const { output } = await run(parent, 'take notes', rootRunId);
-
-    expect(output.response).toBe('the note is there');
-    await expect(fs.readFile(path.join(rootWorkspace, 'subagents', 'scribe', 'note.txt'), 'utf8')).resolves.toBe(
-      'a note from the scribe',
-    );
-    await expect(fs.access(path.join(rootWorkspace, 'note.txt'))).rejects.toThrow();
-    const childSecond = requestsOf(bed.server, 'You are the scribe.')[1];
-    const escape = sentToolResult(childSecond, 'call_escape');
-    expect(escape).toMatch(/^Error: .*outside the run's workspace/);
-    expect(JSON.stringify(bed.server.requests.map((r) => r.body))).not.toContain(secret);
-    // The parent shares the workspace ("the heap"): it reads the child's note at subagents/scribe/.
-    expect(sentToolResult(requestsOf(bed.server, 'You are the parent.')[2], 'call_parent_read')).toContain(
-      'a note from the scribe',
-    );
   });
 });
