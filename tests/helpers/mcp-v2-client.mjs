@@ -5,6 +5,8 @@
 //                                                                lists the tools, calls one without a task
 //   node mcp-v2-client.mjs <url> <token> follow <tool> <input>   calls it as a task and settles it
 //   node mcp-v2-client.mjs <url> <token> cancel <tool> <input>   calls it as a task and cancels it
+import process from 'node:process';
+import { URL } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { createTaskSessionFromClient } from '@modelcontextprotocol/ext-tasks/client';
 

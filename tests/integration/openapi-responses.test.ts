@@ -8,6 +8,9 @@ import { readSse } from '../helpers/sse-client';
 import { useTestBed } from '../helpers/test-bed';
 import { waitFor } from '../helpers/workflow-agents';
 
+// A tenant of this file's own: the running-runs quota counts a tenant's runs in the whole Temporal namespace, which
+// other test files share.
+const TENANT = 'openapi-acme';
 const OWNER = 'owner-token';
 const READER = 'reader-token';
 const OPS = 'ops-token';
@@ -19,7 +22,7 @@ describe('answers against the OpenAPI document', () => {
     tools: testTools,
     agents: [asker],
     bridge: {
-      tokens: `${OWNER}:acme:owner,${READER}:acme:dash:read,${OPS}:acme:ops:admin,${OTHER}:globex`,
+      tokens: `${OWNER}:${TENANT}:owner,${READER}:${TENANT}:dash:read,${OPS}:${TENANT}:ops:admin,${OTHER}:globex`,
       maxRunningRunsPerTenant: 1,
     },
   });
@@ -37,7 +40,7 @@ describe('answers against the OpenAPI document', () => {
     expect((await call({ path: '/healthz' })).body).toEqual({ ok: true });
     expect((await call({ path: '/healthz', token: OWNER })).body.streams).toBeDefined();
     expect((await call({ path: '/whoami', token: READER })).body).toEqual({
-      tenant: 'acme',
+      tenant: TENANT,
       identity: 'dash',
       scopes: ['read'],
     });
@@ -126,12 +129,12 @@ describe('answers against the OpenAPI document', () => {
     const metrics = await call({ path: '/metrics', token: OPS });
     expect(metrics.body).toMatch(/agio_bridge_/);
     expect((await call({ path: '/metrics', token: OWNER })).status).toBe(403);
-    const budget = { path: '/tenants/{tenant}/budget', params: { tenant: 'acme' } };
+    const budget = { path: '/tenants/{tenant}/budget', params: { tenant: TENANT } };
     expect((await call({ ...budget, token: OPS, body: { dailyUsd: 5 } })).body).toMatchObject({
-      tenant: 'acme',
+      tenant: TENANT,
       dailyUsd: 5,
     });
-    expect((await call({ ...budget, token: READER })).body).toMatchObject({ tenant: 'acme', dailyUsd: 5, spentUsd: 0 });
+    expect((await call({ ...budget, token: READER })).body).toMatchObject({ tenant: TENANT, dailyUsd: 5, spentUsd: 0 });
     expect((await call({ ...budget, token: OWNER, body: { dailyUsd: 9 } })).status).toBe(403);
     expect((await call({ ...budget, params: { tenant: 'globex' }, token: READER })).status).toBe(403);
     expect((await call({ ...budget, token: OPS, body: { dailyUsd: null } })).body).not.toHaveProperty('dailyUsd');
