@@ -2,7 +2,7 @@
 // the provider does not serve, is not offered to the model. Results are cached per worker process.
 import OpenAI from 'openai';
 import { isWorkflowAgent, splitTools, type AgentSpec, type AnyAgentSpec } from '../common';
-import type { ModelConfig } from './model';
+import type { ModelConfig } from './model/call-model';
 import type { ToolRegistry } from './tools/registry';
 
 /** Checks sub-agents once each and remembers the answer. */

@@ -9,22 +9,23 @@ import {
   readConversation,
   type ModelConfig,
   type StepStreamSinkFactory,
-} from './model';
+} from './model/call-model';
 import { createToolActivities } from './run-tool';
-import { numberedAfterEarlierCalls, readingStoredConversation } from './stored-conversation';
-import { DEFAULT_DELTA_BUDGET, wireStepSink, type DeltaBudget } from './step-stream';
-import { liveStepSink } from './live-step-sink';
+import { numberedAfterEarlierCalls, readingStoredConversation } from './model/stored-conversation';
+import { DEFAULT_DELTA_BUDGET, wireStepSink, type DeltaBudget } from './model/wire-step-sink';
+import { liveStepSink } from './model/live-step-sink';
 import type { LiveLane } from '../live/lane';
 import type { ToolRegistry } from './tools/registry';
 import type { WorkspaceSync } from './workspace/workspace-sync';
 import type { Sandbox } from './sandbox/sandbox';
 import { createResolveAgent } from './resolve-agent';
 import { AgentRegistry, DEFAULT_PRICES } from '../common';
-import { budgetedCallModel } from './budget-check';
+import { budgetedCallModel } from './model/budget-check';
 import { observedCallModel, observedRunTool, type RunObserver } from './observer';
 import { createSessionRunActivities } from './session-runs';
 import { createCallbackActivities, type CallbackOptions } from './callbacks/start-callback';
 import { createRemoteAgentActivities } from './a2a/remote-agent-tool';
+import type { AgioActivities } from '../common/contracts/activities';
 
 /** What the activities need from the worker. */
 export interface ActivityDeps {
@@ -54,8 +55,8 @@ export interface ActivityDeps {
   callbacks?: CallbackOptions;
 }
 
-/** All of Agio's activities, bound to their dependencies. */
-export function createActivities(deps: ActivityDeps) {
+/** All of Agio's activities, bound to their dependencies: the contract workflows see (common/contracts/activities.ts). */
+export function createActivities(deps: ActivityDeps): AgioActivities {
   const persistence = createPersistenceActivities(deps.stores);
   const observers = deps.observers ?? [];
   const tools = createToolActivities(
@@ -111,8 +112,5 @@ const defaultStreamSink =
       : wireStepSink(input.eventBase, input.stepId, undefined, undefined, budget);
   };
 
-/** The activity functions as workflows see them (imported with `import type`). */
-export type AgioActivities = ReturnType<typeof createActivities>;
-
-export type { CallModelInput, CallModelOutput, ModelConfig, StepStreamSink } from './model';
-export type { RunToolInput, RunToolOutput } from './run-tool';
+export type { AgioActivities };
+export type { ModelConfig, StepStreamSink } from './model/call-model';

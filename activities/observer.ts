@@ -3,8 +3,9 @@
 import { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { pricedUsage, type ChatMessage, type PriceTable, type Step, type Usage, type WireEvent } from '../common';
-import type { CallModelInput, CallModelOutput, ModelConfig } from './model';
-import type { RunToolInput, RunToolOutput } from './run-tool';
+import type { ModelConfig } from './model/call-model';
+import type { CallModelInput, CallModelOutput } from '../common/contracts/model-call';
+import type { RunToolInput, RunToolOutput } from '../common/contracts/tool-calls';
 
 /** Who made a call: the run, its tree, its tenant and agent (where the call's input names them). */
 export interface CallOrigin {

@@ -2,62 +2,22 @@
 // they are committed, idempotently by step id), its trace spans, its root's event log, and full outputs of
 // large tool results.
 import { ApplicationFailure } from '@temporalio/common';
-import {
-  ErrorType,
-  resolveLimits,
-  type WireEvent,
-  type ChatMessage,
-  type ReportedRunPhase,
-  type RunContext,
-  type Step,
-  type Usage,
-} from '../common';
+import { ErrorType, resolveLimits, type ChatMessage, type Step } from '../common';
 import type { SpanInput, Stores } from '../stores';
 import { fitConversation } from '../stores/conversation';
 import { webhookEnqueuer } from './webhooks/enqueue';
+import type {
+  HandedStep,
+  HandOffInput,
+  LoadConversationInput,
+  LogEventsInput,
+  PersistStepsInput,
+  RecordRunInput,
+  StoreCompactedInput,
+} from '../common/contracts/persistence';
 
 /** How much of a session's earlier conversation a run starts with, when its call names no size. */
 const DEFAULT_HISTORY_BYTES = Math.floor(resolveLimits().maxModelInputBytes / 2);
-
-/** Input of recordRun: a run starting or ending. */
-export interface RecordRunInput {
-  context: Pick<RunContext, 'runId' | 'rootRunId' | 'parentRunId' | 'sessionId' | 'tenant' | 'toolCallId'>;
-  agent: string;
-  status: ReportedRunPhase;
-  startedAt: number;
-  endedAt?: number;
-  usage?: Usage;
-  /** The root's Wire events since its last write (a root run only). */
-  events?: WireEvent[];
-  /** The log `events` belong to when it is not the root's (a nested run that keeps its own). */
-  eventLogId?: string;
-}
-
-/** Input of persistSteps: the steps committed since the last call. */
-export interface PersistStepsInput {
-  context: RecordRunInput['context'];
-  agent: string;
-  steps: Step[];
-  /** The root's Wire events since its last write (a root run only). */
-  events?: WireEvent[];
-  /** The log `events` belong to when it is not the root's (a nested run that keeps its own). */
-  eventLogId?: string;
-}
-
-/** Input of logEvents: a run's Wire events to add to its event log. */
-export interface LogEventsInput {
-  tenant: string;
-  /** The id of the run whose log it is: the root's, or a nested run's that keeps its own. */
-  rootRunId: string;
-  events: WireEvent[];
-}
-
-/** Input of storeCompacted: contents compacted out of a run's conversation, each under its own key. */
-export interface StoreCompactedInput {
-  tenant: string;
-  runId: string;
-  items: { key: string; content: string }[];
-}
 
 /**
  * The span id of a tool call, `<runId>:tool:<call>`: `<call>` is what follows `<runId>/tool/` in the id of the nested
@@ -124,23 +84,6 @@ export function stepSpans(context: RecordRunInput['context'], steps: Step[]): Sp
     }
   }
   return spans;
-}
-
-/**
- * A step handed to a model call. One whose message is in that call's conversation (inline, or read by reference)
- * names that message (its index there) and carries only what the message lacks, so the run's history does not
- * record it twice.
- */
-export type HandedStep =
-  | Step
-  | ({ message: number } & Pick<Step, 'index'> &
-      Partial<Pick<Step, 'reasoningContent' | 'isError' | 'metrics' | 'usage' | 'metadata'>>);
-
-/** The steps a model call stores before it calls the model. */
-export interface HandOffInput {
-  context: RecordRunInput['context'];
-  agent: string;
-  steps: HandedStep[];
 }
 
 /**
@@ -245,11 +188,7 @@ export function createPersistenceActivities(stores: Stores) {
    * The session's earlier conversation, to continue it, fitted into `maxBytes` (runs that name none: half the default
    * maxModelInputBytes), so a session whose earlier runs grew large still starts its next run.
    */
-  async function loadConversation(input: {
-    tenant: string;
-    sessionId: string;
-    maxBytes?: number;
-  }): Promise<ChatMessage[]> {
+  async function loadConversation(input: LoadConversationInput): Promise<ChatMessage[]> {
     return fitConversation(
       await stores.sessions.loadConversation(input.tenant, input.sessionId),
       input.maxBytes ?? DEFAULT_HISTORY_BYTES,

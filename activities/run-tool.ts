@@ -2,7 +2,7 @@
 // workspace and returns a result for the model. Anything the model got wrong becomes an error result.
 import { ApplicationFailure, Context } from '@temporalio/activity';
 import { z } from 'zod';
-import { ErrorType, logOwnerOf, type AgentSpec, type EventBase, type ToolSpec } from '../common';
+import { ErrorType, logOwnerOf, type EventBase } from '../common';
 import { WorkspaceQuotaExceededError, type Stores } from '../stores';
 import type { AgentHealth } from './healthcheck';
 import type { ToolOutput } from './tools/define-tool';
@@ -11,48 +11,14 @@ import { ensureWorkspace, resolveWorkspaceDir } from './tools/workspace';
 import { activityPublisher } from './publish';
 import { finishWorkspace, type WorkspaceSession, type WorkspaceSync } from './workspace/workspace-sync';
 import { SandboxUnavailableError, type Sandbox } from './sandbox/sandbox';
+import type {
+  ResolveToolsInput,
+  ResolveToolsOutput,
+  RunToolInput,
+  RunToolOutput,
+} from '../common/contracts/tool-calls';
 
 export { resolveWorkspaceDir } from './tools/workspace';
-
-/** Input of runTool. */
-export interface RunToolInput {
-  runId: string;
-  toolCallId: string;
-  /** Tenant and step of the call: scope for stored citations and full outputs. */
-  tenant?: string;
-  stepId?: string;
-  name: string;
-  /** The raw JSON text the model produced. */
-  arguments: string;
-  /** Workspace relative to the worker's workspace root. */
-  workspace: string;
-  maxOutputBytes: number;
-  /** Envelope of the run's events: a retried attempt announces itself with STEP_RETRY in the root's Wire. */
-  eventBase?: EventBase;
-}
-
-/** What the model sees of a tool call. */
-export interface RunToolOutput {
-  content: string;
-  isError: boolean;
-  metadata?: Record<string, unknown>;
-}
-
-/**
- * Input of resolveTools: the agent's tool names (a group name such as an MCP server's `mcp:<server>` stands for its
- * tools), and sub-agents whose healthcheck decides whether they are offered.
- */
-export interface ResolveToolsInput {
-  /** The agent whose tools these are (absent in runs started before it was sent): an unknown tool's error names it. */
-  agent?: string;
-  names: string[];
-  healthchecks?: AgentSpec[];
-}
-/** Specs of the tools, and sub-agents that failed their healthcheck. */
-export interface ResolveToolsOutput {
-  specs: ToolSpec[];
-  unhealthyAgents: string[];
-}
 
 /** Builds the tool activities bound to the worker's registry and workspace root. */
 export function createToolActivities(

@@ -1,12 +1,7 @@
-// The activity of the session's runner (workflows/session-runner.ts): a run a `rollback` start cancelled leaves its
+// The activity of the session's runner (workflows/jobs/session-runner.ts): a run a `rollback` start cancelled leaves its
 // session's conversation.
 import type { Stores } from '../stores';
-
-/** Input of rollBackRun. */
-export interface RollBackRunInput {
-  tenant: string;
-  runId: string;
-}
+import type { RollBackRunInput } from '../common/contracts/persistence';
 
 /** The session runner's activities, bound to the worker's stores. */
 export function createSessionRunActivities(stores: Stores) {

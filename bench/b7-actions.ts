@@ -66,8 +66,8 @@ export const b7: Benchmark = {
   async run(env: BenchEnv) {
     const nats = await env.natsService();
     const lane = await NatsLane.connect(nats.nats.url);
-    const pushed = new StreamHub(env.client, undefined, lane);
-    const polled = new StreamHub(env.client);
+    const pushed = new StreamHub(env.agio, undefined, lane);
+    const polled = new StreamHub(env.agio);
     const idleMs = env.quick ? 20_000 : 60_000;
     try {
       // An agent step: STEPS model calls of LATENCY_MS, a tool call between each two.

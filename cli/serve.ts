@@ -8,7 +8,7 @@ import { allowedHostsFor } from '../bridge/host-check';
 import { startTokens, writeTokenFile } from '../bridge/start-tokens';
 import { createBridge } from '../bridge/server';
 import { InProcessLane } from '../live/in-process-lane';
-import type { ModelConfig } from '../activities/model';
+import type { ModelConfig } from '../activities/model/call-model';
 import {
   connectClient,
   connectWorker,

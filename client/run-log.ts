@@ -6,7 +6,7 @@
 //
 // A Query that reaches the server while a workflow task is in flight waits for it; when that task closes the run,
 // the server hands the Query to a worker that replays the whole run. A root therefore puts its terminal event on
-// its Wire in a task that leaves the run open and closes it a task later (workflows/event-log.ts); a reader that
+// its Wire in a task that leaves the run open and closes it a task later (workflows/events/event-log.ts); a reader that
 // has that event waits for the close (the long poll `result()` makes, which costs no worker) before passing it on.
 // A root that closed without that event (terminated, timed out) ends its readers' streams with a synthetic one.
 import { QueryRejectedError, WorkflowClient, type Client } from '@temporalio/client';

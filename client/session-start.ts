@@ -1,5 +1,5 @@
 // A start in a session whose earlier run may still be running (StartOptions.onActiveRun): the run goes through the
-// session's runner workflow (workflows/session-runner.ts), one per tenant and session, which Temporal keeps unique by
+// session's runner workflow (workflows/jobs/session-runner.ts), one per tenant and session, which Temporal keeps unique by
 // its workflow id, so two starts at once never both become the session's running run.
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import {

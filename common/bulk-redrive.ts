@@ -122,7 +122,7 @@ export interface RedriveRunsInput {
   concurrency: number;
 }
 
-/** The activities of a bulk job (activities/bulk-redrive.ts). */
+/** The activities of a bulk job (worker/bulk-activities.ts). */
 export interface BulkRedriveActivities {
   listBulkTargets(input: ListBulkTargetsInput): Promise<BulkTargets>;
   redriveRuns(input: RedriveRunsInput): Promise<BulkRunOutcome[]>;

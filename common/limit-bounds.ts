@@ -14,7 +14,7 @@ export interface LimitAboveAgent {
 
 /** The agent's own value of a limit (its limits over the defaults); undefined: the agent sets no bound. */
 function agentValue(agent: RunLimits, name: keyof RunLimitRequest): number | undefined {
-  // Unset, compaction starts at three quarters of maxModelInputBytes (workflows/compaction.ts).
+  // Unset, compaction starts at three quarters of maxModelInputBytes (workflows/conversation/compaction.ts).
   if (name === 'compactModelInputBytes')
     return agent.compactModelInputBytes ?? Math.floor(agent.maxModelInputBytes * 0.75);
   return agent[name];

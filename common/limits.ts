@@ -56,7 +56,7 @@ export const RunLimits = z.object({
   /**
    * How long a model call may go without a heartbeat before Temporal retries it elsewhere: a call lost with its worker
    * starts again on another one after about this long (plus a second's retry delay). The call heartbeats every 4 s,
-   * or more often under a shorter timeout (activities/model.ts, heartbeatIntervalMs). 9 s by default: failover within
+   * or more often under a shorter timeout (activities/model/call-model.ts, heartbeatIntervalMs). 9 s by default: failover within
    * about 9 s (tests/faults/model-heartbeats), with 5 s of room for a beat held up by a busy event loop (a 6 s timeout,
    * 2 s of room, timed calls out while their workers lived with 200 runs streaming on two cores: tests/faults/many-runs).
    */

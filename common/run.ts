@@ -85,7 +85,7 @@ export const AgentRunResume = z.object({
   callbacks: z.object({ finished: z.array(z.tuple([z.string(), z.enum(['completed', 'expired'])])) }).optional(),
   /** Agents with an output schema: repair turns used so far, and how many the run allows (fixed at its start). */
   outputRepairs: z.object({ used: z.number().int().nonnegative(), allowed: z.number().int().nonnegative() }).optional(),
-  /** User messages not read yet, and the latest accepted message ids (workflows/user-messages.ts). */
+  /** User messages not read yet, and the latest accepted message ids (workflows/lifecycle/user-messages.ts). */
   messages: z
     .object({
       queued: z.array(

@@ -96,7 +96,7 @@ export type WebhookDeliveryStatus = 'pending' | 'succeeded' | 'failed';
 /** The workflow id of a delivery: one per delivery id, so an event is enqueued once however often its log is written. */
 export const webhookWorkflowId = (deliveryId: string): string => `agio-webhook/${deliveryId}`;
 
-/** The delivery workflow's type (workflows/webhook-delivery.ts). */
+/** The delivery workflow's type (workflows/jobs/webhook-delivery.ts). */
 export const WEBHOOK_DELIVERY_WORKFLOW = 'webhookDelivery';
 
 /** How a delivery workflow is started: its id refuses a second start, even after it closed (within retention). */

@@ -1,5 +1,5 @@
 // The model provider from the environment: a real OpenAI-compatible endpoint when a key is set.
-import type { ModelConfig } from '../activities/model';
+import type { ModelConfig } from '../activities/model/call-model';
 import type { AgioEnv } from './env';
 import { pricesFromEnv } from './prices';
 

@@ -1,5 +1,5 @@
 // The spend ledger's contract: what each priced model call cost, by tree and by tenant and day, for the cost budgets
-// (activities/budget-check.ts), and the per-tenant daily budgets an operator sets.
+// (activities/model/budget-check.ts), and the per-tenant daily budgets an operator sets.
 
 /** One priced model call attempt's cost. */
 export interface SpendEntry {

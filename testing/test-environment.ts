@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import type { ModelConfig } from '../activities/model';
+import type { ModelConfig } from '../activities/model/call-model';
 import type { ToolDefinition } from '../activities/tools/define-tool';
 import { AgioClient } from '../client/agio-client';
 import type { AnyAgentSpec } from '../common';

@@ -1,4 +1,4 @@
-// The activities of a bulk job (workflows/bulk-redrive.ts): list the runs a filter matches, and re-drive a chunk of them
+// The activities of a bulk job (workflows/jobs/bulk-redrive.ts): list the runs a filter matches, and re-drive a chunk of them
 // a few at a time through the worker's own Temporal client, as any AgioClient would (pause and resume wait until the
 // run parks, as POST /runs/:id/pause does, up to BULK_CONTROL_WAIT_MS).
 import { Context } from '@temporalio/activity';

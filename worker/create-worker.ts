@@ -7,12 +7,12 @@ import { AgentRegistry, DEFAULT_TASK_QUEUE, type AnyAgentSpec, type WireSinks } 
 import { createActivities, type ActivityDeps } from '../activities';
 import { notify, type RunObserver } from '../activities/observer';
 import { AgentHealth, healthcheckedSubAgents } from '../activities/healthcheck';
-import type { ModelConfig, StepStreamSinkFactory } from '../activities/model';
+import type { ModelConfig, StepStreamSinkFactory } from '../activities/model/call-model';
 import type { ToolDefinition } from '../activities/tools/define-tool';
 import { builtinTools } from '../activities/tools/builtin';
 import { bashNetworkTool } from '../activities/tools/bash';
 import type { LiveLane } from '../live/lane';
-import { DEFAULT_DELTA_BUDGET, type DeltaBudget } from '../activities/step-stream';
+import { DEFAULT_DELTA_BUDGET, type DeltaBudget } from '../activities/model/wire-step-sink';
 import { ToolRegistry } from '../activities/tools/registry';
 import { createGetToolResultTool } from '../activities/tools/get-tool-result';
 import type { McpServerConfigInput } from '../activities/tools/mcp/config';
@@ -250,7 +250,7 @@ async function createWithTools(opts: CreateWorkerOptions, mcp: McpTools): Promis
     shutdownGraceTime: opts.shutdownGraceTime ?? DEFAULT_SHUTDOWN_GRACE_TIME,
     // A cancellation reaches an activity only in the answer to a heartbeat, and the SDK would hold heartbeats back for
     // up to 0.8 × heartbeatTimeout. With this cap each activity's own cadence decides: a model call beats every 4 s at
-    // most (activities/model.ts, heartbeatIntervalMs), so a cancel reaches it within about that long.
+    // most (activities/model/call-model.ts, heartbeatIntervalMs), so a cancel reaches it within about that long.
     maxHeartbeatThrottleInterval: '1s',
     // Codecs run in the worker, outside the workflow sandbox: the workflow code sees decoded payloads.
     ...dataConverterOption(opts.payloadCodec),

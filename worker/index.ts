@@ -13,7 +13,7 @@ export { RemoteAgentConfig } from '../common/remote-agents';
 export { CallbackToolConfig } from '../activities/callbacks/http-template';
 export type { CallbackOptions } from '../activities/callbacks/start-callback';
 export { builtinTools } from '../activities/tools/builtin';
-export type { ModelConfig } from '../activities/model';
+export type { ModelConfig } from '../activities/model/call-model';
 export { McpServerConfig, type McpServerConfigInput } from '../activities/tools/mcp/config';
 export {
   AgentsFile,

@@ -1,9 +1,9 @@
 // The worker's workflowsPath: every workflow type Agio registers.
-export { agentRun } from './agent-run';
-export { agentByName } from './agent-by-name';
-export { loopAgentRun } from './loop-agent';
-export { parallelAgentRun } from './parallel-agent';
-export { sequentialAgentRun } from './sequential-agent';
-export { webhookDelivery } from './webhook-delivery';
-export { agioSession } from './session-runner';
-export { bulkRedrive } from './bulk-redrive';
+export { agentRun } from './agent-loop/agent-run';
+export { agentByName } from './lifecycle/agent-by-name';
+export { loopAgentRun } from './composite/loop-agent';
+export { parallelAgentRun } from './composite/parallel-agent';
+export { sequentialAgentRun } from './composite/sequential-agent';
+export { webhookDelivery } from './jobs/webhook-delivery';
+export { agioSession } from './jobs/session-runner';
+export { bulkRedrive } from './jobs/bulk-redrive';

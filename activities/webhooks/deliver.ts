@@ -1,4 +1,4 @@
-// The delivery activities (workflows/webhook-delivery.ts runs them): each attempt reads its subscription (URL and
+// The delivery activities (workflows/jobs/webhook-delivery.ts runs them): each attempt reads its subscription (URL and
 // secret stay out of history), signs the event per the Standard Webhooks specification, POSTs it and logs the attempt.
 import { ApplicationFailure, Context, log } from '@temporalio/activity';
 import { Webhook } from 'standardwebhooks';

@@ -1,5 +1,5 @@
 // MessageStore in memory: each run's conversation as an array of versioned messages (lost when the process exits;
-// a run then writes its conversation again, see activities/stored-conversation.ts).
+// a run then writes its conversation again, see activities/model/stored-conversation.ts).
 import type { ChatMessage } from '../../common';
 import { RecordId, isId } from '../records';
 import type { MessageStore, StoredMessage } from '../types';

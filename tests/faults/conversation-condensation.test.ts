@@ -4,7 +4,7 @@
 // few hundred at the default limit).
 import { defineAgent, type AgioEvent } from '../../common';
 import { text, toolCall, toolCalls, type RecordedRequest } from '../../devkit/scripted-model-server';
-import { CONDENSATION_MARKER } from '../../workflows/condensation';
+import { CONDENSATION_MARKER } from '../../workflows/agent-loop/condensation';
 import { readStream, requestsOf } from '../helpers/nested-runs';
 import { replayEveryExecution } from '../helpers/replay';
 import { testTools } from '../fixtures/test-tools';

@@ -3,7 +3,7 @@
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger } from '@temporalio/worker';
 import { z } from 'zod';
-import type { ModelConfig } from '../../activities/model';
+import type { ModelConfig } from '../../activities/model/call-model';
 import { defineTool, type ToolDefinition } from '../../activities/tools/define-tool';
 import { ToolRegistry } from '../../activities/tools/registry';
 

@@ -2,7 +2,6 @@
 // model was sent, and read the activity events of a run's history (which workflow task scheduled what, which
 // attempt completed).
 import type { Client, WorkflowHandle } from '@temporalio/client';
-import type { CallModelInput } from '../../activities/model';
 import type { AgentRunInput, RunOutput } from '../../common';
 import {
   text,
@@ -12,6 +11,7 @@ import {
   type ScriptedTurn,
 } from '../../devkit/scripted-model-server';
 import { uniqueId } from './temporal';
+import type { CallModelInput } from '../../common/contracts/model-call';
 
 /** Starts an agentRun workflow on `taskQueue` under a fresh workflow id (or the given one). */
 export function startRun(

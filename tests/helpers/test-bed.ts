@@ -7,7 +7,7 @@ import type { PayloadCodec } from '@temporalio/common';
 import { AgioClient } from '../../client/agio-client';
 import type { AnyAgentSpec } from '../../common';
 import type { Stores } from '../../stores';
-import type { ModelConfig } from '../../activities/model';
+import type { ModelConfig } from '../../activities/model/call-model';
 import type { ToolDefinition } from '../../activities/tools/define-tool';
 import type { CreateWorkerOptions } from '../../worker/create-worker';
 import { ScriptedModelServer } from '../../devkit/scripted-model-server';

@@ -3,7 +3,7 @@
 // agent naming a tool the worker lacks.
 import { WorkflowFailedError } from '@temporalio/client';
 import { ErrorType, defineAgent } from '../../common';
-import { MAX_STEPS_PROMPT } from '../../workflows/run-context';
+import { MAX_STEPS_PROMPT } from '../../workflows/lifecycle/run-context';
 import { recordedToolCalls, testTools } from '../fixtures/test-tools';
 import {
   activities,

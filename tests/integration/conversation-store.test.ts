@@ -5,7 +5,7 @@
 import { defineAgent, type AgentRunInput } from '../../common';
 import { text, toolCall, toolCalls, type RecordedRequest } from '../../devkit/scripted-model-server';
 import { bundleWorkflows } from '../../worker/workflow-bundle-options';
-import { CONDENSATION_MARKER } from '../../workflows/condensation';
+import { CONDENSATION_MARKER } from '../../workflows/agent-loop/condensation';
 import { testTools } from '../fixtures/test-tools';
 import { callModelInputs, runToEnd, type History } from '../helpers/agent-runs';
 import { openMongoStores, type TestMongoStores } from '../helpers/mongo-stores';

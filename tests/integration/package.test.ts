@@ -68,7 +68,7 @@ describe('the packed package in a project of its own', () => {
       process.execPath,
       [
         '-e',
-        `console.log(require(${JSON.stringify(path.join(installed, 'dist', 'bridge', 'viewer-route.js'))}).builtViewerDir())`,
+        `console.log(require(${JSON.stringify(path.join(installed, 'dist', 'bridge', 'routes', 'viewer.js'))}).builtViewerDir())`,
       ],
       { cwd: project },
     );

@@ -1,4 +1,4 @@
-// Messages to running runs on a real dev server, worker and bridge (workflows/user-messages.ts): an enqueued message is
+// Messages to running runs on a real dev server, worker and bridge (workflows/lifecycle/user-messages.ts): an enqueued message is
 // read before the next model call (in order, across continue-as-new and a worker restart), an interrupt cancels the
 // model call streaming now and asks again with the message, a closed run or a workflow agent refuses, and a nested
 // run takes a message sent to its own run id.
@@ -7,7 +7,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { asTool, defineAgent, sequentialAgent, type AgentSpec, type AgioEvent } from '../../common';
 import { text, toolCall, toolCalls, type RecordedRequest } from '../../devkit/scripted-model-server';
-import { INTERRUPTED_ATTEMPT } from '../../workflows/user-messages';
+import { INTERRUPTED_ATTEMPT } from '../../workflows/lifecycle/user-messages';
 import { testTools } from '../fixtures/test-tools';
 import { heldAnswer, sentMessages } from '../helpers/agent-runs';
 import { request } from '../helpers/bridge';

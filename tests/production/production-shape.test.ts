@@ -3,7 +3,7 @@
 // follows a nested run through a bridge that is SIGKILLed mid-stream and resumes on the other; a worker is SIGKILLed
 // mid model call; PostgreSQL restarts mid-run. Every run completes, and clients get every event exactly once.
 import { type AgioEvent } from '../../common';
-import { CONDENSATION_MARKER } from '../../workflows/condensation';
+import { CONDENSATION_MARKER } from '../../workflows/agent-loop/condensation';
 import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
 import { authData } from '../helpers/approvals';
 import { request } from '../helpers/bridge';
@@ -258,7 +258,7 @@ describe('the production shape', () => {
         // Enough turns for every read turn (unused ones are left).
         model.scriptFor(`You are reader${branch}.`, ...Array.from({ length: reads + 20 }, () => turn));
       }
-      // A long branch condenses its older turns (workflows/condensation.ts): those calls carry the condenser's prompt.
+      // A long branch condenses its older turns (workflows/agent-loop/condensation.ts): those calls carry the condenser's prompt.
       model.scriptFor(
         CONDENSATION_MARKER,
         ...Array.from({ length: reads }, () => text('summary of the earlier reads')),

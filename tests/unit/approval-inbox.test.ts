@@ -1,7 +1,7 @@
 // Pure parts of the approvals inbox: a call's binding, the expiry a rule gives an ask, the visibility query, and the
 // CLI's text of an inbox.
 import { approvalBinding, type Inbox } from '../../common';
-import { expiryOf } from '../../workflows/approval-expiry';
+import { expiryOf } from '../../workflows/lifecycle/approval-expiry';
 import { inboxQuery } from '../../client/approval-inbox';
 import { formatInbox, span } from '../../cli/approvals-command';
 

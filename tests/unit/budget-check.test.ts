@@ -1,9 +1,9 @@
-// The cost budgets' check before a model call (activities/budget-check.ts): the tree's budget first, then the tenant's
+// The cost budgets' check before a model call (activities/model/budget-check.ts): the tree's budget first, then the tenant's
 // own daily budget over the operator's default (AGIO_TENANT_DAILY_BUDGET_USD), each compared with the ledger's spend.
-import { spentBudget } from '../../activities/budget-check';
-import type { CallModelInput } from '../../activities/model';
+import { spentBudget } from '../../activities/model/budget-check';
 import { AgioEnv, modelConfigFromEnv } from '../../config';
 import { MemorySpendStore, utcDay } from '../../stores';
+import type { CallModelInput } from '../../common/contracts/model-call';
 
 const NOW = Date.UTC(2026, 10, 25, 12);
 const input = (fields: Partial<CallModelInput>): CallModelInput =>

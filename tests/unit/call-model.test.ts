@@ -5,16 +5,11 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { promises as fs } from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import {
-  createCallModel,
-  heartbeatIntervalMs,
-  heartbeating,
-  noSink,
-  type CallModelInput,
-} from '../../activities/model';
+import { createCallModel, heartbeatIntervalMs, heartbeating, noSink } from '../../activities/model/call-model';
 import { ErrorType } from '../../common';
 import { ScriptedModelServer, text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
 import { quiet, newEnv, runIn, registry, modelConfig } from '../helpers/activity-env';
+import type { CallModelInput } from '../../common/contracts/model-call';
 
 let root: string;
 beforeAll(async () => {

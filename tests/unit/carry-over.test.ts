@@ -1,6 +1,6 @@
 // Continue-as-new input stays bounded: older tool outputs are shortened, the newest turn stays whole; the whole input
 // is measured in bytes.
-import { compactSteps, fittingInput } from '../../workflows/carry-over';
+import { compactSteps, fittingInput } from '../../workflows/agent-loop/carry-over';
 import { jsonBytes, type Step } from '../../common';
 
 const step = (index: number, role: Step['role'], content: string): Step => ({

@@ -1,6 +1,6 @@
 // Child workflow ids stay within what every Temporal persistence keeps (PostgreSQL: 255 characters), however deep a
 // tree nests, and stay distinct and deterministic when they are shortened.
-import { MAX_CHILD_ID_CHARS, boundedChildId } from '../../workflows/child-context';
+import { MAX_CHILD_ID_CHARS, boundedChildId } from '../../workflows/nesting/child-context';
 
 describe('boundedChildId', () => {
   const root = 'run-0b7c1c55-3a7e-4f0e-9f43-8a9b8f1d2e3c';

@@ -8,7 +8,7 @@ import {
   compactionThreshold,
   planCompaction,
   type CompactedPart,
-} from '../../workflows/compaction';
+} from '../../workflows/conversation/compaction';
 import { resolveLimits } from '../../common';
 
 const big = (n: number, c = 'x') => c.repeat(n);

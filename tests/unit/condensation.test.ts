@@ -1,6 +1,11 @@
 // Which steps a condensation takes, and the transcript the summarising model reads.
 import type { Step } from '../../common';
-import { condensableStart, planCondensation, summaryContent, transcript } from '../../workflows/condensation';
+import {
+  condensableStart,
+  planCondensation,
+  summaryContent,
+  transcript,
+} from '../../workflows/agent-loop/condensation';
 
 const step = (index: number, role: Step['role'], extra: Partial<Step> = {}): Step => ({
   id: `r:${index}`,

@@ -13,9 +13,9 @@ import {
   type Step,
   type Usage,
 } from '../../common';
-import { decideNext, spentBudget } from '../../workflows/decisions';
-import { childContext, tokensLeft } from '../../workflows/child-context';
-import { buildRunContext, initialMessages, renderInstructions } from '../../workflows/run-context';
+import { decideNext, spentBudget } from '../../workflows/agent-loop/decisions';
+import { childContext, tokensLeft } from '../../workflows/nesting/child-context';
+import { buildRunContext, initialMessages, renderInstructions } from '../../workflows/lifecycle/run-context';
 
 function assistant(content: string | null, toolCalls?: Step['toolCalls']): Step {
   return { id: 'r:1', runId: 'r', index: 1, role: 'assistant', content, ...(toolCalls ? { toolCalls } : {}) };

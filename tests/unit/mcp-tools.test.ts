@@ -8,7 +8,7 @@ import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { AgentHealth } from '../../activities/healthcheck';
-import { createToolActivities, type RunToolInput, type RunToolOutput } from '../../activities/run-tool';
+import { createToolActivities } from '../../activities/run-tool';
 import { jsonSchemaArguments } from '../../activities/tools/mcp/arguments';
 import { McpServerConfig } from '../../activities/tools/mcp/config';
 import { base64Bytes, toolOutputOf } from '../../activities/tools/mcp/results';
@@ -16,6 +16,7 @@ import { parseMcpServers } from '../../activities/tools/mcp/servers';
 import { isIdempotent, mcpToolDefinition, selectTools } from '../../activities/tools/mcp/tools';
 import { ToolRegistry } from '../../activities/tools/registry';
 import { z } from 'zod';
+import type { RunToolInput, RunToolOutput } from '../../common/contracts/tool-calls';
 
 const issues = (value: unknown) =>
   (McpServerConfig.safeParse(value).error?.issues ?? []).map((i) => `${i.path.join('.')}: ${i.message}`);

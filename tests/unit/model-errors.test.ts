@@ -2,7 +2,7 @@
 // onto ApplicationFailure types that Temporal's retry policy acts on.
 import { ApplicationFailure } from '@temporalio/common';
 import OpenAI, { type APIError } from 'openai';
-import { classifyModelError, retryAfterMs } from '../../activities/model-errors';
+import { classifyModelError, retryAfterMs } from '../../activities/model/provider-errors';
 import { ErrorType, NON_RETRYABLE_MODEL_ERRORS } from '../../common';
 
 function headers(values: Record<string, string> = {}): Headers {

@@ -3,7 +3,7 @@
 import type { Info } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
 import { ErrorType, MODEL_RETRY_MAX_INTERVAL_MS } from '../../common';
-import { MALFORMED_MAX_ATTEMPTS, failedAttempt, nextAttemptDelayMs } from '../../activities/model-outage';
+import { MALFORMED_MAX_ATTEMPTS, failedAttempt, nextAttemptDelayMs } from '../../activities/model/outage';
 
 const info = (attempt: number) => ({ attempt, scheduledTimestampMs: 0 }) as Info;
 const failure = (type: string, extra: { nextRetryDelay?: number } = {}) =>

@@ -1,7 +1,7 @@
 // ChatStreamAssembler: turns the chunks of one streamed Chat Completion into content, reasoning, tool calls
 // (reassembled by index), usage and a finish reason, and reports what each chunk added.
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
-import { ChatStreamAssembler } from '../../activities/model-stream';
+import { ChatStreamAssembler } from '../../activities/model/completion-stream';
 
 type Delta = ChatCompletionChunk.Choice.Delta & { reasoning_content?: string | null; reasoning?: string | null };
 

@@ -6,7 +6,7 @@ import type { WireEvent } from '../../common';
 import type { ModelCallRecord } from '../../activities/observer';
 import { runEventMetrics } from '../../telemetry/metrics-run-events';
 import { callMetrics } from '../../telemetry/metrics-calls';
-import { waitingOn } from '../../workflows/waiting-index';
+import { waitingOn } from '../../workflows/lifecycle/waiting-index';
 
 /** The value of one series in the registry's text (undefined when absent). */
 async function value(registry: Registry, series: string): Promise<number | undefined> {

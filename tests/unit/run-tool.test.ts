@@ -5,16 +5,12 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { z } from 'zod';
 import { AgentHealth } from '../../activities/healthcheck';
-import {
-  createToolActivities,
-  resolveWorkspaceDir,
-  truncateOutput,
-  type RunToolInput,
-} from '../../activities/run-tool';
+import { createToolActivities, resolveWorkspaceDir, truncateOutput } from '../../activities/run-tool';
 import { defineTool, type ToolDefinition } from '../../activities/tools/define-tool';
 import { ToolRegistry } from '../../activities/tools/registry';
 import { asTool, defineAgent, loopAgent, sequentialAgent } from '../../common';
 import { newEnv, runIn, seen, registry, modelConfig } from '../helpers/activity-env';
+import type { RunToolInput } from '../../common/contracts/tool-calls';
 
 let root: string;
 beforeAll(async () => {

@@ -4,7 +4,7 @@ import { MockActivityEnvironment } from '@temporalio/testing';
 import { DefaultLogger, type LogEntry } from '@temporalio/worker';
 import type { EventBase } from '../../common';
 import { WirePublisher } from '../../activities/publish';
-import { deltaPacing, mergeDeltas, wireStepSink } from '../../activities/step-stream';
+import { deltaPacing, mergeDeltas, wireStepSink } from '../../activities/model/wire-step-sink';
 import { INTERVAL, HOLD, T0, fakeSender, tick, useFakeClock } from '../helpers/fake-sender';
 
 useFakeClock();

@@ -1,5 +1,5 @@
 // Structured output's pure parts: which output schemas an AgentSpec accepts (JSON Schema, zod in code) and refuses,
-// the answer's JSON text, the check of an answer (activities/output-check.ts), the repair prompt and the failure.
+// the answer's JSON text, the check of an answer (activities/model/output-check.ts), the repair prompt and the failure.
 import { ApplicationFailure } from '@temporalio/common';
 import { z } from 'zod';
 import {
@@ -13,8 +13,8 @@ import {
   summarizeViolations,
   type Step,
 } from '../../common';
-import { outputChecker, responseFormat, withSchemaInstruction } from '../../activities/output-check';
-import { StructuredOutput } from '../../workflows/structured-output';
+import { outputChecker, responseFormat, withSchemaInstruction } from '../../activities/model/output-check';
+import { StructuredOutput } from '../../workflows/agent-loop/structured-output';
 
 const person = {
   type: 'object',

@@ -1,7 +1,7 @@
 // The Wire (a root run's event log) as pure bookkeeping: continuous offsets, deduplicated publish batches,
 // paging, the end of the stream, and snapshots for continue-as-new. Plus endsStream and PublishBatch.
 import { PublishBatch, endsStream, type EventDraft, type EventType } from '../../common';
-import { MAX_PAGE_BYTES, Wire } from '../../workflows/wire';
+import { MAX_PAGE_BYTES, Wire } from '../../workflows/events/wire';
 
 let clock = 1_000;
 
