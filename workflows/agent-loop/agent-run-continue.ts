@@ -14,7 +14,7 @@ type AgentRunWorkflow = (input: AgentRunInput) => Promise<RunOutput>;
  * paused run moves there still paused).
  */
 export async function continueAgentRunAsNew(run: AgentRun): Promise<never> {
-  const { input, context, control, recorder, wire, approvals, structured, upgrades } = run;
+  const { request, context, control, recorder, wire, approvals, structured, upgrades } = run;
   const steps = run.conversation.steps;
   const carry = patched(CARRY_OVER_PATCH);
   if (carry) await recorder.flush(steps);
@@ -24,10 +24,10 @@ export async function continueAgentRunAsNew(run: AgentRun): Promise<never> {
   const messages = run.messages.carried();
   const callbacks = run.callbacks.carried();
   // A retry's or fork's seed is in its steps by now: not carried again.
-  const { seed: _seed, ...kept } = input;
+  const { seed: _seed, ...kept } = request;
   const next = (carried: Step[]): AgentRunInput => ({
     ...kept,
-    ...(carry ? { input: carriedInput(input.input) as AgentRunInput['input'] } : {}),
+    ...(carry ? { input: carriedInput(request.input) as AgentRunInput['input'] } : {}),
     context,
     resume: {
       steps: carried,

@@ -58,7 +58,8 @@ export interface RunCounters {
 
 /** One agent run while it executes. */
 export interface AgentRun extends RunFrame {
-  input: ParsedAgentRunInput;
+  /** What the run was started with (its workflow argument): agent, prompt (`input`), context, state. */
+  request: ParsedAgentRunInput;
   agent: ParsedAgentRunInput['agent'];
   approvals: Approvals;
   /** Callback tool calls waiting for their outside results. */
@@ -95,9 +96,9 @@ export interface AgentRun extends RunFrame {
 }
 
 /** Sets an agent run up from its parsed input (or what it carried across continue-as-new). */
-export function openAgentRun(input: ParsedAgentRunInput): AgentRun {
-  const { agent, resume } = input;
-  const context = withModelRetryLimits(buildRunContext(agent, input.context, workflowInfo().workflowId));
+export function openAgentRun(request: ParsedAgentRunInput): AgentRun {
+  const { agent, resume } = request;
+  const context = withModelRetryLimits(buildRunContext(agent, request.context, workflowInfo().workflowId));
   const frame = openRun(context, agent.name, resume);
   const callModel = callModelActivity(context);
   const approvals = new Approvals(
@@ -128,7 +129,7 @@ export function openAgentRun(input: ParsedAgentRunInput): AgentRun {
   );
   // The run is its frame, extended: the status the lifecycle sets on the frame is the one its state query reads.
   const run: AgentRun = Object.assign(frame, {
-    input,
+    request,
     agent,
     approvals,
     callbacks,
@@ -194,19 +195,19 @@ export function nextStep(run: AgentRun): Pick<Step, 'id' | 'runId' | 'index'> {
  * and input). Not cancellable: a run cancelled at once still records that it started and what it was asked.
  */
 export function startAgentRun(run: AgentRun): Promise<void> {
-  const { input, context } = run;
+  const { request, context } = run;
   return CancellationScope.nonCancellable(async () => {
     // The input itself is in the first user step; a long one is only previewed here, so no event is copied twice that big.
-    const text = typeof input.input === 'string' ? input.input : undefined;
+    const text = typeof request.input === 'string' ? request.input : undefined;
     const preview =
       text === undefined
-        ? input.input.length + ' messages'
+        ? request.input.length + ' messages'
         : text.length > INPUT_PREVIEW_CHARS
           ? `${text.slice(0, INPUT_PREVIEW_CHARS)}…`
           : text;
     const inputChars = text !== undefined && preview !== text ? { inputChars: text.length } : {};
     // Only a retry or fork has a seed (and asks the patch): every earlier run replays as it ran.
-    const seed = input.seed && patched(SEEDED_RUN_PATCH) ? input.seed : undefined;
+    const seed = request.seed && patched(SEEDED_RUN_PATCH) ? request.seed : undefined;
     await run.events.emit({
       type: 'RUN_STARTED',
       data: {
@@ -219,7 +220,7 @@ export function startAgentRun(run: AgentRun): Promise<void> {
     await run.recorder.start();
     if (seed) return commitSeed(run, seed);
     run.history = await run.recorder.history();
-    for (const m of initialMessages(renderInstructions(run.agent.instructions, input.state), input.input))
+    for (const m of initialMessages(renderInstructions(run.agent.instructions, request.state), request.input))
       await commit(run, { ...nextStep(run), ...m });
   });
 }
@@ -232,7 +233,7 @@ export function startAgentRun(run: AgentRun): Promise<void> {
 async function commitSeed(run: AgentRun, seed: RunSeed): Promise<void> {
   for (const [i, step] of seed.steps.entries()) {
     const content =
-      step.role === 'system' && i === 0 ? renderInstructions(run.agent.instructions, run.input.state) : step.content;
+      step.role === 'system' && i === 0 ? renderInstructions(run.agent.instructions, run.request.state) : step.content;
     await commit(run, { ...step, ...nextStep(run), content, metadata: { ...step.metadata, copiedFrom: step.id } });
   }
 }

@@ -30,7 +30,7 @@ export async function agentRun(rawInput: AgentRunInput): Promise<RunOutput> {
   if (!parsed.success) return failInvalidInput(rawInput, parsed.error);
   const run = openAgentRun(parsed.data);
   return runLifecycle(run, {
-    start: run.input.resume ? undefined : () => startAgentRun(run),
+    start: run.request.resume ? undefined : () => startAgentRun(run),
     work: async () => {
       const result = await loop(run);
       run.messages.close();

@@ -8,7 +8,7 @@ import { COMPACTION_PATCH, compactConversation, compactionThreshold } from '../c
 import { CONDENSATION_PATCH, condenseConversation } from './condensation';
 import { callBudget, withinBudget } from './budget';
 import { conversationNotStored } from '../conversation/conversation-writes';
-import { failRun, modelInput } from './model-step';
+import { conversationForCall, failRun } from './model-step';
 import type { Toolkit } from './toolkit';
 import { INTERRUPTED_ATTEMPT } from '../lifecycle/user-messages';
 import type { CallModelOutput } from '../../common/contracts/model-call';
@@ -34,7 +34,7 @@ export async function askModel(run: AgentRun, toolkit: Toolkit, tools: string[])
   const handOff = run.leanSteps
     ? recorder.handOff(conversation.steps, conversation.messages, (step) => conversation.messageFor(step))
     : undefined;
-  const callOnce = (input: ReturnType<typeof modelInput>) =>
+  const callOnce = (sent: ReturnType<typeof conversationForCall>) =>
     control.track(
       run.callModel({
         runId: context.runId,
@@ -44,7 +44,7 @@ export async function askModel(run: AgentRun, toolkit: Toolkit, tools: string[])
         stepIndex: index,
         model: agent.model,
         modelSettings: agent.modelSettings,
-        ...input,
+        ...sent,
         tools,
         agentTools: tools.length ? toolkit.inlineTools : [],
         eventBase: events.base,
@@ -56,19 +56,19 @@ export async function askModel(run: AgentRun, toolkit: Toolkit, tools: string[])
       }),
     );
   // A spent cost budget pauses the run, and the call is asked again after the raise (runs since COST_BUDGETS_PATCH).
-  const ask = (input: ReturnType<typeof modelInput>) =>
-    run.budgets ? withinBudget(control, () => callOnce(input)) : callOnce(input);
+  const ask = (sent: ReturnType<typeof conversationForCall>) =>
+    run.budgets ? withinBudget(control, () => callOnce(sent)) : callOnce(sent);
   const { writes } = conversation;
-  let input = modelInput(agent.name, conversation.messages, context, bytes, writes);
+  let sent = conversationForCall(agent.name, conversation.messages, context, bytes, writes);
   const asked = await run.messages.interruptible(() =>
-    ask(input).catch((err) => {
+    ask(sent).catch((err) => {
       // The call's worker lacks the messages earlier calls stored (its memory stores were lost, or are not shared):
       // once more, with the whole conversation.
-      const attemptsBefore = writes && input.stored ? conversationNotStored(err) : undefined;
+      const attemptsBefore = writes && sent.stored ? conversationNotStored(err) : undefined;
       if (!writes || attemptsBefore === undefined) return failRun(agent.name, err);
       writes.forget();
-      input = { stored: writes.next(conversation.messages, context.tenant, attemptsBefore) };
-      return ask(input).catch((again) => failRun(agent.name, again));
+      sent = { stored: writes.next(conversation.messages, context.tenant, attemptsBefore) };
+      return ask(sent).catch((again) => failRun(agent.name, again));
     }),
   );
   if (!asked) {
@@ -82,7 +82,7 @@ export async function askModel(run: AgentRun, toolkit: Toolkit, tools: string[])
     return askModel(run, toolkit, tools);
   }
   const out = asked.out;
-  if (input.stored) writes?.accepted(input.stored);
+  if (sent.stored) writes?.accepted(sent.stored);
   handOff?.accepted();
   counters.modelCalls++;
   counters.usage = addUsage(counters.usage, out.usage);

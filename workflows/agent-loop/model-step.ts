@@ -95,7 +95,7 @@ export function failRun(agent: string, err: unknown): never {
  * every step. Runs started before the store (no `writes`) name it instead: the activity reads this run's first
  * `count` messages with the conversation Query.
  */
-export function modelInput(
+export function conversationForCall(
   agent: string,
   messages: ChatMessage[],
   context: RunContext,

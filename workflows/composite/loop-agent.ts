@@ -19,15 +19,15 @@ export const LOOP_PAUSE_PATCH = 'agio-loop-carry-pause';
 /** Runs a loop agent. */
 export async function loopAgentRun(raw: WorkflowAgentRunInput): Promise<RunOutput> {
   return runWorkflowAgent(raw, async (run) => {
-    const { spec, context, control, events, input } = run;
+    const { spec, context, control, events, request } = run;
     // Loops started with it move to the current worker version between iterations (see UPGRADE_PATCH).
     const upgrades = patched(UPGRADE_PATCH);
     const max = spec.maxIterations ?? 0;
     const position: LoopPosition = {
-      ...(input.resume?.position ?? input.resumeFrom ?? { timesLooped: 0, currentSubAgent: 0 }),
+      ...(request.resume?.position ?? request.resumeFrom ?? { timesLooped: 0, currentSubAgent: 0 }),
     };
     const startedAt = position.timesLooped;
-    let response = input.resume?.lastResponse ?? '';
+    let response = request.resume?.lastResponse ?? '';
     let escalation: Escalation | undefined;
     while (max === 0 || position.timesLooped < max) {
       for (let i = position.currentSubAgent; i < spec.subAgents.length; i++) {
@@ -43,7 +43,7 @@ export async function loopAgentRun(raw: WorkflowAgentRunInput): Promise<RunOutpu
         const out = await runSubAgent({
           parent: context,
           spec: sub,
-          input: input.input,
+          input: request.input,
           state: run.state,
           childId,
           control,
@@ -87,7 +87,7 @@ export async function loopAgentRun(raw: WorkflowAgentRunInput): Promise<RunOutpu
             ? makeContinueAsNewFunc<typeof loopAgentRun>({ initialVersioningBehavior: 'AUTO_UPGRADE' })
             : continueAsNew<typeof loopAgentRun>
         )({
-          ...input,
+          ...request,
           state: run.state,
           resumeFrom: undefined,
           resume: {

@@ -11,7 +11,7 @@ import { addRunUsage, runWorkflowAgent } from './workflow-agent';
 /** Runs a parallel agent. */
 export async function parallelAgentRun(raw: WorkflowAgentRunInput): Promise<RunOutput> {
   return runWorkflowAgent(raw, async (run) => {
-    const { spec, context, control, events, input } = run;
+    const { spec, context, control, events, request } = run;
     await control.safePoint();
     await events.emit({ type: 'AGENT_STATE', data: { branches: spec.subAgents.map((a) => a.name) } });
     const branches = await Promise.all(
@@ -21,7 +21,7 @@ export async function parallelAgentRun(raw: WorkflowAgentRunInput): Promise<RunO
           const out = await runSubAgent({
             parent: context,
             spec: sub,
-            input: input.input,
+            input: request.input,
             state: { ...run.state },
             childId,
             control,

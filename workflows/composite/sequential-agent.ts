@@ -9,7 +9,7 @@ import { addRunUsage, runWorkflowAgent } from './workflow-agent';
 /** Runs a sequential agent. */
 export async function sequentialAgentRun(raw: WorkflowAgentRunInput): Promise<RunOutput> {
   return runWorkflowAgent(raw, async (run) => {
-    const { spec, context, control, events, input } = run;
+    const { spec, context, control, events, request } = run;
     let response = '';
     for (const [i, sub] of spec.subAgents.entries()) {
       run.progress = { currentSubAgent: sub.name, currentSubAgentIndex: i };
@@ -19,7 +19,7 @@ export async function sequentialAgentRun(raw: WorkflowAgentRunInput): Promise<Ru
       const out = await runSubAgent({
         parent: context,
         spec: sub,
-        input: input.input,
+        input: request.input,
         state: run.state,
         childId,
         control,

@@ -26,7 +26,8 @@ export const WORKFLOW_AGENT_EVENT_LOG_PATCH = 'agio-workflow-agent-event-log';
 
 /** A workflow agent's run while it executes. */
 export interface WorkflowAgentRun {
-  input: ReturnType<typeof WorkflowAgentRunInput.parse>;
+  /** What the run was started with (its workflow argument): agent, prompt (`input`), context, state. */
+  request: ReturnType<typeof WorkflowAgentRunInput.parse>;
   spec: WorkflowAgentSpec;
   context: RunContext;
   wire?: Wire;
@@ -62,23 +63,23 @@ export async function runWorkflowAgent(
 ): Promise<RunOutput> {
   const parsed = WorkflowAgentRunInput.safeParse(raw);
   if (!parsed.success) return failInvalidInput(raw, parsed.error);
-  const input = parsed.data;
-  const spec = input.agent;
-  const context = buildRunContext(spec, input.context, workflowInfo().workflowId);
-  const frame = openRun(context, spec.name, input.resume);
+  const request = parsed.data;
+  const spec = request.agent;
+  const context = buildRunContext(spec, request.context, workflowInfo().workflowId);
+  const frame = openRun(context, spec.name, request.resume);
   const { wire, events, control } = frame;
   const run: WorkflowAgentRun = {
-    input,
+    request,
     spec,
     context,
     wire,
     events,
     control,
-    state: { ...input.state },
-    usage: input.resume?.usage ?? ZERO_USAGE,
-    startedAt: input.resume?.startedAt ?? Date.now(),
+    state: { ...request.state },
+    usage: request.resume?.usage ?? ZERO_USAGE,
+    startedAt: request.resume?.startedAt ?? Date.now(),
     ...(wire && patched(WORKFLOW_AGENT_EVENT_LOG_PATCH)
-      ? { eventLog: new EventLogWriter(context, wire, input.resume?.loggedOffset) }
+      ? { eventLog: new EventLogWriter(context, wire, request.resume?.loggedOffset) }
       : {}),
     progress: {},
   };
@@ -90,7 +91,7 @@ export async function runWorkflowAgent(
     ...(context.limits.maxCostUsd !== undefined ? { maxCostUsd: context.limits.maxCostUsd } : {}),
   }));
   return runLifecycle(frame, {
-    start: input.resume
+    start: request.resume
       ? undefined
       : () =>
           events.emit({ type: 'RUN_STARTED', data: { kind: spec.kind, subAgents: spec.subAgents.map((a) => a.name) } }),

@@ -44,12 +44,12 @@ const { resolveAgent } = proxyLocalActivities<AgioActivities>({
 export async function agentByName(raw: AgentByNameInput): Promise<RunOutput> {
   const parsed = AgentByNameInput.safeParse(raw);
   if (!parsed.success) return failInvalidInput(raw, parsed.error);
-  const input = parsed.data;
-  const name = input.agentName;
+  const request = parsed.data;
+  const name = request.agentName;
   // Patches the failure path asks (its event log's tail) are asked now, before the local activity: asked after one, a
   // patch's marker can land in a later workflow task than replay looks for it (docs/ARCHITECTURE.md, "Upgrades").
   patched(BOUNDED_STORE_CALLS_PATCH);
-  const tenant = input.context?.tenant ?? 'default';
+  const tenant = request.context?.tenant ?? 'default';
   // Readers that come in the moment the name resolves find an empty log and a running run (its kind is not known yet;
   // the agent's run, after the continue-as-new, starts its log at offset 0 and answers with its own kind).
   const wire = hostWire(undefined, workflowInfo().workflowId);
@@ -68,54 +68,54 @@ export async function agentByName(raw: AgentByNameInput): Promise<RunOutput> {
     resolved = await resolveAgent({
       name,
       tenant,
-      ...(input.modelSettings ? { modelSettings: input.modelSettings } : {}),
-      ...(input.context?.limits ? { limits: input.context.limits } : {}),
-      ...(input.tightenOnly ? { tightenOnly: true } : {}),
+      ...(request.modelSettings ? { modelSettings: request.modelSettings } : {}),
+      ...(request.context?.limits ? { limits: request.context.limits } : {}),
+      ...(request.tightenOnly ? { tightenOnly: true } : {}),
     });
   } catch (err) {
     // A run cancelled while its name resolves ends cancelled (its readers get a closing event from its status).
     if (isCancellation(err)) throw err;
-    return fail(wire, input, ErrorType.UnknownAgent, `agent "${name}" could not be resolved: ${failureMessage(err)}`);
+    return fail(wire, request, ErrorType.UnknownAgent, `agent "${name}" could not be resolved: ${failureMessage(err)}`);
   }
   if (!resolved.found)
     return fail(
       wire,
-      input,
+      request,
       ErrorType.UnknownAgent,
       `unknown agent "${name}": the worker that took this run has no agent by that name (its agents file or the ` +
         'agents it was created with); deploy a worker that has it, or start the run with a spec',
     );
-  if (resolved.refused) return fail(wire, input, ErrorType.LimitAboveAgent, limitAboveAgentMessage(resolved.refused));
+  if (resolved.refused) return fail(wire, request, ErrorType.LimitAboveAgent, limitAboveAgentMessage(resolved.refused));
   const { agent, limits } = resolved;
-  const bytes = jsonBytes(input.input);
+  const bytes = jsonBytes(request.input);
   if (bytes > limits.maxModelInputBytes)
     return fail(
       wire,
-      input,
+      request,
       ErrorType.ModelInputTooLarge,
       modelInputTooLargeMessage('the run input', bytes, limits.maxModelInputBytes),
     );
-  const context = { ...input.context, limits };
-  const state = input.state ? { state: input.state } : {};
+  const context = { ...request.context, limits };
+  const state = request.state ? { state: request.state } : {};
   const continueAs = makeContinueAsNewFunc<(arg: AgentRunInput | WorkflowAgentRunInput) => Promise<RunOutput>>({
     workflowType: workflowTypeFor(agent.kind),
   });
   if (isWorkflowAgent(agent))
     return continueAs({
       agent,
-      input: input.input,
+      input: request.input,
       context,
       ...state,
-      ...(input.resumeFrom ? { resumeFrom: input.resumeFrom } : {}),
+      ...(request.resumeFrom ? { resumeFrom: request.resumeFrom } : {}),
     });
-  return continueAs({ agent, input: input.input, context, ...state });
+  return continueAs({ agent, input: request.input, context, ...state });
 }
 
 /** Ends the run before its agent started: RUN_FAILED on its log (so streams end), and a non-retryable failure. */
-async function fail(wire: Wire, input: AgentByNameInput, type: ErrorType, message: string): Promise<never> {
+async function fail(wire: Wire, request: AgentByNameInput, type: ErrorType, message: string): Promise<never> {
   const failure = ApplicationFailure.create({ type, message, nonRetryable: true });
-  const context = buildRunContext({ name: input.agentName }, input.context, workflowInfo().workflowId);
-  await createEmitter(eventBase(context, input.agentName), wire).emit({
+  const context = buildRunContext({ name: request.agentName }, request.context, workflowInfo().workflowId);
+  await createEmitter(eventBase(context, request.agentName), wire).emit({
     type: 'RUN_FAILED',
     data: { error: errorSummary(failure) },
   });
