@@ -1,6 +1,5 @@
 // AgioClient: start agent runs (by spec or registered name), follow their streams, read results and state,
 // and cancel them — over a Temporal Client, so it works wherever Temporal is reachable.
-import { context as otelContext, isSpanContextValid, trace } from '@opentelemetry/api';
 import type { Client } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
 import {
@@ -12,16 +11,11 @@ import {
   modelInputTooLargeMessage,
   workflowTypeFor,
   WorkflowType,
-  type AgentByNameInput,
   type AgioEvent,
   type AnyAgentSpec,
   type CallbackAck,
   type CallbackResult,
   type ChatMessage,
-  type LoopPosition,
-  type ModelSettings,
-  type PermissionRule,
-  type RunContext,
   type RunMemo,
   type RunOutput,
   type TypedAgentSpec,
@@ -32,11 +26,13 @@ import { withModelSettings } from './model-settings';
 import { RunHandle } from './run-handle';
 import { RunLogs } from './run-log';
 import { startInSession, startedOnce } from './session-start';
-import type { OnActiveRun } from '../common/session-runs';
+import { byNameArgs, contextOf, type StartOptions } from './start-options';
 import { pendingApprovals, type PendingApprovalsOptions } from './approval-inbox';
 import type { Inbox } from '../common/approval-inbox';
 import { callbackTargetOf, completeCallback } from './callbacks';
-import { countRuns, listRuns, type ListRunsOptions, type RunPage } from './run-list';
+import { countRuns, listRuns, waitingRunOf, type ListRunsOptions, type RunPage } from './run-list';
+import type { EventLogStore } from '../stores';
+import { payloadCodecsOf, type PayloadCodecs } from './payload-codecs';
 import { WebhooksClient } from './webhooks';
 import type { WebhookStore } from '../stores/webhooks';
 import { AgioSchedules } from './schedules';
@@ -51,76 +47,12 @@ export { stateView, type RunStateView } from './run-state-view';
 export { DecisionRejectedError, InputTooLargeError, UnknownToolCallError, isRunFailure } from './errors';
 /** A caller-chosen run id that names a run started by a different request (see {@link StartOptions.runId}). */
 export { IdempotencyConflictError } from './idempotent-start';
+export type { StartOptions } from './start-options';
+export type { RunDescription } from './run-description';
+export type { RunStatusView } from './run-status-view';
 
 /** The memo stored on every run (defined with the other contracts; re-exported here, where clients always found it). */
 export { RunMemo } from '../common';
-
-/** Options of {@link AgioClient.start}. */
-export interface StartOptions {
-  /**
-   * A caller-chosen run id makes the start idempotent: the same request again returns the same run, running or closed
-   * (within the namespace's retention), with `created: false`; a different request under the id throws
-   * IdempotencyConflictError. Without it every start is a new run (`run-<uuid>`). See docs/IDEMPOTENCY.md.
-   */
-  runId?: string;
-  sessionId?: string;
-  tenant?: string;
-  userId?: string;
-  limits?: Partial<RunContext['limits']>;
-  state?: Record<string, unknown>;
-  /** Permission rules for this run, checked before the agent's own (and inherited by nested runs). */
-  permissions?: PermissionRule[];
-  /** Loop agents: start at this position (seed 001's resume, for runs that were terminated or reset). */
-  resumeFrom?: LoopPosition;
-  /**
-   * Model settings for this run, merged over the agent's own (a workflow agent: over every LLM sub-agent's; agents
-   * used as tools keep theirs). They travel in the spec the run records.
-   */
-  modelSettings?: ModelSettings;
-  /**
-   * A run by a name this client does not hold: the worker refuses `limits` and `modelSettings.maxTokens` above the
-   * agent's own (the run fails with LimitAboveAgent). With a spec the caller checks that itself (the bridge does).
-   */
-  tightenOnly?: boolean;
-  /**
-   * With `sessionId`: what to do when the session has a run running that was started with this option too (see
-   * common/session-runs.ts): `reject` (SessionBusyError naming it), `enqueue` (the run starts when that one ends; its
-   * handle finds no run until then), `interrupt` (that run is cancelled, its steps kept in the session's conversation),
-   * `rollback` (cancelled and its steps taken out). Unset: the run starts at once beside any other (as before).
-   */
-  onActiveRun?: OnActiveRun;
-}
-
-/** The context a start sends (`limits`: resolved for a spec, the caller's overrides for a name). */
-function contextOf(opts: StartOptions, limits: Partial<RunContext['limits']> | undefined): Partial<RunContext> {
-  return {
-    tenant: opts.tenant ?? 'default',
-    ...(opts.sessionId ? { sessionId: opts.sessionId } : {}),
-    ...(opts.userId ? { userId: opts.userId } : {}),
-    ...(limits ? { limits } : {}),
-    ...(opts.permissions ? { permissions: opts.permissions } : {}),
-    ...activeTrace(),
-  } as Partial<RunContext>;
-}
-
-/** The caller's active OpenTelemetry span, if any: the run's spans join its trace, under it. */
-function activeTrace(): Pick<RunContext, 'traceId' | 'spanId'> {
-  const span = trace.getSpanContext(otelContext.active());
-  return span && isSpanContextValid(span) ? { traceId: span.traceId, spanId: span.spanId } : {};
-}
-
-/** The agentByName workflow's input: the name, and the settings the worker applies once it has the spec. */
-function byNameArgs(name: string, input: string | ChatMessage[], opts: StartOptions): AgentByNameInput {
-  return {
-    agentName: name,
-    input,
-    context: contextOf(opts, opts.limits),
-    ...(opts.state ? { state: opts.state } : {}),
-    ...(opts.resumeFrom ? { resumeFrom: opts.resumeFrom } : {}),
-    ...(opts.modelSettings ? { modelSettings: opts.modelSettings } : {}),
-    ...(opts.tightenOnly ? { tightenOnly: true } : {}),
-  };
-}
 
 /** Starts and follows Agio runs. */
 export class AgioClient {
@@ -280,6 +212,32 @@ export class AgioClient {
    */
   rescue(steps: StepReader): RunRescue {
     return new RunRescue({ temporal: this.temporal, taskQueue: this.taskQueue, steps });
+  }
+
+  /** Resolves once Temporal answers (a health check); rejects with the connection's error when it does not. */
+  async ping(): Promise<void> {
+    await this.temporal.connection.workflowService.getSystemInfo({});
+  }
+
+  /** The payload codecs this client encodes and decodes with, and its namespace; undefined when it has none. */
+  payloadCodecs(): PayloadCodecs | undefined {
+    return payloadCodecsOf(this.temporal);
+  }
+
+  /**
+   * A reader of runs' event logs of its own (its own counters), which reads a closed run's pages from `eventLog` (the
+   * stores' event logs) instead of replaying it: what a bridge's shared stream readers follow trees with.
+   */
+  runLogs(eventLog?: EventLogStore): RunLogs {
+    return new RunLogs(this.temporal, eventLog);
+  }
+
+  /**
+   * The root run id of a running run (root or nested) whose id starts with `idPrefix` and has a tool call waiting for
+   * a person (visibility, which lags a moment); undefined when there is none.
+   */
+  waitingRun(idPrefix: string): Promise<string | undefined> {
+    return waitingRunOf(this.temporal, idPrefix);
   }
 
   /** A handle to an existing run. */

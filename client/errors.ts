@@ -1,7 +1,15 @@
 // The errors AgioClient and its run handles throw: Agio's, never Temporal's bare ones (Temporal's error stays their
-// `cause`). Each has a stable `name` and, for a run's errors, the run id and an Agio error `type`; callers in another
-// copy of this package (the bridge, a user's second install) compare `name` rather than use instanceof.
-import { CancelledFailure, TerminatedFailure, TimeoutFailure, WorkflowFailedError } from '@temporalio/client';
+// `cause`). Each has a stable `name` and, for a run's errors, the run id and an Agio error `type`. Code of this package
+// (the bridge, the protocols) matches them with instanceof; only a caller holding a second copy of the package (a
+// user's second install) needs to compare `name`.
+import {
+  CancelledFailure,
+  TerminatedFailure,
+  TimeoutFailure,
+  WorkflowFailedError,
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+} from '@temporalio/client';
 import { ErrorType, type RunStatus, type SubAgentFailure } from '../common';
 
 /** Gives a class's prototype its `name` (Temporal's error classes define theirs read-only on their prototype). */
@@ -82,6 +90,38 @@ export class RunClosedError extends Error {
   ) {
     super(`cannot ${action} run "${runId}": it has ended (${status})`, options);
   }
+}
+
+/**
+ * The run refused a request it was sent (an update: a pause while paused, a decision whose binding is stale or whose
+ * call was escalated to a role the decider lacks, …): `type` is the Agio error type its handler threw
+ * (`AlreadyPaused`, `StaleApproval`, `ApprovalEscalated`, … see ErrorType), `cause` the run's failure, whose message
+ * says why. It is a WorkflowUpdateFailedError too, so code written against Temporal's error keeps working.
+ */
+export class RunRefusedError extends WorkflowUpdateFailedError {
+  /** The Agio error type the run refused with (undefined for a failure without one). */
+  readonly type?: string;
+  constructor(
+    readonly runId: string,
+    failure: WorkflowUpdateFailedError,
+  ) {
+    super(failure.message, failure.cause);
+    const type = (failure.cause as { type?: string | null } | undefined)?.type;
+    if (type) this.type = type;
+  }
+}
+nameOn(RunRefusedError, 'RunRefusedError');
+
+/** Temporal's answer to a call on a workflow it does not have open (or at all). */
+export function isNotFound(err: unknown): boolean {
+  return err instanceof WorkflowNotFoundError || (err as Error)?.name === 'WorkflowNotFoundError';
+}
+
+/** Temporal's refusal of an update as Agio's {@link RunRefusedError}; any other error as it is. */
+export function runRefusal(runId: string, err: unknown): unknown {
+  return err instanceof WorkflowUpdateFailedError && !(err instanceof RunRefusedError)
+    ? new RunRefusedError(runId, err)
+    : err;
 }
 
 /** A run input over the run's maxModelInputBytes: refused before anything is started. */

@@ -4,7 +4,8 @@ export * from './event-reader';
 export * from './run-list';
 export * from './model-outage';
 // What a run's handle rejects with, and RunHandle.waitFor's options.
-export { RunCancelledError, RunClosedError, RunFailedError, RunNotFoundError } from './errors';
+export { RunCancelledError, RunClosedError, RunFailedError, RunNotFoundError, RunRefusedError } from './errors';
+export type { PayloadCodecs } from './payload-codecs';
 export type { WaitForOptions } from './wait-for';
 export { MessageRefusedError, type MessageOptions } from './run-messages';
 // The approvals inbox (AgioClient.pendingApprovals) and its items.

@@ -1,6 +1,6 @@
 // RunHandle: one run as a client holds it — its stream, result and state, pause/resume, tool-call approvals, and
 // cancellation. Approvals go to whichever workflow in the run's tree asked, found from the run's events.
-import { WorkflowNotFoundError, type Client, type WorkflowHandle } from '@temporalio/client';
+import type { Client, WorkflowHandle } from '@temporalio/client';
 import {
   runStatusOf,
   typedEvent,
@@ -19,7 +19,6 @@ import {
 } from '../common';
 import {
   decideToolCallUpdate,
-  eventsQuery,
   budgetRaiseSignal,
   pauseSignal,
   pauseUpdate,
@@ -27,7 +26,15 @@ import {
   resumeUpdate,
   stateQuery,
 } from '../common/messages';
-import { DecisionRejectedError, RunClosedError, RunNotFoundError, UnknownToolCallError, runFailure } from './errors';
+import {
+  DecisionRejectedError,
+  RunClosedError,
+  RunNotFoundError,
+  UnknownToolCallError,
+  isNotFound,
+  runFailure,
+  runRefusal,
+} from './errors';
 import type { ReadEventsOptions } from './event-reader';
 import { followRun, followTree, type RunLogs } from './run-log';
 import { cursorAt, parseCursor, type TreeCursor } from './tree-cursor';
@@ -37,10 +44,9 @@ import { waitForEvent, type WaitForOptions } from './wait-for';
 import { CallbackRefusedError, callbackWaitOf, completeCallback } from './callbacks';
 import { sendMessage, type MessageOptions } from './run-messages';
 import type { UserMessageAccepted } from '../common/messages';
-
-/** Temporal's answer to a call on a workflow it does not have open (or at all). */
-const isNotFound = (err: unknown) =>
-  err instanceof WorkflowNotFoundError || (err as Error)?.name === 'WorkflowNotFoundError';
+import { runDescriptionOf, type RunDescription } from './run-description';
+import { statusView, type RunStatusView } from './run-status-view';
+import { approvalOwnerOf, scanTree } from './tree-scan';
 
 /** A started or looked-up run; `T` is the type of its parsed output when its agent's output schema was given as zod (see `defineAgent`). */
 export class RunHandle<T = RunOutput['output']> {
@@ -89,11 +95,7 @@ export class RunHandle<T = RunOutput['output']> {
 
   /** The events as their types' fields say; a run Temporal does not have is RunNotFoundError. */
   private async *typed(events: AsyncIterable<WireEvent>): AsyncGenerator<AgioEvent> {
-    try {
-      for await (const event of events) yield typedEvent(event);
-    } catch (err) {
-      throw isNotFound(err) ? new RunNotFoundError(this.runId, { cause: err }) : err;
-    }
+    for await (const event of this.found(events)) yield typedEvent(event);
   }
 
   /**
@@ -118,6 +120,27 @@ export class RunHandle<T = RunOutput['output']> {
     }
   }
 
+  /**
+   * The run as Temporal's record says: status, tenant, agent, root. RunNotFoundError when there is no such run, or
+   * (with `tenant`) when it is another tenant's: the same answer for both.
+   */
+  async describe(opts: { tenant?: string } = {}): Promise<RunDescription> {
+    const description = await this.handle.describe().catch((err: unknown) => {
+      throw isNotFound(err) ? new RunNotFoundError(this.runId, { cause: err }) : err;
+    });
+    const run = runDescriptionOf(this.runId, description);
+    if (opts.tenant !== undefined && run.tenant !== opts.tenant) throw new RunNotFoundError(this.runId);
+    return run;
+  }
+
+  /**
+   * The run's status, where it came from, and once it has ended its output or error (GET /runs/:id). RunNotFoundError
+   * as {@link describe} answers it.
+   */
+  async status(opts: { tenant?: string } = {}): Promise<RunStatusView> {
+    return statusView(this.client, await this.describe(opts));
+  }
+
   /** What the run is doing now, the model outage it is waiting out, if any, and its worker version (read from Temporal's record). */
   async state(): Promise<RunStateView> {
     const [state, description] = await this.control('read the state of', () =>
@@ -128,13 +151,13 @@ export class RunHandle<T = RunOutput['output']> {
 
   /**
    * Runs a call on the run's workflow, turning Temporal's "not found" into RunClosedError (the run has ended) or
-   * RunNotFoundError (there is no such run).
+   * RunNotFoundError (there is no such run), and an update the run refused into RunRefusedError.
    */
   private async control<R>(action: string, call: () => Promise<R>): Promise<R> {
     try {
       return await call();
     } catch (err) {
-      if (!isNotFound(err)) throw err;
+      if (!isNotFound(err)) throw runRefusal(this.runId, err);
       const status = await this.handle.describe().then(
         (d) => runStatusOf(d.status.name),
         () => undefined,
@@ -203,23 +226,11 @@ export class RunHandle<T = RunOutput['output']> {
   }
 
   /**
-   * The workflow (this run or a nested one) that asked for approval of this call, from its TOOL_AUTH_REQUIRED event.
-   * Call ids come from the model and may repeat across turns or nested runs: the latest request still waiting for a
-   * decision wins, else the latest request (whose owner then rejects the decision as already made).
+   * The workflow (this run or a nested one) that asked for approval of this call, from its TOOL_AUTH_REQUIRED event:
+   * the latest request still waiting for a decision, else the latest request (call ids may repeat, see tree-scan.ts).
    */
-  async toolCallOwner(toolCallId: string): Promise<string | undefined> {
-    const waiting: string[] = [];
-    let latest: string | undefined;
-    for await (const e of this.scanTree(this.runId)) {
-      const data = e.data as { toolCallId?: string; workflowId?: string } | undefined;
-      if (data?.toolCallId !== toolCallId || !data.workflowId) continue;
-      if (e.type === 'TOOL_AUTH_REQUIRED') waiting.push((latest = data.workflowId));
-      else if (e.type === 'TOOL_AUTH_GRANTED' || e.type === 'TOOL_AUTH_DENIED') {
-        const i = waiting.lastIndexOf(data.workflowId);
-        if (i >= 0) waiting.splice(i, 1);
-      }
-    }
-    return waiting[waiting.length - 1] ?? latest;
+  toolCallOwner(toolCallId: string): Promise<string | undefined> {
+    return approvalOwnerOf(this.scanTree(), toolCallId);
   }
 
   /**
@@ -231,27 +242,15 @@ export class RunHandle<T = RunOutput['output']> {
     result: CallbackResult,
     opts: { via?: 'client' | 'client_tool' } = {},
   ): Promise<CallbackAck> {
-    const target = await this.control('complete a callback of', () =>
-      callbackWaitOf(this.scanTree(this.runId), toolCallId),
-    );
+    const target = await this.control('complete a callback of', () => callbackWaitOf(this.scanTree(), toolCallId));
     if (!target)
       throw new CallbackRefusedError('not_found', `no callback tool call "${toolCallId}" waits in run "${this.runId}"`);
     return completeCallback(this.client, target, result, opts.via ?? 'client');
   }
 
-  /** Every event of run `runId`'s log as it is now, and those of the nested runs it points at (their own logs). */
-  private async *scanTree(runId: string): AsyncGenerator<WireEvent> {
-    const handle = runId === this.runId ? this.handle : this.client.workflow.getHandle(runId);
-    for (let after = -1; ;) {
-      const page = await handle.query(eventsQuery, { after, limit: 1000 });
-      for (const e of page.events) {
-        if ((e as { ownLog?: boolean }).ownLog && e.runId !== runId && e.type === 'RUN_STARTED')
-          yield* this.scanTree(e.runId);
-        else yield e;
-      }
-      if (!page.events.length) return;
-      after = page.events[page.events.length - 1].offset;
-    }
+  /** Every event of the run's log as it is now, and those of the nested runs it points at (their own logs). */
+  private scanTree(): AsyncGenerator<WireEvent> {
+    return scanTree(this.client, this.runId, this.handle);
   }
 
   private async decide(decision: ToolCallDecision): Promise<{ toolCallId: string; decision: 'approve' | 'deny' }> {
@@ -264,12 +263,12 @@ export class RunHandle<T = RunOutput['output']> {
       return await this.client.workflow.getHandle(owner).executeUpdate(decideToolCallUpdate, { args: [decision] });
     } catch (err) {
       // The server refuses updates to a closed workflow as "not found"; the call was decided (or timed out) before it ended.
-      if ((err as Error).name === 'WorkflowNotFoundError') {
+      if (isNotFound(err)) {
         throw new DecisionRejectedError(
           `tool call "${decision.toolCallId}" is no longer waiting for a decision: the run that asked for it (${owner}) has ended`,
         );
       }
-      throw err;
+      throw runRefusal(owner, err);
     }
   }
 

@@ -11,7 +11,7 @@ import {
   type ExecutionStatus,
   type RunStatus,
 } from '../common/run-status';
-import { RunSearchAttributes } from '../common/search-attributes';
+import { RunSearchAttributes, WaitingSearchAttributes } from '../common/search-attributes';
 import { SCHEDULED_BY, scheduleIdOf } from '../common/schedules';
 import { scheduleOfRun } from './schedule-options';
 import { originOfRawMemo } from './run-lineage';
@@ -172,4 +172,14 @@ export async function countRuns(
     query: listQuery(opts),
   });
   return Number(response.count ?? 0);
+}
+
+/**
+ * The root run id of a running run (root or nested: a nested run's id begins with its root's) whose id starts with
+ * `idPrefix` and has a tool call waiting for a person (AgioWaiting = 'approval'); undefined when visibility has none.
+ */
+export async function waitingRunOf(client: Client, idPrefix: string): Promise<string | undefined> {
+  const query = `WorkflowId STARTS_WITH ${quote(idPrefix)} AND ExecutionStatus = 'Running' AND ${WaitingSearchAttributes.waiting.name} = 'approval'`;
+  for await (const run of client.workflow.list({ query, pageSize: 1 })) return run.workflowId.split('/')[0];
+  return undefined;
 }
