@@ -3,6 +3,8 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { IncomingMessage } from 'node:http';
 import { ZodError } from 'zod';
 import { InputTooLargeError } from '../client/agio-client';
+import { RunNotFoundError } from '../client/errors';
+import type { RunStatus } from '../common';
 
 /** An error a route throws on purpose: status, stable code, message for the caller, and fields that say more. */
 export class HttpError extends Error {
@@ -23,6 +25,11 @@ export class HttpError extends Error {
 /** 404 for a run that does not exist or belongs to another tenant (the same answer for both). */
 export function runNotFound(id: string): HttpError {
   return new HttpError(404, 'run_not_found', `no run with id "${id}"`);
+}
+
+/** 409 for a run that has ended (or, for a pause, was never running): `status` says how. */
+export function runNotRunning(id: string, status: RunStatus): HttpError {
+  return new HttpError(409, 'run_not_running', `run "${id}" is ${status}`);
 }
 
 /** Most of an oversized body a bridge reads (and drops) so its 413 reaches the client, and for how long at most. */
@@ -64,6 +71,8 @@ export function errorHandler(
     void reply.status(err.status).send({ error: { code: err.code, message: err.message, ...err.details } });
     return;
   }
+  // A run a route looked up (RunHandle.describe with the caller's tenant) that is missing or another tenant's.
+  if (err instanceof RunNotFoundError) return errorHandler(runNotFound(err.runId), req, reply);
   if (err instanceof InputTooLargeError) {
     void reply.status(413).send({ error: { code: 'input_too_large', message: err.message } });
     return;
@@ -80,7 +89,7 @@ export function errorHandler(
     });
   if (fe.statusCode && fe.statusCode >= 400 && fe.statusCode < 500) {
     const code =
-      fe.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || fe.name === 'SyntaxError' ? 'malformed_json' : 'bad_request';
+      fe.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err instanceof SyntaxError ? 'malformed_json' : 'bad_request';
     void reply.status(fe.statusCode).send({ error: { code, message: fe.message } });
     return;
   }

@@ -32,7 +32,7 @@ import { bridgeMetrics } from '../telemetry/metrics-bridge';
 import { OpenStreams } from './open-streams';
 import { StreamHub } from './stream-hub';
 import { StreamTokens } from './stream-tokens';
-import { builtViewerDir, registerViewer } from './viewer-route';
+import { builtViewerDir, registerViewer } from './routes/viewer';
 
 export type { BridgeOptions } from './options';
 
@@ -73,7 +73,7 @@ export function createBridge(opts: BridgeOptions): FastifyInstance & { hub: Stre
     { openStreams: () => openStreams.size, readers: () => hub.stats() },
     { processMetrics: opts.metrics?.processMetrics === true },
   );
-  const hub = new StreamHub(agio.temporal, opts.stores?.events, opts.liveLane && metrics.measuredLane(opts.liveLane));
+  const hub = new StreamHub(agio, opts.stores?.events, opts.liveLane && metrics.measuredLane(opts.liveLane));
   const streamTokens = new StreamTokens(opts.streamTokenSecret, opts.streamTokenTtlMs);
   // First of all hooks: a request for a name the bridge does not answer to (DNS rebinding) or a state change from a
   // foreign page is refused before anything else sees it.

@@ -4,9 +4,9 @@
 // there as they are appended, and reads the events Query only to catch up (docs/ARCHITECTURE.md, "The Wire"). The
 // logs of nested runs that keep their own are read as the tree reader meets them (client/tree-reader.ts); positions
 // are tree cursors (client/tree-cursor.ts), a plain offset for a tree with no child log open.
-import type { Client } from '@temporalio/client';
+import type { AgioClient } from '../client/agio-client';
 import type { WireEvent } from '../common';
-import { followTree, RunLogs, type RunLogStats } from '../client/run-log';
+import { followTree, type RunLogs, type RunLogStats } from '../client/run-log';
 import { cursorAt, encodeCursor, hasEvent, isBehind, joinCursors, type TreeCursor } from '../client/tree-cursor';
 import type { TreeEvent } from '../client/tree-reader';
 import type { LiveLane } from '../live/lane';
@@ -57,15 +57,16 @@ export class StreamHub {
   private readonly logs: RunLogs;
 
   /**
+   * @param agio the client whose runs are read
    * @param eventLog the stores' event logs: finished runs are read from there instead of being replayed
    * @param lane the live lane the workers push the roots' durable events on (without one, readers poll)
    */
   constructor(
-    client: Client,
+    agio: AgioClient,
     eventLog?: EventLogStore,
     private readonly lane?: LiveLane,
   ) {
-    this.logs = new RunLogs(client, eventLog);
+    this.logs = agio.runLogs(eventLog);
   }
 
   /**

@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { AgentNameFilter } from '../../common/specs';
 import { ErrorType } from '../../common/errors';
+import { RunRefusedError } from '../../client/errors';
 import { apiRoute, defineRoute } from '../api-route';
 import type { Grant } from '../auth';
 import { HttpError } from '../errors';
@@ -96,8 +97,7 @@ export function boundTo(caller: Grant, binding: string | undefined): { binding?:
 
 /** A decision the run refused for its binding (409 stale_binding) or an escalated call's role (403); else returns. */
 export function refusedBinding(err: unknown): void {
-  const cause = (err as Error & { cause?: Error & { type?: string } }).cause;
-  if ((err as Error).name !== 'WorkflowUpdateFailedError' || !cause) return;
-  if (cause.type === ErrorType.StaleApproval) throw new HttpError(409, 'stale_binding', cause.message);
-  if (cause.type === ErrorType.ApprovalEscalated) throw new HttpError(403, 'forbidden', cause.message);
+  if (!(err instanceof RunRefusedError) || !err.cause) return;
+  if (err.type === ErrorType.StaleApproval) throw new HttpError(409, 'stale_binding', err.cause.message);
+  if (err.type === ErrorType.ApprovalEscalated) throw new HttpError(403, 'forbidden', err.cause.message);
 }

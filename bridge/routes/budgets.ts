@@ -2,14 +2,13 @@
 // the tree's root, which hands it down and resumes the runs paused for it), GET and POST /tenants/:tenant/budget read
 // and set a tenant's daily budget (admin sets; the tenant's own tokens read theirs).
 import { z } from 'zod';
-import { BudgetRaiseRequest, TenantBudgetRequest, type RunMemo } from '../../common';
+import { BudgetRaiseRequest, TenantBudgetRequest } from '../../common';
 import { utcDay } from '../../stores';
 import { forbidden, hasScope, type Grant } from '../auth';
 import { apiRoute, defineRoute } from '../api-route';
 import { RunBudgetAnswer, TenantBudgetAnswer, TenantBudgetSetAnswer } from '../api-schemas';
-import { HttpError } from '../errors';
+import { HttpError, runNotRunning } from '../errors';
 import { refuseLimitRaise } from '../run-limits';
-import { describeRun, rootRunIdOf } from '../runs';
 import { RunParams, type BridgeContext, type Routes } from './context';
 
 const TenantParams = z.object({ tenant: z.string().regex(/^[A-Za-z0-9._-]{1,128}$/, 'malformed tenant') });
@@ -21,11 +20,10 @@ const MAX_NUDGED_RUNS = 1000;
  * it). Above the agent's own maxCostUsd only as an operator may raise any limit (admin, or AGIO_ALLOW_LIMIT_RAISE).
  */
 export async function raiseRunBudget(ctx: BridgeContext, caller: Grant, id: string, maxCostUsd: number) {
-  const rootRunId = rootRunIdOf(await describeRun(ctx.agio.temporal, caller.tenant, id), id);
-  const root = await describeRun(ctx.agio.temporal, caller.tenant, rootRunId);
-  if (root.status.name !== 'RUNNING')
-    throw new HttpError(409, 'run_not_running', `run "${rootRunId}" is ${root.status.name.toLowerCase()}`);
-  const spec = ctx.agio.agents.find((root.memo as Partial<RunMemo> | undefined)?.agent ?? '');
+  const { rootRunId } = await ctx.agio.getHandle(id).describe({ tenant: caller.tenant });
+  const root = await ctx.agio.getHandle(rootRunId).describe({ tenant: caller.tenant });
+  if (root.status !== 'running') throw runNotRunning(rootRunId, root.status);
+  const spec = ctx.agio.agents.find(root.agent ?? '');
   if (spec) refuseLimitRaise(spec, { maxCostUsd }, (ctx.opts.allowLimitRaise ?? false) || hasScope(caller, 'admin'));
   await ctx.agio.getHandle(rootRunId).raiseBudget({ maxCostUsd, by: caller.identity });
   return { runId: rootRunId, maxCostUsd };

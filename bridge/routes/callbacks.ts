@@ -3,6 +3,7 @@
 // refusal says what is wrong with the token or the result, never which run or tenant it would have reached.
 import { z } from 'zod';
 import { CallbackResult } from '../../common';
+import { CallbackRefusedError } from '../../client/callbacks';
 import { CallbackTokens } from '../../activities/callbacks/callback-tokens';
 import { apiRoute, defineRoute } from '../api-route';
 import { HttpError } from '../errors';
@@ -70,17 +71,16 @@ export const callbackRoutes: Routes = (app, ctx) => {
     try {
       await ctx.agio.completeCallback(params.token, body, { via: 'url' });
     } catch (err) {
-      const e = err as Error & { reason?: string };
-      if (e.name !== 'CallbackRefusedError') throw err;
-      if (e.reason === 'already_completed')
+      if (!(err instanceof CallbackRefusedError)) throw err;
+      if (err.reason === 'already_completed')
         throw new HttpError(409, 'callback_already_completed', 'a result was already taken for this callback');
-      if (e.reason === 'expired')
+      if (err.reason === 'expired')
         throw new HttpError(
           410,
           'callback_expired',
           'this callback has expired: its tool call no longer waits for a result',
         );
-      if (e.reason === 'invalid') throw new HttpError(400, 'invalid_request', e.message);
+      if (err.reason === 'invalid') throw new HttpError(400, 'invalid_request', err.message);
       throw new HttpError(404, 'callback_not_found', 'no tool call waits for this callback');
     }
     return { completed: true as const };

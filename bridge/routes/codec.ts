@@ -3,9 +3,9 @@
 // (proto JSON: base64 metadata values and data), for an `admin` token. A browser UI, which sends no bearer token,
 // uses a codec link instead: an admin mints one (POST /codec/links) and sets `<bridge>/codec/link/<link>` as the UI's
 // codec endpoint; it only decodes and encodes, for 12 hours, and its requests are not logged (the link is in the path).
-import type { Payload, PayloadCodec } from '@temporalio/common';
 import type { FastifyRequest } from 'fastify';
 import { z } from 'zod';
+import type { Payload } from '../../client/payload-codecs';
 import { apiRoute, defineRoute, type ApiAuth, type ApiRoute } from '../api-route';
 import { CodecLinkAnswer, CodecPayloads } from '../api-schemas';
 import { HttpError } from '../errors';
@@ -84,9 +84,9 @@ export const MintCodecLink = defineRoute({
 
 export const codecRoutes: Routes = (app, ctx) => {
   // The very codecs the bridge's own client encodes and decodes with (AGIO_CODEC_KEYS): none, no endpoint.
-  const codecs = ctx.agio.temporal.workflow.options.loadedDataConverter.payloadCodecs;
-  if (!codecs.length) return;
-  const namespace = ctx.agio.temporal.options.namespace;
+  const codecs = ctx.agio.payloadCodecs();
+  if (!codecs) return;
+  const { namespace } = codecs;
   const links = new StreamTokens(ctx.opts.streamTokenSecret, CODEC_LINK_TTL_MS);
 
   const run = async (op: 'encode' | 'decode', req: FastifyRequest, body: z.infer<typeof CodecBody>) => {
@@ -97,7 +97,7 @@ export const codecRoutes: Routes = (app, ctx) => {
       throw new HttpError(400, 'wrong_namespace', `this codec serves namespace "${namespace}", not "${String(asked)}"`);
     const payloads = body.payloads.map(fromJson);
     try {
-      return { payloads: (await apply(codecs, op, payloads)).map(toJson) };
+      return { payloads: (await codecs[op](payloads)).map(toJson) };
     } catch (err) {
       throw new HttpError(400, 'codec_failed', `could not ${op} the payloads: ${(err as Error).message}`);
     }
@@ -140,13 +140,6 @@ export const codecRoutes: Routes = (app, ctx) => {
     return { endpoint: `${origin}/codec/link/${token}`, expiresAt };
   });
 };
-
-/** Codecs apply in order on encode and in reverse on decode, as the SDK applies them. */
-async function apply(codecs: PayloadCodec[], op: 'encode' | 'decode', payloads: Payload[]): Promise<Payload[]> {
-  let out = payloads;
-  for (const codec of op === 'encode' ? codecs : [...codecs].reverse()) out = await codec[op](out);
-  return out;
-}
 
 function codecLinkRefusal(refused: string): string {
   if (/expired/.test(refused)) return 'the codec link has expired: mint another with POST /codec/links';

@@ -3,11 +3,11 @@
 import { z } from 'zod';
 import { CostUsdRequest } from '../../common';
 import { ErrorType } from '../../common/errors';
+import { DecisionRejectedError, RunClosedError, RunRefusedError, UnknownToolCallError } from '../../client/errors';
 import { type Grant } from '../auth';
 import { apiRoute, defineRoute } from '../api-route';
 import { CancelAnswer, ControlPendingAnswer, ControlStateAnswer, DecisionAnswer } from '../api-schemas';
-import { HttpError } from '../errors';
-import { describeRun, rootRunIdOf } from '../runs';
+import { HttpError, runNotRunning } from '../errors';
 import { DecisionBinding, boundTo, refusedBinding } from './approvals';
 import { raiseRunBudget } from './budgets';
 import { RunParams, type Routes } from './context';
@@ -46,11 +46,10 @@ function actorOf(caller: Grant, by: string | undefined): string {
 
 /** A pause refused by the run's validator (it is paused, or a pause is pending) is a 409; anything else is rethrown. */
 function refusedPause(err: unknown): never {
-  const e = err as Error & { cause?: Error & { type?: string } };
-  if (e.name === 'WorkflowUpdateFailedError' && e.cause?.type === ErrorType.AlreadyPaused)
-    throw new HttpError(409, 'already_paused', e.cause.message);
+  if (err instanceof RunRefusedError && err.type === ErrorType.AlreadyPaused && err.cause)
+    throw new HttpError(409, 'already_paused', err.cause.message);
   // The run ended between the bridge's look and the pause.
-  if (e.name === 'RunClosedError') throw new HttpError(409, 'run_not_running', e.message);
+  if (err instanceof RunClosedError) throw new HttpError(409, 'run_not_running', err.message);
   throw err;
 }
 
@@ -119,12 +118,11 @@ export const controlRoutes: Routes = (app, ctx) => {
     apiRoute(app, ctx.tokens, route, async ({ reply, caller, params: { id }, body }) => {
       const { tenant } = caller;
       const by = actorOf(caller, body.by);
-      const description = await describeRun(ctx.agio.temporal, tenant, id);
-      if (description.status.name !== 'RUNNING')
-        throw new HttpError(409, 'run_not_running', `run "${id}" is ${description.status.name.toLowerCase()}`);
+      const handle = ctx.agio.getHandle(id);
+      const { status } = await handle.describe({ tenant });
+      if (status !== 'running') throw runNotRunning(id, status);
       if (body.maxCostUsd !== undefined && action === 'resume') await raiseRunBudget(ctx, caller, id, body.maxCostUsd);
       const request = { by, ...(body.reason ? { reason: body.reason } : {}) };
-      const handle = ctx.agio.getHandle(id);
       // The update returns once the run is parked; a long activity may delay that, so answer 202 after a while.
       const done = action === 'pause' ? handle.pause(request) : handle.resume(request);
       const timeout = new Promise<undefined>((resolve) =>
@@ -145,30 +143,30 @@ export const controlRoutes: Routes = (app, ctx) => {
       const { tenant } = caller;
       const by = actorOf(caller, body.by);
       // The owner of the call is found in the root's event log, whichever run of the tree the URL names.
-      const run = ctx.agio.getHandle(rootRunIdOf(await describeRun(ctx.agio.temporal, tenant, id), id));
+      const { rootRunId } = await ctx.agio.getHandle(id).describe({ tenant });
+      const run = ctx.agio.getHandle(rootRunId);
       try {
         return await (decision === 'approve'
           ? run.approve(callId, { remember: body.remember, by, ...boundTo(caller, body.binding) })
           : run.deny(callId, { message: body.message, by, ...boundTo(caller, body.binding) }));
       } catch (err) {
         refusedBinding(err);
-        const e = err as Error & { cause?: Error };
-        if (e.name === 'UnknownToolCallError') throw new HttpError(404, 'tool_call_not_found', e.message);
-        if (e.name === 'WorkflowUpdateFailedError')
-          throw new HttpError(409, 'decision_rejected', e.cause?.message ?? e.message);
-        if (e.name === 'DecisionRejectedError') throw new HttpError(409, 'decision_rejected', e.message);
+        if (err instanceof UnknownToolCallError) throw new HttpError(404, 'tool_call_not_found', err.message);
+        if (err instanceof RunRefusedError)
+          throw new HttpError(409, 'decision_rejected', err.cause?.message ?? err.message);
+        if (err instanceof DecisionRejectedError) throw new HttpError(409, 'decision_rejected', err.message);
         throw err;
       }
     });
   }
 
   apiRoute(app, ctx.tokens, CancelRun, async ({ req, reply, caller: { tenant, identity }, params: { id } }) => {
-    const description = await describeRun(ctx.agio.temporal, tenant, id);
-    if (description.status.name !== 'RUNNING')
-      throw new HttpError(409, 'run_not_running', `run "${id}" is ${description.status.name.toLowerCase()}`);
+    const run = ctx.agio.getHandle(id);
+    const { status } = await run.describe({ tenant });
+    if (status !== 'running') throw runNotRunning(id, status);
     // Temporal's cancel carries no reason: the bridge's log says who asked.
     req.log.info({ runId: id, by: identity }, 'cancel requested');
-    await ctx.agio.getHandle(id).cancel();
+    await run.cancel();
     return reply.status(202).send({ runId: id, cancelRequested: true });
   });
 };

@@ -21,7 +21,7 @@ export const GetHealth = defineRoute({
 
 export const healthRoutes: Routes = (app, ctx) => {
   apiRoute(app, ctx.tokens, GetHealth, async ({ req, reply }) => {
-    const up = await ctx.agio.temporal.connection.workflowService.getSystemInfo({}).then(
+    const up = await ctx.agio.ping().then(
       () => true,
       (err: Error) => (req.log.warn({ err }, 'health check: Temporal does not answer'), false),
     );

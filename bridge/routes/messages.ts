@@ -2,8 +2,9 @@
 // reads it). Scope `start`: a message is new input to the tenant's run, which a token that may start runs may give.
 import { z } from 'zod';
 import { apiRoute, defineRoute } from '../api-route';
-import { HttpError } from '../errors';
-import { describeRun } from '../runs';
+import { MessageRefusedError } from '../../client/run-messages';
+import { RunClosedError } from '../../client/errors';
+import { HttpError, runNotRunning } from '../errors';
 import { RunParams, type Routes } from './context';
 
 /** The body of POST /runs/:id/messages. */
@@ -46,17 +47,16 @@ export const PostRunMessage = defineRoute({
 export const messageRoutes: Routes = (app, ctx) => {
   apiRoute(app, ctx.tokens, PostRunMessage, async ({ reply, caller, params, body }) => {
     const { id } = params;
-    const description = await describeRun(ctx.agio.temporal, caller.tenant, id);
-    if (description.status.name !== 'RUNNING')
-      throw new HttpError(409, 'run_not_running', `run "${id}" is ${description.status.name.toLowerCase()}`);
+    const run = ctx.agio.getHandle(id);
+    const { status } = await run.describe({ tenant: caller.tenant });
+    if (status !== 'running') throw runNotRunning(id, status);
     const opts = { mode: body.mode, by: caller.identity, ...(body.messageId ? { messageId: body.messageId } : {}) };
     try {
-      const accepted = await ctx.agio.getHandle(id).message(body.text, opts);
+      const accepted = await run.message(body.text, opts);
       return reply.status(202).send(MessageAccepted.parse({ runId: id, ...accepted }));
     } catch (err) {
-      const e = err as Error;
-      if (e.name === 'MessageRefusedError') throw new HttpError(409, 'message_refused', e.message);
-      if (e.name === 'RunClosedError') throw new HttpError(409, 'run_not_running', e.message);
+      if (err instanceof MessageRefusedError) throw new HttpError(409, 'message_refused', err.message);
+      if (err instanceof RunClosedError) throw new HttpError(409, 'run_not_running', err.message);
       throw err;
     }
   });

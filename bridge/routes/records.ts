@@ -3,7 +3,6 @@ import { z } from 'zod';
 import { apiRoute, defineRoute } from '../api-route';
 import { CitationsAnswer, SessionAnswer, TraceAnswer } from '../api-schemas';
 import { HttpError } from '../errors';
-import { describeRun, rootRunIdOf } from '../runs';
 import { RunParams, type Routes } from './context';
 
 const SessionParams = z.object({ id: z.string().regex(/^[A-Za-z0-9._:-]{1,128}$/, 'malformed session id') });
@@ -64,14 +63,14 @@ export const recordRoutes: Routes = (app, ctx) => {
 
   apiRoute(app, ctx.tokens, GetRunTrace, async ({ caller: { tenant }, params: { id } }) => {
     // A nested run's spans are part of its root's trace.
-    const root = rootRunIdOf(await describeRun(ctx.agio.temporal, tenant, id), id);
+    const { rootRunId: root } = await ctx.agio.getHandle(id).describe({ tenant });
     const trace = await stores().traces.getTrace(tenant, root);
     if (!trace) throw new HttpError(404, 'trace_not_found', `no trace recorded for run "${root}" yet`);
     return trace;
   });
 
   apiRoute(app, ctx.tokens, GetRunCitations, async ({ caller: { tenant }, params: { id } }) => {
-    await describeRun(ctx.agio.temporal, tenant, id);
+    await ctx.agio.getHandle(id).describe({ tenant });
     return { runId: id, citations: await stores().citations.listCitations(tenant, id) };
   });
 };

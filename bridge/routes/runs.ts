@@ -2,9 +2,8 @@
 // tenant's runs, filtered and paged), GET /runs/:id (status and output) and GET /runs/:id/state (the live state).
 import { z } from 'zod';
 import { AgentNameFilter } from '../../common/specs';
-import { SessionBusyError, stateView } from '../../client/agio-client';
+import { IdempotencyConflictError, SessionBusyError } from '../../client/agio-client';
 import { BadPageTokenError, RUN_STATUSES } from '../../client/run-list';
-import { stateQuery } from '../../common/messages';
 import { ScheduleName } from '../../common/schedules';
 import { agentView, agentsSourceView } from '../agents-view';
 import { hasScope } from '../auth';
@@ -21,7 +20,6 @@ import { withServerSpan } from '../../telemetry/tracing-http';
 import { HttpError } from '../errors';
 import { DEFAULT_MAX_RUNNING_RUNS_PER_TENANT, RunningRunsQuota } from '../quotas';
 import { refuseLimitRaise, refuseMaxTokensRaise } from '../run-limits';
-import { describeRun, rootRunIdOf, runStatus } from '../runs';
 import { StartRunBody, idempotencyKeyOf, refuseAllowRules, runIdForKey } from '../start-run';
 import { RunParams, type Routes } from './context';
 import { randomUUID } from 'node:crypto';
@@ -122,7 +120,7 @@ export const GetRunState = defineRoute({
 
 export const runRoutes: Routes = (app, ctx) => {
   const exists = (runId: string) =>
-    ctx.agio.temporal.workflow
+    ctx.agio
       .getHandle(runId)
       .describe()
       .then(
@@ -191,7 +189,7 @@ export const runRoutes: Routes = (app, ctx) => {
       await hooks?.undo();
       if (err instanceof SessionBusyError)
         throw new HttpError(409, 'session_busy', err.message, { activeRunId: err.activeRunId });
-      if (err.name !== 'IdempotencyConflictError') throw err;
+      if (!(err instanceof IdempotencyConflictError)) throw err;
       throw new HttpError(
         409,
         'idempotency_conflict',
@@ -227,7 +225,7 @@ export const runRoutes: Routes = (app, ctx) => {
   });
 
   apiRoute(app, ctx.tokens, GetRun, async ({ caller: { tenant }, params: { id } }) => {
-    const status = await runStatus(ctx.agio.temporal, tenant, id);
+    const status = await ctx.agio.getHandle(id).status({ tenant });
     // A running run's cost so far is its tree's spend in the ledger (no query to the run).
     if (status.status !== 'running') return status;
     const treeSpentUsd = await treeSpend(tenant, status.rootRunId ?? id);
@@ -235,10 +233,11 @@ export const runRoutes: Routes = (app, ctx) => {
   });
 
   apiRoute(app, ctx.tokens, GetRunState, async ({ caller: { tenant }, params: { id } }) => {
-    const description = await describeRun(ctx.agio.temporal, tenant, id);
-    const view = stateView(await ctx.agio.getHandle(id).workflow.query(stateQuery), description);
+    const run = ctx.agio.getHandle(id);
+    const { rootRunId } = await run.describe({ tenant });
+    const view = await run.state();
     // The tree's spend so far, nested runs still running included (the run's own usage counts finished ones only).
-    const treeSpentUsd = await treeSpend(tenant, rootRunIdOf(description, id));
+    const treeSpentUsd = await treeSpend(tenant, rootRunId);
     return view.cost && treeSpentUsd !== undefined ? { ...view, cost: { ...view.cost, treeSpentUsd } } : view;
   });
 };

@@ -6,9 +6,7 @@ import { streamTenantOf } from '../auth';
 import { apiRoute, defineRoute } from '../api-route';
 import { ApiErrorBody, StreamTokenAnswer } from '../api-schemas';
 import { DEFAULT_MAX_STREAMS_PER_TENANT, TenantStreams } from '../quotas';
-import type { WorkflowExecutionDescription } from '@temporalio/client';
-import { describeRun, rootRunIdOf } from '../runs';
-import { streamRunEvents } from '../sse-route';
+import { streamRunEvents } from './event-stream';
 import { RunParams, type Routes } from './context';
 
 /** POST /runs/:id/stream-token. */
@@ -64,7 +62,7 @@ export const streamRoutes: Routes = (app, ctx) => {
 
   // A browser's EventSource cannot send a bearer token: it gets a short-lived token for one run, sent as ?access_token=.
   apiRoute(app, ctx.tokens, PostStreamToken, async ({ reply, caller: { tenant }, params: { id } }) => {
-    await describeRun(ctx.agio.temporal, tenant, id);
+    await ctx.agio.getHandle(id).describe({ tenant });
     const minted = ctx.streamTokens.mint(tenant, id);
     return reply
       .status(201)
@@ -73,7 +71,7 @@ export const streamRoutes: Routes = (app, ctx) => {
 
   apiRoute(app, ctx.tokens, GetRunEvents, async ({ req, reply, params: { id } }) => {
     const tenant = streamTenantOf(req, id, ctx.tokens, ctx.streamTokens);
-    const description = await describeRun(ctx.agio.temporal, tenant, id);
+    const run = await ctx.agio.getHandle(id).describe({ tenant });
     // Counted until the response closes (the client leaves, the run ends, the bridge shuts down): each open stream may
     // hold an upstream reader, so this cap bounds a tenant's readers and their Queries on this bridge.
     const close = streams.acquire(tenant);
@@ -84,7 +82,7 @@ export const streamRoutes: Routes = (app, ctx) => {
         reply,
         ctx.hub,
         // A nested run that keeps its own event log says so in its memo (newer trees): its stream is read from there.
-        { tenant, rootRunId: rootRunIdOf(description, id), runId: id, ownLog: ownLogOf(description) },
+        { tenant, rootRunId: run.rootRunId, runId: id, ownLog: run.ownLog },
         ctx.opts.heartbeatMs ?? 15_000,
         ctx.opts.liveLane,
         ctx.openStreams,
@@ -95,7 +93,3 @@ export const streamRoutes: Routes = (app, ctx) => {
     }
   });
 };
-
-/** Whether the run keeps its own event log (a nested run of a newer tree; its memo's `ownLog`). */
-const ownLogOf = (description: WorkflowExecutionDescription): boolean =>
-  (description.memo as { ownLog?: unknown } | undefined)?.ownLog === true;

@@ -4,7 +4,7 @@
 // follows the task; tasks/cancel cancels the run; tasks/resubscribe follows the run from wherever it is, on any bridge.
 import type { AgentCard, Message, SendMessageRequest, StreamResponse, Task } from '@a2a-js/sdk';
 import { TaskState } from '@a2a-js/sdk';
-import { TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
+import { A2AError, TaskNotCancelableError, TaskNotFoundError, UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import {
   DefaultExecutionEventBusManager,
   DefaultRequestHandler,
@@ -102,7 +102,7 @@ export class AgioRequestHandler implements A2ARequestHandler {
         await handle.message(inputOf(message), { by: caller.identity });
       }
     } catch (err) {
-      if ((err as { name?: string }).name === 'A2AError' || err instanceof UnsupportedOperationError) throw err;
+      if (err instanceof A2AError) throw err;
       throw new UnsupportedOperationError(`task ${task.id} did not take the message: ${(err as Error).message}`);
     }
     await this.store.save({ ...task, status: statusOf(TaskState.TASK_STATE_WORKING) }, context);

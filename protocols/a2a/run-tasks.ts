@@ -3,7 +3,7 @@
 // this agent only; another's answers as missing), its events, its pending approvals, and its snapshot as a Task.
 import { Role, TaskState, type Message, type Task } from '@a2a-js/sdk';
 import type { AgioClient, RunHandle } from '../../client/agio-client';
-import { runStatusOf, type RunMemo, type RunStatus } from '../../common';
+import type { RunStatus } from '../../common';
 import type { PendingApproval } from '../../common/approval-inbox';
 import type { A2ACaller } from './caller';
 import { agentMessage, approvalsMessage, outputArtifact, statusOf, taskOf, textPart } from './task-view';
@@ -43,11 +43,9 @@ export class RunTasks {
   async runOf(caller: A2ACaller, taskId: string): Promise<TaskRun | undefined> {
     if (!TASK_ID.test(taskId)) return undefined;
     const handle = this.agio.getHandle(taskId);
-    const description = await handle.workflow.describe().catch(() => undefined);
-    const memo = description?.memo as Partial<RunMemo> | undefined;
-    if (!description || memo?.tenant !== caller.tenant || memo.agent !== this.agent) return undefined;
-    if (memo.rootRunId !== undefined && memo.rootRunId !== taskId) return undefined;
-    return { handle, status: runStatusOf(description.status.name) ?? 'running' };
+    const run = await handle.describe({ tenant: caller.tenant }).catch(() => undefined);
+    if (!run || run.agent !== this.agent || run.rootRunId !== taskId) return undefined;
+    return { handle, status: run.status };
   }
 
   /** The run's events from its start (the bridge's shared reader when it gave one). */

@@ -7,7 +7,7 @@
 import type { AgioClient } from '../../client/agio-client';
 import type { RunHandle } from '../../client/run-handle';
 import { CallbackRefusedError } from '../../client/callbacks';
-import { DecisionRejectedError, RunNotFoundError } from '../../client/errors';
+import { DecisionRejectedError, RunNotFoundError, RunRefusedError, UnknownToolCallError } from '../../client/errors';
 import { cursorAt, parseCursor, type TreeCursor } from '../../client/tree-cursor';
 import { ErrorType } from '../../common/errors';
 import { decisionOf, parseInterruptId, type InterruptRef } from './interrupts';
@@ -58,10 +58,10 @@ const refuse = (code: string, message: string): PreparedRun => ({ refusal: { cod
 /** The memo's tenant and agent of a run, or undefined when there is no such run. */
 async function ownerOf(handle: RunHandle): Promise<{ tenant?: string; agent?: string } | undefined> {
   try {
-    const d = await handle.workflow.describe();
-    return (d.memo ?? {}) as { tenant?: string; agent?: string };
+    const { tenant, agent } = await handle.describe();
+    return { tenant, agent };
   } catch (err) {
-    if ((err as Error).name === 'WorkflowNotFoundError' || err instanceof RunNotFoundError) return undefined;
+    if (err instanceof RunNotFoundError) return undefined;
     throw err;
   }
 }
@@ -127,13 +127,7 @@ export async function prepareRun(
  * that cannot answer refuses nothing.
  */
 async function interruptedRunOf(agio: AgioClient, prefix: string): Promise<string | undefined> {
-  const query = `WorkflowId STARTS_WITH '${prefix}' AND ExecutionStatus = 'Running' AND AgioWaiting = 'approval'`;
-  try {
-    for await (const run of agio.temporal.workflow.list({ query, pageSize: 1 })) return run.workflowId.split('/')[0];
-  } catch {
-    return undefined;
-  }
-  return undefined;
+  return agio.waitingRun(prefix).catch(() => undefined);
 }
 
 /** How long a run waits for the client to answer one of its tools' calls. */
@@ -236,12 +230,13 @@ async function decide(
     else await handle.deny(ref.call, { ...bound, message: decision.message });
     return undefined;
   } catch (err) {
-    const e = err as Error & { cause?: Error & { type?: string } };
-    if (err instanceof DecisionRejectedError || /already been decided/.test(e.cause?.message ?? '')) return undefined;
-    if (e.cause?.type === ErrorType.StaleApproval) return refuse('stale_interrupt', e.cause.message);
-    if (e.cause?.type === ErrorType.ApprovalEscalated) return refuse('forbidden', e.cause.message);
-    if (e.name === 'UnknownToolCallError' || e.name === 'WorkflowUpdateFailedError')
-      return refuse('unknown_interrupt', e.cause?.message ?? e.message);
-    throw err;
+    if (err instanceof DecisionRejectedError) return undefined;
+    if (err instanceof UnknownToolCallError) return refuse('unknown_interrupt', err.message);
+    if (!(err instanceof RunRefusedError)) throw err;
+    const why = err.cause?.message ?? err.message;
+    if (/already been decided/.test(why)) return undefined;
+    if (err.type === ErrorType.StaleApproval) return refuse('stale_interrupt', why);
+    if (err.type === ErrorType.ApprovalEscalated) return refuse('forbidden', why);
+    return refuse('unknown_interrupt', why);
   }
 }

@@ -3,7 +3,8 @@
 // cancelled, and every other end (failed, terminated, timed out) → failed.
 import type { Task } from '@modelcontextprotocol/sdk/types.js';
 import type { AgioClient, RunHandle } from '../../client/agio-client';
-import { runStatusOf, type RunMemo, type RunStatus } from '../../common';
+import { RunNotFoundError } from '../../client/errors';
+import type { RunStatus } from '../../common';
 import type { RunStateView } from '../../client/run-state-view';
 
 /** What the caller may do with its runs: read them (tools/list, tasks/get, tasks/result, tasks/list), start, control. */
@@ -59,19 +60,12 @@ export class RunTasks {
   async find(runId: string): Promise<FoundRun | undefined> {
     if (!RUN_ID.test(runId)) return undefined;
     const handle = this.agio.getHandle(runId);
-    const description = await handle.workflow.describe().catch((err: Error) => {
-      if (err.name === 'WorkflowNotFoundError') return undefined;
+    const run = await handle.describe({ tenant: this.caller.tenant }).catch((err: unknown) => {
+      if (err instanceof RunNotFoundError) return undefined;
       throw err;
     });
-    const memo = description?.memo as Partial<RunMemo> | undefined;
-    if (!description || memo?.tenant !== this.caller.tenant) return undefined;
-    return {
-      handle,
-      status: runStatusOf(description.status.name) ?? 'running',
-      agent: memo.agent,
-      startTime: description.startTime,
-      closeTime: description.closeTime,
-    };
+    if (!run) return undefined;
+    return { handle, status: run.status, agent: run.agent, startTime: run.startTime, closeTime: run.closeTime };
   }
 
   /** The run as a task; a running one says what it is doing now. */
