@@ -34,6 +34,33 @@ const ioFolderImport = `^(\\./)?(\\.\\./)+(${ioFolders.join('|')})(/.*)?$`;
 // The package's root index re-exports the worker, the client and the bridge.
 const rootIndexImport = '^(\\./)?\\.\\.(/\\.\\.)*(/index)?/?$';
 
+// The bridge and the protocols (bridge/, protocols/) reach runs only through AgioClient and RunHandle (client/): no
+// Temporal SDK, and none of the folders that run workflows or activities or start processes. What they need and the
+// client lacks is added to the client. The composition roots (the bridge's main and `agio openapi`) build the client
+// the bridge runs over, so they may import Temporal's client, config/ and worker/ (docs/ARCHITECTURE.md, "Layers").
+const bridgeMessage =
+  'bridge/ and protocols/ reach Temporal and runs through client/ (AgioClient, RunHandle) only, never workflows/, ' +
+  'activities/, worker/, devkit/, cli/ or config/: add what they lack to the client.';
+// Modules the bridge still imports from a folder it may not, until they move to one it may (issue 36): delete a line
+// when its module moves.
+const notYetMoved = [
+  'worker/project-root',
+  'activities/callbacks/callback-tokens',
+  'activities/webhooks/address-policy',
+];
+/** An import of one of `folders` (any depth, barrel or deep), other than the modules of {@link notYetMoved}. */
+const folderImport = (folders) => `^(\\./)?(\\.\\./)+(?!(${notYetMoved.join('|')})$)(${folders.join('|')})(/.*)?$`;
+/** The no-restricted-imports rule of bridge-side code that may not import `folders`, nor Temporal unless `temporal`. */
+const bridgeImports = (folders, { temporal = false } = {}) => [
+  'error',
+  {
+    patterns: [
+      { regex: folderImport(folders), message: bridgeMessage },
+      ...(temporal ? [] : [{ regex: '^@temporalio/', message: bridgeMessage }]),
+    ],
+  },
+];
+
 export default tseslint.config(
   // bench/peer-openai-agents is its own package (Temporal SDK 1.23, its own node_modules and tsconfig): not linted here.
   // .agio/ is serve's data: run workspaces hold whatever agents wrote there, .ts files included.
@@ -89,5 +116,28 @@ export default tseslint.config(
         },
       ],
     },
+  },
+  // The bridge's edges (see bridgeMessage above); protocols/ sits below bridge/ and may not import it either.
+  {
+    files: ['bridge/**/*.ts'],
+    rules: { 'no-restricted-imports': bridgeImports(['workflows', 'activities', 'worker', 'devkit', 'cli', 'config']) },
+  },
+  {
+    files: ['protocols/**/*.ts'],
+    rules: {
+      'no-restricted-imports': bridgeImports([
+        'workflows',
+        'activities',
+        'worker',
+        'devkit',
+        'cli',
+        'config',
+        'bridge',
+      ]),
+    },
+  },
+  {
+    files: ['bridge/main.ts', 'bridge/openapi-file.ts'],
+    rules: { 'no-restricted-imports': bridgeImports(['workflows', 'activities', 'devkit', 'cli'], { temporal: true }) },
   },
 );

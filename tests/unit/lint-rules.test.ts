@@ -1,5 +1,8 @@
 // The lint rules that keep workflow code deterministic: workflows/ and common/ may not import Node built-ins, I/O
 // libraries or the folders that do I/O as values (their types they may), and floating promises are errors everywhere.
+// And the bridge's edges: bridge/ and protocols/ reach Temporal through client/ only (no Temporal SDK, not even its
+// types), never workflows/, activities/, worker/, devkit/, cli/ or config/; the bridge's main may import config/ and
+// worker/.
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 
@@ -58,6 +61,54 @@ const forbidden = [
   { folder, specifier: deep, filePath: COMMON_FILE },
 ]);
 
+const BRIDGE_FILE = 'bridge/server.ts';
+const ROUTE_FILE = 'bridge/routes/health.ts';
+const PROTOCOL_FILE = 'protocols/mcp/server.ts';
+const BRIDGE_MAIN = 'bridge/main.ts';
+
+/** What bridge-side code may not import at all (value or type): as a barrel from bridge/, deep from its routes. */
+const bridgeForbidden = [
+  ['Temporal client', '@temporalio/client', '@temporalio/client'],
+  ['Temporal common', '@temporalio/common', '@temporalio/common/lib/time'],
+  ['workflows', '../workflows', '../../workflows/agent-run'],
+  ['activities', '../activities', '../../activities/tools/mcp/config'],
+  ['worker', '../worker', '../../worker/create-worker'],
+  ['devkit', '../devkit', '../../devkit/free-port'],
+  ['cli', '../cli', '../../cli/commands'],
+  ['config', '../config', '../../config/env'],
+].flatMap(([folder, barrel, deep]) => [
+  { folder, specifier: barrel, filePath: BRIDGE_FILE },
+  { folder, specifier: deep, filePath: ROUTE_FILE },
+]);
+/** The same for protocols/, which sits below bridge/ and may not import it either. */
+const protocolForbidden = [
+  ['Temporal client', '@temporalio/client'],
+  ['workflows', '../../workflows'],
+  ['activities', '../../activities/model'],
+  ['worker', '../../worker/create-worker'],
+  ['devkit', '../../devkit'],
+  ['cli', '../../cli/commands'],
+  ['config', '../../config'],
+  ['bridge', '../../bridge/server'],
+].map(([folder, specifier]) => ({ folder, specifier, filePath: PROTOCOL_FILE }));
+/** The bridge's main composes the client and the stores: these only are still closed to it. */
+const mainForbidden = [
+  ['workflows', '../workflows'],
+  ['activities', '../activities/model'],
+  ['devkit', '../devkit'],
+  ['cli', '../cli/commands'],
+].map(([folder, specifier]) => ({ folder, specifier, filePath: BRIDGE_MAIN }));
+/** What bridge-side code may import. */
+const bridgeAllowed = [
+  { specifier: '../client/agio-client', filePath: BRIDGE_FILE },
+  { specifier: '../../common', filePath: ROUTE_FILE },
+  { specifier: '../../client/run-handle', filePath: PROTOCOL_FILE },
+  { specifier: '@temporalio/client', filePath: BRIDGE_MAIN },
+  { specifier: '../config', filePath: BRIDGE_MAIN },
+  { specifier: '../worker/agents-file', filePath: BRIDGE_MAIN },
+];
+const bridgeCases = [...bridgeForbidden, ...protocolForbidden, ...mainForbidden];
+
 const valueImport = (specifier: string) => `import * as probe from '${specifier}';\nexport const x = probe;\n`;
 const typeImport = (specifier: string) =>
   `import type * as probe from '${specifier}';\nexport type X = typeof probe;\n`;
@@ -86,20 +137,36 @@ const named = {
 
 describe('lint rules', () => {
   jest.setTimeout(120_000);
-  let results: { named: Record<keyof typeof named, string[]>; values: string[][]; types: string[][] };
+  let results: {
+    named: Record<keyof typeof named, string[]>;
+    values: string[][];
+    types: string[][];
+    bridgeValues: string[][];
+    bridgeTypes: string[][];
+    bridgeAllowed: string[][];
+  };
 
   beforeAll(() => {
     const keys = Object.keys(named) as (keyof typeof named)[];
-    const probes = [
-      ...keys.map((key) => named[key]),
-      ...forbidden.map(({ filePath, specifier }) => ({ filePath, code: valueImport(specifier) })),
-      ...forbidden.map(({ filePath, specifier }) => ({ filePath, code: typeImport(specifier) })),
+    const groups = [
+      keys.map((key) => named[key]),
+      forbidden.map(({ filePath, specifier }) => ({ filePath, code: valueImport(specifier) })),
+      forbidden.map(({ filePath, specifier }) => ({ filePath, code: typeImport(specifier) })),
+      bridgeCases.map(({ filePath, specifier }) => ({ filePath, code: valueImport(specifier) })),
+      bridgeCases.map(({ filePath, specifier }) => ({ filePath, code: typeImport(specifier) })),
+      bridgeAllowed.map(({ filePath, specifier }) => ({ filePath, code: valueImport(specifier) })),
     ];
-    const messages = lintAll(probes);
+    const messages = lintAll(groups.flat());
+    const [named_, values, types, bridgeValues, bridgeTypes, allowed] = groups.map((group) =>
+      messages.splice(0, group.length),
+    );
     results = {
-      named: Object.fromEntries(keys.map((key, i) => [key, messages[i]])) as Record<keyof typeof named, string[]>,
-      values: messages.slice(keys.length, keys.length + forbidden.length),
-      types: messages.slice(keys.length + forbidden.length),
+      named: Object.fromEntries(keys.map((key, i) => [key, named_[i]])) as Record<keyof typeof named, string[]>,
+      values,
+      types,
+      bridgeValues,
+      bridgeTypes,
+      bridgeAllowed: allowed,
     };
   });
 
@@ -142,5 +209,20 @@ describe('lint rules', () => {
   it('lets the same node:fs and stores imports pass outside workflow code', () => {
     expect(results.named.nodeFsInActivity).toEqual([]);
     expect(results.named.storesInActivity).toEqual([]);
+  });
+
+  const bridgeProbes = bridgeCases.map((probe, i) => ({ ...probe, i }));
+  const bridgeRefusal = [expect.stringMatching(/^no-restricted-imports: .*reach Temporal and runs through client\//)];
+
+  it.each(bridgeProbes)('forbids a value import of $folder as $specifier in $filePath', ({ i }) => {
+    expect(results.bridgeValues[i]).toEqual(bridgeRefusal);
+  });
+
+  it.each(bridgeProbes)('forbids a type-only import of $folder as $specifier in $filePath', ({ i }) => {
+    expect(results.bridgeTypes[i]).toEqual(bridgeRefusal);
+  });
+
+  it.each(bridgeAllowed.map((probe, i) => ({ ...probe, i })))('allows $specifier in $filePath', ({ i }) => {
+    expect(results.bridgeAllowed[i]).toEqual([]);
   });
 });
