@@ -29,15 +29,21 @@ const childrenOf = (id: string) =>
 
 describe('workflow replay', () => {
   jest.setTimeout(120_000);
-  let code: string;
+  /** Each history's replay, by `<release>/<name>`: undefined when it replayed, else its error. */
+  const replayed = new Map<string, Error | undefined>();
   beforeAll(async () => {
     try {
       Runtime.install({ logger: new DefaultLogger('ERROR') });
     } catch {
       // installed by another test file in this process
     }
-    // Bundled once, as a worker bundles it, rather than once per history.
-    code = await bundleWorkflows(AGIO_WORKFLOWS);
+    // Bundled once, as a worker bundles it, and every history replayed by one replay worker, one after the other (as
+    // `agio replay-check` does): a worker per history would spend most of the time starting workers.
+    const code = await bundleWorkflows(AGIO_WORKFLOWS);
+    const histories = fixtures.map((f) => ({ history: f.history, workflowId: workflowIdOf(f, fixtures) }));
+    let i = 0;
+    for await (const result of Worker.runReplayHistories({ workflowBundle: { code } }, histories))
+      replayed.set(`${fixtures[i].release}/${fixtures[i++].name}`, result.error);
   });
 
   it('finds the histories of every release', () => {
@@ -45,23 +51,20 @@ describe('workflow replay', () => {
     expect(fixtures.length).toBeGreaterThanOrEqual(22);
   });
 
-  it.each(fixtures.map((f) => [`${f.release}/${f.name}`, f] as const))(
-    'replays %s without a determinism error',
-    async (_id, f) => {
-      await expect(
-        Worker.runReplayHistory({ workflowBundle: { code } }, f.history, workflowIdOf(f, fixtures)),
-      ).resolves.toBeUndefined();
-    },
-  );
+  it.each(fixtures.map((f) => `${f.release}/${f.name}`))('replays %s without a determinism error', (id) => {
+    expect(replayed.has(id)).toBe(true);
+    expect(replayed.get(id)).toBeUndefined();
+  });
 
   it('fails replay when the workflow code changes the commands it issues', async () => {
+    // The same way the histories above are replayed (one replay worker for a batch), so that way can fail.
     const f = fixture('0.1.0/agent-run-parallel-tools');
-    const replay = Worker.runReplayHistory(
-      { workflowsPath: require.resolve('../fixtures/changed-workflows') },
-      f.history,
-      workflowIdOf(f, fixtures),
-    );
-    await expect(replay).rejects.toThrow(DeterminismViolationError);
+    const replays = Worker.runReplayHistories({ workflowsPath: require.resolve('../fixtures/changed-workflows') }, [
+      { history: f.history, workflowId: workflowIdOf(f, fixtures) },
+    ]);
+    const errors: unknown[] = [];
+    for await (const result of replays) errors.push(result.error);
+    expect(errors).toEqual([expect.any(DeterminismViolationError)]);
   });
 });
 
