@@ -1,100 +1,38 @@
-// Operator control of a loop on a real dev server (docs/ARCHITECTURE.md, "Workflow agents and operator control"; LoopAgent scenario 4): pause takes effect
-// at the next safe point — before the next sub-agent, or at a sub-agent's next step — and parks there costing no
-// worker CPU; resume goes on exactly there; RUN_PAUSED / RUN_RESUMED say who and why; the same works through the
-// HTTP bridge and the Temporal CLI; cancelling the loop cancels the running sub-agent.
-import { CancelledFailure, WorkflowFailedError, type Client } from '@temporalio/client';
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
-import { AgioClient, type RunHandle } from '../../client/agio-client';
+// Pause, resume and cancel of a loop through the AgioClient on a real dev server (docs/ARCHITECTURE.md, "Workflow
+// agents and operator control"; LoopAgent scenario 4): pause takes effect at the next safe point — before the next
+// sub-agent, or at a sub-agent's next step — and parks there costing no worker CPU; resume goes on exactly there, also
+// across continue-as-new; RUN_PAUSED / RUN_RESUMED say who and why; cancelling the loop cancels the running sub-agent.
+// The same pause and resume through the HTTP bridge and the Temporal CLI: run-control-doors.test.ts.
+import { CancelledFailure, WorkflowFailedError } from '@temporalio/client';
 import { loopAgent } from '../../common';
-import { findBinary } from '../../devkit/install-binary';
 import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
-import { TEMPORAL_CLI } from '../../devkit/temporal-server';
 import { recordedToolCalls, testTools } from '../fixtures/test-tools';
-import { request } from '../helpers/bridge';
 import { eventsNow, readStream } from '../helpers/nested-runs';
+import { SLOW, SLOW_TEXT, expectParkedIdle, startSlowLoop, watchAgentStreams } from '../helpers/run-control';
 import { useTestBed } from '../helpers/test-bed';
-import { testEnv } from '../helpers/test-env';
 import {
   agentKey,
   agentOfRequest,
   agentStates,
-  historyLength,
   requestsOfAgent,
   runChain,
   subAgent,
   waitFor,
 } from '../helpers/workflow-agents';
 
-const TOKEN = 'test-token';
-const run = promisify(execFile);
-
-/** A's answer streams for about three seconds (20 chunks, 150 ms apart): long enough to pause in the middle of it. */
-const SLOW = { chunkSize: 2, delayMs: 150 };
-const SLOW_TEXT = 'A thinks slowly, very slowly, so slowly';
-
-/** Waits until the histories of `ids` have no workflow task pending, then returns their lengths. */
-async function settledHistoryLengths(client: Client, ids: string[]): Promise<number[]> {
-  return waitFor(`the histories of ${ids.join(', ')} to settle`, async () => {
-    const lengths: number[] = [];
-    for (const id of ids) {
-      const events = (await client.workflow.getHandle(id).fetchHistory()).events ?? [];
-      const lastTask = [...events]
-        .reverse()
-        .find(
-          (e) =>
-            e.workflowTaskScheduledEventAttributes ||
-            e.workflowTaskStartedEventAttributes ||
-            e.workflowTaskCompletedEventAttributes,
-        );
-      if (!lastTask?.workflowTaskCompletedEventAttributes) return undefined;
-      lengths.push(events.length);
-    }
-    return lengths;
-  });
-}
-
-describe('run control of a loop', () => {
-  const bed = useTestBed({ tools: testTools, bridge: true });
-  /** Resolves when the first chunk of the named agent's first request has been written. */
-  let streaming: (name: string) => Promise<number>;
-  /** When the last chunk of each agent's answers was written. */
-  const lastChunkAt = new Map<string, number>();
-
-  beforeEach(() => {
-    lastChunkAt.clear();
-    const waiting = new Map<string, (at: number) => void>();
-    const seen = new Map<string, Promise<number>>();
-    streaming = (name) => {
-      if (!seen.has(name)) seen.set(name, new Promise<number>((resolve) => waiting.set(name, resolve)));
-      return seen.get(name)!;
-    };
-    bed.server.onChunk = ({ requestIndex, writtenAt }) => {
-      const name = agentOfRequest(bed.server.requests[requestIndex]);
-      if (name) {
-        lastChunkAt.set(name, writtenAt);
-        void streaming(name);
-        waiting.get(name)?.(writtenAt);
-      }
-    };
-  });
-
-  /** A loop [A, B] run once; A streams slowly. */
-  async function startSlowLoop(name: string, via: AgioClient = bed.agio): Promise<RunHandle> {
-    bed.server.scriptFor(agentKey('A'), text(SLOW_TEXT, SLOW));
-    bed.server.scriptFor(agentKey('B'), text('B done'));
-    return via.start(loopAgent({ name, subAgents: [subAgent('A'), subAgent('B')], maxIterations: 1 }), 'go');
-  }
+describe('pause, resume and cancel of a loop', () => {
+  const bed = useTestBed({ tools: testTools });
+  const streams = watchAgentStreams(bed);
 
   it('parks before the next sub-agent when paused mid-stream, costs nothing while parked, and resumes exactly there (LoopAgent scenario 4)', async () => {
-    const handle = await startSlowLoop('pausable');
-    await streaming('A');
+    const handle = await startSlowLoop(bed, 'pausable');
+    await streams.streaming('A');
     const pausedAt = Date.now();
 
     const parked = await handle.pause({ reason: 'inspect the draft', by: 'alice' });
 
     // The pause was asked for while A was still streaming; it took effect only after A's call completed.
-    expect(lastChunkAt.get('A')).toBeGreaterThan(pausedAt);
+    expect(streams.lastChunkAt.get('A')).toBeGreaterThan(pausedAt);
     expect(parked).toEqual({ paused: true, parked: true, pausedBy: 'alice', pauseReason: 'inspect the draft' });
     expect(await handle.state()).toMatchObject({
       status: 'running',
@@ -118,10 +56,8 @@ describe('run control of a loop', () => {
     });
     expect(agentStates(events)).toEqual([{ timesLooped: 0, currentSubAgent: 'A' }]);
 
-    // Parked: no workflow task in two seconds, and B has still not been asked.
-    const [before] = await settledHistoryLengths(bed.client, [handle.runId]);
-    await new Promise((resolve) => setTimeout(resolve, 2000));
-    expect(await historyLength(bed.client, handle.runId)).toBe(before);
+    // Parked: no activity, timer or workflow task, and B has still not been asked.
+    await expectParkedIdle(bed.client, [handle.runId]);
     expect(requestsOfAgent(bed.server, 'B')).toEqual([]);
 
     const resumed = await handle.resume({ reason: 'looks fine', by: 'bob' });
@@ -159,7 +95,7 @@ describe('run control of a loop', () => {
       'go',
     );
     const childId = `${handle.runId}/loop-0/0-A`;
-    await streaming('A');
+    await streams.streaming('A');
 
     const parked = await handle.pause({ reason: 'freeze', by: 'ops' });
 
@@ -187,9 +123,7 @@ describe('run control of a loop', () => {
     expect(recordedToolCalls.filter((c) => c.runId === childId).map((c) => c.label)).toEqual(['before the pause']);
     expect(requestsOfAgent(bed.server, 'A')).toHaveLength(1);
 
-    const before = await settledHistoryLengths(bed.client, [handle.runId, childId]);
-    await new Promise((resolve) => setTimeout(resolve, 2000));
-    expect([await historyLength(bed.client, handle.runId), await historyLength(bed.client, childId)]).toEqual(before);
+    await expectParkedIdle(bed.client, [handle.runId, childId]);
     expect(requestsOfAgent(bed.server, 'A')).toHaveLength(1);
 
     await handle.resume({ by: 'ops' });
@@ -209,15 +143,13 @@ describe('run control of a loop', () => {
       loopAgent({ name: 'pause-then-continue', subAgents: [subAgent('A')], maxIterations: 2, continueAsNewEvery: 1 }),
       'go',
     );
-    await streaming('A');
+    await streams.streaming('A');
 
     const parked = await handle.pause({ reason: 'hold', by: 'ops' });
 
     expect(parked).toMatchObject({ paused: true, parked: true });
     expect(await handle.state()).toMatchObject({ paused: true, parked: true, timesLooped: 1 });
-    const [before] = await settledHistoryLengths(bed.client, [handle.runId]);
-    await new Promise((resolve) => setTimeout(resolve, 1000));
-    expect(await historyLength(bed.client, handle.runId)).toBe(before);
+    await expectParkedIdle(bed.client, [handle.runId]);
     expect(requestsOfAgent(bed.server, 'A')).toHaveLength(1);
 
     await handle.resume({ by: 'ops' });
@@ -244,7 +176,7 @@ describe('run control of a loop', () => {
     const handle = await bed.agio.start(subAgent('solo', { tools: ['record'] }), 'go', {
       limits: { continueAsNewAfterModelCalls: 1 },
     });
-    await streaming('solo');
+    await streams.streaming('solo');
 
     const parked = await handle.pause({ reason: 'hold', by: 'ops' });
 
@@ -268,7 +200,7 @@ describe('run control of a loop', () => {
       loopAgent({ name: 'finishes-while-pausing', subAgents: [subAgent('A')], maxIterations: 1 }),
       'go',
     );
-    await streaming('A');
+    await streams.streaming('A');
 
     const answer = await handle.pause({ reason: 'too late', by: 'ops' }).then(
       (state) => ({ state }),
@@ -307,119 +239,5 @@ describe('run control of a loop', () => {
     ]);
     expect(requestsOfAgent(bed.server, 'B')).toEqual([]);
     expect(await handle.state()).toMatchObject({ status: 'cancelled' });
-  });
-
-  describe('through the HTTP bridge', () => {
-    it('pauses with POST /runs/:id/pause (200 once parked), shows GET /runs/:id/state, and resumes with POST /runs/:id/resume', async () => {
-      const handle = await startSlowLoop('over-http', bed.bridge.agio);
-      await streaming('A');
-
-      const paused = await request(`${bed.bridge.url}/runs/${handle.runId}/pause`, {
-        token: TOKEN,
-        body: { reason: 'http pause' },
-      });
-      expect(paused).toEqual({
-        status: 200,
-        body: { paused: true, parked: true, pausedBy: 'api:default', pauseReason: 'http pause' },
-      });
-      const state = await request(`${bed.bridge.url}/runs/${handle.runId}/state`, { token: TOKEN });
-      expect(state).toMatchObject({
-        status: 200,
-        body: {
-          runId: handle.runId,
-          kind: 'loop',
-          status: 'running',
-          paused: true,
-          parked: true,
-          currentSubAgent: 'B',
-          timesLooped: 0,
-        },
-      });
-      expect(requestsOfAgent(bed.server, 'B')).toEqual([]);
-
-      const resumed = await request(`${bed.bridge.url}/runs/${handle.runId}/resume`, {
-        token: TOKEN,
-        body: { reason: 'http resume' },
-      });
-      expect(resumed).toEqual({ status: 200, body: { paused: false, parked: false } });
-      const [events, output] = await Promise.all([readStream(bed.client, handle.runId), handle.result()]);
-
-      expect(output.response).toBe('B done');
-      expect(events.find((e) => e.type === 'RUN_PAUSED')).toMatchObject({
-        depth: 0,
-        data: { reason: 'http pause', by: 'api:default' },
-      });
-      expect(events.find((e) => e.type === 'RUN_RESUMED')).toMatchObject({
-        depth: 0,
-        data: { reason: 'http resume', by: 'api:default' },
-      });
-      expect(await request(`${bed.bridge.url}/runs/${handle.runId}/pause`, { token: TOKEN, body: {} })).toMatchObject({
-        status: 409,
-        body: { error: { code: 'run_not_running' } },
-      });
-    });
-  });
-
-  describe('through the Temporal CLI', () => {
-    const temporal = (...args: string[]) =>
-      run(findBinary(TEMPORAL_CLI)!, [...args, '--address', testEnv('temporalAddress')], { timeout: 30_000 });
-
-    it('pauses with `temporal workflow signal --name pause`, reads `--type state` and resumes with `--name resume`', async () => {
-      const handle = await startSlowLoop('over-cli');
-      await streaming('A');
-
-      await temporal(
-        'workflow',
-        'signal',
-        '--workflow-id',
-        handle.runId,
-        '--name',
-        'pause',
-        '--input',
-        '{"reason":"cli","by":"ops"}',
-      );
-      const state = await waitFor('the CLI to report the run parked', async () => {
-        const { stdout } = await temporal(
-          'workflow',
-          'query',
-          '--workflow-id',
-          handle.runId,
-          '--type',
-          'state',
-          '--output',
-          'json',
-        );
-        const parsed = JSON.parse(stdout) as { queryResult: { paused: boolean; parked: boolean }[] };
-        return parsed.queryResult[0].parked ? parsed.queryResult[0] : undefined;
-      });
-      expect(state).toMatchObject({
-        paused: true,
-        parked: true,
-        pausedBy: 'ops',
-        pauseReason: 'cli',
-        currentSubAgent: 'B',
-        kind: 'loop',
-      });
-      expect(requestsOfAgent(bed.server, 'B')).toEqual([]);
-
-      await temporal(
-        'workflow',
-        'signal',
-        '--workflow-id',
-        handle.runId,
-        '--name',
-        'resume',
-        '--input',
-        '{"by":"ops"}',
-      );
-      const [events, output] = await Promise.all([readStream(bed.client, handle.runId), handle.result()]);
-
-      expect(output.response).toBe('B done');
-      expect(events.find((e) => e.type === 'RUN_PAUSED')).toMatchObject({
-        depth: 0,
-        data: { reason: 'cli', by: 'ops' },
-      });
-      expect(events.find((e) => e.type === 'RUN_RESUMED')).toMatchObject({ depth: 0, data: { by: 'ops' } });
-    });
   });
 });
