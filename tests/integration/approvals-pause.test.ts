@@ -8,9 +8,8 @@ import { testTools } from '../fixtures/test-tools';
 import { sentToolResult } from '../helpers/agent-runs';
 import { askingAgent, authData, authTrail, keyOf, recordsOf, waitForAsk, waitForAuth } from '../helpers/approvals';
 import { eventsNow, expectWholeStream, readStream, requestsOf, waitForEvent } from '../helpers/nested-runs';
+import { expectParkedIdle } from '../helpers/run-control';
 import { useTestBed } from '../helpers/test-bed';
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('approvals of a paused run', () => {
   const bed = useTestBed({ tools: testTools });
@@ -39,7 +38,7 @@ describe('approvals of a paused run', () => {
     const granted = await waitForAuth(bed.client, run.runId, 'TOOL_AUTH_GRANTED', 'call_p');
     expect(authData(granted)).toMatchObject({ by: 'alice', workflowId: run.runId });
     // Approved but paused: the tool waits (and the run still counts as parked).
-    await sleep(1500);
+    await expectParkedIdle(bed.client, [run.runId]);
     expect(recordsOf(run.runId)).toEqual([]);
     expect(await run.state()).toMatchObject({
       paused: true,
@@ -121,7 +120,7 @@ describe('approvals of a paused run', () => {
     });
     await run.approve('call_t');
     await waitForAuth(bed.client, run.runId, 'TOOL_AUTH_GRANTED', 'call_t');
-    await sleep(1000);
+    await expectParkedIdle(bed.client, [run.runId, childId]);
     expect(recordsOf(childId)).toEqual([]);
     expect(await run.state()).toMatchObject({ paused: true, parked: true });
 
