@@ -136,6 +136,19 @@ export default tseslint.config(
       ]),
     },
   },
+  // Nor the Temporal client and handles the client keeps for its own use (AgioClient.temporal, RunHandle.workflow).
+  {
+    files: ['bridge/**/*.ts', 'protocols/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: 'MemberExpression[property.name=/^(temporal|workflow)$/]',
+          message: `no .temporal or .workflow: ${bridgeMessage}`,
+        },
+      ],
+    },
+  },
   {
     files: ['bridge/main.ts', 'bridge/openapi-file.ts'],
     rules: { 'no-restricted-imports': bridgeImports(['workflows', 'activities', 'devkit', 'cli'], { temporal: true }) },

@@ -133,6 +133,14 @@ const named = {
     code: "import fs from 'node:fs';\nexport const x = fs.existsSync('a');\n",
   },
   storesInActivity: { filePath: ACTIVITY_FILE, code: valueImport('../stores') },
+  temporalOfClientInRoute: {
+    filePath: ROUTE_FILE,
+    code: 'declare const agio: { temporal: object };\nexport const x = agio.temporal;\n',
+  },
+  workflowOfHandleInProtocol: {
+    filePath: PROTOCOL_FILE,
+    code: 'declare const handle: { workflow: object };\nexport const x = handle.workflow;\n',
+  },
 };
 
 describe('lint rules', () => {
@@ -224,5 +232,10 @@ describe('lint rules', () => {
 
   it.each(bridgeAllowed.map((probe, i) => ({ ...probe, i })))('allows $specifier in $filePath', ({ i }) => {
     expect(results.bridgeAllowed[i]).toEqual([]);
+  });
+
+  it("forbids bridge-side code the client's own Temporal client and handles (agio.temporal, handle.workflow)", () => {
+    for (const messages of [results.named.temporalOfClientInRoute, results.named.workflowOfHandleInProtocol])
+      expect(messages).toEqual([expect.stringMatching(/^no-restricted-syntax: no \.temporal or \.workflow/)]);
   });
 });
