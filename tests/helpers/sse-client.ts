@@ -131,3 +131,23 @@ function idHolds(durable: string, event: AgioEvent): boolean {
   const afters = (c: TreeCursor): number[] => [c.after, ...[...c.open.values()].flatMap(afters)];
   return afters(cursor).includes(event.offset);
 }
+
+/** A stream read in the background: its durable events (no STEP_DELTA) with when each arrived, and the read itself. */
+export interface FollowedStream {
+  seen: { event: AgioEvent; at: number }[];
+  read: Promise<SseResult>;
+}
+
+/** Starts reading an SSE stream of Agio events in the background (`timeoutMs` default 120 s). */
+export function followSse(url: string, opts: Omit<ReadSseOptions, 'onEvent'> = {}): FollowedStream {
+  const seen: FollowedStream['seen'] = [];
+  const read = readSse(url, {
+    timeoutMs: 120_000,
+    ...opts,
+    onEvent: (frame) => {
+      const event = JSON.parse(frame.data) as AgioEvent;
+      if (event.type !== 'STEP_DELTA') seen.push({ event, at: Date.now() });
+    },
+  });
+  return { seen, read };
+}

@@ -10,30 +10,22 @@ import { testTools } from '../fixtures/test-tools';
 import { askingAgent, keyOf } from '../helpers/approvals';
 import { streamStats, type TestBridge } from '../helpers/bridge';
 import { DeferredLane } from '../helpers/deferred-lane';
-import { readSse, type SseResult } from '../helpers/sse-client';
+import { followSse, type FollowedStream } from '../helpers/sse-client';
 import { testEnv } from '../helpers/test-env';
 import { useTestBed } from '../helpers/test-bed';
 import { waitFor } from '../helpers/workflow-agents';
 
 const TOKEN = 'test-token';
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/**
+ * How long an idle stream is watched. A polling reader reads a quiet run at least every 250 ms in its first 10 s (about
+ * 8 Queries here; the old reader read once a second), a pushed one not at all until its 30 s safety poll: the window
+ * needs to be long enough to tell them apart, no longer.
+ */
+const IDLE_MS = 2000;
 
-/** A stream read in the background: its durable events with when each arrived, and the read itself. */
-function follow(
-  bridge: TestBridge,
-  runId: string,
-): { seen: { event: AgioEvent; at: number }[]; read: Promise<SseResult> } {
-  const seen: { event: AgioEvent; at: number }[] = [];
-  const read = readSse(`${bridge.url}/runs/${runId}/events`, {
-    token: TOKEN,
-    timeoutMs: 120_000,
-    onEvent: (frame) => {
-      const event = JSON.parse(frame.data) as AgioEvent;
-      if (event.type !== 'STEP_DELTA') seen.push({ event, at: Date.now() });
-    },
-  });
-  return { seen, read };
-}
+/** A stream of the bridge read in the background (see {@link followSse}). */
+const follow = (bridge: TestBridge, runId: string): FollowedStream =>
+  followSse(`${bridge.url}/runs/${runId}/events`, { token: TOKEN });
 
 /** Every durable offset from 0 to the last, each once, in order. */
 const expectWholeInOrder = (events: AgioEvent[]) =>
@@ -54,9 +46,9 @@ describe('pushed reads on the in-process lane', () => {
     const { seen, read } = follow(bed.bridge, run.runId);
     await waitFor('the approval request on the stream', () => seen.some((s) => s.event.type === 'TOOL_AUTH_REQUIRED'));
 
-    // The window is the measurement: the old reader polled once a second here (about 20 Queries).
+    // The window is the measurement (IDLE_MS): a reader that polled would have read the run several times in it.
     const before = (await streamStats(bed.bridge)).queries;
-    await sleep(20_000);
+    await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
     const idleQueries = (await streamStats(bed.bridge)).queries - before;
     expect(idleQueries).toBeLessThanOrEqual(2);
 

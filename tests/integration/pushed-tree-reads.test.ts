@@ -2,21 +2,26 @@
 // lane under the child's own id from the moment the parent's log points at it, so five concurrent branches cost no
 // more Queries per log than one root does, an idle tree waiting for five approvals costs next to none, and every event
 // of every log still arrives once, in order, at once.
-import { parallelAgent, type AgioEvent } from '../../common';
+import { parallelAgent } from '../../common';
 import { InProcessLane } from '../../live/in-process-lane';
 import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
 import { testTools } from '../fixtures/test-tools';
 import { askingAgent, authData, keyOf } from '../helpers/approvals';
 import { streamStats } from '../helpers/bridge';
 import { expectWholeStream } from '../helpers/nested-runs';
-import { readSse } from '../helpers/sse-client';
+import { followSse } from '../helpers/sse-client';
 import { useTestBed } from '../helpers/test-bed';
 import { uniqueId } from '../helpers/temporal';
 import { waitFor } from '../helpers/workflow-agents';
 
 const TOKEN = 'test-token';
 const BRANCHES = 5;
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/**
+ * How long the idle tree is watched. A polling reader reads each quiet log at least every 250 ms in its first 10 s
+ * (about 48 Queries for six logs here), a pushed one not at all until its 30 s safety poll: the window needs to be long
+ * enough to tell them apart, no longer.
+ */
+const IDLE_MS = 2000;
 
 describe('pushed reads of a tree of nested logs', () => {
   const lane = new InProcessLane();
@@ -32,26 +37,18 @@ describe('pushed reads of a tree of nested logs', () => {
         text(`branch ${i} done`),
       );
     const run = await bed.bridge.agio.start(parallelAgent({ name: `fan-${tag}`, subAgents: branches }), 'go');
-    const seen: { event: AgioEvent; at: number }[] = [];
-    const read = readSse(`${bed.bridge.url}/runs/${run.runId}/events`, {
-      token: TOKEN,
-      timeoutMs: 120_000,
-      onEvent: (frame) => {
-        const event = JSON.parse(frame.data) as AgioEvent;
-        if (event.type !== 'STEP_DELTA') seen.push({ event, at: Date.now() });
-      },
-    });
+    const { seen, read } = followSse(`${bed.bridge.url}/runs/${run.runId}/events`, { token: TOKEN });
     const asks = () => seen.filter((s) => s.event.type === 'TOOL_AUTH_REQUIRED');
     await waitFor('every branch asking on the stream', () => asks().length === BRANCHES, 60_000);
     // Each branch's events come from its own log.
     expect(new Set(asks().map((s) => [s.event.runId, s.event.ownLog].join()))).toHaveProperty('size', BRANCHES);
     expect(asks().every((s) => s.event.ownLog === true && s.event.runId !== run.runId)).toBe(true);
 
-    // Six logs open and idle: polled, each would be read about once a second (60 Queries in this window).
+    // Six logs open and idle: polled, each would be read several times in this window (IDLE_MS).
     const before = (await streamStats(bed.bridge)).queries;
-    await sleep(10_000);
+    await new Promise((resolve) => setTimeout(resolve, IDLE_MS));
     const idle = (await streamStats(bed.bridge)).queries - before;
-    console.log(`${BRANCHES + 1} open logs idle for 10 s: ${idle} Queries`);
+    console.log(`${BRANCHES + 1} open logs idle for ${IDLE_MS} ms: ${idle} Queries`);
     expect(idle).toBeLessThanOrEqual(2);
 
     // Decided through the client (no wake-up of the bridge's reader): the pushes alone carry them.
