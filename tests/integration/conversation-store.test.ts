@@ -1,7 +1,9 @@
 // A conversation past limits.inlineModelInputBytes is kept in the message store (MongoDB on the harness's FerretDB),
 // never read with the conversation Query: on a worker whose bundle refuses that Query and that caches no workflow
 // (every workflow task replays the run, as after a restart), a run that compacts, condenses and continues as new sends
-// the model exactly what the same run sends with its conversation inline, and records far less in its history.
+// the model exactly what the same run sends with its conversation inline, and records far less in its history. The
+// reference runs (inline) and the history-size runs take a worker that caches workflows as usual: replaying every
+// task of a long run costs minutes and proves nothing more there.
 import { defineAgent, type AgentRunInput } from '../../common';
 import { text, toolCall, toolCalls, type RecordedRequest } from '../../devkit/scripted-model-server';
 import { bundleWorkflows } from '../../worker/workflow-bundle-options';
@@ -13,11 +15,11 @@ import { replayEveryExecution } from '../helpers/replay';
 import { startTestWorker, type TestWorker } from '../helpers/temporal';
 import { useTestBed } from '../helpers/test-bed';
 
-const STEPS = 50;
+const STEPS = 30;
 const limits = {
   compactModelInputBytes: 10_000,
   maxModelInputBytes: 16_000,
-  continueAsNewAfterModelCalls: 25,
+  continueAsNewAfterModelCalls: 15,
   // A run that still read its conversation by Query fails at once instead of retrying the refused Query.
   modelMaxAttempts: 2,
 };
@@ -48,28 +50,29 @@ function callModelInputBytes(history: History): number {
 describe('a conversation kept in the message store', () => {
   const bed = useTestBed({ worker: false, strictModel: false });
   let mongo: TestMongoStores;
-  let worker: TestWorker;
+  /** Caches no workflow: every workflow task replays the run. */
+  let replaying: TestWorker;
+  /** The same bundle, caching workflows as workers do. */
+  let cached: TestWorker;
 
   beforeAll(async () => {
     mongo = await openMongoStores();
     const code = await bundleWorkflows(require.resolve('../fixtures/test-workflows'), {
       workflowInterceptorModules: [require.resolve('../fixtures/refuse-conversation-query')],
     });
-    worker = await startTestWorker({
-      model: bed.model(),
-      tools: testTools,
-      stores: mongo.stores,
-      workflowBundle: { code },
-      workerOptions: { maxCachedWorkflows: 0 },
-    });
+    const options = { model: bed.model(), tools: testTools, stores: mongo.stores, workflowBundle: { code } };
+    replaying = await startTestWorker({ ...options, workerOptions: { maxCachedWorkflows: 0 } });
+    cached = await startTestWorker(options);
   }, 120_000);
   afterAll(async () => {
-    await worker?.stop();
+    await replaying?.stop();
+    await cached?.stop();
     await mongo?.close();
   });
 
-  /** Runs the reader with `inlineModelInputBytes`; returns its requests, its id and its executions' histories. */
+  /** Runs the reader on `worker` with `inlineModelInputBytes`; returns its requests, its id and its histories. */
   async function readAll(
+    worker: TestWorker,
     inlineModelInputBytes: number,
     runLimits: Record<string, number> = limits,
     steps = STEPS,
@@ -107,8 +110,8 @@ describe('a conversation kept in the message store', () => {
   }
 
   it('sends the model what the inline path sends, reads no conversation by Query, and replays', async () => {
-    const inline = await readAll(1_000_000);
-    const stored = await readAll(8192);
+    const inline = await readAll(cached, 1_000_000);
+    const stored = await readAll(replaying, 8192);
 
     expect(stored.summaries).toBeGreaterThanOrEqual(1);
     expect(stored.histories.length).toBeGreaterThanOrEqual(2);
@@ -132,25 +135,26 @@ describe('a conversation kept in the message store', () => {
   }, 240_000);
 
   it('records about one step of messages per call in the history of a 200 kB conversation, not the whole of it', async () => {
-    // No compaction: the conversation grows to about 200 kB (40 outputs of 5 kB); the run continues as new after 20
+    // No compaction: the conversation grows to about 200 kB (24 outputs of 8.5 kB); the run continues as new after 12
     // calls, so the inline run's histories stay readable (under gRPC's 4 MB).
+    const [steps, outputBytes, half] = [24, 8500, 12];
     const big = {
       maxModelInputBytes: 1_500_000,
       compactModelInputBytes: 1_500_000,
-      continueAsNewAfterModelCalls: 20,
+      continueAsNewAfterModelCalls: half,
       modelMaxAttempts: 2,
     };
-    const inline = await readAll(1_000_000, big, 40, 5000);
-    const stored = await readAll(8192, big, 40, 5000);
+    const inline = await readAll(cached, 1_000_000, big, steps, outputBytes);
+    const stored = await readAll(cached, 8192, big, steps, outputBytes);
     expect(normalised(stored.requests, stored.runId)).toEqual(normalised(inline.requests, inline.runId));
     const last = (run: typeof inline) => {
-      // Calls 31-40: the second execution's (20 calls each), after its first.
-      const inputs = run.histories.flatMap(callModelInputs).slice(30, 40);
+      // Calls 15-24: the second execution's (12 calls each), after its first two.
+      const inputs = run.histories.flatMap(callModelInputs).slice(half + 2, steps);
       const json = (v: unknown) => Buffer.byteLength(JSON.stringify(v));
       return {
         bytes: inputs.reduce((n, i) => n + json(i), 0) / inputs.length,
         // The second execution's first call writes the conversation whole.
-        whole: json(run.histories.flatMap(callModelInputs)[20]),
+        whole: json(run.histories.flatMap(callModelInputs)[half]),
         // What the same inputs were with the conversation named for a Query instead (runs started before the store).
         byQuery:
           inputs.reduce((n, i) => n + json({ ...i, stored: undefined, messages: undefined, conversation: REF }), 0) /
@@ -160,13 +164,14 @@ describe('a conversation kept in the message store', () => {
     };
     const [a, b] = [last(inline), last(stored)];
     console.log(
-      `a ${Math.round(b.conversation / 1000)} kB conversation, callModel input bytes per call over calls 31-40: ` +
+      `a ${Math.round(b.conversation / 1000)} kB conversation, callModel input bytes per call over calls 15-24: ` +
         `inline ${Math.round(a.bytes)}, message store ${Math.round(b.bytes)}, by Query (before) ${Math.round(b.byQuery)}; ` +
         `the store's whole write after continue-as-new ${b.whole}`,
     );
     expect(b.conversation).toBeGreaterThan(190_000);
     expect(b.bytes).toBeLessThan(a.bytes / 10);
-    expect(b.bytes).toBeLessThan(b.byQuery + 8000);
+    // About one step of messages (one output, and the call that asked for it) more than naming the conversation.
+    expect(b.bytes).toBeLessThan(b.byQuery + outputBytes * 1.6);
     expect(await replayEveryExecution(bed.client, stored.runId)).toBe(stored.histories.length);
   }, 240_000);
 });
