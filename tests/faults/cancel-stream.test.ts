@@ -6,6 +6,7 @@ import { isRunFailure } from '../../client/agio-client';
 import { defineAgent } from '../../common';
 import { text } from '../../devkit/scripted-model-server';
 import { useTestBed } from '../helpers/test-bed';
+import { waitFor, waitForHeartbeat } from '../helpers/workflow-agents';
 
 describe('cancelling a run mid model stream', () => {
   const bed = useTestBed();
@@ -22,11 +23,12 @@ describe('cancelling a run mid model stream', () => {
     bed.server.script(text('x'.repeat(300), { chunkSize: 2, delayMs: 200 }));
     const run = await bed.agio.start(defineAgent({ name: 'cancelled-mid-stream' }), 'talk for a long time');
     await streaming;
-    await new Promise((r) => setTimeout(r, 1000)); // the call has sent a heartbeat or two
+    await waitForHeartbeat(bed.client, run.runId); // the cancel then reaches the call at its next beat
     const cancelledAt = Date.now();
     await run.cancel();
     expect(isRunFailure(await run.result().catch((e: unknown) => e))).toBe(true);
-    await new Promise((r) => setTimeout(r, 7000));
+    // The call hangs up (its connection closes before the answer ends); one that went on would show chunks below.
+    await waitFor('the cancelled call to hang up', () => bed.server.abandoned.includes(0), 40_000);
 
     const after = chunksAt.filter((t) => t > cancelledAt + 5500);
     expect(after).toEqual([]);

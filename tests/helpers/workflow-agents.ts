@@ -1,6 +1,6 @@
 // Helpers for integration tests of workflow agents (loop, sequential, parallel) and operator control: LLM
 // sub-agents the scripted model tells apart, the AGENT_STATE trail of a stream, waiting for an observable
-// condition, and the size and run chain of a workflow's history.
+// condition (an activity's heartbeat among them), and the size and run chain of a workflow's history.
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { defineAgent, type AgentSpec, type AgentSpecInput, type AgioEvent } from '../../common';
 import type { RecordedRequest, ScriptedModelServer } from '../../devkit/scripted-model-server';
@@ -82,6 +82,15 @@ export async function waitFor<T>(what: string, check: () => T | Promise<T>, time
       );
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
+}
+
+/** Resolves with the last heartbeat time the server recorded for the workflow's pending activity of `type`. */
+export function waitForHeartbeat(client: Client, workflowId: string, type = 'callModel'): Promise<number> {
+  return waitFor(`a heartbeat of ${workflowId}'s ${type}`, async () => {
+    const { raw } = await client.workflow.getHandle(workflowId).describe();
+    const at = raw.pendingActivities?.find((a) => a.activityType?.name === type)?.lastHeartbeatTime;
+    return at ? Number(at.seconds) * 1000 + (at.nanos ?? 0) / 1e6 : undefined;
+  });
 }
 
 /** The number of events in a workflow's current history. */
