@@ -93,24 +93,7 @@ describe('buildRunContext', () => {
   });
 
   it('keeps what a parent passes: root id, depth, lineage, tenant, workspace, ids — but the run id is its own', () => {
-    const ctx = buildRunContext(
-      agent,
-      {
-        runId: 'ignored',
-        rootRunId: 'root',
-        parentRunId: 'parent',
-        depth: 2,
-        lineage: ['a', 'b'],
-        tenant: 't1',
-        workspace: 'runs/root',
-        toolCallId: 'tc',
-        sessionId: 's',
-        userId: 'u',
-      },
-      'child-1',
-    );
-    expect(ctx).toMatchObject({
-      runId: 'child-1',
+    const passed = {
       rootRunId: 'root',
       parentRunId: 'parent',
       depth: 2,
@@ -120,7 +103,9 @@ describe('buildRunContext', () => {
       toolCallId: 'tc',
       sessionId: 's',
       userId: 'u',
-    });
+    };
+    const ctx = buildRunContext(agent, { runId: 'ignored', ...passed }, 'child-1');
+    expect(ctx).toMatchObject({ runId: 'child-1', ...passed });
   });
 
   it('keeps an explicitly empty lineage instead of replacing it with the agent name', () => {

@@ -1,6 +1,7 @@
 // The runtime configuration every Agio process composes from: which Temporal server it reaches and how, and the
 // search attributes a process that starts runs registers.
 import { ensureSearchAttributes, loadEnv, localTarget, temporalTarget, workspaceOptionsFromEnv } from '../../config';
+import { fakeOperatorConnection, SEARCH_ATTRIBUTES_BESIDES_TENANT } from '../helpers/search-attributes';
 
 describe('temporalTarget', () => {
   it('reaches a local server on the default port without TLS when nothing is set', () => {
@@ -67,31 +68,12 @@ describe('ensureSearchAttributes', () => {
   it('adds only the missing attributes, each with its type', async () => {
     quiet();
     const addSearchAttributes = jest.fn(async () => ({}));
-    const connection = {
-      operatorService: {
-        listSearchAttributes: async () => ({ customAttributes: { AgioTenant: 2 } }),
-        addSearchAttributes,
-      },
-    };
-    const added = await ensureSearchAttributes(connection as never, 'default', 'agio');
-    expect(added).toEqual([
-      'AgioAgent',
-      'AgioRootRunId',
-      'AgioWaiting',
-      'AgioWaitingSince',
-      'AgioWaitingTenant',
-      'AgioRescuedFrom',
-    ]);
+    const connection = fakeOperatorConnection({ AgioTenant: 2 }, addSearchAttributes);
+    const added = await ensureSearchAttributes(connection, 'default', 'agio');
+    expect(added).toEqual(Object.keys(SEARCH_ATTRIBUTES_BESIDES_TENANT));
     expect(addSearchAttributes).toHaveBeenCalledWith({
       namespace: 'default',
-      searchAttributes: {
-        AgioAgent: 2,
-        AgioRootRunId: 2,
-        AgioWaiting: 7,
-        AgioWaitingSince: 6,
-        AgioWaitingTenant: 2,
-        AgioRescuedFrom: 2,
-      },
+      searchAttributes: SEARCH_ATTRIBUTES_BESIDES_TENANT,
     });
   });
 

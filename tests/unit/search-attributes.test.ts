@@ -1,6 +1,7 @@
 // registerSearchAttributes (what createWorker runs at start): adds what a namespace lacks, fails naming the commands
 // when the server refuses to add them, and only warns when it cannot even list them.
 import { registerSearchAttributes, SearchAttributesMissingError } from '../../config';
+import { fakeOperatorConnection, SEARCH_ATTRIBUTES_BESIDES_TENANT } from '../helpers/search-attributes';
 
 describe('registerSearchAttributes', () => {
   beforeEach(() => {
@@ -9,42 +10,16 @@ describe('registerSearchAttributes', () => {
   });
   afterEach(() => jest.restoreAllMocks());
 
-  const connection = (existing: Record<string, number>, add: () => Promise<unknown>) =>
-    ({
-      operatorService: { listSearchAttributes: async () => ({ customAttributes: existing }), addSearchAttributes: add },
-    }) as never;
+  const connection = fakeOperatorConnection;
 
   it('adds the missing ones and nothing when all are there', async () => {
     const add = jest.fn(async () => ({}));
-    expect(await registerSearchAttributes(connection({ AgioTenant: 2 }, add), 'ns', 'agio worker')).toEqual([
-      'AgioAgent',
-      'AgioRootRunId',
-      'AgioWaiting',
-      'AgioWaitingSince',
-      'AgioWaitingTenant',
-      'AgioRescuedFrom',
-    ]);
+    expect(await registerSearchAttributes(connection({ AgioTenant: 2 }, add), 'ns', 'agio worker')).toEqual(
+      Object.keys(SEARCH_ATTRIBUTES_BESIDES_TENANT),
+    );
     // each with its own type: keywords, a keyword list and a datetime
-    expect(add).toHaveBeenCalledWith({
-      namespace: 'ns',
-      searchAttributes: {
-        AgioAgent: 2,
-        AgioRootRunId: 2,
-        AgioWaiting: 7,
-        AgioWaitingSince: 6,
-        AgioWaitingTenant: 2,
-        AgioRescuedFrom: 2,
-      },
-    });
-    const all = {
-      AgioTenant: 2,
-      AgioAgent: 2,
-      AgioRootRunId: 2,
-      AgioWaiting: 7,
-      AgioWaitingSince: 6,
-      AgioWaitingTenant: 2,
-      AgioRescuedFrom: 2,
-    };
+    expect(add).toHaveBeenCalledWith({ namespace: 'ns', searchAttributes: SEARCH_ATTRIBUTES_BESIDES_TENANT });
+    const all = { AgioTenant: 2, ...SEARCH_ATTRIBUTES_BESIDES_TENANT };
     expect(await registerSearchAttributes(connection(all, add), 'ns', 'agio worker')).toEqual([]);
     expect(add).toHaveBeenCalledTimes(1);
   });
