@@ -48,7 +48,10 @@ export class RunFailedError extends WorkflowFailedError {
 }
 nameOn(RunFailedError, 'RunFailedError');
 
-/** A run that was cancelled: `result()` rejects with it (`cause`: Temporal's CancelledFailure). A WorkflowFailedError too. */
+/**
+ * A run that was cancelled: `result()` rejects with it (`cause`: Temporal's CancelledFailure). A WorkflowFailedError
+ * too.
+ */
 export class RunCancelledError extends WorkflowFailedError {
   /** Always `Cancelled`. */
   readonly type = 'Cancelled';
@@ -112,16 +115,22 @@ export class RunRefusedError extends WorkflowUpdateFailedError {
 }
 nameOn(RunRefusedError, 'RunRefusedError');
 
-/** Temporal's answer to a call on a workflow it does not have open (or at all). */
+/**
+ * Temporal's answer to a call on a workflow it does not have open (or at all), from this copy of the SDK or another.
+ */
 export function isNotFound(err: unknown): boolean {
   return err instanceof WorkflowNotFoundError || (err as Error)?.name === 'WorkflowNotFoundError';
 }
 
-/** Temporal's refusal of an update as Agio's {@link RunRefusedError}; any other error as it is. */
+/**
+ * Temporal's refusal of an update as Agio's {@link RunRefusedError}; any other error as it is. Temporal's errors are
+ * known by name too, as {@link isNotFound} knows them: a client built on another copy of the SDK throws its own
+ * classes.
+ */
 export function runRefusal(runId: string, err: unknown): unknown {
-  return err instanceof WorkflowUpdateFailedError && !(err instanceof RunRefusedError)
-    ? new RunRefusedError(runId, err)
-    : err;
+  if (err instanceof RunRefusedError) return err;
+  const refused = err instanceof WorkflowUpdateFailedError || (err as Error)?.name === 'WorkflowUpdateFailedError';
+  return refused ? new RunRefusedError(runId, err as WorkflowUpdateFailedError) : err;
 }
 
 /** A run input over the run's maxModelInputBytes: refused before anything is started. */
