@@ -9,8 +9,9 @@ import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
 import { testTools } from '../fixtures/test-tools';
 import { heldAnswer } from '../helpers/agent-runs';
 import { waitForEvent } from '../helpers/nested-runs';
-import { agioEvents, readSse } from '../helpers/sse-client';
+import { agioEvents, readSse, type SseEvent } from '../helpers/sse-client';
 import { useTestBed } from '../helpers/test-bed';
+import { waitFor } from '../helpers/workflow-agents';
 
 const TURNS = 8;
 const CALLS = 10;
@@ -34,19 +35,31 @@ describe('a run with more than 4 MB of early events', () => {
       input,
     );
     // The run now waits for its last answer, with 80 outputs of 60 kB and a 300 kB input in its log.
-    await waitForEvent(
+    const lastOutput = await waitForEvent(
       bed.client,
       run.runId,
       (e) => e.type === 'STEP_COMPLETED' && e.snapshot?.toolCallId === `call_${TURNS - 1}_${CALLS - 1}`,
     );
 
-    const reading = readSse(`${bed.bridge.url}/runs/${run.runId}/events`, { token: 'test-token', timeoutMs: 60_000 });
+    // Both readers get every event so far while the run still waits; only then does its last answer come.
+    const newest = { reading: -1, resuming: -1 };
+    const offsetOf = (frame: SseEvent) => (JSON.parse(frame.data) as { offset: number }).offset;
+    const reading = readSse(`${bed.bridge.url}/runs/${run.runId}/events`, {
+      token: 'test-token',
+      timeoutMs: 60_000,
+      onEvent: (frame) => (newest.reading = offsetOf(frame)),
+    });
     const resuming = readSse(`${bed.bridge.url}/runs/${run.runId}/events`, {
       token: 'test-token',
       timeoutMs: 60_000,
       lastEventId: '40',
+      onEvent: (frame) => (newest.resuming = offsetOf(frame)),
     });
-    await new Promise((r) => setTimeout(r, 1000));
+    await waitFor(
+      'both readers to reach the running run’s newest event',
+      () => newest.reading >= lastOutput.offset && newest.resuming >= lastOutput.offset,
+      60_000,
+    );
     last.release();
     const [all, rest] = await Promise.all([reading, resuming]);
     expect([...all.events, ...rest.events].filter((f) => f.event === 'error')).toEqual([]);

@@ -17,6 +17,7 @@ import { expectWholeStream } from '../helpers/nested-runs';
 import { agioEvents, readSse, type SseEvent } from '../helpers/sse-client';
 import { useTestBed } from '../helpers/test-bed';
 import { startTestWorker, type TestWorker } from '../helpers/temporal';
+import { waitFor } from '../helpers/workflow-agents';
 
 const TOKEN = 'test-token';
 const ANSWER = 'This answer streams in many small chunks while the Temporal server goes away and comes back again.';
@@ -71,8 +72,11 @@ describe('a Temporal server restart mid-run', () => {
     expect(dropped.closedBy).toBe('client');
     await streaming;
 
+    let chunks = 0;
+    bed.server.onChunk = () => chunks++;
     await server!.stop();
-    await new Promise((r) => setTimeout(r, 1000));
+    // The outage lasts while the model call goes on streaming: ten chunks (about 0.6 s) written with the server down.
+    await waitFor('the model call to stream on during the outage', () => chunks >= 10, 20_000);
     server = await startServer();
     const lastSeen = dropped.events.at(-1)!.id;
     const resumed = await readSse(url, { token: TOKEN, lastEventId: lastSeen, timeoutMs: 90_000 });
