@@ -1,5 +1,5 @@
-// Healthchecks of agents offered as tools (after AgentScope's SubAgent): a sub-agent whose tools the worker lacks, or whose model
-// the provider does not serve, is not offered to the model. Results are cached per worker process.
+// Healthchecks of agents offered as tools (after AgentScope's SubAgent): a sub-agent whose tools the worker lacks, or
+// whose model the provider does not serve, is not offered to the model. Results are cached per worker process.
 import OpenAI from 'openai';
 import { isWorkflowAgent, splitTools, type AgentSpec, type AnyAgentSpec } from '../common';
 import type { ModelConfig } from './model/call-model';

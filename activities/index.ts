@@ -41,7 +41,9 @@ export interface ActivityDeps {
   stores: Stores;
   /** Where model deltas go when no `streamSink` is given: this live lane, else the root run's Wire. */
   liveLane?: LiveLane;
-  /** Without a live lane: how deltas into the root's Wire are paced and when they stop (default DEFAULT_DELTA_BUDGET). */
+  /**
+   * Without a live lane: how deltas into the root's Wire are paced and when they stop (default DEFAULT_DELTA_BUDGET).
+   */
   deltaBudget?: DeltaBudget;
   /** Keeps runs' workspaces in the stores, so any worker runs a run's next tool (absent: the local directory only). */
   workspaceSync?: WorkspaceSync;
@@ -55,7 +57,9 @@ export interface ActivityDeps {
   callbacks?: CallbackOptions;
 }
 
-/** All of Agio's activities, bound to their dependencies: the contract workflows see (common/contracts/activities.ts). */
+/**
+ * All of Agio's activities, bound to their dependencies: the contract workflows see (common/contracts/activities.ts).
+ */
 export function createActivities(deps: ActivityDeps): AgioActivities {
   const persistence = createPersistenceActivities(deps.stores);
   const observers = deps.observers ?? [];

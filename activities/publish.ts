@@ -20,7 +20,9 @@ export class WirePublisher {
   constructor(
     private readonly send: BatchSender,
     readonly publisherId: string,
-    /** Longest an event waits in the buffer; a step's sink lengthens it as the root's history fills (see deltaPacing). */
+    /**
+     * Longest an event waits in the buffer; a step's sink lengthens it as the root's history fills (see deltaPacing).
+     */
     public flushIntervalMs = 100,
   ) {}
 

@@ -99,7 +99,8 @@ export function createToolActivities(
         ...(sandbox ? { sandbox } : {}),
       });
       const result: ToolOutput = typeof out === 'string' ? { content: out } : out;
-      // The tool's changes are committed before the model hears of them; past the quota they are undone and it hears that.
+      // The tool's changes are committed before the model hears of them; past the quota they are undone and it hears
+      // that.
       const refused = await finishWorkspace(session);
       if (refused)
         return errorResult(

@@ -1,5 +1,5 @@
-// The activity of the session's runner (workflows/jobs/session-runner.ts): a run a `rollback` start cancelled leaves its
-// session's conversation.
+// The activity of the session's runner (workflows/jobs/session-runner.ts): a run a `rollback` start cancelled leaves
+// its session's conversation.
 import type { Stores } from '../stores';
 import type { RollBackRunInput } from '../common/contracts/persistence';
 

@@ -1,7 +1,8 @@
 // B2 — stream latency: from the scripted model writing a token chunk (its `onChunk` writtenAt) to an SSE client
 // of the bridge receiving the STEP_DELTA that carries it (matched by content: every token is unique; a delta may
 // carry several), both clocks in this process. Three lanes, with 1, 10 and 50 concurrent streaming runs each:
-// - live lane (serve): a worker and a bridge in one process (as `agio serve`): model → callModel → in-process lane → SSE;
+// - live lane (serve): a worker and a bridge in one process (as `agio serve`): model → callModel → in-process lane →
+// SSE;
 // - live lane (NATS): a worker and a bridge in processes of their own: model → callModel → JetStream → bridge → SSE;
 // - signal lane: a separate worker and bridge: model → callModel → batched publish signal → the root workflow's
 //   Wire → the bridge's events Query poll → SSE.

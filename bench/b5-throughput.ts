@@ -132,7 +132,9 @@ export const b5: Benchmark = {
   },
 };
 
-/** Keeps `concurrency` runs in flight for `windowMs`, starting one as soon as one ends; CPU is in cores over the window. */
+/**
+ * Keeps `concurrency` runs in flight for `windowMs`, starting one as soon as one ends; CPU is in cores over the window.
+ */
 async function saturate(env: BenchEnv, concurrency: number, windowMs: number, runOne: () => Promise<string>) {
   const done: { runId: string; endedAt: number; durationMs: number }[] = [];
   const cpu0 = { worker: cpuSeconds(env.worker.pid), server: cpuSeconds(env.temporal.pid), self: process.cpuUsage() };

@@ -1,7 +1,8 @@
 // A benchmark service in its own OS process: `node --import tsx bench/child.ts` with its JSON config in
 // BENCH_CHILD_CONFIG. Role `worker`: an Agio worker (prebuilt bundle, the bench tool) on the bench task queue.
 // Role `bridge`: the HTTP bridge on a free port. Role `serve`: both in one process, sharing an in-process live lane
-// (as `agio serve` runs them). A worker or bridge given `natsUrl` carries deltas on NATS. Prints `READY <json>` once serving; SIGTERM stops it gracefully.
+// (as `agio serve` runs them). A worker or bridge given `natsUrl` carries deltas on NATS. Prints `READY <json>` once
+// serving; SIGTERM stops it gracefully.
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, type Worker } from '@temporalio/worker';
 import { parseTokens } from '../bridge/auth';
@@ -36,7 +37,8 @@ async function runWorker(
     workspaceRoot: config.workspaceRoot,
     workflowBundle: { codePath: config.workflowBundle! },
     workerOptions: { shutdownGraceTime: '2s' },
-    // Traces as `agio worker` exports them when OTEL_* asks (tracing off and on is measured by running the bench twice).
+    // Traces as `agio worker` exports them when OTEL_* asks (tracing off and on is measured by running the bench
+    // twice).
     observers: traced ? [traced.observer] : [],
   });
   return { worker, connection };

@@ -13,7 +13,9 @@ export interface RunPlan {
   stream?: { chunks: number; intervalMs: number };
   /** Unique per run; part of every streamed token so tokens can be matched across runs. */
   tag: string;
-  /** The tool each turn calls (default `bench_echo`, a quick tool; `bench_echo_activity` is the same as an activity). */
+  /**
+   * The tool each turn calls (default `bench_echo`, a quick tool; `bench_echo_activity` is the same as an activity).
+   */
   tool?: 'bench_echo' | 'bench_echo_activity';
 }
 

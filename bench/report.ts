@@ -37,7 +37,9 @@ export interface Benchmark {
   id: string;
   title: string;
   run(env: BenchEnv): Promise<Omit<BenchResult, 'id' | 'title'>>;
-  /** Runs before the environment starts (e.g. installing the peer's own packages); a throw marks the benchmark failed. */
+  /**
+   * Runs before the environment starts (e.g. installing the peer's own packages); a throw marks the benchmark failed.
+   */
   prepare?(log: (msg: string) => void): Promise<void>;
 }
 

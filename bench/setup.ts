@@ -382,7 +382,9 @@ export class BenchEnv {
     return this.natsLane;
   }
 
-  /** Starts one run of the bench agent following `plan` (run limits may be overridden), by default on the bench worker. */
+  /**
+   * Starts one run of the bench agent following `plan` (run limits may be overridden), by default on the bench worker.
+   */
   start(plan: RunPlan, limits: StartOptions['limits'] = {}, agio: AgioClient = this.agio): Promise<RunHandle> {
     return agio.start(benchAgent, planInput(plan), { limits: { maxSteps: plan.steps + 5, ...limits } });
   }

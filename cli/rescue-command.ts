@@ -1,4 +1,5 @@
-// `agio retry|fork`: retry a run from its last good step, or fork it at a step with edits, through the bridge (issue 35).
+// `agio retry|fork`: retry a run from its last good step, or fork it at a step with edits, through the bridge (issue
+// 35).
 import { parseArgs } from 'node:util';
 import { bridgeFromEnv, printJson } from './commands';
 

@@ -75,7 +75,8 @@ export async function serve(opts: { port?: number; agents?: string; tools?: stri
       cleanups.push(() => server.stop());
       await lock.recordChild('Temporal dev server', server.pid, 'temporal-server');
       temporal = localTarget(server.address, env.TEMPORAL_NAMESPACE);
-      // The Web UI comes up beside it, without holding up the rest (its first start builds it); AGIO_WEB_UI=false: none.
+      // The Web UI comes up beside it, without holding up the rest (its first start builds it); AGIO_WEB_UI=false:
+      // none.
       if (env.AGIO_WEB_UI === 'true') cleanups.push(startWebUiBeside(server.address, lock));
     }
     let model: ModelConfig;

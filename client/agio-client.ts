@@ -165,7 +165,9 @@ export class AgioClient {
     return new RunHandle(runId, handle, this.temporal, this.logs, created);
   }
 
-  /** One page of a tenant's root runs, newest first (Temporal visibility; a just-started run may take a moment to show). */
+  /**
+   * One page of a tenant's root runs, newest first (Temporal visibility; a just-started run may take a moment to show).
+   */
   list(opts: ListRunsOptions = {}): Promise<RunPage> {
     return listRuns(this.temporal, opts);
   }
@@ -178,7 +180,10 @@ export class AgioClient {
     return pendingApprovals(this.temporal, opts);
   }
 
-  /** Webhook subscriptions and deliveries kept in `store` (the workers' stores); resends start on this client's task queue. */
+  /**
+   * Webhook subscriptions and deliveries kept in `store` (the workers' stores); resends start on this client's task
+   * queue.
+   */
   webhooks(store: WebhookStore): WebhooksClient {
     return new WebhooksClient(this.temporal, this.taskQueue, store);
   }
@@ -245,7 +250,10 @@ export class AgioClient {
     return new RunHandle(runId, this.temporal.workflow.getHandle(runId), this.temporal, this.logs);
   }
 
-  /** Starts a run and yields its events (the original Agio framework's run_stream()); the last event is the root's terminal one. */
+  /**
+   * Starts a run and yields its events (the original Agio framework's run_stream()); the last event is the root's
+   * terminal one.
+   */
   async *runStream(
     agent: AnyAgentSpec | string,
     input: string | ChatMessage[],

@@ -1,6 +1,7 @@
 // A tenant's approvals inbox: every tool call of its runs waiting for a person, at any depth of nesting, found from
-// visibility (the runs' AgioWaiting = 'approval', workflows/lifecycle/waiting-index.ts) and read from each run's state query, a
-// few runs at a time. Visibility lags the runs a moment: a run listed with nothing pending any more is dropped.
+// visibility (the runs' AgioWaiting = 'approval', workflows/lifecycle/waiting-index.ts) and read from each run's state
+// query, a few runs at a time. Visibility lags the runs a moment: a run listed with nothing pending any more is
+// dropped.
 import type { Client } from '@temporalio/client';
 import type { Inbox, InboxItem, PendingApproval } from '../common/approval-inbox';
 import { stateQuery, type RunState } from '../common/messages';

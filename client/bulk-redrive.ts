@@ -122,7 +122,10 @@ export class BulkRedrives {
     };
   }
 
-  /** Starts a bulk job; answers its id. The job lists the runs itself when it starts (see workflows/jobs/bulk-redrive.ts). */
+  /**
+   * Starts a bulk job; answers its id. The job lists the runs itself when it starts (see
+   * workflows/jobs/bulk-redrive.ts).
+   */
   async start(job: Omit<BulkRedriveInput, 'jobId'> & { jobId?: string }): Promise<{ jobId: string }> {
     filterFor(job.action, job.filter);
     const jobId = job.jobId ?? `bulk-${randomUUID()}`;

@@ -1,5 +1,5 @@
-// The runs a bulk filter matches: root runs of a tenant from Temporal visibility (by the search attributes the runs list
-// filters on, and their start time), newest first. A failure's type is in no search attribute, so `errorType` is
+// The runs a bulk filter matches: root runs of a tenant from Temporal visibility (by the search attributes the runs
+// list filters on, and their start time), newest first. A failure's type is in no search attribute, so `errorType` is
 // checked on each failed run's own result (a few at a time), after visibility has narrowed them to failed ones.
 import type { Client } from '@temporalio/client';
 import type { BulkFilter, BulkTargets } from '../common/bulk-redrive';

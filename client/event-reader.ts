@@ -72,7 +72,10 @@ export interface ReadEventsOptions {
   logOf?: string;
 }
 
-/** Waits `ms`, or until `signal` aborts or `wake` fires; removes its listeners either way (a reader sleeps thousands of times). */
+/**
+ * Waits `ms`, or until `signal` aborts or `wake` fires; removes its listeners either way (a reader sleeps thousands of
+ * times).
+ */
 const sleep = (ms: number, signal?: AbortSignal, wake?: EventTarget) =>
   new Promise<void>((resolve) => {
     const done = () => {

@@ -25,6 +25,7 @@ import {
   resumeSignal,
   resumeUpdate,
   stateQuery,
+  type UserMessageAccepted,
 } from '../common/messages';
 import {
   DecisionRejectedError,
@@ -43,19 +44,24 @@ import { stateView, type RunStateView } from './run-state-view';
 import { waitForEvent, type WaitForOptions } from './wait-for';
 import { CallbackRefusedError, callbackWaitOf, completeCallback } from './callbacks';
 import { sendMessage, type MessageOptions } from './run-messages';
-import type { UserMessageAccepted } from '../common/messages';
+import { afterStart } from './session-start';
 import { runDescriptionOf, type RunDescription } from './run-description';
 import { statusView, type RunStatusView } from './run-status-view';
 import { approvalOwnerOf, scanTree } from './tree-scan';
 
-/** A started or looked-up run; `T` is the type of its parsed output when its agent's output schema was given as zod (see `defineAgent`). */
+/**
+ * A started or looked-up run; `T` is the type of its parsed output when its agent's output schema was given as zod (see
+ * `defineAgent`).
+ */
 export class RunHandle<T = RunOutput['output']> {
   constructor(
     readonly runId: string,
     private readonly handle: WorkflowHandle,
     private readonly client: Client,
     private readonly logs: RunLogs,
-    /** True when the call that made this handle started the run; false for a repeated idempotent start and getHandle(). */
+    /**
+     * True when the call that made this handle started the run; false for a repeated idempotent start and getHandle().
+     */
     readonly created = false,
     /** A run that waits its turn in its session (StartOptions.onActiveRun): resolves once its workflow has started. */
     private readonly started?: () => Promise<void>,
@@ -141,7 +147,10 @@ export class RunHandle<T = RunOutput['output']> {
     return statusView(this.client, await this.describe(opts));
   }
 
-  /** What the run is doing now, the model outage it is waiting out, if any, and its worker version (read from Temporal's record). */
+  /**
+   * What the run is doing now, the model outage it is waiting out, if any, and its worker version (read from Temporal's
+   * record).
+   */
   async state(): Promise<RunStateView> {
     const [state, description] = await this.control('read the state of', () =>
       Promise.all([this.handle.query(stateQuery), this.handle.describe()]),
@@ -262,7 +271,8 @@ export class RunHandle<T = RunOutput['output']> {
     try {
       return await this.client.workflow.getHandle(owner).executeUpdate(decideToolCallUpdate, { args: [decision] });
     } catch (err) {
-      // The server refuses updates to a closed workflow as "not found"; the call was decided (or timed out) before it ended.
+      // The server refuses updates to a closed workflow as "not found"; the call was decided (or timed out) before it
+      // ended.
       if (isNotFound(err)) {
         throw new DecisionRejectedError(
           `tool call "${decision.toolCallId}" is no longer waiting for a decision: the run that asked for it (${owner}) has ended`,
@@ -277,10 +287,9 @@ export class RunHandle<T = RunOutput['output']> {
    * that ended otherwise (Temporal would accept the request and do nothing), RunNotFoundError when there is none.
    */
   async cancel(): Promise<void> {
-    const { status } = await this.control('cancel', () => this.handle.describe());
-    const ended = runStatusOf(status.name) ?? 'running';
-    if (ended === 'cancelled') return;
-    if (ended !== 'running') throw new RunClosedError(this.runId, ended, 'cancel');
+    const { status } = await this.describe();
+    if (status === 'cancelled') return;
+    if (status !== 'running') throw new RunClosedError(this.runId, status, 'cancel');
     await this.control('cancel', () => this.handle.cancel());
   }
 
@@ -288,10 +297,4 @@ export class RunHandle<T = RunOutput['output']> {
   get workflow(): WorkflowHandle {
     return this.handle;
   }
-}
-
-/** The events of `follow()`, read once `started()` resolves (a run that waits its turn in its session). */
-async function* afterStart<E>(started: () => Promise<void>, follow: () => AsyncIterable<E>): AsyncGenerator<E> {
-  await started();
-  yield* follow();
 }

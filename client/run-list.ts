@@ -162,7 +162,9 @@ export async function listRuns(client: Client, opts: ListRunsOptions = {}): Prom
   return { runs, ...(next ? { nextPageToken: next } : {}) };
 }
 
-/** How many of a tenant's root runs are in a status (Temporal visibility's count; a just-started run may lag a moment). */
+/**
+ * How many of a tenant's root runs are in a status (Temporal visibility's count; a just-started run may lag a moment).
+ */
 export async function countRuns(
   client: Client,
   opts: Pick<ListRunsOptions, 'tenant' | 'agent' | 'status'>,

@@ -18,7 +18,10 @@ import type { EventPush } from './pushed-events';
 import { cursorAt, type TreeCursor } from './tree-cursor';
 import { readTree, type TreeEvent, type TreeLogs } from './tree-reader';
 
-/** Longest a reader waits for the run to close once it has the root's terminal event (a run slow to close does not hold it long). */
+/**
+ * Longest a reader waits for the run to close once it has the root's terminal event (a run slow to close does not hold
+ * it long).
+ */
 export const CLOSE_WAIT_MS = 2000;
 
 /**

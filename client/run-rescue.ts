@@ -101,7 +101,10 @@ export async function forkRun(target: RescueTarget, runId: string, opts: ForkOpt
   return startFrom(target, source, withInstructions, { forkedFrom: runId, step: opts.step }, opts, false);
 }
 
-/** A placeholder system step: the new run writes its content from its instructions (workflows/agent-loop/agent-run-state.ts). */
+/**
+ * A placeholder system step: the new run writes its content from its instructions
+ * (workflows/agent-loop/agent-run-state.ts).
+ */
 function instructionsStep(): Step {
   return { id: 'instructions', runId: '', index: 0, role: 'system', content: '' };
 }

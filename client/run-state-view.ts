@@ -5,7 +5,9 @@ import { runCostOf, type RunCost, type RunState } from '../common';
 import { modelOutageOf, type ModelOutage } from './model-outage';
 import { runVersionOf, type RunVersion } from './run-version';
 
-/** A run's state as clients see it: what the workflow says, whether its model call is failing, and its worker version. */
+/**
+ * A run's state as clients see it: what the workflow says, whether its model call is failing, and its worker version.
+ */
 export type RunStateView = RunState & { modelUnavailable?: ModelOutage; version?: RunVersion; cost?: RunCost };
 
 /**

@@ -1,6 +1,6 @@
 // A start in a session whose earlier run may still be running (StartOptions.onActiveRun): the run goes through the
-// session's runner workflow (workflows/jobs/session-runner.ts), one per tenant and session, which Temporal keeps unique by
-// its workflow id, so two starts at once never both become the session's running run.
+// session's runner workflow (workflows/jobs/session-runner.ts), one per tenant and session, which Temporal keeps unique
+// by its workflow id, so two starts at once never both become the session's running run.
 import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import {
   sessionRunSignal,
@@ -94,4 +94,10 @@ export function startedOnce(temporal: Client, runId: string): () => Promise<void
     }
   };
   return () => (started ??= poll());
+}
+
+/** The events of `follow()`, read once `started()` resolves (a run that waits its turn in its session). */
+async function* afterStart<E>(started: () => Promise<void>, follow: () => AsyncIterable<E>): AsyncGenerator<E> {
+  await started();
+  yield* follow();
 }

@@ -64,7 +64,9 @@ export function parseCursor(text: string): TreeCursor | undefined {
   return root;
 }
 
-/** Whether a reader at `cursor` already has the event at `offset` of the log at `path` (pointer offsets from the root). */
+/**
+ * Whether a reader at `cursor` already has the event at `offset` of the log at `path` (pointer offsets from the root).
+ */
 export function hasEvent(cursor: TreeCursor, path: readonly number[], offset: number): boolean {
   let node = cursor;
   for (const key of path) {

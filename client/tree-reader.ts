@@ -78,7 +78,9 @@ type Item = Step & { taken: () => void };
 /** Longest a run's terminal event waits for children still open (abandoned children are not waited for). */
 const CHILDREN_GRACE_MS = 5000;
 
-/** Yields every event of the tree rooted at `rootRunId` that a client at `from` lacks, until the root's terminal event. */
+/**
+ * Yields every event of the tree rooted at `rootRunId` that a client at `from` lacks, until the root's terminal event.
+ */
 export async function* readTree(
   logs: TreeLogs,
   rootRunId: string,

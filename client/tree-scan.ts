@@ -4,7 +4,9 @@ import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { WireEvent } from '../common';
 import { eventsQuery } from '../common/messages';
 
-/** Every event of run `runId`'s log as it is now (`handle`: its workflow), and those of the nested runs it points at. */
+/**
+ * Every event of run `runId`'s log as it is now (`handle`: its workflow), and those of the nested runs it points at.
+ */
 export async function* scanTree(client: Client, runId: string, handle: WorkflowHandle): AsyncGenerator<WireEvent> {
   for (let after = -1; ;) {
     const page = await handle.query(eventsQuery, { after, limit: 1000 });

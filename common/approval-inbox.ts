@@ -1,5 +1,6 @@
 // The approvals inbox's contract (docs/ARCHITECTURE.md, "Approvals"): what a run reports of each call waiting for a
-// person (its state query), the binding a decision quotes, and an inbox item as the client and GET /approvals answer it.
+// person (its state query), the binding a decision quotes, and an inbox item as the client and GET /approvals answer
+// it.
 import type { PermissionRule } from './permissions';
 
 /** What happens when an asked call's approval expires. */
@@ -10,7 +11,9 @@ export const INBOX_ARGS_CHARS = 4096;
 /** Characters of a long call's arguments (JSON) the preview keeps. */
 export const INBOX_ARGS_PREVIEW_CHARS = 2000;
 
-/** A tool call waiting for a person, as the run's state query reports it (fields after `workflowId`: since 0.x inbox). */
+/**
+ * A tool call waiting for a person, as the run's state query reports it (fields after `workflowId`: since 0.x inbox).
+ */
 export interface PendingApproval {
   toolCallId: string;
   tool: string;

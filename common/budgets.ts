@@ -7,7 +7,10 @@ import type { Usage } from './steps';
 /** The pause reason of a run whose cost budget is spent (RUN_PAUSED `data.reason`, the state's `pauseReason`). */
 export const BUDGET_PAUSE_REASON = 'budget';
 
-/** A spent budget: which (`run`: the tree's limits.maxCostUsd; `tenant`: the tenant's daily budget), its limit and the spend. */
+/**
+ * A spent budget: which (`run`: the tree's limits.maxCostUsd; `tenant`: the tenant's daily budget), its limit and the
+ * spend.
+ */
 export const BudgetSpent = z.object({
   kind: z.enum(['run', 'tenant']),
   limitUsd: z.number(),

@@ -35,13 +35,15 @@ export type CallbackResult = z.infer<typeof CallbackResult>;
 export interface CallbackCompletion {
   /** The waiting call's callback id (what its token and TOOL_CALLBACK_WAITING name). */
   callbackId: string;
-  /** The tenant the token names: a completion for another tenant finds no callback (absent: a client by tool call id). */
+  /**
+   * The tenant the token names: a completion for another tenant finds no callback (absent: a client by tool call id).
+   */
   tenant?: string;
   result?: unknown;
   error?: string;
   /**
-   * How it arrived: the signed URL, or a client; `client_tool`: a protocol adapter answering for the run's client, which
-   * may complete only a client tool's call (CallbackWait.client), never a callback tool's outside work.
+   * How it arrived: the signed URL, or a client; `client_tool`: a protocol adapter answering for the run's client,
+   * which may complete only a client tool's call (CallbackWait.client), never a callback tool's outside work.
    */
   via: 'url' | 'client' | 'client_tool';
 }

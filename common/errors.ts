@@ -20,13 +20,19 @@ export const ErrorType = {
   UnknownAgent: 'UnknownAgent',
   /** A run started by name asked for limits above its agent's own where it may only tighten them; not retried. */
   LimitAboveAgent: 'LimitAboveAgent',
-  /** Workflow input that does not fit the workflow's schema (e.g. sent by the Temporal CLI or an older client); not retried. */
+  /**
+   * Workflow input that does not fit the workflow's schema (e.g. sent by the Temporal CLI or an older client); not
+   * retried.
+   */
   InvalidRunInput: 'InvalidRunInput',
   /** An agent's `tools` names a tool (or an `mcp:<server>` group) the worker does not have; not retried. */
   UnknownTool: 'UnknownTool',
   /** The conversation to send is larger than the run's maxModelInputBytes; not retried. */
   ModelInputTooLarge: 'ModelInputTooLarge',
-  /** The model's answer is larger than the run's maxModelOutputBytes (a step must fit in a Temporal payload); not retried. */
+  /**
+   * The model's answer is larger than the run's maxModelOutputBytes (a step must fit in a Temporal payload); not
+   * retried.
+   */
   ModelOutputTooLarge: 'ModelOutputTooLarge',
   /** A model call failed for good with no error type of its own (it timed out, say); the run fails with it. */
   ModelCallFailed: 'ModelCallFailed',
@@ -41,11 +47,18 @@ export const ErrorType = {
   OutputValidationError: 'OutputValidationError',
   /** A pause update refused: the run is paused already or a pause is pending (the bridge answers 409). */
   AlreadyPaused: 'AlreadyPaused',
-  /** A workflow agent's sub-agents failed: every branch of a parallel agent, or one of a sequence or loop; not retried. */
+  /**
+   * A workflow agent's sub-agents failed: every branch of a parallel agent, or one of a sequence or loop; not retried.
+   */
   SubAgentsFailed: 'SubAgentsFailed',
-  /** The root was terminated in Temporal (its log has no terminal event; readers end its stream with a synthetic one). */
+  /**
+   * The root was terminated in Temporal (its log has no terminal event; readers end its stream with a synthetic one).
+   */
   Terminated: 'Terminated',
-  /** A workspace tool was called on a worker where no sandbox can start (no bubblewrap, no user namespaces); not retried. */
+  /**
+   * A workspace tool was called on a worker where no sandbox can start (no bubblewrap, no user namespaces); not
+   * retried.
+   */
   SandboxUnavailable: 'SandboxUnavailable',
   /** The root passed its Temporal execution or run timeout (no terminal event either; readers add a synthetic one). */
   TimedOut: 'TimedOut',
@@ -54,7 +67,9 @@ export const ErrorType = {
    * (details: a BudgetSpent (common/budgets.ts)). The run pauses with reason `budget` instead of failing.
    */
   BudgetSpent: 'BudgetSpent',
-  /** A decision quoting a binding that is not the waiting call's (it was escalated since, or another call); HTTP 409. */
+  /**
+   * A decision quoting a binding that is not the waiting call's (it was escalated since, or another call); HTTP 409.
+   */
   StaleApproval: 'StaleApproval',
   /** A decision on an escalated call from a decider without the role it was escalated to; HTTP 403. */
   ApprovalEscalated: 'ApprovalEscalated',

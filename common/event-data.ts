@@ -38,7 +38,9 @@ export type RunStartedData = {
   step?: number;
 };
 
-/** RUN_COMPLETED: the answer and why the run stopped (`synthetic`: written by a reader for a run closed without one). */
+/**
+ * RUN_COMPLETED: the answer and why the run stopped (`synthetic`: written by a reader for a run closed without one).
+ */
 export type RunCompletedData = {
   response?: string;
   terminationReason?: TerminationReason;
@@ -53,7 +55,10 @@ export type RunCompletedData = {
   synthetic?: true;
 };
 
-/** RUN_FAILED: the error (`Terminated`, `TimedOut` for runs Temporal ended), and the failed sub-agents of a workflow agent. */
+/**
+ * RUN_FAILED: the error (`Terminated`, `TimedOut` for runs Temporal ended), and the failed sub-agents of a workflow
+ * agent.
+ */
 export type RunFailedData = {
   error: EventError;
   failures?: SubAgentFailure[];

@@ -1,4 +1,5 @@
-// Default bounds for every run (docs/ARCHITECTURE.md, "Long-lived runs"): each has a default and a clear error when hit.
+// Default bounds for every run (docs/ARCHITECTURE.md, "Long-lived runs"): each has a default and a clear error when
+// hit.
 import { z } from 'zod';
 
 /** Limits in force for a run; carried in its context and inherited by nested runs. */
@@ -56,9 +57,11 @@ export const RunLimits = z.object({
   /**
    * How long a model call may go without a heartbeat before Temporal retries it elsewhere: a call lost with its worker
    * starts again on another one after about this long (plus a second's retry delay). The call heartbeats every 4 s,
-   * or more often under a shorter timeout (activities/model/call-model.ts, heartbeatIntervalMs). 9 s by default: failover within
+   * or more often under a shorter timeout (activities/model/call-model.ts, heartbeatIntervalMs). 9 s by default:
+   * failover within
    * about 9 s (tests/faults/model-heartbeats), with 5 s of room for a beat held up by a busy event loop (a 6 s timeout,
-   * 2 s of room, timed calls out while their workers lived with 200 runs streaming on two cores: tests/faults/many-runs).
+   * 2 s of room, timed calls out while their workers lived with 200 runs streaming on two cores:
+   * tests/faults/many-runs).
    */
   modelHeartbeatTimeoutMs: z.number().int().positive().default(9_000),
   /**
@@ -151,7 +154,8 @@ export const RUN_LIMIT_MAXIMUMS = {
   maxSteps: 1000,
   maxDepth: 20,
   maxToolOutputBytes: 1024 * 1024,
-  // Temporal caps one payload at 2 MiB: a conversation, an answer or an inline input over 1.5 MiB could not be recorded.
+  // Temporal caps one payload at 2 MiB: a conversation, an answer or an inline input over 1.5 MiB could not be
+  // recorded.
   maxModelInputBytes: 1536 * 1024,
   compactModelInputBytes: 1536 * 1024,
   inlineModelInputBytes: 1024 * 1024,
@@ -168,7 +172,9 @@ export const RUN_LIMIT_MAXIMUMS = {
 
 const upTo = (max: number) => z.number().int().positive().max(max);
 
-/** A cost budget a caller asks for (a run's maxCostUsd, a raise, a tenant's daily budget): positive US dollars, bounded. */
+/**
+ * A cost budget a caller asks for (a run's maxCostUsd, a raise, a tenant's daily budget): positive US dollars, bounded.
+ */
 export const CostUsdRequest = z
   .number({ message: 'a number of US dollars' })
   .positive('must be above 0')
@@ -176,7 +182,8 @@ export const CostUsdRequest = z
 
 /**
  * Limits a caller asks for when starting a run (the bridge's `POST /runs`): the overrides, each bounded by
- * {@link RUN_LIMIT_MAXIMUMS}, unknown names refused. Parsing new input only; recorded limits parse with RunLimitOverrides.
+ * {@link RUN_LIMIT_MAXIMUMS}, unknown names refused. Parsing new input only; recorded limits parse with
+ * RunLimitOverrides.
  */
 export const RunLimitRequest = z
   .object({
@@ -201,5 +208,7 @@ export const RunLimitRequest = z
 /** Limits a caller asks for when starting a run. */
 export type RunLimitRequest = z.infer<typeof RunLimitRequest>;
 
-/** The largest `maxTokens` a caller may ask for in a run's model settings (an answer that long is about 1 MiB of text). */
+/**
+ * The largest `maxTokens` a caller may ask for in a run's model settings (an answer that long is about 1 MiB of text).
+ */
 export const MAX_TOKENS_PER_MODEL_CALL = 256_000;

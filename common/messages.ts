@@ -118,7 +118,9 @@ export const decideToolCallUpdate = defineUpdate<
 
 /** A user message for a running agent run (see userMessageUpdate). */
 export interface UserMessageRequest {
-  /** Chosen by the sender (the client makes one up when its caller gave none): a repeat is answered, not queued again. */
+  /**
+   * Chosen by the sender (the client makes one up when its caller gave none): a repeat is answered, not queued again.
+   */
   messageId: string;
   text: string;
   /** `enqueue` (default): read before the next model call; `interrupt`: also cancel the model call in flight. */

@@ -41,7 +41,9 @@ export const OutputSchema = z
     }
   });
 
-/** What a model call carries to ask for structured output: the schema, its name (response_format needs one), strictness. */
+/**
+ * What a model call carries to ask for structured output: the schema, its name (response_format needs one), strictness.
+ */
 export interface OutputFormat {
   name: string;
   schema: JsonSchema;

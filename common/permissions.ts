@@ -20,7 +20,8 @@ export const PermissionRule = z.object({
   /**
    * `ask` only: what happens when nobody decided in time (runs since patch `agio-approval-inbox`): `deny` (the
    * default), `escalate` (the call keeps waiting, now decidable only by tokens with role `escalateTo`, for the agent's
-   * approvalTimeoutMs, then denied), or `pause` (the run pauses with reason `approval_expired`; the call keeps waiting).
+   * approvalTimeoutMs, then denied), or `pause` (the run pauses with reason `approval_expired`; the call keeps
+   * waiting).
    */
   onExpiry: z.enum(['deny', 'escalate', 'pause']).optional(),
   /** `onExpiry: 'escalate'`: the role the call is escalated to (see AGIO_TOKENS' roles). */

@@ -14,7 +14,10 @@ export const ModelPrice = z.object({
 /** One model's prices in US dollars per million tokens. */
 export type ModelPrice = z.infer<typeof ModelPrice>;
 
-/** Prices by model name; a name also prices the dated and suffixed versions it begins (`gpt-4o` prices `gpt-4o-2024-08-06`). */
+/**
+ * Prices by model name; a name also prices the dated and suffixed versions it begins (`gpt-4o` prices
+ * `gpt-4o-2024-08-06`).
+ */
 export const PriceTable = z.record(z.string().min(1), ModelPrice);
 /** Prices by model name. */
 export type PriceTable = z.infer<typeof PriceTable>;

@@ -4,7 +4,10 @@
 // worker restart resumes following the same task instead of sending the message again.
 import { z } from 'zod';
 
-/** The patch under which a call of a remote agent tool sends once, then follows the remote task (asked only for such a call). */
+/**
+ * The patch under which a call of a remote agent tool sends once, then follows the remote task (asked only for such a
+ * call).
+ */
 export const REMOTE_AGENTS_PATCH = 'agio-a2a-remote-agents';
 
 /** Default time a remote agent has to finish a task (the tool's timeout). */

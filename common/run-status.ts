@@ -11,7 +11,9 @@ export type RunPhase = z.infer<typeof RunPhase>;
 /** How a run ends. */
 export type RunEnding = Extract<RunPhase, 'completed' | 'failed' | 'cancelled'>;
 
-/** What a run reports of itself (state query, recordRun): a paused run is running, and its control state says paused. */
+/**
+ * What a run reports of itself (state query, recordRun): a paused run is running, and its control state says paused.
+ */
 export type ReportedRunPhase = Exclude<RunPhase, 'paused'>;
 
 /** True for a phase no later write may change. */
@@ -48,7 +50,10 @@ const EXECUTION_STATUS_OF: Record<RunStatus, ExecutionStatus> = {
   continued_as_new: 'CONTINUED_AS_NEW',
 };
 
-/** The Agio status of a Temporal execution status name (`COMPLETED` → `completed`); undefined for one it has no name for. */
+/**
+ * The Agio status of a Temporal execution status name (`COMPLETED` → `completed`); undefined for one it has no name
+ * for.
+ */
 export function runStatusOf(executionStatus: string): RunStatus | undefined {
   // Temporal's own pause of a workflow (not Agio's): the run is still open.
   if (executionStatus === 'PAUSED') return 'running';

@@ -81,7 +81,10 @@ export const AgentRunResume = z.object({
   approvals: ApprovalsCarried.optional(),
   /** Set when the run continued as new while paused (to move to a new worker version): the new run starts parked. */
   paused: z.object({ reason: z.string().optional(), by: z.string().optional() }).optional(),
-  /** Callback tool calls already finished (completed or timed out), so a late or second result is told why (callbacks.ts). */
+  /**
+   * Callback tool calls already finished (completed or timed out), so a late or second result is told why
+   * (callbacks.ts).
+   */
   callbacks: z.object({ finished: z.array(z.tuple([z.string(), z.enum(['completed', 'expired'])])) }).optional(),
   /** Agents with an output schema: repair turns used so far, and how many the run allows (fixed at its start). */
   outputRepairs: z.object({ used: z.number().int().nonnegative(), allowed: z.number().int().nonnegative() }).optional(),
@@ -213,7 +216,8 @@ export const RunOutput = z.object({
   state: z.record(z.string(), z.unknown()).optional(),
   /**
    * Parallel agents that completed although some of their sub-agents failed (status `completed_with_failures`): those
-   * sub-agents, in order. (When all fail, the run fails with `SubAgentsFailed`; a sequence or loop fails with the first.)
+   * sub-agents, in order. (When all fail, the run fails with `SubAgentsFailed`; a sequence or loop fails with the
+   * first.)
    */
   failures: z.array(SubAgentFailure).optional(),
 });
@@ -223,8 +227,8 @@ export type RunOutput = z.infer<typeof RunOutput>;
 export type RunOutputOf<T> = Omit<RunOutput, 'output'> & { output?: T };
 
 /**
- * The memo stored on every run: its tenant (the bridge scopes every lookup to it) and agent; a nested run also names its
- * root, whose log holds its events. Runs started with a caller-chosen id keep the fingerprint of the request that
+ * The memo stored on every run: its tenant (the bridge scopes every lookup to it) and agent; a nested run also names
+ * its root, whose log holds its events. Runs started with a caller-chosen id keep the fingerprint of the request that
  * started them (see client/idempotent-start.ts).
  */
 export const RunMemo = z.object({

@@ -16,7 +16,9 @@ export const ScheduleOverlap = z.enum(SCHEDULE_OVERLAP as [string, ...string[]],
 
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
-/** Milliseconds of a duration written `90s`, `5m`, `1h30m`, `2d` or as a number of milliseconds; undefined if not one. */
+/**
+ * Milliseconds of a duration written `90s`, `5m`, `1h30m`, `2d` or as a number of milliseconds; undefined if not one.
+ */
 export function durationMs(value: string | number): number | undefined {
   if (typeof value === 'number') return Number.isInteger(value) && value >= 0 ? value : undefined;
   if (!/^(\d+(ms|s|m|h|d))+$/.test(value.trim())) return undefined;
@@ -89,7 +91,9 @@ function knownTimeZone(zone: string): boolean {
 export const ScheduleFields = z
   .object({
     id: ScheduleName,
-    /** The agent, by name: each run resolves it on the worker that takes it, so the schedule follows the agents file. */
+    /**
+     * The agent, by name: each run resolves it on the worker that takes it, so the schedule follows the agents file.
+     */
     agent: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'agent names are 1-64 letters, digits, _ or -'),
     /** The prompt every run starts with. */
     input: z

@@ -1,6 +1,6 @@
 // Starts in a session that already has a running run (the `onActiveRun` start option): the strategies, and the
-// contract of the session's runner workflow (workflows/jobs/session-runner.ts), which starts the session's runs one at a
-// time under one workflow id per session, so two starts at once are serialised by Temporal itself.
+// contract of the session's runner workflow (workflows/jobs/session-runner.ts), which starts the session's runs one at
+// a time under one workflow id per session, so two starts at once are serialised by Temporal itself.
 import { defineQuery, defineSignal } from '@temporalio/workflow';
 
 /**

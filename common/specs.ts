@@ -24,7 +24,8 @@ export const AgentNameFilter = z.string().regex(/^[A-Za-z0-9._-]{1,128}$/, 'agen
 
 /**
  * A tool the run's client carries out itself (a frontend tool): offered to the model with its own description and JSON
- * Schema, and answered by the client (RunHandle.completeCallback) within `timeoutMs`. Set per run by a protocol adapter.
+ * Schema, and answered by the client (RunHandle.completeCallback) within `timeoutMs`. Set per run by a protocol
+ * adapter.
  */
 export const ClientToolSpec = z.object({
   name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/, 'tool names are 1-64 letters, digits, _ or -'),
@@ -68,7 +69,8 @@ export const AgentSpec = z.object({
     .default(24 * 60 * 60_000),
   /**
    * The final answer must be JSON matching this schema (JSON Schema; `defineAgent` also takes a zod schema). It is
-   * sent as `response_format` where the worker's provider supports it, checked, and repaired or failed (see docs/STRUCTURED-OUTPUT.md).
+   * sent as `response_format` where the worker's provider supports it, checked, and repaired or failed (see
+   * docs/STRUCTURED-OUTPUT.md).
    */
   outputSchema: OutputSchema.optional(),
   /** The schema's name in `response_format` (default: the agent's name). */
@@ -76,9 +78,15 @@ export const AgentSpec = z.object({
     .string()
     .regex(/^[A-Za-z0-9_-]{1,64}$/, 'schema names are 1-64 letters, digits, _ or -')
     .optional(),
-  /** Ask the provider for strict schema adherence (`json_schema.strict`; OpenAI then allows only a subset of JSON Schema). */
+  /**
+   * Ask the provider for strict schema adherence (`json_schema.strict`; OpenAI then allows only a subset of JSON
+   * Schema).
+   */
   outputSchemaStrict: z.boolean().optional(),
-  /** Repair turns after an answer that does not match the schema, before the run fails (default 2, fixed when the run starts). */
+  /**
+   * Repair turns after an answer that does not match the schema, before the run fails (default 2, fixed when the run
+   * starts).
+   */
   maxOutputRepairs: z.number().int().nonnegative().max(10).optional(),
 });
 /** An LLM agent. */
@@ -175,7 +183,10 @@ export const ToolSpec = z.object({
   idempotent: z.boolean(),
   /** Short and idempotent: runs as a local activity, in the workflow task that asked for it (no server round trip). */
   quick: z.boolean().optional(),
-  /** A callback tool: the activity starts outside work, then the run waits this long for its result (common/callbacks.ts). */
+  /**
+   * A callback tool: the activity starts outside work, then the run waits this long for its result
+   * (common/callbacks.ts).
+   */
   callback: CallbackWait.optional(),
   /** A remote A2A agent: a call sends its message once, then follows the remote task (common/remote-agents.ts). */
   remoteAgent: z.literal(true).optional(),

@@ -1,4 +1,5 @@
-// Steps: the messages of a run's conversation as Agio records them (carried over from the original Agio framework's Step model).
+// Steps: the messages of a run's conversation as Agio records them (carried over from the original Agio framework's
+// Step model).
 import { z } from 'zod';
 
 /** Token usage of one call or a whole run, and what it cost where the model's price is known. */

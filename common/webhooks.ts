@@ -22,7 +22,10 @@ export const MAX_WEBHOOKS_PER_TENANT = 100;
 /** Most webhooks one POST /runs may bring. */
 export const MAX_RUN_WEBHOOKS = 5;
 
-/** A subscriber's URL: http(s) only, bounded (where it may point is checked apart, see activities/webhooks/address-policy.ts). */
+/**
+ * A subscriber's URL: http(s) only, bounded (where it may point is checked apart, see
+ * activities/webhooks/address-policy.ts).
+ */
 export const WebhookUrl = z
   .string()
   .max(2048)
@@ -93,7 +96,9 @@ export interface WebhookDeliverySettings {
 /** How a delivery ended. */
 export type WebhookDeliveryStatus = 'pending' | 'succeeded' | 'failed';
 
-/** The workflow id of a delivery: one per delivery id, so an event is enqueued once however often its log is written. */
+/**
+ * The workflow id of a delivery: one per delivery id, so an event is enqueued once however often its log is written.
+ */
 export const webhookWorkflowId = (deliveryId: string): string => `agio-webhook/${deliveryId}`;
 
 /** The delivery workflow's type (workflows/jobs/webhook-delivery.ts). */

@@ -1,5 +1,5 @@
-// Callback tools' configuration (docs/ARCHITECTURE.md, "Callback tools"): the secret workers sign callback URLs with and
-// bridges check them with (AGIO_CALLBACK_SECRET), and the bridges' public base URL the URLs point at
+// Callback tools' configuration (docs/ARCHITECTURE.md, "Callback tools"): the secret workers sign callback URLs with
+// and bridges check them with (AGIO_CALLBACK_SECRET), and the bridges' public base URL the URLs point at
 // (AGIO_CALLBACK_BASE_URL). `agio serve` keeps a generated secret in its data directory, so URLs survive its restarts.
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';

@@ -33,16 +33,25 @@ export const AgioEnv = z.object({
   /** Secret of the bridge's stream tokens; bridges behind one load balancer share it (unset: random per process). */
   AGIO_STREAM_TOKEN_SECRET: optionalString,
   /**
-   * Secret callback tools' URLs are signed with (workers) and checked with (bridges): every worker and bridge of a fleet
-   * shares it (at least 16 bytes). Unset: workers offer no callback tools, bridges refuse callbacks (`agio serve` keeps
-   * one in AGIO_DATA_DIR/callback-secret).
+   * Secret callback tools' URLs are signed with (workers) and checked with (bridges): every worker and bridge of a
+   * fleet shares it (at least 16 bytes). Unset: workers offer no callback tools, bridges refuse callbacks (`agio serve`
+   * keeps one in AGIO_DATA_DIR/callback-secret).
    */
   AGIO_CALLBACK_SECRET: optionalString,
-  /** The bridges' public base URL that callback URLs point at (`https://agio.example.com`); workers need it with the secret. */
+  /**
+   * The bridges' public base URL that callback URLs point at (`https://agio.example.com`); workers need it with the
+   * secret.
+   */
   AGIO_CALLBACK_BASE_URL: optionalString,
-  /** Whether POST /runs may send `allow` rules, which skip approvals the agent's author asked for (default: only deny and ask). */
+  /**
+   * Whether POST /runs may send `allow` rules, which skip approvals the agent's author asked for (default: only deny
+   * and ask).
+   */
   AGIO_ALLOW_PERMISSION_OVERRIDES: z.preprocess(emptyToUndefined, z.enum(['true', 'false']).default('false')),
-  /** Whether POST /runs may raise a run's limits above its agent's own from any start token (default: only admin tokens). */
+  /**
+   * Whether POST /runs may raise a run's limits above its agent's own from any start token (default: only admin
+   * tokens).
+   */
   AGIO_ALLOW_LIMIT_RAISE: z.preprocess(emptyToUndefined, z.enum(['true', 'false']).default('false')),
   /** Running root runs one tenant may have before POST /runs answers 429 (default 500; 0: no cap). */
   AGIO_MAX_RUNNING_RUNS_PER_TENANT: z.preprocess(emptyToUndefined, z.coerce.number().int().nonnegative().optional()),
@@ -50,7 +59,8 @@ export const AgioEnv = z.object({
   AGIO_MAX_STREAMS_PER_TENANT: z.preprocess(emptyToUndefined, z.coerce.number().int().nonnegative().optional()),
   /**
    * Keys of the payload codec that encrypts what runs put in Temporal history (AES-256-GCM): `id:base64key,…`, each key
-   * 32 bytes. Unset: no codec, payloads are plain JSON. Every worker, bridge and CLI of a namespace needs the same keys.
+   * 32 bytes. Unset: no codec, payloads are plain JSON. Every worker, bridge and CLI of a namespace needs the same
+   * keys.
    */
   AGIO_CODEC_KEYS: optionalString,
   /** The codec key that encrypts new payloads (default: the first of AGIO_CODEC_KEYS); the others only decrypt. */
@@ -68,7 +78,8 @@ export const AgioEnv = z.object({
   AGIO_PRICES: optionalString,
   /**
    * US dollars every tenant may spend per UTC day on priced model calls (the worker checks it before each call; a run
-   * past it pauses with reason budget). A tenant's own, set by an admin (POST /tenants/:tenant/budget), wins. Unset: none.
+   * past it pauses with reason budget). A tenant's own, set by an admin (POST /tenants/:tenant/budget), wins. Unset:
+   * none.
    */
   AGIO_TENANT_DAILY_BUDGET_USD: z.preprocess(emptyToUndefined, z.coerce.number().positive().finite().optional()),
   /** A worker's GET /metrics listener (telemetry/metrics-worker.ts): a port (0: a free one); unset: none. */
@@ -78,9 +89,15 @@ export const AgioEnv = z.object({
   /** `1`: a bridge serves GET /metrics without a token (otherwise it takes an `admin` token). */
   AGIO_METRICS_PUBLIC: optionalString,
   MONGODB_URI: optionalString,
-  /** NATS (JetStream) for the live lane between separate workers and bridges, e.g. nats://nats:4222; unset: deltas go by signal. */
+  /**
+   * NATS (JetStream) for the live lane between separate workers and bridges, e.g. nats://nats:4222; unset: deltas go by
+   * signal.
+   */
   AGIO_NATS_URL: optionalString,
-  /** Worker Deployment Versioning: the deployment (default: the task queue) and this release's build id (default: from the workflow code). */
+  /**
+   * Worker Deployment Versioning: the deployment (default: the task queue) and this release's build id (default: from
+   * the workflow code).
+   */
   AGIO_DEPLOYMENT_NAME: optionalString,
   AGIO_BUILD_ID: optionalString,
   /**

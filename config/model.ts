@@ -3,7 +3,10 @@ import type { ModelConfig } from '../activities/model/call-model';
 import type { AgioEnv } from './env';
 import { pricesFromEnv } from './prices';
 
-/** ModelConfig from OPENAI_API_KEY / OPENAI_BASE_URL / AGIO_MODEL / AGIO_RESPONSE_FORMAT / AGIO_MODEL_PROVIDER / prices / the tenants' daily budget. */
+/**
+ * ModelConfig from OPENAI_API_KEY / OPENAI_BASE_URL / AGIO_MODEL / AGIO_RESPONSE_FORMAT / AGIO_MODEL_PROVIDER / prices
+ * / the tenants' daily budget.
+ */
 export function modelConfigFromEnv(env: AgioEnv): ModelConfig {
   return {
     apiKey: env.OPENAI_API_KEY ?? 'not-set',

@@ -41,7 +41,9 @@ export function dynamicConfigValues(
   return { ...DEV_DYNAMIC_CONFIG, ...(tuned ? TUNED_DYNAMIC_CONFIG : {}), ...overrides };
 }
 
-/** The settings as a dynamic config file (YAML: each key holds a list of constrained values; one, unconstrained, here). */
+/**
+ * The settings as a dynamic config file (YAML: each key holds a list of constrained values; one, unconstrained, here).
+ */
 export function dynamicConfigYaml(values: Record<string, string | number | boolean>): string {
   return Object.entries(values)
     .map(([k, v]) => `${k}:\n  - value: ${JSON.stringify(v)}\n`)

@@ -73,7 +73,9 @@ function onPath(name: string): string | undefined {
   return undefined;
 }
 
-/** The Go command: AGIO_GO when set (a path that does not exist: no Go), else `go` on PATH, else /usr/local/go/bin/go. */
+/**
+ * The Go command: AGIO_GO when set (a path that does not exist: no Go), else `go` on PATH, else /usr/local/go/bin/go.
+ */
 export function findGo(env: NodeJS.ProcessEnv = process.env): string | undefined {
   if (env.AGIO_GO) return fs.existsSync(env.AGIO_GO) ? env.AGIO_GO : undefined;
   return onPath('go') ?? (fs.existsSync('/usr/local/go/bin/go') ? '/usr/local/go/bin/go' : undefined);

@@ -61,7 +61,9 @@ export interface ProductionStack {
   startWorker(env?: Record<string, string>): Promise<AgioProcess>;
   /** Starts one more bridge on a free port. */
   startBridge(env?: Record<string, string>): Promise<AgioProcess>;
-  /** Runs the built `agio` CLI (`node dist/cli/main.js ...args`) with the stack's environment, e.g. `versions promote`. */
+  /**
+   * Runs the built `agio` CLI (`node dist/cli/main.js ...args`) with the stack's environment, e.g. `versions promote`.
+   */
   cli(args: string[]): Promise<{ code: number; output: string }>;
   /** SIGKILLs a process (worker or bridge) and resolves once it is gone. */
   kill(proc: AgioProcess): Promise<AgioExit>;

@@ -1,5 +1,6 @@
 // Scripted OpenAI-compatible chat-completions server for tests and benchmarks: each request consumes the next
-// scripted turn and is answered in OpenAI's own wire format (SSE chunks or JSON), so the real `openai` client parses it.
+// scripted turn and is answered in OpenAI's own wire format (SSE chunks or JSON), so the real `openai` client parses
+// it.
 import http from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import {
@@ -41,7 +42,8 @@ export type ScriptedResponder = (req: RecordedRequest, index: number) => Scripte
 
 /** One chat-completions request as received (body parsed as JSON, or the raw text if it was not JSON). */
 export interface RecordedRequest {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- request bodies are arbitrary JSON; tests index into them freely
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- request bodies are arbitrary JSON; tests index into
+  // them freely
   body: any;
   headers: Record<string, string | string[] | undefined>;
   receivedAt: number;

@@ -16,7 +16,8 @@ import { temporalServerConfig, type TemporalMembershipPorts, type TemporalServic
 import { optionalPackage } from '../common/optional-package';
 
 /**
- * The Temporal server at the version Agio pins (README, "The two commands"). 1.32 is the first release Agio can use: pinned runs move to a
+ * The Temporal server at the version Agio pins (README, "The two commands"). 1.32 is the first release Agio can use:
+ * pinned runs move to a
  * new worker version when they continue as new (upgrade on continue-as-new) from server 1.30 on, and the Temporal
  * CLI releases that embed such a server (1.6 and later) cannot be built from the Go module proxy (their `cliext`
  * module is missing there), so Agio builds the server's own command.
@@ -182,7 +183,10 @@ async function serverPorts(
   return chosen;
 }
 
-/** The server's config: one process with all four services on loopback, one history shard, SQLite (schema set up on first start). */
+/**
+ * The server's config: one process with all four services on loopback, one history shard, SQLite (schema set up on
+ * first start).
+ */
 function serverConfig(o: {
   dbFilename: string;
   ports: Ports;

@@ -1,8 +1,8 @@
 // The live lane: token deltas (STEP_DELTA) travel beside a root run's Wire, never through any workflow's history
-// (docs/ARCHITECTURE.md, "The Wire"). The worker's model calls publish into it; bridges read it and merge it with the Wire's
-// durable events into one SSE stream per root run. A delta's place in the lane (`seq`) only grows, across restarts
-// too, so a client's Last-Event-ID resumes exactly mid-step. The root's durable events travel it too, as the root
-// appends them to its Wire, so a bridge reads them as they happen instead of polling the events Query; they keep
+// (docs/ARCHITECTURE.md, "The Wire"). The worker's model calls publish into it; bridges read it and merge it with the
+// Wire's durable events into one SSE stream per root run. A delta's place in the lane (`seq`) only grows, across
+// restarts too, so a client's Last-Event-ID resumes exactly mid-step. The root's durable events travel it too, as the
+// root appends them to its Wire, so a bridge reads them as they happen instead of polling the events Query; they keep
 // their Wire offsets, by which readers order them, drop repeats and notice a gap (then they catch up by Query).
 import type { WireEvent, EventDraft } from '../common';
 

@@ -1,10 +1,11 @@
 // The live lane across processes: NATS JetStream. Workers publish each root run's deltas, and the ends of its model
 // calls, on one subject per root run (`agio.live.<root, base64url>`) of one in-memory stream that keeps them for
-// ten minutes (256 MiB at most). Any bridge reads them back from any position: the stream's sequence is the lane position, so a
-// client's Last-Event-ID resumes on whichever bridge it reconnects to. The lane is a live view: a publish that fails
-// (NATS down) is dropped, and the committed step (STEP_COMPLETED, in the durable log) carries the whole text.
-// Durable events go over core NATS (`agio.events.<root>`, one message per event, kept nowhere): a bridge hears them
-// as the root appends them, and one it missed (a reconnect, a message over NATS's size limit) is read by Query.
+// ten minutes (256 MiB at most). Any bridge reads them back from any position: the stream's sequence is the lane
+// position, so a client's Last-Event-ID resumes on whichever bridge it reconnects to. The lane is a live view: a
+// publish that fails (NATS down) is dropped, and the committed step (STEP_COMPLETED, in the durable log) carries the
+// whole text. Durable events go over core NATS (`agio.events.<root>`, one message per event, kept nowhere): a bridge
+// hears them as the root appends them, and one it missed (a reconnect, a message over NATS's size limit) is read by
+// Query.
 import type { ConsumerMessages, JetStreamClient } from '@nats-io/jetstream';
 import { optionalPackage } from '../common/optional-package';
 import type { AgioEvent, EventDraft } from '../common';
@@ -26,7 +27,10 @@ export const LIVE_STREAM = 'AGIO_LIVE';
 const SUBJECT_PREFIX = 'agio.live';
 /** How long deltas are kept for readers that resume (one who comes back later gets the committed steps). */
 const MAX_AGE_MS = 10 * 60_000;
-/** The most the stream holds in NATS's memory; the oldest deltas go first (50 streams at 100 tokens/s fill it in minutes). */
+/**
+ * The most the stream holds in NATS's memory; the oldest deltas go first (50 streams at 100 tokens/s fill it in
+ * minutes).
+ */
 const MAX_BYTES = 256 * 1024 * 1024;
 
 /** What a message on a root's subject holds: a delta, or the end of a model call. */

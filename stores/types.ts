@@ -126,9 +126,9 @@ export interface StoredMessage {
 
 /**
  * The conversations of agent runs, as the model reads them, for calls whose conversation is too large to travel in
- * the activity input (workflows/conversation/conversation-writes.ts). Keyed by tenant, workflow execution (its Temporal run id:
- * continue-as-new starts the conversation again) and position. A position holds the message of the newest version
- * written to it, so a late write of an older version (a lost attempt finishing) never undoes a newer one.
+ * the activity input (workflows/conversation/conversation-writes.ts). Keyed by tenant, workflow execution (its Temporal
+ * run id: continue-as-new starts the conversation again) and position. A position holds the message of the newest
+ * version written to it, so a late write of an older version (a lost attempt finishing) never undoes a newer one.
  */
 export interface MessageStore extends SetupStore {
   /** Writes the messages at their positions, except where a message of the same or a newer version is stored. */

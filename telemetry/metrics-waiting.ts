@@ -1,6 +1,7 @@
 // Runs waiting for a person or paused, counted from visibility when Prometheus scrapes: the search attributes each
-// run keeps (AgioWaiting, AgioWaitingSince: workflows/lifecycle/waiting-index.ts), so the figures are the fleet's, whichever
-// worker saw a wait begin and however many workers restarted since. Kept a few seconds, so many scrapers cost one round.
+// run keeps (AgioWaiting, AgioWaitingSince: workflows/lifecycle/waiting-index.ts), so the figures are the fleet's,
+// whichever worker saw a wait begin and however many workers restarted since. Kept a few seconds, so many scrapers cost
+// one round.
 import { defaultPayloadConverter, type Payload } from '@temporalio/common';
 import { Gauge, type Registry } from 'prom-client';
 import { NAMED_PAUSE_REASONS, WaitingSearchAttributes } from '../common/search-attributes';

@@ -1,6 +1,6 @@
 // The check that a worker will have every tool an agents file's agents name (agents-file.ts collects them, with where
-// in the file): run before anything starts (the Temporal server, MCP servers), so a misspelled tool is reported with the file and line
-// like the file's other mistakes.
+// in the file): run before anything starts (the Temporal server, MCP servers), so a misspelled tool is reported with
+// the file and line like the file's other mistakes.
 import { EXIT_LOOP_TOOL } from '../common';
 import { AgentsFileError, type LoadedAgents } from './agents-file';
 

@@ -76,7 +76,9 @@ export const AgentsFile = z
     tools: z.array(z.string().min(1)).default([]),
     /** Agents started on cron or interval schedules (worker/file-schedules.ts). */
     schedules: z.array(FileSchedule).default([]),
-    /** Callback tools: an HTTP request starts the outside work, then the run waits for its result (http-template.ts). */
+    /**
+     * Callback tools: an HTTP request starts the outside work, then the run waits for its result (http-template.ts).
+     */
     callbackTools: z.array(CallbackToolConfig).default([]),
     /** Remote A2A agents offered as tools (by agent card URL; activities/a2a/remote-agent-tool.ts). */
     remoteAgents: z.array(RemoteAgentConfig).default([]),
@@ -320,7 +322,10 @@ export interface ToolRef {
   where: string;
 }
 
-/** Every tool name in the agents' `tools` lists, inline agents included (agents named by reference are listed where defined). */
+/**
+ * Every tool name in the agents' `tools` lists, inline agents included (agents named by reference are listed where
+ * defined).
+ */
 export function collectToolRefs(entries: AgentEntry[], where: (at: (string | number)[]) => string): ToolRef[] {
   const refs: ToolRef[] = [];
   const visit = (entry: AgentEntry, at: (string | number)[]): void => {

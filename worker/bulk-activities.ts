@@ -1,6 +1,6 @@
-// The activities of a bulk job (workflows/jobs/bulk-redrive.ts): list the runs a filter matches, and re-drive a chunk of them
-// a few at a time through the worker's own Temporal client, as any AgioClient would (pause and resume wait until the
-// run parks, as POST /runs/:id/pause does, up to BULK_CONTROL_WAIT_MS).
+// The activities of a bulk job (workflows/jobs/bulk-redrive.ts): list the runs a filter matches, and re-drive a chunk
+// of them a few at a time through the worker's own Temporal client, as any AgioClient would (pause and resume wait
+// until the run parks, as POST /runs/:id/pause does, up to BULK_CONTROL_WAIT_MS).
 import { Context } from '@temporalio/activity';
 import { AgioClient } from '../client/agio-client';
 import { redriveRun, type RetryRun } from '../client/bulk-redrive';
@@ -8,7 +8,9 @@ import { findBulkTargets } from '../client/bulk-targets';
 import { retryRun, type StepReader } from '../client/run-rescue';
 import type { BulkRedriveActivities, BulkRunOutcome } from '../common/bulk-redrive';
 
-/** What the bulk activities need: the stores' steps a retry starts from (absent: a retry job reports each run failed). */
+/**
+ * What the bulk activities need: the stores' steps a retry starts from (absent: a retry job reports each run failed).
+ */
 export interface BulkActivityDeps {
   steps?: StepReader;
 }

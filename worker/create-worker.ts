@@ -48,16 +48,17 @@ export interface CreateWorkerOptions {
   builtinTools?: boolean;
   /**
    * MCP servers whose tools the worker offers as `<server>__<tool>` (and all of a server's as `mcp:<server>`); they are
-   * connected and listed now, and a server that cannot start fails createWorker (docs/MCP.md). Close them with `close()`.
+   * connected and listed now, and a server that cannot start fails createWorker (docs/MCP.md). Close them with
+   * `close()`.
    */
   mcpServers?: McpServerConfigInput[];
   model: ModelConfig;
   /** Directory under which runs get their workspaces (default `.agio/workspaces`). */
   workspaceRoot?: string;
   /**
-   * Where a run's workspace lives between tools (default `store`): `store` keeps it in `stores.workspaces` and brings it
-   * to whichever worker runs the next tool, so workers hold no run state of their own; `off` leaves it in this worker's
-   * `workspaceRoot` only, for a single worker or workers that all mount one shared volume there.
+   * Where a run's workspace lives between tools (default `store`): `store` keeps it in `stores.workspaces` and brings
+   * it to whichever worker runs the next tool, so workers hold no run state of their own; `off` leaves it in this
+   * worker's `workspaceRoot` only, for a single worker or workers that all mount one shared volume there.
    */
   workspaceSync?: 'store' | 'off';
   /**
@@ -73,7 +74,10 @@ export interface CreateWorkerOptions {
   /** The most a run's workspace may hold when kept in the store (default 256 MiB in 10,000 files). */
   workspaceQuota?: Partial<WorkspaceQuota>;
   streamSink?: StepStreamSinkFactory;
-  /** The live lane model deltas go to (`agio serve`: in process, shared with its bridge); without one they are batched into the root's Wire. */
+  /**
+   * The live lane model deltas go to (`agio serve`: in process, shared with its bridge); without one they are batched
+   * into the root's Wire.
+   */
   liveLane?: LiveLane;
   /**
    * Without a live lane, deltas are signals into the root run's Wire: batched more coarsely as the root's history
@@ -81,7 +85,10 @@ export interface CreateWorkerOptions {
    * 10,000 signals per execution.
    */
   deltaBudget?: Partial<DeltaBudget>;
-  /** A prebuilt workflow bundle (tests build one for the whole run); otherwise the package's own (dist/workflow-bundle.js), or workflows/ bundled at start. */
+  /**
+   * A prebuilt workflow bundle (tests build one for the whole run); otherwise the package's own
+   * (dist/workflow-bundle.js), or workflows/ bundled at start.
+   */
   workflowBundle?: WorkerOptions['workflowBundle'];
   /** Where sessions, steps, traces, citations and full tool outputs go (default: in memory). */
   stores?: Stores;
@@ -97,8 +104,8 @@ export interface CreateWorkerOptions {
   shutdownGraceTime?: Duration;
   /**
    * Worker Deployment Versioning (default: on). The worker polls as one version of its deployment; runs are pinned to
-   * the version they start on and move to the current version when they next continue as new (docs/ARCHITECTURE.md, "Long-lived runs").
-   * `false`: an unversioned worker, for a Temporal server without worker deployments (before 1.28).
+   * the version they start on and move to the current version when they next continue as new (docs/ARCHITECTURE.md,
+   * "Long-lived runs"). `false`: an unversioned worker, for a Temporal server without worker deployments (before 1.28).
    */
   versioning?: VersioningOptions | false;
   /**
@@ -136,7 +143,10 @@ export interface AgioWorker {
   version?: WorkerDeploymentVersion;
   /** What making itself current did (when told to: `versioning.makeCurrent`); rejects when refused (an older build). */
   current?: Promise<Promotion>;
-  /** Closes the worker's MCP connections and ends their processes (call it once `worker.run()` has returned); idempotent. */
+  /**
+   * Closes the worker's MCP connections and ends their processes (call it once `worker.run()` has returned);
+   * idempotent.
+   */
   close(): Promise<void>;
 }
 
@@ -228,7 +238,8 @@ async function createWithTools(opts: CreateWorkerOptions, mcp: McpTools): Promis
     namespace,
     taskQueue,
     workflowBundle: { code },
-    // Pinned (by default): a run finishes on the code it started on; it moves to a newer version only at continue-as-new.
+    // Pinned (by default): a run finishes on the code it started on; it moves to a newer version only at
+    // continue-as-new.
     ...(version
       ? {
           workerDeploymentOptions: {

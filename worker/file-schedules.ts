@@ -32,7 +32,9 @@ export function checkFileSchedules(
   });
 }
 
-/** What applying a file's schedules did, by schedule (`failed` with Temporal's refusal: the others are applied still). */
+/**
+ * What applying a file's schedules did, by schedule (`failed` with Temporal's refusal: the others are applied still).
+ */
 export type AppliedSchedules = {
   tenant: string;
   id: string;

@@ -16,7 +16,9 @@ export interface DeploymentVersionRecord {
   status: number;
 }
 
-/** A deployment's routing and versions, with the token that makes a later change conditional on nothing having moved. */
+/**
+ * A deployment's routing and versions, with the token that makes a later change conditional on nothing having moved.
+ */
 export interface DeploymentRecord {
   current?: string;
   ramping?: string;

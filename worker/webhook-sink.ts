@@ -7,7 +7,9 @@ import { webhookEnqueuer, type DeliveryStarter } from '../activities/webhooks/en
 import { isWebhookSource } from '../activities/webhooks/events';
 import type { WebhookStore } from '../stores/webhooks';
 
-/** How long the sink keeps trying a batch whose enqueue failed (a store or Temporal blip), doubling from `firstDelayMs`. */
+/**
+ * How long the sink keeps trying a batch whose enqueue failed (a store or Temporal blip), doubling from `firstDelayMs`.
+ */
 export const SINK_RETRY_MS = 120_000;
 
 /** Enqueues the deliveries of the events runs append, as they append them. */

@@ -1,5 +1,6 @@
 // A remote A2A agent as a tool: defineRemoteAgentTool (in code, or from an agents file's `remoteAgents:`) and the two
-// activities a call runs under patch `agio-a2a-remote-agents` (workflows/agent-loop/remote-agent-tool.ts): sendRemoteMessage,
+// activities a call runs under patch `agio-a2a-remote-agents` (workflows/agent-loop/remote-agent-tool.ts):
+// sendRemoteMessage,
 // then followRemoteTask. A run from before the patch runs the tool as a plain tool (send and follow in one attempt).
 import { ApplicationFailure } from '@temporalio/activity';
 import { z } from 'zod';

@@ -3,7 +3,10 @@
 // URL's scheme, host and port, and the header names; the model's arguments only fill values, encoded for where they go.
 import { z } from 'zod';
 
-/** A placeholder: `{{args.<name>}}`, `{{callback.url}}`, `{{callback.token}}`, `{{callback.expiresAt}}`, `{{toolCallId}}`, `{{runId}}`, `{{idempotencyKey}}`. */
+/**
+ * A placeholder: `{{args.<name>}}`, `{{callback.url}}`, `{{callback.token}}`, `{{callback.expiresAt}}`,
+ * `{{toolCallId}}`, `{{runId}}`, `{{idempotencyKey}}`.
+ */
 export const PLACEHOLDER = /\{\{\s*([A-Za-z0-9_.-]+)\s*\}\}/g;
 const NAMES = /^(args\.[A-Za-z0-9_-]+|callback\.(url|token|expiresAt)|toolCallId|runId|idempotencyKey)$/;
 

@@ -28,7 +28,10 @@ export interface ModelConfig {
   provider?: string;
   /** Model prices (default: common/prices.ts's DEFAULT_PRICES); a model without one is priced `costUnknown`. */
   prices?: PriceTable;
-  /** What every tenant may spend per UTC day on priced model calls (AGIO_TENANT_DAILY_BUDGET_USD); a tenant's own, set by an admin, wins. */
+  /**
+   * What every tenant may spend per UTC day on priced model calls (AGIO_TENANT_DAILY_BUDGET_USD); a tenant's own, set
+   * by an admin, wins.
+   */
   tenantDailyBudgetUsd?: number;
 }
 
@@ -52,8 +55,8 @@ export const MAX_MODEL_HEARTBEAT_INTERVAL_MS = 4000;
 /**
  * How often a model call heartbeats: its heartbeat timeout less 2 s, or half of it if that is more (a beat that is late
  * by a stalled event loop or a slow network does not time the call out), between one second and
- * {@link MAX_MODEL_HEARTBEAT_INTERVAL_MS}. With the default 9 s timeout that is a beat every 4 s (7 or 8 for a 30 s call)
- * instead of one a second; each beat is a server call, and a billed action on Temporal Cloud.
+ * {@link MAX_MODEL_HEARTBEAT_INTERVAL_MS}. With the default 9 s timeout that is a beat every 4 s (7 or 8 for a 30 s
+ * call) instead of one a second; each beat is a server call, and a billed action on Temporal Cloud.
  */
 export function heartbeatIntervalMs(heartbeatTimeoutMs: number | undefined): number {
   if (!heartbeatTimeoutMs) return MAX_MODEL_HEARTBEAT_INTERVAL_MS;

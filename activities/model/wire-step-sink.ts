@@ -105,7 +105,9 @@ export function stepRetryEvent(base: EventBase, stepId: string, attempt: number)
   };
 }
 
-/** A sink publishing STEP_DELTA / STEP_RETRY events for one model call, paced by the root's history (see DeltaBudget). */
+/**
+ * A sink publishing STEP_DELTA / STEP_RETRY events for one model call, paced by the root's history (see DeltaBudget).
+ */
 export function wireStepSink(
   base: EventBase,
   stepId: string,

@@ -13,7 +13,9 @@ export const SANDBOX_ENV: Record<string, string> = {
   TERM: 'dumb',
 };
 
-/** The parts of /etc programs need (users, name resolution, certificates, Debian's alternatives); the rest stays out. */
+/**
+ * The parts of /etc programs need (users, name resolution, certificates, Debian's alternatives); the rest stays out.
+ */
 const ETC_ENTRIES = [
   'passwd',
   'group',
@@ -125,7 +127,9 @@ export function bwrapArgs(mount: SandboxMount, limits: SandboxLimits, argv: stri
   return [...args, ...(userns ? [] : dropTo(mount.runAs!)), ...limitsWrapper(limits), ...argv];
 }
 
-/** The prefix that turns a root sandbox's command into an unprivileged one (the sandbox's only root moment is bwrap). */
+/**
+ * The prefix that turns a root sandbox's command into an unprivileged one (the sandbox's only root moment is bwrap).
+ */
 function dropTo(uid: number): string[] {
   return [
     '/usr/bin/setpriv',

@@ -25,7 +25,9 @@ export interface ProcessOptions {
   signal: AbortSignal;
   heartbeat: () => void;
   outputLimit: number;
-  /** `headTail` keeps the first and last bytes; `head` keeps the first `outputLimit` bytes and then kills the process. */
+  /**
+   * `headTail` keeps the first and last bytes; `head` keeps the first `outputLimit` bytes and then kills the process.
+   */
   keep?: 'headTail' | 'head';
   /** Only stdout is collected (stderr is kept apart, at most 4 KiB, in `stderr`). */
   stdoutOnly?: boolean;

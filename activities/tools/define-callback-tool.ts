@@ -14,7 +14,8 @@ export interface CallbackToolDefinition<S extends z.ZodType = z.ZodType> extends
   /**
    * Starts the outside work, once per call: send it `ctx.callback.url` (or complete the call yourself with
    * `AgioClient.completeCallback(ctx.callback.token, …)`), with `ctx.idempotencyKey` so a retried start is harmless.
-   * Throwing retries the start (`maxAttempts`); returning `{ isError: true, content }` gives the model that error at once.
+   * Throwing retries the start (`maxAttempts`); returning `{ isError: true, content }` gives the model that error at
+   * once.
    */
   start: (args: z.infer<S>, ctx: CallbackToolContext) => Promise<void | { isError: true; content: string }>;
   /** How long the run waits for the result once the work started (a timeout is a tool error the model reads). */

@@ -24,7 +24,9 @@ export interface ToolContext {
   maxOutputBytes?: number;
   /** Where tools that run programs (bash, grep, glob) run them: the worker's sandbox. */
   sandbox?: Sandbox;
-  /** A callback tool's start: where (and with which token) its outside work sends the result (define-callback-tool.ts). */
+  /**
+   * A callback tool's start: where (and with which token) its outside work sends the result (define-callback-tool.ts).
+   */
   callback?: { url: string; token: string; expiresAt: number };
 }
 
@@ -79,8 +81,8 @@ export interface ToolDefinition<S extends z.ZodType = z.ZodType> {
    */
   workspace?: 'none' | 'read' | 'write';
   /**
-   * A callback tool (made with defineCallbackTool): `execute` only starts the outside work, given `ctx.callback`, and the
-   * run then waits up to `timeoutMs` for the result sent to that URL (or through the client).
+   * A callback tool (made with defineCallbackTool): `execute` only starts the outside work, given `ctx.callback`, and
+   * the run then waits up to `timeoutMs` for the result sent to that URL (or through the client).
    */
   callback?: { timeoutMs: number };
 }

@@ -1,8 +1,9 @@
 // Where webhook events are seen: the persistence activities hand every batch of a run's log to this enqueuer before
 // they store it (durably: a failed start fails the write, which is retried), and the worker's wire sink hands it each
-// event as the run appends it (promptly: a run waiting for an approval or paused writes its log only when it goes on). For each event webhooks carry and each subscription that takes it, it starts a
-// delivery workflow whose id names the subscription and the event, so a retried write, a replayed run or two writes
-// of one event start one delivery (Temporal refuses the duplicate id). The run waits only for the starts.
+// event as the run appends it (promptly: a run waiting for an approval or paused writes its log only when it goes on).
+// For each event webhooks carry and each subscription that takes it, it starts a delivery workflow whose id names the
+// subscription and the event, so a retried write, a replayed run or two writes of one event start one delivery
+// (Temporal refuses the duplicate id). The run waits only for the starts.
 import { Context } from '@temporalio/activity';
 import { WorkflowExecutionAlreadyStartedError } from '@temporalio/client';
 import type { WireEvent } from '../../common';

@@ -28,7 +28,9 @@ export interface AgioActivities {
   callModel(input: CallModelInput): Promise<CallModelOutput>;
   /** One tool call in the run's workspace; anything the model got wrong is an error result, not a failure. */
   runTool(input: RunToolInput): Promise<RunToolOutput>;
-  /** An agent's tool names to the specs the workflow schedules them with, and its sub-agents that failed a healthcheck. */
+  /**
+   * An agent's tool names to the specs the workflow schedules them with, and its sub-agents that failed a healthcheck.
+   */
   resolveTools(input: ResolveToolsInput): Promise<ResolveToolsOutput>;
   /** A run started by name: its agent's spec from the worker's agents. */
   resolveAgent(input: ResolveAgentInput): Promise<ResolveAgentOutput>;

@@ -1,5 +1,6 @@
 // The callModel activity's contract: what a workflow hands a model call and what it gets back (activities/model/
-// implements it). Plain JSON, recorded in the run's history: a field added here is optional, for runs started before it.
+// implements it). Plain JSON, recorded in the run's history: a field added here is optional, for runs started before
+// it.
 import type { CallBudget } from '../budgets';
 import type { EventBase } from '../events';
 import type { OutputCheck, OutputFormat } from '../output-schema';
@@ -25,7 +26,10 @@ export interface CallModelInput {
   stored?: StoredConversationInput;
   /** Names of the worker tools offered in this call (empty: a call without tools, e.g. the final summary). */
   tools: string[];
-  /** Tools the workflow runs itself (agents as tools, exit_loop); without `parameters` they take the delegation arguments. */
+  /**
+   * Tools the workflow runs itself (agents as tools, exit_loop); without `parameters` they take the delegation
+   * arguments.
+   */
   agentTools?: { name: string; description: string; parameters?: Record<string, unknown> }[];
   /** Envelope of the run's events; with `streamDeltas` the call publishes STEP_DELTA events into the root's Wire. */
   eventBase?: EventBase;
@@ -36,9 +40,14 @@ export interface CallModelInput {
   streamIdleMs?: number;
   /** Steps the run committed since its last write, stored before the model is called (see persistingFirst). */
   persist?: HandOffInput;
-  /** The agent's output schema: sent as response_format (where the provider takes it), and a final answer is checked. */
+  /**
+   * The agent's output schema: sent as response_format (where the provider takes it), and a final answer is checked.
+   */
   outputFormat?: OutputFormat;
-  /** Runs started since the cost budgets: check the tree's and the tenant's spend first (see activities/budget-check.ts). */
+  /**
+   * Runs started since the cost budgets: check the tree's and the tenant's spend first (see
+   * activities/budget-check.ts).
+   */
   budget?: CallBudget;
 }
 

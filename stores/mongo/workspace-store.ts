@@ -1,7 +1,8 @@
 // WorkspaceStore on MongoDB: one manifest document per generation of a workspace (collection `workspaces`; older ones
-// kept as small stubs), a commit being the insert of the next generation under a unique index, and file contents as chunked documents (collection
-// `workspace_blobs`): plain inserts, finds and deletes, no GridFS, no transactions. (A filtered replaceOne as the
-// compare-and-swap lost concurrent commits on FerretDB 1.24; a unique index refuses the second insert everywhere.)
+// kept as small stubs), a commit being the insert of the next generation under a unique index, and file contents as
+// chunked documents (collection `workspace_blobs`): plain inserts, finds and deletes, no GridFS, no transactions. (A
+// filtered replaceOne as the compare-and-swap lost concurrent commits on FerretDB 1.24; a unique index refuses the
+// second insert everywhere.)
 import type { Binary, Collection, MongoClient } from 'mongodb';
 import { optionalPackage } from '../../common/optional-package';
 import { randomUUID } from 'node:crypto';

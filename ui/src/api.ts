@@ -1,4 +1,5 @@
-// Calls to the bridge's HTTP API with the viewer's bearer token; errors keep the bridge's `{ error: { code, message } }`.
+// Calls to the bridge's HTTP API with the viewer's bearer token; errors keep the bridge's `{ error: { code, message }
+// }`.
 import type { RunStatus } from '../../common/run-status';
 export class ApiError extends Error {
   constructor(

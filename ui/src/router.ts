@@ -1,4 +1,5 @@
-// The viewer's pages, at real URLs under /ui/ (the bridge answers every /ui/runs/… path and /ui/approvals with the app).
+// The viewer's pages, at real URLs under /ui/ (the bridge answers every /ui/runs/… path and /ui/approvals with the
+// app).
 export type Route =
   | { page: 'runs'; agent?: string; status?: string }
   | { page: 'run'; runId: string }

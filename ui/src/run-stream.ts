@@ -24,7 +24,10 @@ export interface FollowOptions {
   /** True once the root's terminal event is applied: the stream is over. */
   ended(): boolean;
   onStatus(status: StreamStatus): void;
-  /** Whether the run is closed (asked when the bridge ends a stream the tree has no terminal event for, e.g. a terminated run). */
+  /**
+   * Whether the run is closed (asked when the bridge ends a stream the tree has no terminal event for, e.g. a
+   * terminated run).
+   */
   runClosed(): Promise<boolean>;
 }
 

@@ -185,7 +185,8 @@ export function applyEvent(tree: RunTree, event: WireEvent, eventId?: string): b
       } else if (event.stepId) {
         const step = stepOf(run, event.stepId, 'assistant');
         if (step.live && (event.attempt ?? 1) > step.attempt) restart(step, event.attempt ?? 1);
-        // A user message's interrupt names an attempt above any real one (INTERRUPTED_ATTEMPT, workflows/lifecycle/user-messages.ts).
+        // A user message's interrupt names an attempt above any real one (INTERRUPTED_ATTEMPT,
+        // workflows/lifecycle/user-messages.ts).
         const interrupted = (event.attempt ?? 1) >= 1_000_000;
         run.notices.push({
           type: event.type,

@@ -52,7 +52,9 @@ export interface ApprovalView {
   reason: string;
   requestedAt: number;
   decision?: { outcome: 'granted' | 'denied'; by?: string; reason?: string; message?: string; remember?: boolean };
-  /** What a decision quotes to be bound to this call (runs since the approvals inbox), and the role it was escalated to. */
+  /**
+   * What a decision quotes to be bound to this call (runs since the approvals inbox), and the role it was escalated to.
+   */
   binding?: string;
   escalatedTo?: string;
 }
@@ -108,7 +110,10 @@ export interface RunTree {
   /** The log of the stream's own run (the first one seen). */
   topLog?: string;
   lastSeq: number;
-  /** Durable events applied, and the lowest offset seen in the stream's own run's log (a continued-as-new log starts at its tail). */
+  /**
+   * Durable events applied, and the lowest offset seen in the stream's own run's log (a continued-as-new log starts at
+   * its tail).
+   */
   durableEvents: number;
   firstOffset?: number;
   deltas: number;

@@ -36,8 +36,9 @@ import type { AgioActivities } from '../../common/contracts/activities';
 /** Largest output returned with its steps (UTF-8 bytes of JSON); Temporal refuses a result over 2 MiB. */
 export const MAX_RUN_OUTPUT_BYTES = 1_500_000;
 /**
- * The patch under which a nested run (depth > 0: an agent tool, a workflow agent's sub-agent) returns its output without
- * its steps (`stepsOmitted` says how many); a root still returns them. Parents accept both shapes: they never read them.
+ * The patch under which a nested run (depth > 0: an agent tool, a workflow agent's sub-agent) returns its output
+ * without its steps (`stepsOmitted` says how many); a root still returns them. Parents accept both shapes: they never
+ * read them.
  */
 export const LEAN_NESTED_OUTPUT_PATCH = 'agio-lean-nested-output';
 /** Characters of a run's input its RUN_STARTED event carries (the whole input is in the run's first user step). */
@@ -79,7 +80,9 @@ export interface AgentRun extends RunFrame {
   /** Which of its children wait; an agent-tool child also tells its parent when it waits itself. */
   waits: WaitTracker;
   callModel: AgioActivities['callModel'];
-  /** A root adds its terminal event to its event log (runs started before the log existed replay without that write). */
+  /**
+   * A root adds its terminal event to its event log (runs started before the log existed replay without that write).
+   */
   logsTail: boolean;
   /** Tools resolved locally, and a turn's steps riding on the next model call (see LEAN_STEPS_PATCH). */
   leanSteps: boolean;
@@ -89,7 +92,9 @@ export interface AgentRun extends RunFrame {
    * safe point before each model call), while runs started with it take the new path from their first task on.
    */
   upgrades: boolean;
-  /** Model calls carry the tenant and the tree's cost budget, and a spent budget pauses the run (COST_BUDGETS_PATCH). */
+  /**
+   * Model calls carry the tenant and the tree's cost budget, and a spent budget pauses the run (COST_BUDGETS_PATCH).
+   */
   budgets: boolean;
   /** Messages users add while it runs (USER_MESSAGES_PATCH; runs started before refuse them). */
   messages: UserMessages;
@@ -197,7 +202,8 @@ export function nextStep(run: AgentRun): Pick<Step, 'id' | 'runId' | 'index'> {
 export function startAgentRun(run: AgentRun): Promise<void> {
   const { request, context } = run;
   return CancellationScope.nonCancellable(async () => {
-    // The input itself is in the first user step; a long one is only previewed here, so no event is copied twice that big.
+    // The input itself is in the first user step; a long one is only previewed here, so no event is copied twice that
+    // big.
     const text = typeof request.input === 'string' ? request.input : undefined;
     const preview =
       text === undefined

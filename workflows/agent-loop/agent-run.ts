@@ -1,6 +1,7 @@
 // The agentRun workflow: the LLM loop. Ask the model; run the tools it asks for; repeat until it answers, a limit ends
 // the run or a sub-agent escalates. Every model and tool call is an activity; this code only decides and records, so a
-// run replays to the same state after any crash. How it is set up, starts and ends: agent-run-state.ts, run-lifecycle.ts.
+// run replays to the same state after any crash. How it is set up, starts and ends: agent-run-state.ts,
+// run-lifecycle.ts.
 import { workflowInfo } from '@temporalio/workflow';
 import { AgentRunInput, EXIT_LOOP_TOOL, addUsage, type Escalation, type RunOutput, type Step } from '../../common';
 import { continueAgentRunAsNew } from './agent-run-continue';
@@ -97,7 +98,10 @@ async function loop(run: AgentRun): Promise<AgentRunResult> {
   }
 }
 
-/** Runs the tool calls of `step` (exit_loop in the workflow itself), commits their steps, and returns an escalation if asked. */
+/**
+ * Runs the tool calls of `step` (exit_loop in the workflow itself), commits their steps, and returns an escalation if
+ * asked.
+ */
 async function toolTurn(run: AgentRun, toolkit: Toolkit, step: Step): Promise<Escalation | undefined> {
   const { agent, context, events, control, approvals, conversation, counters } = run;
   const calls = step.toolCalls ?? [];

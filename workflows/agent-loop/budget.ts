@@ -24,8 +24,8 @@ export function budgetSpentOf(err: unknown): BudgetSpent | undefined {
 }
 
 /**
- * Pauses the run for a spent budget and waits at this safe point until a raise or a resume; a tenant's daily budget also
- * wakes it when the UTC day ends. The caller asks again.
+ * Pauses the run for a spent budget and waits at this safe point until a raise or a resume; a tenant's daily budget
+ * also wakes it when the UTC day ends. The caller asks again.
  */
 async function waitForBudget(control: RunControl, spent: BudgetSpent): Promise<void> {
   control.pauseForBudget(spent);

@@ -30,7 +30,9 @@ import type { AgioActivities } from '../../common/contracts/activities';
 /** The patch under which a tool whose spec has `callback` starts its work and waits (asked only for such a call). */
 export const CALLBACK_TOOLS_PATCH = 'agio-callback-tools';
 
-/** The patch under which a client tool (CallbackWait.client) waits for its client's result (asked only for such a call). */
+/**
+ * The patch under which a client tool (CallbackWait.client) waits for its client's result (asked only for such a call).
+ */
 export const CLIENT_TOOLS_PATCH = 'agio-client-tools';
 
 /** How many finished callback ids a run remembers, to tell a late or second result why it is refused. */
@@ -192,7 +194,9 @@ export class Callbacks {
     if (this.finished.size > REMEMBERED_CALLBACKS) this.finished.delete(this.finished.keys().next().value!);
   }
 
-  /** Synchronous: a result for no waiting call, another tenant, a completed or expired call is refused with its type. */
+  /**
+   * Synchronous: a result for no waiting call, another tenant, a completed or expired call is refused with its type.
+   */
   private validate(completion: CallbackCompletion): void {
     const id = typeof completion?.callbackId === 'string' ? completion.callbackId : '';
     const entry = this.waiting.get(id);

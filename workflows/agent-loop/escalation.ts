@@ -1,5 +1,5 @@
-// Escalation (as in Google ADK's LoopAgent): a sub-agent ends its enclosing loop by calling the built-in `exit_loop` tool or by
-// answering with `{"escalate": true}`; `toRoot` ends every enclosing workflow agent. Pure helpers.
+// Escalation (as in Google ADK's LoopAgent): a sub-agent ends its enclosing loop by calling the built-in `exit_loop`
+// tool or by answering with `{"escalate": true}`; `toRoot` ends every enclosing workflow agent. Pure helpers.
 import type { Escalation, Step, ToolCall } from '../../common';
 
 /** The escalation an agent's final answer asks for, if it is a JSON object with `escalate: true`. */

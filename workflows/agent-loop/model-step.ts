@@ -47,7 +47,10 @@ export function withModelRetryLimits(context: RunContext): RunContext {
 }
 
 const RESOLVE_TOOLS = { startToCloseTimeout: '30s', retry: { maximumAttempts: 3 } } as const;
-/** Resolves tool names to the specs the workflow schedules them with: a local activity, or (runs started before {@link LEAN_STEPS_PATCH}) an activity. */
+/**
+ * Resolves tool names to the specs the workflow schedules them with: a local activity, or (runs started before {@link
+ * LEAN_STEPS_PATCH}) an activity.
+ */
 export const resolveToolsWith = (local: boolean) =>
   (local ? proxyLocalActivities<AgioActivities>(RESOLVE_TOOLS) : proxyActivities<AgioActivities>(RESOLVE_TOOLS))
     .resolveTools;
@@ -88,12 +91,12 @@ export function failRun(agent: string, err: unknown): never {
 
 /**
  * The conversation part of a callModel input. Fails the run, before the call is scheduled, when the
- * conversation (`bytes` long, as JSON) is over maxModelInputBytes (the model would refuse it, and a payload over Temporal's cap would
- * fail every workflow task that tries to schedule it, for ever). Up to inlineModelInputBytes it travels in the
- * input; above, only its messages that changed since the last call travel, and the activity reads the rest from the
- * message store (`writes`, see conversation-writes.ts), so the history does not record the whole conversation again at
- * every step. Runs started before the store (no `writes`) name it instead: the activity reads this run's first
- * `count` messages with the conversation Query.
+ * conversation (`bytes` long, as JSON) is over maxModelInputBytes (the model would refuse it, and a payload over
+ * Temporal's cap would fail every workflow task that tries to schedule it, for ever). Up to inlineModelInputBytes it
+ * travels in the input; above, only its messages that changed since the last call travel, and the activity reads the
+ * rest from the message store (`writes`, see conversation-writes.ts), so the history does not record the whole
+ * conversation again at every step. Runs started before the store (no `writes`) name it instead: the activity reads
+ * this run's first `count` messages with the conversation Query.
  */
 export function conversationForCall(
   agent: string,

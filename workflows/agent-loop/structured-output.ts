@@ -1,6 +1,6 @@
 // Structured output in the agent loop: what a run with an output schema asks of its model calls, and what it does
-// with a final answer's check (recorded by the model call, see activities/model/output-check.ts): accept it and parse it,
-// ask for a repair, or fail the run with OutputValidationError. Only runs whose agent has an outputSchema get here,
+// with a final answer's check (recorded by the model call, see activities/model/output-check.ts): accept it and parse
+// it, ask for a repair, or fail the run with OutputValidationError. Only runs whose agent has an outputSchema get here,
 // so runs started before it existed replay untouched.
 import { ApplicationFailure } from '@temporalio/workflow';
 import {
@@ -23,7 +23,10 @@ export type AcceptedOutput = { kind: 'accepted'; response: string; output: RunOu
 /** What a final answer's check decides. */
 export type OutputVerdict = AcceptedOutput | { kind: 'rejected'; violations: string[] };
 
-/** The structured-output state of one run: its format, and the repair turns used and allowed (carried across continue-as-new). */
+/**
+ * The structured-output state of one run: its format, and the repair turns used and allowed (carried across
+ * continue-as-new).
+ */
 export class StructuredOutput {
   readonly format: OutputFormat;
   private used: number;

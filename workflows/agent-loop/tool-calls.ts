@@ -75,7 +75,9 @@ export async function runToolCalls(turn: ToolTurn): Promise<Step[]> {
   return Promise.all(turn.calls.map(one));
 }
 
-/** How many agents the turn runs at once: they split what is left of the token budget (one at a time: each gets it all). */
+/**
+ * How many agents the turn runs at once: they split what is left of the token budget (one at a time: each gets it all).
+ */
 function agentShares(turn: ToolTurn): number {
   return turn.sequential ? 1 : turn.calls.filter((c) => turn.agentTools.has(c.name)).length;
 }

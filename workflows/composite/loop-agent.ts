@@ -11,8 +11,8 @@ import { UPGRADE_PATCH } from '../lifecycle/upgrade';
 
 /**
  * The patch under which a loop continuing as new writes its event log before it waits for a safe point, so a pause that
- * arrives meanwhile parks it instead of being lost, and carries a pause into the new run when it moves to a newer worker
- * version while paused (as agent runs do, see CARRY_OVER_PATCH).
+ * arrives meanwhile parks it instead of being lost, and carries a pause into the new run when it moves to a newer
+ * worker version while paused (as agent runs do, see CARRY_OVER_PATCH).
  */
 export const LOOP_PAUSE_PATCH = 'agio-loop-carry-pause';
 

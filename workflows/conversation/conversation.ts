@@ -36,7 +36,10 @@ export class Conversation {
     return this.messageOf.get(step);
   }
 
-  /** Puts a session's earlier conversation after the instructions and before this run's input (it is not this run's steps). */
+  /**
+   * Puts a session's earlier conversation after the instructions and before this run's input (it is not this run's
+   * steps).
+   */
   insertHistory(history: ChatMessage[]): void {
     this.messages.splice(this.messages[0]?.role === 'system' ? 1 : 0, 0, ...history);
   }

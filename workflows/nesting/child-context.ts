@@ -100,7 +100,10 @@ export function tokensLeft(limits: RunLimits, spent: number, shares = 1): number
     : Math.max(1, Math.floor((limits.maxTotalTokens - spent) / Math.max(1, shares)));
 }
 
-/** A child's token limit: what is left of the parent's budget (its share of it), lowered by its own; `{}` when neither has one. */
+/**
+ * A child's token limit: what is left of the parent's budget (its share of it), lowered by its own; `{}` when neither
+ * has one.
+ */
 function childTokenLimit(
   parent: RunLimits,
   own: number | undefined,

@@ -1,6 +1,6 @@
-// Context isolation for nested agents (as the OpenAI Agents SDK and AgentScope isolate sub-agents): the child starts from a delegation context the
-// parent builds — the task, facts and references the model passed, and at most 4 recent relevant messages —
-// never from the parent's conversation. Pure and deterministic.
+// Context isolation for nested agents (as the OpenAI Agents SDK and AgentScope isolate sub-agents): the child starts
+// from a delegation context the parent builds — the task, facts and references the model passed, and at most 4 recent
+// relevant messages — never from the parent's conversation. Pure and deterministic.
 import { z } from 'zod';
 import type { ChatMessage, RunContext } from '../../common';
 

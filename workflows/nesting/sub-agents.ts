@@ -52,7 +52,8 @@ export async function runSubAgent(call: SubAgentCall): Promise<RunOutput> {
 
 /**
  * Applies a sub-agent's output to the shared state: its `outputKey` (the parsed `output` of an agent with an output
- * schema, else its response text; runs of earlier releases never have an `output`), and a nested workflow agent's state.
+ * schema, else its response text; runs of earlier releases never have an `output`), and a nested workflow agent's
+ * state.
  */
 export function applyOutput(
   state: Record<string, unknown>,

@@ -1,5 +1,6 @@
-// The approvals inbox: every tool call of the tenant's runs waiting for a person, nested runs included (GET /approvals),
-// oldest first, refreshed while open; each is approved or denied here, bound to the call shown (its binding).
+// The approvals inbox: every tool call of the tenant's runs waiting for a person, nested runs included (GET
+// /approvals), oldest first, refreshed while open; each is approved or denied here, bound to the call shown (its
+// binding).
 import { useState } from 'preact/hooks';
 import type { Inbox, InboxItem } from '../../../common/approval-inbox';
 import { ApiError, type Api } from '../api';
