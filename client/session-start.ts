@@ -97,7 +97,7 @@ export function startedOnce(temporal: Client, runId: string): () => Promise<void
 }
 
 /** The events of `follow()`, read once `started()` resolves (a run that waits its turn in its session). */
-async function* afterStart<E>(started: () => Promise<void>, follow: () => AsyncIterable<E>): AsyncGenerator<E> {
+export async function* afterStart<E>(started: () => Promise<void>, follow: () => AsyncIterable<E>): AsyncGenerator<E> {
   await started();
   yield* follow();
 }
