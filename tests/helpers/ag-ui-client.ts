@@ -1,6 +1,6 @@
 // Helpers for integration tests of the bridge's AG-UI endpoint: the real @ag-ui/client HttpAgent pointed at an agent,
-// a run of it that records every event it applied, and a raw SSE reader that keeps each frame's id and can drop the
-// connection at a chosen event (what a client whose network fails sees).
+// a run of it that records every event it applied, a raw SSE reader that keeps each frame's id and can drop the
+// connection at a chosen event (what a client whose network fails sees), and the event types of a text or tool step.
 import { HttpAgent, type BaseEvent, type Message, type RunAgentParameters } from '@ag-ui/client';
 import type { TestBridge } from './bridge';
 
@@ -84,3 +84,15 @@ export async function readRaw(
   }
   return { status: res.status, frames, dropped };
 }
+
+/** The AG-UI event types of one model step that answers with text. */
+export const TEXT_STEP = [
+  'STEP_STARTED',
+  'TEXT_MESSAGE_START',
+  'TEXT_MESSAGE_CONTENT',
+  'TEXT_MESSAGE_END',
+  'STEP_FINISHED',
+];
+
+/** The AG-UI event types of one model step that calls one tool. */
+export const TOOL_CALL_STEP = ['STEP_STARTED', 'TOOL_CALL_START', 'TOOL_CALL_ARGS', 'TOOL_CALL_END', 'STEP_FINISHED'];

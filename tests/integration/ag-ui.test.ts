@@ -6,7 +6,7 @@ import { buildResumeArray, type BaseEvent } from '@ag-ui/client';
 import { asTool, defineAgent } from '../../common';
 import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
 import { testTools } from '../fixtures/test-tools';
-import { agUiAgent, readRaw, runRecorded } from '../helpers/ag-ui-client';
+import { agUiAgent, readRaw, runRecorded, TEXT_STEP, TOOL_CALL_STEP } from '../helpers/ag-ui-client';
 import { sentToolResult } from '../helpers/agent-runs';
 import { askingAgent, keyOf, recordsOf } from '../helpers/approvals';
 import { request } from '../helpers/bridge';
@@ -55,17 +55,9 @@ describe('AG-UI endpoint', () => {
     expect(sub).toMatchObject({ name: 'agui-child', parentToolCallId: 'call_child' });
     expect(types(first.events)).toEqual([
       'RUN_STARTED',
-      'STEP_STARTED',
-      'TOOL_CALL_START',
-      'TOOL_CALL_ARGS',
-      'TOOL_CALL_END',
-      'STEP_FINISHED',
+      ...TOOL_CALL_STEP,
       'SUBAGENT_STARTED',
-      'STEP_STARTED',
-      'TOOL_CALL_START',
-      'TOOL_CALL_ARGS',
-      'TOOL_CALL_END',
-      'STEP_FINISHED',
+      ...TOOL_CALL_STEP,
       'CUSTOM',
       'SUBAGENT_FINISHED',
       'RUN_FINISHED',
@@ -90,18 +82,10 @@ describe('AG-UI endpoint', () => {
       'SUBAGENT_STARTED',
       'CUSTOM',
       'TOOL_CALL_RESULT',
-      'STEP_STARTED',
-      'TEXT_MESSAGE_START',
-      'TEXT_MESSAGE_CONTENT',
-      'TEXT_MESSAGE_END',
-      'STEP_FINISHED',
+      ...TEXT_STEP,
       'SUBAGENT_FINISHED',
       'TOOL_CALL_RESULT',
-      'STEP_STARTED',
-      'TEXT_MESSAGE_START',
-      'TEXT_MESSAGE_CONTENT',
-      'TEXT_MESSAGE_END',
-      'STEP_FINISHED',
+      ...TEXT_STEP,
       'RUN_FINISHED',
     ]);
     expect(second.events[2]).toMatchObject({ name: 'agio.TOOL_AUTH_GRANTED', value: { by: 'agui-user' } });
@@ -189,16 +173,7 @@ describe('AG-UI endpoint', () => {
     agent.addMessage({ id: 'tool-1', role: 'tool', toolCallId: 'call_pick', content: 'amber' });
     const second = await runRecorded(agent, { runId: 'front-2', tools });
     expect(second.result).toBe('You picked amber');
-    expect(types(second.events)).toEqual([
-      'RUN_STARTED',
-      'TOOL_CALL_RESULT',
-      'STEP_STARTED',
-      'TEXT_MESSAGE_START',
-      'TEXT_MESSAGE_CONTENT',
-      'TEXT_MESSAGE_END',
-      'STEP_FINISHED',
-      'RUN_FINISHED',
-    ]);
+    expect(types(second.events)).toEqual(['RUN_STARTED', 'TOOL_CALL_RESULT', ...TEXT_STEP, 'RUN_FINISHED']);
     expect(sentToolResult(bed.server.requests[1], 'call_pick')).toBe('amber');
   });
 
