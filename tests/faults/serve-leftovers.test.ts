@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { isProcessAlive } from '../../devkit/data-dir-lock';
-import { DEV_TOKEN_HEADER, curl, startServe, type ServeProcess } from '../helpers/serve-process';
+import { DEV_TOKEN_HEADER, curl, startServe, type ServeProcess, curlStartRun } from '../helpers/serve-process';
 
 const H = DEV_TOKEN_HEADER;
 
@@ -35,19 +35,7 @@ describe('agio serve and its data directory', () => {
     const first = serves[0];
     const url = first.url;
     const port = Number(new URL(url).port);
-    const started = JSON.parse(
-      curl(
-        '-X',
-        'POST',
-        `${url}/runs`,
-        '-H',
-        H,
-        '-H',
-        'content-type: application/json',
-        '-d',
-        '{"agent":"assistant","input":"hello"}',
-      ),
-    ) as { runId: string };
+    const started = curlStartRun(url, { agent: 'assistant', input: 'hello' });
     const lock = JSON.parse(fs.readFileSync(path.join(dataDir, 'serve.lock'), 'utf8')) as {
       pid: number;
       children: { pid: number }[];

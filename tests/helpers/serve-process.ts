@@ -9,6 +9,21 @@ const REPO_ROOT = path.resolve(__dirname, '../..');
 /** The real curl binary, as the README uses it (silent, 60 s at most); returns what it printed. */
 export const curl = (...args: string[]): string =>
   execFileSync('curl', ['-s', '--max-time', '60', ...args], { encoding: 'utf8' });
+/** POST /runs with curl as the dev token (`body`: agent, input, …); what serve answered. */
+export const curlStartRun = (url: string, body: Record<string, unknown>): { runId: string } =>
+  JSON.parse(
+    curl(
+      '-X',
+      'POST',
+      `${url}/runs`,
+      '-H',
+      DEV_TOKEN_HEADER,
+      '-H',
+      'content-type: application/json',
+      '-d',
+      JSON.stringify(body),
+    ),
+  ) as { runId: string };
 /** The token {@link startServe} gives serve in AGIO_TOKENS (tenant `default`) unless a test leaves AGIO_TOKENS unset. */
 export const DEV_TOKEN = 'dev-token';
 /** Its Authorization header. */

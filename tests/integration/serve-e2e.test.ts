@@ -6,7 +6,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { AgioEvent } from '../../common';
 import { expectWholeLogs } from '../helpers/nested-runs';
-import { DEV_TOKEN_HEADER, curl, startServe, type ServeProcess } from '../helpers/serve-process';
+import { DEV_TOKEN_HEADER, curl, startServe, type ServeProcess, curlStartRun } from '../helpers/serve-process';
 
 const root = path.resolve(__dirname, '../..');
 
@@ -34,19 +34,7 @@ describe('agio serve, driven with curl as the README shows', () => {
   });
 
   it('starts a run with curl, streams its events with curl -N until the stream closes, and returns the result', () => {
-    const started = JSON.parse(
-      curl(
-        '-X',
-        'POST',
-        `${url}/runs`,
-        '-H',
-        H,
-        '-H',
-        'content-type: application/json',
-        '-d',
-        '{"agent":"lead","input":"what is in the workspace?"}',
-      ),
-    ) as { runId: string };
+    const started = curlStartRun(url, { agent: 'lead', input: 'what is in the workspace?' });
     expect(started.runId).toMatch(/^run-/);
     const sse = curl('-N', `${url}/runs/${started.runId}/events`, '-H', H);
     const frames = sse.split('\n\n').filter((f) => f.includes('data: '));

@@ -7,7 +7,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { AgioEvent } from '../../common';
 import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
-import { DEV_TOKEN, DEV_TOKEN_HEADER, curl, startServe, type ServeProcess } from '../helpers/serve-process';
+import { DEV_TOKEN, curlStartRun, startServe, type ServeProcess } from '../helpers/serve-process';
 import { agioEvents, readSse } from '../helpers/sse-client';
 import { useTestBed } from '../helpers/test-bed';
 
@@ -75,19 +75,7 @@ describe('agio serve --tools FILE', () => {
       ]),
       text('Shipped; refunds within 30 days.'),
     );
-    const started = JSON.parse(
-      curl(
-        '-X',
-        'POST',
-        `${serve.url}/runs`,
-        '-H',
-        DEV_TOKEN_HEADER,
-        '-H',
-        'content-type: application/json',
-        '-d',
-        JSON.stringify({ agent: 'support', input: 'Where is order A-17?' }),
-      ),
-    ) as { runId: string };
+    const started = curlStartRun(serve.url, { agent: 'support', input: 'Where is order A-17?' });
     const events: AgioEvent[] = agioEvents(
       (await readSse(`${serve.url}/runs/${started.runId}/events`, { token: DEV_TOKEN, timeoutMs: 60_000 })).events,
     );
