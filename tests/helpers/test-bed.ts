@@ -52,6 +52,11 @@ export interface TestBed {
   agio: AgioClient;
   /** The bridge (with `bridge`). */
   bridge: TestBridge;
+  /**
+   * Stops the in-process worker and starts another with the same options on its task queue and stores, as a deploy
+   * or a crash and restart would; `worker` is then the new one.
+   */
+  restartWorker(): Promise<void>;
 }
 
 /** Registers beforeAll/afterAll/beforeEach/afterEach hooks that set up and tear down a test bed. */
@@ -60,19 +65,27 @@ export function useTestBed(opts: TestBedOptions = {}): TestBed {
     model: () => ({ baseURL: bed.server.baseURL, apiKey: 'test', defaultModel: 'scripted' }),
   } as TestBed;
   let stores: { stores: Stores; close(): Promise<void> } | undefined;
+  const startWorker = (on: { taskQueue?: string; stores?: Stores }) =>
+    startTestWorker({
+      ...opts.workerOptions,
+      ...(opts.payloadCodec ? { payloadCodec: opts.payloadCodec } : {}),
+      ...(on.stores ? { stores: on.stores } : {}),
+      ...(on.taskQueue ? { taskQueue: on.taskQueue } : {}),
+      model: { ...bed.model(), ...opts.model },
+      tools: opts.tools ?? [],
+    });
+  bed.restartWorker = async () => {
+    const { taskQueue, stores: workerStores } = bed.worker;
+    await bed.worker.stop();
+    bed.worker = await startWorker({ taskQueue, stores: workerStores });
+  };
 
   beforeAll(async () => {
     ({ client: bed.client, connection: bed.connection } = await testClient(opts.payloadCodec));
     bed.server = await ScriptedModelServer.start();
     if (opts.worker === false) return;
     stores = await opts.stores?.();
-    bed.worker = await startTestWorker({
-      ...opts.workerOptions,
-      ...(opts.payloadCodec ? { payloadCodec: opts.payloadCodec } : {}),
-      ...(stores ? { stores: stores.stores } : {}),
-      model: { ...bed.model(), ...opts.model },
-      tools: opts.tools ?? [],
-    });
+    bed.worker = await startWorker({ stores: stores?.stores });
     bed.agio = new AgioClient(bed.client, { taskQueue: bed.worker.taskQueue, agents: opts.agents ?? [] });
     if (opts.bridge) {
       const bridgeOptions = typeof opts.bridge === 'object' ? opts.bridge : {};

@@ -10,7 +10,6 @@ import { defineRemoteAgentTool } from '../../activities/a2a/remote-agent-tool';
 import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
 import { agentsWithToolsToServe } from '../../worker/example-agents';
 import { RemoteAgent } from '../helpers/a2a-remote';
-import { startTestWorker } from '../helpers/temporal';
 import { useTestBed, type TestBed } from '../helpers/test-bed';
 import { waitFor } from '../helpers/workflow-agents';
 
@@ -60,14 +59,7 @@ describe('a remote A2A agent as a tool', () => {
     await waitFor('the remote got the message', async () => remote.received.length > before || undefined);
     // The message sent and at least one GetTask: the follow is under way on the first worker when it stops.
     await waitFor('the remote task followed', async () => remote.rpcRequests >= requestsBefore + 2 || undefined);
-    const first = bed.worker;
-    await first.stop();
-    bed.worker = await startTestWorker({
-      taskQueue: first.taskQueue,
-      stores: first.stores,
-      model: bed.model(),
-      tools: [lazyWeather, strictWeather],
-    });
+    await bed.restartWorker();
     remote.releaseHeld();
     expect(await toolStep(run.runId)).toMatchObject({ content: 'Sunny, for: Oslo?', isError: false });
     expect(remote.received.length).toBe(before + 1);

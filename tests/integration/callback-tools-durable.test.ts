@@ -5,18 +5,8 @@ import { asTool, defineAgent, WaitingSearchAttributes } from '../../common';
 import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
 import { activities, sentToolResult } from '../helpers/agent-runs';
 import { request } from '../helpers/bridge';
-import {
-  CALLBACK_SECRET,
-  callbackBedOptions,
-  deployTool,
-  quickJobTool,
-  refusedJobTool,
-  startedCallbacks,
-  startOf,
-  waitForCallback,
-} from '../helpers/callbacks';
+import { callbackBedOptions, startedCallbacks, startOf, waitForCallback } from '../helpers/callbacks';
 import { readStream, requestsOf } from '../helpers/nested-runs';
-import { startTestWorker } from '../helpers/temporal';
 import { useTestBed, type TestBed } from '../helpers/test-bed';
 import { waitFor } from '../helpers/workflow-agents';
 
@@ -102,15 +92,7 @@ describe('callback tools that wait durably', () => {
     const run = await bed.bridge.agio.start(agent, 'deploy the queue');
     await waitForCallback(bed.client, run.runId, 'call_restart');
     const { url } = startOf('call_restart');
-    const first = bed.worker;
-    await first.stop();
-    bed.worker = await startTestWorker({
-      taskQueue: first.taskQueue,
-      stores: first.stores,
-      model: bed.model(),
-      tools: [deployTool, quickJobTool, refusedJobTool],
-      callbacks: { secret: CALLBACK_SECRET, baseUrl: () => bed.bridge.url },
-    });
+    await bed.restartWorker();
     expect(await request(url, { body: { result: { queue: 'ready' } } })).toEqual({
       status: 200,
       body: { completed: true },
