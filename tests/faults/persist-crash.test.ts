@@ -10,7 +10,7 @@ import path from 'node:path';
 import { defineAgent, type AgentRunInput, type RunOutput } from '../../common';
 import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
 import { testTools } from '../fixtures/test-tools';
-import { activities } from '../helpers/agent-runs';
+import { activities, startRun } from '../helpers/agent-runs';
 import { openMongoStores, type TestMongoStores } from '../helpers/mongo-stores';
 import { useTestBed } from '../helpers/test-bed';
 import { startTestWorker, uniqueId } from '../helpers/temporal';
@@ -27,6 +27,13 @@ function localActivityType(event: HistoryEvent): string | undefined {
     ? (JSON.parse(Buffer.from(data).toString('utf8')) as { activity_type?: string }).activity_type
     : undefined;
 }
+
+/** The input of a run that must survive its worker's death (the heartbeat timeout short, to notice it soon). */
+const survivingRun = (agent: AgentRunInput['agent']): AgentRunInput => ({
+  agent,
+  input: 'survive',
+  context: { tenant: TENANT, limits: { modelHeartbeatTimeoutMs: 2000 } },
+});
 
 describe('persisted steps when a worker process is SIGKILLed', () => {
   const bed = useTestBed({ worker: false });
@@ -94,16 +101,7 @@ describe('persisted steps when a worker process is SIGKILLed', () => {
       toolCalls([toolCall('record', { label: 'before the kill' }, { id: 'call_record' })]),
       text('finished after the kill'),
     );
-    const input: AgentRunInput = {
-      agent,
-      input: 'survive',
-      context: { tenant: TENANT, limits: { modelHeartbeatTimeoutMs: 2000 } },
-    };
-    const handle = await bed.client.workflow.start('agentRun', {
-      taskQueue,
-      workflowId: uniqueId('run'),
-      args: [input],
-    });
+    const handle = await startRun(bed.client, taskQueue, survivingRun(agent));
     const runId = handle.workflowId;
 
     expect(await first.exited).toEqual({ code: null, signal: 'SIGKILL' });
@@ -155,16 +153,7 @@ describe('persisted steps when a worker process is SIGKILLed', () => {
         }
       };
     });
-    const input: AgentRunInput = {
-      agent,
-      input: 'survive',
-      context: { tenant: TENANT, limits: { modelHeartbeatTimeoutMs: 2000 } },
-    };
-    const handle = await bed.client.workflow.start('agentRun', {
-      taskQueue,
-      workflowId: uniqueId('run'),
-      args: [input],
-    });
+    const handle = await startRun(bed.client, taskQueue, survivingRun(agent));
 
     await killed;
     expect(await first.exited).toEqual({ code: null, signal: 'SIGKILL' });
