@@ -3,7 +3,7 @@
 // the tests of a suite share one set of stores without seeing each other. Also the records those suites write.
 import { randomUUID } from 'node:crypto';
 import type { Step, Usage } from '../../common';
-import { createMemoryStores, type RunInput, type Stores } from '../../stores';
+import { createMemoryStores, type RunInput, type SpanInput, type Stores } from '../../stores';
 import { openMongoStores } from './mongo-stores';
 
 /** A store under test and how to let it go. */
@@ -96,4 +96,19 @@ export function runRecord(tenant: string, fields: Partial<RunInput> = {}): RunIn
     startedAt: 1,
     ...fields,
   };
+}
+
+/** A span record of `tenant`: span `sp` of trace `tr`, a model call `m` of run `r` running since 1, with `fields` over that. */
+export function spanRecord(tenant: string, fields: Partial<SpanInput> = {}): SpanInput {
+  return {
+    tenant,
+    traceId: 'tr',
+    spanId: 'sp',
+    kind: 'model',
+    name: 'm',
+    runId: 'r',
+    startedAt: 1,
+    status: 'running',
+    ...fields,
+  } as SpanInput;
 }

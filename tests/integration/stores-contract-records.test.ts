@@ -2,7 +2,7 @@
 // and in any order (tests/helpers/store-contract.ts runs it against every implementation).
 import type { WireEvent } from '../../common';
 import type { SpanInput } from '../../stores';
-import { describeEachStore, storeBackends, uniqueId as id, usage } from '../helpers/store-contract';
+import { describeEachStore, spanRecord, storeBackends, uniqueId as id, usage } from '../helpers/store-contract';
 
 const backends = storeBackends((stores) => stores, { collectionPrefix: 'c_' });
 
@@ -71,15 +71,7 @@ describeEachStore('stores', backends, (stores) => {
 
     it('completes a running span on a later write and ignores a late running write', async () => {
       const tenant = id('t');
-      const base = {
-        tenant,
-        traceId: 'tr',
-        spanId: 'sp',
-        kind: 'tool' as const,
-        name: 'grep',
-        runId: 'r',
-        startedAt: 1,
-      };
+      const base = spanRecord(tenant, { kind: 'tool', name: 'grep' });
       await stores.traces.recordSpan({ ...base, status: 'running', attributes: { args: '{}' } });
       await stores.traces.recordSpan({ ...base, status: 'error', endedAt: 5 });
       await stores.traces.recordSpan({ ...base, status: 'running' });
@@ -100,33 +92,14 @@ describeEachStore('stores', backends, (stores) => {
 
     it('records a span once when the same new span is written concurrently', async () => {
       const tenant = id('t');
-      const span = {
-        tenant,
-        traceId: 'tr',
-        spanId: 'sp',
-        kind: 'model' as const,
-        name: 'm',
-        runId: 'r',
-        startedAt: 1,
-        status: 'running' as const,
-      };
+      const span = spanRecord(tenant);
       await Promise.all([1, 2, 3, 4].map(() => stores.traces.recordSpan(span)));
       expect((await stores.traces.getTrace(tenant, 'tr'))?.spans).toHaveLength(1);
     });
 
     it('makes a span whose parent is not recorded yet a root of the tree', async () => {
       const tenant = id('t');
-      await stores.traces.recordSpan({
-        tenant,
-        traceId: 'tr',
-        spanId: 'orphan',
-        parentSpanId: 'missing',
-        kind: 'model',
-        name: 'm',
-        runId: 'r',
-        startedAt: 1,
-        status: 'running',
-      });
+      await stores.traces.recordSpan(spanRecord(tenant, { spanId: 'orphan', parentSpanId: 'missing' }));
       expect((await stores.traces.getTrace(tenant, 'tr'))?.tree.map((n) => n.span.spanId)).toEqual(['orphan']);
     });
   });

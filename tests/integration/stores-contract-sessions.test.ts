@@ -50,41 +50,23 @@ describeEachStore('stores', backends, (stores) => {
     it('completes a run on a later write without erasing its earlier fields', async () => {
       const tenant = id('t');
       await stores.sessions.recordRun(runRecord(tenant, { startedAt: 10 }));
-      await stores.sessions.recordRun({
-        tenant,
+      // The later write names no session: it must not erase the one the run was recorded in.
+      const completed = {
         runId: 'r',
         rootRunId: 'r',
         agent: 'a',
-        status: 'completed',
+        status: 'completed' as const,
         startedAt: 10,
         endedAt: 20,
         usage: usage(5, 2),
-      });
-      expect(await stores.sessions.listRuns(tenant, 's')).toEqual([
-        {
-          sessionId: 's',
-          runId: 'r',
-          rootRunId: 'r',
-          agent: 'a',
-          status: 'completed',
-          startedAt: 10,
-          endedAt: 20,
-          usage: usage(5, 2),
-        },
-      ]);
+      };
+      await stores.sessions.recordRun({ tenant, ...completed });
+      expect(await stores.sessions.listRuns(tenant, 's')).toEqual([{ sessionId: 's', ...completed }]);
     });
 
     it('records a run and its session once when the same new run is written concurrently', async () => {
       const tenant = id('t');
-      const run = {
-        tenant,
-        sessionId: 's',
-        runId: 'r',
-        rootRunId: 'r',
-        agent: 'a',
-        status: 'running' as const,
-        startedAt: 1,
-      };
+      const run = runRecord(tenant);
       await Promise.all([1, 2, 3, 4].map(() => stores.sessions.recordRun(run)));
       expect((await stores.sessions.getSession(tenant, 's'))?.runs).toHaveLength(1);
     });

@@ -1,7 +1,15 @@
 // The store contract, its doors: tenants apart, unknown or malformed ids read as nothing, invalid records refused,
 // setup() run again on data (tests/helpers/store-contract.ts runs it against every implementation).
 import type { SpanInput } from '../../stores';
-import { BAD_IDS, describeEachStore, runRecord, step, storeBackends, uniqueId as id } from '../helpers/store-contract';
+import {
+  BAD_IDS,
+  describeEachStore,
+  runRecord,
+  spanRecord,
+  step,
+  storeBackends,
+  uniqueId as id,
+} from '../helpers/store-contract';
 
 const backends = storeBackends((stores) => stores, { collectionPrefix: 'c_' });
 
@@ -90,16 +98,11 @@ describeEachStore('stores', backends, (stores) => {
 
   it('rejects a write with an invalid record instead of storing it', async () => {
     const tenant = id('t');
-    const span = {
-      tenant,
-      traceId: 'tr',
-      spanId: 'sp',
-      kind: 'thought',
+    const span = spanRecord(tenant, {
+      kind: 'thought' as SpanInput['kind'],
       name: 'x',
-      runId: 'r',
-      startedAt: 1,
-      status: 'ok',
-    } as unknown as SpanInput;
+      status: 'ok' as SpanInput['status'],
+    });
     await expect(stores.traces.recordSpan(span)).rejects.toThrow(/kind/);
     await expect(stores.sessions.appendSteps('', [step('r', 0)])).rejects.toThrow();
     expect(await stores.traces.getTrace(tenant, 'tr')).toBeUndefined();
