@@ -16,6 +16,7 @@ RUN npm ci
 # The source directories compiled by tsconfig.build.json ("include"); keep the two lists in step.
 COPY tsconfig.json tsconfig.build.json index.ts ./
 COPY common ./common
+COPY platform ./platform
 COPY workflows ./workflows
 COPY activities ./activities
 COPY stores ./stores

@@ -18,6 +18,7 @@ const ioModules = [
 // The folders that do I/O or run outside the sandbox, matched at any depth as barrels ('../activities') and deep paths
 // ('../activities/model') alike: a glob such as '../activities/*' lets the barrel through.
 const ioFolders = [
+  'platform',
   'activities',
   'stores',
   'live',
@@ -34,6 +35,81 @@ const ioFolderImport = `^(\\./)?(\\.\\./)+(${ioFolders.join('|')})(/.*)?$`;
 // The package's root index re-exports the worker, the client and the bridge.
 const rootIndexImport = '^(\\./)?\\.\\.(/\\.\\.)*(/index)?/?$';
 
+/** The workflow-side no-restricted-imports rule: no Node built-ins, I/O modules or I/O folders; `extra` patterns too. */
+const workflowSideImports = (extra = []) => [
+  'error',
+  {
+    paths: [...nodeBuiltins, ...nodeBuiltins.map((m) => `node:${m}`), ...ioModules].map((name) => ({
+      name,
+      message: 'workflow-side code must stay deterministic: no Node built-ins or I/O modules (do I/O in activities/).',
+    })),
+    patterns: [
+      {
+        group: ['node:*'],
+        message: 'workflow-side code must stay deterministic: no Node built-ins (do I/O in activities/).',
+        allowTypeImports: true,
+      },
+      ...[ioFolderImport, rootIndexImport].map((regex) => ({
+        regex,
+        message:
+          'workflow-side code may import only common/ and workflows/ as values; the other folders do I/O (their types by `import type`).',
+        allowTypeImports: true,
+      })),
+      ...extra,
+    ],
+  },
+];
+
+// The rooms of workflows/, each with the rooms it may import (workflows/README.md). No room imports workflows/index.ts
+// (the worker's list of workflow types) or a room not named here, types included.
+const workflowRooms = {
+  events: [],
+  lifecycle: ['events'],
+  conversation: ['events'],
+  nesting: ['events', 'lifecycle'],
+  'agent-loop': ['events', 'lifecycle', 'conversation', 'nesting'],
+  composite: ['events', 'lifecycle', 'nesting', 'agent-loop'],
+  jobs: [],
+};
+/** The patterns that keep `room` from the rooms it may not import and from workflows/index.ts. */
+const roomsAbove = (room, below) => {
+  const others = Object.keys(workflowRooms).filter((r) => r !== room && !below.includes(r));
+  return [
+    {
+      regex: `^\\.\\./(${others.join('|')})(/.*)?$`,
+      message: `workflows/${room}/ may import only ${below.length ? below.map((r) => `${r}/`).join(', ') : 'no other room'} (workflows/README.md).`,
+    },
+    {
+      regex: '^\\.\\.(/index)?/?$',
+      message: "no room imports workflows/index.ts, the worker's list of workflow types.",
+    },
+  ];
+};
+
+// What activities, stores, the live lane and platform/ may not import: the folders above them (docs/ARCHITECTURE.md,
+// "Layers"). activities/model/ may import of the rest of activities/ only the JSON Schema checks, the event publisher
+// and the tool registry.
+const upperFolders = ['config', 'telemetry', 'client', 'worker', 'protocols', 'bridge', 'devkit', 'cli'];
+const layerImports = (extra) => [
+  'error',
+  {
+    patterns: [
+      {
+        regex: `^(\\./)?(\\.\\./)+(${upperFolders.join('|')})(/.*)?$`,
+        message:
+          'activities/, stores/, live/ and platform/ may not import the folders above them (docs/ARCHITECTURE.md, "Layers").',
+      },
+      { regex: rootIndexImport, message: "the package's root index is for its users, not its own code." },
+      ...extra,
+    ],
+  },
+];
+const modelRoomImport = {
+  regex: '^\\.\\.((/index)?/?|/(?!(json-schema|publish|tools/registry)$)[a-z-]+(/.*)?)$',
+  message:
+    'activities/model/ may import of activities/ only json-schema, publish and tools/registry (activities/README.md).',
+};
+
 // The bridge and the protocols (bridge/, protocols/) reach runs only through AgioClient and RunHandle (client/): no
 // Temporal SDK, and none of the folders that run workflows or activities or start processes. What they need and the
 // client lacks is added to the client. The composition roots (the bridge's main and `agio openapi`) build the client
@@ -41,15 +117,8 @@ const rootIndexImport = '^(\\./)?\\.\\.(/\\.\\.)*(/index)?/?$';
 const bridgeMessage =
   'bridge/ and protocols/ reach Temporal and runs through client/ (AgioClient, RunHandle) only, never workflows/, ' +
   'activities/, worker/, devkit/, cli/ or config/: add what they lack to the client.';
-// Modules the bridge still imports from a folder it may not, until they move to one it may (issue 36): delete a line
-// when its module moves.
-const notYetMoved = [
-  'worker/project-root',
-  'activities/callbacks/callback-tokens',
-  'activities/webhooks/address-policy',
-];
-/** An import of one of `folders` (any depth, barrel or deep), other than the modules of {@link notYetMoved}. */
-const folderImport = (folders) => `^(\\./)?(\\.\\./)+(?!(${notYetMoved.join('|')})$)(${folders.join('|')})(/.*)?$`;
+/** An import of one of `folders`, at any depth, as a barrel or a deep path. */
+const folderImport = (folders) => `^(\\./)?(\\.\\./)+(${folders.join('|')})(/.*)?$`;
 /** The no-restricted-imports rule of bridge-side code that may not import `folders`, nor Temporal unless `temporal`. */
 const bridgeImports = (folders, { temporal = false } = {}) => [
   'error',
@@ -89,34 +158,20 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
     },
   },
+  { files: ['workflows/**/*.ts', 'common/**/*.ts'], rules: { 'no-restricted-imports': workflowSideImports() } },
+  // Each room of workflows/ imports only the rooms below it (workflows/README.md); the rule restates the workflow-side
+  // one, since a later block's options replace an earlier block's for the same rule.
+  ...Object.entries(workflowRooms).map(([room, below]) => ({
+    files: [`workflows/${room}/**/*.ts`],
+    rules: { 'no-restricted-imports': workflowSideImports(roomsAbove(room, below)) },
+  })),
+  // Activities, stores, the live lane and platform/ sit below every process's composition (docs/ARCHITECTURE.md,
+  // "Layers"); activities/model/ also keeps to itself within activities/.
   {
-    files: ['workflows/**/*.ts', 'common/**/*.ts'],
-    rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          paths: [...nodeBuiltins, ...nodeBuiltins.map((m) => `node:${m}`), ...ioModules].map((name) => ({
-            name,
-            message:
-              'workflow-side code must stay deterministic: no Node built-ins or I/O modules (do I/O in activities/).',
-          })),
-          patterns: [
-            {
-              group: ['node:*'],
-              message: 'workflow-side code must stay deterministic: no Node built-ins (do I/O in activities/).',
-              allowTypeImports: true,
-            },
-            ...[ioFolderImport, rootIndexImport].map((regex) => ({
-              regex,
-              message:
-                'workflow-side code may import only common/ and workflows/ as values; the other folders do I/O (their types by `import type`).',
-              allowTypeImports: true,
-            })),
-          ],
-        },
-      ],
-    },
+    files: ['activities/**/*.ts', 'stores/**/*.ts', 'live/**/*.ts', 'platform/**/*.ts'],
+    rules: { 'no-restricted-imports': layerImports([]) },
   },
+  { files: ['activities/model/**/*.ts'], rules: { 'no-restricted-imports': layerImports([modelRoomImport]) } },
   // The bridge's edges (see bridgeMessage above); protocols/ sits below bridge/ and may not import it either.
   {
     files: ['bridge/**/*.ts'],

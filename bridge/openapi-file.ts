@@ -5,7 +5,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { AgioClient } from '../client/agio-client';
-import { projectRoot } from '../worker/project-root';
+import { projectRoot } from '../platform/project-root';
 import { createBridge } from './server';
 
 /** The document a fully equipped bridge serves at GET /openapi.json (codec keys set, viewer built). */

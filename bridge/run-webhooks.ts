@@ -1,7 +1,7 @@
 // Webhooks asked for at a run's start (POST /runs `webhooks`), and the URL check every webhook the bridge takes passes.
 import { createHash } from 'node:crypto';
 import type { RunWebhookRequest } from '../common/webhooks';
-import { ForbiddenWebhookUrlError, checkWebhookUrl } from '../activities/webhooks/address-policy';
+import { ForbiddenWebhookUrlError, checkWebhookUrl } from '../platform/address-policy';
 import type { CreatedWebhook, WebhooksClient } from '../client/webhooks';
 import { HttpError } from './errors';
 import type { BridgeContext } from './routes/context';

@@ -101,7 +101,7 @@ export const CALLBACK_TOKEN_VERSION = 'cb1';
 
 /**
  * The claims of a callback token, read without checking its signature: for a client, which talks to Temporal itself
- * (bridges check the signature first, activities/callbacks/callback-tokens.ts). Undefined when it is not a token.
+ * (bridges check the signature first, platform/callback-tokens.ts). Undefined when it is not a token.
  */
 export function decodeCallbackClaims(token: string): CallbackClaims | undefined {
   const parts = token.split('.');

@@ -24,7 +24,7 @@ export const MAX_RUN_WEBHOOKS = 5;
 
 /**
  * A subscriber's URL: http(s) only, bounded (where it may point is checked apart, see
- * activities/webhooks/address-policy.ts).
+ * platform/address-policy.ts).
  */
 export const WebhookUrl = z
   .string()

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import type { CallbackOptions } from '../activities/callbacks/start-callback';
-import { MIN_CALLBACK_SECRET_BYTES } from '../activities/callbacks/callback-tokens';
+import { MIN_CALLBACK_SECRET_BYTES } from '../platform/callback-tokens';
 import type { AgioEnv } from './env';
 
 /** A worker's callback options from the environment: none without AGIO_CALLBACK_SECRET; a secret needs a base URL. */

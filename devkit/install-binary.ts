@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { projectRoot } from '../worker/project-root';
+import { projectRoot } from '../platform/project-root';
 import { isProcessAlive } from './data-dir-lock';
 
 const run = promisify(execFile);

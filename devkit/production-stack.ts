@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { GENERATED_TOKEN_TENANT, generateToken } from '../bridge/start-tokens';
-import { projectRoot } from '../worker/project-root';
+import { projectRoot } from '../platform/project-root';
 import { buildAgio, startAgioProcess, type AgioExit, type AgioProcess } from './agio-process';
 import { FERRETDB } from './ferretdb-server';
 import { freePort } from './free-port';

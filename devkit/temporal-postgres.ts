@@ -5,7 +5,7 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { projectRoot } from '../worker/project-root';
+import { projectRoot } from '../platform/project-root';
 import { freePort, isPortFree } from './free-port';
 import { findOrInstallBinary, type BinarySpec } from './install-binary';
 import { POSTGRES_PASSWORD, POSTGRES_USER, type PostgresServer } from './postgresql-server';

@@ -9,7 +9,7 @@ import { loadAgentsFile, type LoadedAgents } from './agents-file';
 import { httpCallbackTool } from '../activities/callbacks/http-callback-tool';
 import { checkAgentsFileTools } from './agents-file-tools';
 import { loadToolModules } from './tool-modules';
-import { projectRoot } from './project-root';
+import { projectRoot } from '../platform/project-root';
 
 /** The example agents file shipped with Agio. */
 export const EXAMPLE_AGENTS_FILE = path.join(projectRoot(), 'agents', 'examples.yaml');

@@ -3,7 +3,7 @@
 // changed workflow is always bundled afresh.
 import fs from 'node:fs';
 import path from 'node:path';
-import { projectRoot } from './project-root';
+import { projectRoot } from '../platform/project-root';
 import { bundleWorkflows } from './workflow-bundle-options';
 
 /** dist/workflow-bundle.js beside the built code (absent when running from the sources). */

@@ -3,7 +3,7 @@
 import type { WorkerDeploymentVersion } from '@temporalio/common';
 import { createHash } from 'node:crypto';
 import { promote, type Promotion } from './deployment-versions';
-import { projectRoot } from './project-root';
+import { projectRoot } from '../platform/project-root';
 import { OlderVersionError, type WorkflowServiceConnection } from './promotion';
 
 /** See {@link VersioningOptions.makeCurrent}. */

@@ -4,7 +4,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
-import { checkedLookup, forbiddenAddress, hostOf, isForbiddenAddress } from '../webhooks/address-policy';
+import { checkedLookup, forbiddenAddress, hostOf, isForbiddenAddress } from '../../platform/address-policy';
 
 /** Largest answer read from a remote agent (a card, a task): more is an error. */
 export const MAX_REMOTE_ANSWER_BYTES = 1024 * 1024;

@@ -4,7 +4,7 @@ import { ApplicationFailure, Context } from '@temporalio/activity';
 import { z } from 'zod';
 import type { StartCallbackInput, StartCallbackOutput } from '../../common';
 import type { ToolRegistry } from '../tools/registry';
-import { CallbackTokens, callbackUrl } from './callback-tokens';
+import { CallbackTokens, callbackUrl } from '../../platform/callback-tokens';
 
 /** What a worker needs to hand out callback URLs: the secret its bridges share, and where they are reached. */
 export interface CallbackOptions {

@@ -4,7 +4,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { isIP } from 'node:net';
-import { checkedLookup, forbiddenAddress, hostOf, isForbiddenAddress } from './address-policy';
+import { checkedLookup, forbiddenAddress, hostOf, isForbiddenAddress } from '../../platform/address-policy';
 
 /** What a receiver answered, or why there is no answer. */
 export interface WebhookAnswer {

@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { CallbackResult } from '../../common';
 import { CallbackRefusedError } from '../../client/callbacks';
-import { CallbackTokens } from '../../activities/callbacks/callback-tokens';
+import { CallbackTokens } from '../../platform/callback-tokens';
 import { apiRoute, defineRoute } from '../api-route';
 import { HttpError } from '../errors';
 import type { Routes } from './context';

@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { z } from 'zod';
-import { projectRoot } from '../../worker/project-root';
+import { projectRoot } from '../../platform/project-root';
 import { apiRoute, defineRoute } from '../api-route';
 import { openApiDocument, type RouteCatalog } from '../openapi';
 import type { BridgeContext } from './context';

@@ -6,7 +6,7 @@ import { optionalPackage } from '../../common/optional-package';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { projectRoot } from '../../worker/project-root';
+import { projectRoot } from '../../platform/project-root';
 import { API_ROUTE_CONFIG, apiRoute, defineRoute } from '../api-route';
 
 /** Nothing but this origin: the app loads no CDN, inlines nothing and talks only to its bridge. */

@@ -4,7 +4,7 @@ import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { projectRoot } from '../../worker/project-root';
+import { projectRoot } from '../../platform/project-root';
 import { waitFor } from './workflow-agents';
 
 const run = promisify(execFile);

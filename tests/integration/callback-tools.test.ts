@@ -3,7 +3,7 @@
 // result is taken once, a timeout is a tool error the model reads, and a late, second or forged result is refused.
 import { defineAgent, WaitingSearchAttributes } from '../../common';
 import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
-import { CallbackTokens } from '../../activities/callbacks/callback-tokens';
+import { CallbackTokens } from '../../platform/callback-tokens';
 import { CallbackRefusedError } from '../../client/agio-client';
 import { activities, sentToolResult } from '../helpers/agent-runs';
 import { request } from '../helpers/bridge';

@@ -9,7 +9,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
-import { projectRoot } from '../../worker/project-root';
+import { projectRoot } from '../../platform/project-root';
 import { testEnv } from '../helpers/test-env';
 import { useTestBed } from '../helpers/test-bed';
 import { uniqueId } from '../helpers/temporal';

@@ -2,7 +2,7 @@
 // for a timer), continues as new, ends other than by completing, or reports to its root from a child workflow.
 import { asTool, defineAgent, loopAgent } from '../../common';
 import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
-import { member, waitForEvent, waitUntil, type Scenario } from './scenario';
+import { member, scriptLeadAndLooker, waitForEvent, waitUntil, type Scenario } from './scenario';
 
 /** An agent whose `ls` calls wait for a person's approval (or `approvalTimeoutMs`). */
 const asker = (approvalTimeoutMs?: number) =>
@@ -97,14 +97,7 @@ export const longLivedScenarios: Scenario[] = [
     // An agent used as a tool: the lead's history starts the child; the child's own history publishes its events to
     // the root by signal.
     name: 'agent-run-lead',
-    script: (model) => {
-      model.scriptFor(
-        'You are the lead.',
-        toolCalls([toolCall('scout', { task: 'look around' }, { id: 'call_scout' })]),
-        text('The scout looked around.'),
-      );
-      model.scriptFor('You are scout.', toolCalls([toolCall('ls', {})]), text('Nothing much here.'));
-    },
+    script: (model) => scriptLeadAndLooker(model, 'scout'),
     args: [{ agent: lead, input: 'what is there?' }],
     recordings: [
       { name: 'agent-run-lead', of: 'last run' },

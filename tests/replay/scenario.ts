@@ -9,7 +9,7 @@ import {
   type AgioEvent,
   type RunSeed,
 } from '../../common';
-import type { ScriptedModelServer } from '../../devkit/scripted-model-server';
+import { text, toolCall, toolCalls, type ScriptedModelServer } from '../../devkit/scripted-model-server';
 
 /** An execution of a scenario's run: its chain's first or last run, or a child started by that chain (its id under the root's). */
 export type Execution = 'first run' | 'last run' | { child: string };
@@ -49,6 +49,19 @@ export const recordingsOf = (scenario: Scenario): Recording[] =>
 /** An LLM sub-agent whose requests the scripted model recognises by its instructions. */
 export const member = (name: string, extra: Partial<AgentSpecInput> = {}): AgentSpec =>
   defineAgent({ name, instructions: `You are ${name}.`, tools: ['ls'], ...extra });
+
+/**
+ * Scripts a lead that asks the member `name` (an agent used as a tool, call id `call_<name>`) to look around and then
+ * answers `The <name> looked around.`, and `name`, which lists the workspace once and answers `Nothing much here.`.
+ */
+export function scriptLeadAndLooker(model: ScriptedModelServer, name: string): void {
+  model.scriptFor(
+    'You are the lead.',
+    toolCalls([toolCall(name, { task: 'look around' }, { id: `call_${name}` })]),
+    text(`The ${name} looked around.`),
+  );
+  model.scriptFor(`You are ${name}.`, toolCalls([toolCall('ls', {})]), text('Nothing much here.'));
+}
 
 /** Resolves once `check` holds, polling; rejects after `timeoutMs` naming what it waited for. */
 export async function waitUntil(what: string, check: () => boolean, timeoutMs = 60_000): Promise<void> {

@@ -2,7 +2,23 @@
 // (tools, agents as tools, compaction, a model outage, deadlines, loops, sequences, branches).
 import { asTool, defineAgent, loopAgent, parallelAgent, sequentialAgent } from '../../common';
 import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
-import { member, type Scenario } from './scenario';
+import { member, scriptLeadAndLooker, type Scenario } from './scenario';
+
+/** A run that lists the workspace, writes c.txt and reads it back (quick tools), then answers. */
+const writeAndReadC = (): Pick<Scenario, 'script' | 'args'> => ({
+  script: (model) =>
+    model.script(
+      toolCalls([toolCall('ls', {}), toolCall('file_write', { path: 'c.txt', content: 'gamma' })]),
+      toolCalls([toolCall('file_read', { path: 'c.txt' })]),
+      text('c.txt says gamma.'),
+    ),
+  args: [
+    {
+      agent: defineAgent({ name: 'reader', instructions: 'Read files.', tools: ['ls', 'file_write', 'file_read'] }),
+      input: 'write and read c.txt',
+    },
+  ],
+});
 
 export const shortLivedScenarios: Scenario[] = [
   {
@@ -38,46 +54,17 @@ export const shortLivedScenarios: Scenario[] = [
   {
     // Quick tools as local activities, and the root's event log with its tail written after the terminal event.
     name: 'agent-run-event-log',
-    script: (model) =>
-      model.script(
-        toolCalls([toolCall('ls', {}), toolCall('file_write', { path: 'c.txt', content: 'gamma' })]),
-        toolCalls([toolCall('file_read', { path: 'c.txt' })]),
-        text('c.txt says gamma.'),
-      ),
-    args: [
-      {
-        agent: defineAgent({ name: 'reader', instructions: 'Read files.', tools: ['ls', 'file_write', 'file_read'] }),
-        input: 'write and read c.txt',
-      },
-    ],
+    ...writeAndReadC(),
   },
   {
     // The same run on the lean step path: tools resolved locally, a turn's steps riding on the next model call.
     name: 'agent-run-lean-steps',
-    script: (model) =>
-      model.script(
-        toolCalls([toolCall('ls', {}), toolCall('file_write', { path: 'c.txt', content: 'gamma' })]),
-        toolCalls([toolCall('file_read', { path: 'c.txt' })]),
-        text('c.txt says gamma.'),
-      ),
-    args: [
-      {
-        agent: defineAgent({ name: 'reader', instructions: 'Read files.', tools: ['ls', 'file_write', 'file_read'] }),
-        input: 'write and read c.txt',
-      },
-    ],
+    ...writeAndReadC(),
   },
   {
     // An agent used as a tool (a child workflow), and a conversation passed to callModel by reference.
     name: 'agent-run-agent-tool',
-    script: (model) => {
-      model.scriptFor(
-        'You are the lead.',
-        toolCalls([toolCall('helper', { task: 'look around' }, { id: 'call_helper' })]),
-        text('The helper looked around.'),
-      );
-      model.scriptFor('You are helper.', toolCalls([toolCall('ls', {})]), text('Nothing much here.'));
-    },
+    script: (model) => scriptLeadAndLooker(model, 'helper'),
     args: [
       {
         agent: defineAgent({
@@ -93,14 +80,7 @@ export const shortLivedScenarios: Scenario[] = [
   {
     // An agent used as a tool on the lean step path: the child's patch markers come first in its history too.
     name: 'agent-run-agent-tool-lean-steps',
-    script: (model) => {
-      model.scriptFor(
-        'You are the lead.',
-        toolCalls([toolCall('helper', { task: 'look around' }, { id: 'call_helper' })]),
-        text('The helper looked around.'),
-      );
-      model.scriptFor('You are helper.', toolCalls([toolCall('ls', {})]), text('Nothing much here.'));
-    },
+    script: (model) => scriptLeadAndLooker(model, 'helper'),
     args: [
       {
         agent: defineAgent({

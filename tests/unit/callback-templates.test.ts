@@ -2,7 +2,7 @@
 // the agents file's start request, whose values come from the model: encoded in the URL, refused where they would
 // inject a header or move the request to another host, typed in the JSON body; and `${ENV}` in the file.
 import { decodeCallbackClaims } from '../../common';
-import { CallbackTokens } from '../../activities/callbacks/callback-tokens';
+import { CallbackTokens } from '../../platform/callback-tokens';
 import {
   HttpStartTemplate,
   TemplateRefusal,

@@ -3,43 +3,7 @@
 // And the bridge's edges: bridge/ and protocols/ reach Temporal through client/ only (no Temporal SDK, not even its
 // types), never workflows/, activities/, worker/, devkit/, cli/ or config/; the bridge's main may import config/ and
 // worker/.
-import { spawnSync } from 'node:child_process';
-import path from 'node:path';
-
-const root = path.resolve(__dirname, '../..');
-
-/** Source text linted as if it were the file at `filePath`. */
-interface Probe {
-  filePath: string;
-  code: string;
-}
-
-/**
- * Lints every probe with one ESLint instance in one child process (ESLint's ESM config cannot load inside jest's
- * module sandbox). The type-aware rules lint only files of the TypeScript project, so each probe borrows the path of
- * a file that exists; its text is never written anywhere.
- */
-function lintAll(probes: Probe[]): string[][] {
-  const script = `
-    import { ESLint } from 'eslint';
-    const probes = JSON.parse(await new Response(process.stdin).text());
-    const eslint = new ESLint({ cwd: process.cwd() });
-    const results = [];
-    for (const { filePath, code } of probes) {
-      const [result] = await eslint.lintText(code, { filePath });
-      results.push(result.messages.map((m) => m.ruleId + ': ' + m.message));
-    }
-    console.log(JSON.stringify(results));
-  `;
-  const input = JSON.stringify(probes);
-  const run = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
-    cwd: root,
-    input,
-    encoding: 'utf8',
-  });
-  if (run.status !== 0) throw new Error(`eslint failed: ${run.stderr}`);
-  return JSON.parse(run.stdout) as string[][];
-}
+import { lintAll, typeImport, valueImport } from '../helpers/lint';
 
 const WORKFLOW_FILE = 'workflows/index.ts';
 const COMMON_FILE = 'common/index.ts';
@@ -56,6 +20,7 @@ const forbidden = [
   ['devkit', '../devkit', '../devkit/free-port'],
   ['live', '../live', '../live/lane'],
   ['config', '../config', '../config/env'],
+  ['platform', '../platform', '../platform/project-root'],
 ].flatMap(([folder, barrel, deep]) => [
   { folder, specifier: barrel, filePath: WORKFLOW_FILE },
   { folder, specifier: deep, filePath: COMMON_FILE },
@@ -70,7 +35,7 @@ const BRIDGE_MAIN = 'bridge/main.ts';
 const bridgeForbidden = [
   ['Temporal client', '@temporalio/client', '@temporalio/client'],
   ['Temporal common', '@temporalio/common', '@temporalio/common/lib/time'],
-  ['workflows', '../workflows', '../../workflows/agent-run'],
+  ['workflows', '../workflows', '../../workflows/agent-loop/agent-run'],
   ['activities', '../activities', '../../activities/tools/mcp/config'],
   ['worker', '../worker', '../../worker/create-worker'],
   ['devkit', '../devkit', '../../devkit/free-port'],
@@ -108,10 +73,6 @@ const bridgeAllowed = [
   { specifier: '../worker/agents-file', filePath: BRIDGE_MAIN },
 ];
 const bridgeCases = [...bridgeForbidden, ...protocolForbidden, ...mainForbidden];
-
-const valueImport = (specifier: string) => `import * as probe from '${specifier}';\nexport const x = probe;\n`;
-const typeImport = (specifier: string) =>
-  `import type * as probe from '${specifier}';\nexport type X = typeof probe;\n`;
 
 const named = {
   nodeFsInWorkflow: {

@@ -2,7 +2,7 @@
 // its parent's log are skipped), their stable ids and bounded bodies, which subscriptions take them, the address
 // policy, and the worker's settings from options over the environment.
 import type { WireEvent } from '../../common';
-import { isForbiddenAddress } from '../../activities/webhooks/address-policy';
+import { isForbiddenAddress } from '../../platform/address-policy';
 import {
   MAX_WEBHOOK_TEXT_CHARS,
   subscriptionTakes,

@@ -2,7 +2,7 @@
 // check them with one shared secret (AGIO_CALLBACK_SECRET), HMAC-SHA256 over claims that name the waiting workflow,
 // its callback, its tenant and the expiry; so any bridge of the fleet accepts one, and none has to remember it.
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { CALLBACK_TOKEN_VERSION, decodeCallbackClaims, type CallbackClaims } from '../../common';
+import { CALLBACK_TOKEN_VERSION, decodeCallbackClaims, type CallbackClaims } from '../common';
 
 /** The shortest secret accepted (bytes of UTF-8). */
 export const MIN_CALLBACK_SECRET_BYTES = 16;
