@@ -35,7 +35,9 @@ const ioFolderImport = `^(\\./)?(\\.\\./)+(${ioFolders.join('|')})(/.*)?$`;
 // The package's root index re-exports the worker, the client and the bridge.
 const rootIndexImport = '^(\\./)?\\.\\.(/\\.\\.)*(/index)?/?$';
 
-/** The workflow-side no-restricted-imports rule: no Node built-ins, I/O modules or I/O folders; `extra` patterns too. */
+/**
+ * The workflow-side no-restricted-imports rule: no Node built-ins, I/O modules or I/O folders; `extra` patterns too.
+ */
 const workflowSideImports = (extra = []) => [
   'error',
   {
@@ -131,8 +133,8 @@ const bridgeImports = (folders, { temporal = false } = {}) => [
 ];
 
 export default tseslint.config(
-  // bench/peer-openai-agents is its own package (Temporal SDK 1.23, its own node_modules and tsconfig): not linted here.
-  // .agio/ is serve's data: run workspaces hold whatever agents wrote there, .ts files included.
+  // bench/peer-openai-agents is its own package (Temporal SDK 1.23, its own node_modules and tsconfig): not linted
+  // here. .agio/ is serve's data: run workspaces hold whatever agents wrote there, .ts files included.
   {
     ignores: [
       'dist/**',

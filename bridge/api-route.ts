@@ -85,7 +85,9 @@ type Parsed<T> = T extends z.ZodType ? z.output<T> : undefined;
 export interface ApiInput<P, Q, B> {
   req: FastifyRequest;
   reply: FastifyReply;
-  /** The caller's grant: set when the auth is a scope or `token` (or the route's own check returned one), else throws. */
+  /**
+   * The caller's grant: set when the auth is a scope or `token` (or the route's own check returned one), else throws.
+   */
   caller: Grant;
   params: Parsed<P>;
   query: Parsed<Q>;

@@ -5,7 +5,9 @@ import { z } from 'zod';
 import { RUN_STATUSES } from '../common/run-statuses';
 import { SCOPES } from './auth';
 
-/** Every error: `{ error: { code, message, …details } }` (bridge/errors.ts); details such as `scope`, `limit`, `quota`. */
+/**
+ * Every error: `{ error: { code, message, …details } }` (bridge/errors.ts); details such as `scope`, `limit`, `quota`.
+ */
 export const ApiErrorBody = z.object({
   error: z
     .object({

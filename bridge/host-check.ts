@@ -37,7 +37,9 @@ export function hostName(header: string): string {
   return colon === h.lastIndexOf(':') && colon >= 0 ? h.slice(0, colon) : h;
 }
 
-/** Whether `header` names a host in `allowed` (`*` allows all, `<ip>` any literal IP, `.example.com` its subdomains). */
+/**
+ * Whether `header` names a host in `allowed` (`*` allows all, `<ip>` any literal IP, `.example.com` its subdomains).
+ */
 export function hostAllowed(header: string | undefined, allowed: string[]): boolean {
   if (allowed.includes('*')) return true;
   if (!header) return false;

@@ -1,5 +1,6 @@
-// `agio openapi [<file>] [--types <file>]` (npm run openapi): writes the bridge's OpenAPI 3.1 document (every route, the codec
-// endpoint and the viewer included) without Temporal or a listening port, and optionally its openapi-typescript types.
+// `agio openapi [<file>] [--types <file>]` (npm run openapi): writes the bridge's OpenAPI 3.1 document (every route,
+// the codec endpoint and the viewer included) without Temporal or a listening port, and optionally its
+// openapi-typescript types.
 import { Client } from '@temporalio/client';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

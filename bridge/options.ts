@@ -30,7 +30,10 @@ export interface BridgeOptions {
   allowLimitRaise?: boolean;
   /** Running root runs a tenant may have before POST /runs answers 429 (default 500; 0: no cap). */
   maxRunningRunsPerTenant?: number;
-  /** Open event streams a tenant may have on this bridge before GET /runs/:id/events answers 429 (default 500; 0: no cap). */
+  /**
+   * Open event streams a tenant may have on this bridge before GET /runs/:id/events answers 429 (default 500; 0: no
+   * cap).
+   */
   maxStreamsPerTenant?: number;
   /**
    * Origins whose pages may call the bridge from a browser (CORS); none by default. `*` allows any origin (bearer
@@ -42,7 +45,10 @@ export interface BridgeOptions {
    * subdomains); default: the loopback names only. Another Host gets 403.
    */
   allowedHosts?: string[];
-  /** Secret of stream tokens (POST /runs/:id/stream-token); bridges behind one load balancer share it. Default: random per process. */
+  /**
+   * Secret of stream tokens (POST /runs/:id/stream-token); bridges behind one load balancer share it. Default: random
+   * per process.
+   */
   streamTokenSecret?: string;
   /**
    * Secret callback URLs are checked with (POST /callbacks/:token), shared with the workers that sign them
@@ -59,8 +65,8 @@ export interface BridgeOptions {
   agentsSource?: string;
   /**
    * GET /metrics: `public` serves it without a token (AGIO_METRICS_PUBLIC=1; otherwise it takes an `admin` token), and
-   * `extra` adds more Prometheus text after the bridge's own (`agio serve`: its worker's metrics); `processMetrics` adds
-   * the process's CPU, memory and event loop (the bridge's main: a process of its own).
+   * `extra` adds more Prometheus text after the bridge's own (`agio serve`: its worker's metrics); `processMetrics`
+   * adds the process's CPU, memory and event loop (the bridge's main: a process of its own).
    */
   metrics?: { public?: boolean; extra?: () => Promise<string>; processMetrics?: boolean };
   /** Let webhooks point at loopback and private addresses (default: AGIO_WEBHOOK_ALLOW_PRIVATE=1; else refused). */

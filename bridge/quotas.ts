@@ -1,6 +1,7 @@
 // Per-tenant quotas at the door: running root runs (counted by Temporal visibility, cached briefly) and open event
-// streams on this bridge (counted here). Past a quota the bridge answers 429 with Retry-After. Each open stream may hold
-// an upstream reader (a Query poller for a client resuming from an old offset), so the stream cap bounds those too.
+// streams on this bridge (counted here). Past a quota the bridge answers 429 with Retry-After. Each open stream may
+// hold an upstream reader (a Query poller for a client resuming from an old offset), so the stream cap bounds those
+// too.
 import { HttpError } from './errors';
 
 /** Default most running root runs per tenant (AGIO_MAX_RUNNING_RUNS_PER_TENANT). */
@@ -85,7 +86,9 @@ export class TenantStreams {
 
   constructor(private readonly max: number) {}
 
-  /** Opens a stream for `tenant` (429 when at its quota); the returned function closes it (once, however often called). */
+  /**
+   * Opens a stream for `tenant` (429 when at its quota); the returned function closes it (once, however often called).
+   */
   acquire(tenant: string): () => void {
     const n = this.open.get(tenant) ?? 0;
     if (this.max > 0 && n >= this.max)

@@ -1,6 +1,6 @@
-// A run's limits from POST /runs may only tighten its agent's: the agent's author set them, and a caller who could raise
-// them (more steps, tokens, depth, a longer retry window) could spend more than the author allowed. The checks are in
-// common/limit-bounds.ts (the worker makes them too, for runs started by a name the bridge does not hold).
+// A run's limits from POST /runs may only tighten its agent's: the agent's author set them, and a caller who could
+// raise them (more steps, tokens, depth, a longer retry window) could spend more than the author allowed. The checks
+// are in common/limit-bounds.ts (the worker makes them too, for runs started by a name the bridge does not hold).
 import {
   limitAboveAgent,
   limitAboveAgentMessage,

@@ -51,7 +51,8 @@ export function createBridge(opts: BridgeOptions): FastifyInstance & { hub: Stre
     logger: opts.logger ? redactingLogger(opts.logger === true ? undefined : opts.logger) : false,
     bodyLimit: 2 * 1024 * 1024,
     // Ids up to their own limits (a run id: 512 characters, percent-encoded maybe thrice as long) reach the routes'
-    // validation, which answers 400 in the bridge's JSON error shape; Fastify's default (100) cut long nested run ids off.
+    // validation, which answers 400 in the bridge's JSON error shape; Fastify's default (100) cut long nested run ids
+    // off.
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     // URLs the router itself rejects (bad percent-encoding, longer segments) answer in the same shape.
     frameworkErrors: (err, _req, reply) => {

@@ -13,7 +13,10 @@ export const MAX_RUN_PERMISSIONS = 50;
 /** Largest `state` a run may bring (UTF-8 bytes of its JSON). */
 export const MAX_RUN_STATE_BYTES = 64 * 1024;
 
-/** A permission rule from a caller (globs are matched in time at most glob × subject length, see globMatches: any glob is safe). */
+/**
+ * A permission rule from a caller (globs are matched in time at most glob × subject length, see globMatches: any glob
+ * is safe).
+ */
 const RunPermissionRule = z
   .object({
     tool: z
@@ -63,7 +66,10 @@ export const StartRunBody = z
       .optional(),
     /** This run's limits over the agent's (maxSteps, maxTotalTokens, modelRetryWindowMs…), each bounded. */
     limits: RunLimitRequest.optional(),
-    /** Rules checked before the agent's own; `allow` only where the bridge allows overrides (see {@link refuseAllowRules}). */
+    /**
+     * Rules checked before the agent's own; `allow` only where the bridge allows overrides (see {@link
+     * refuseAllowRules}).
+     */
     permissions: z.array(RunPermissionRule).max(MAX_RUN_PERMISSIONS).optional(),
     /** Merged over the agent's model settings (every LLM sub-agent's for a workflow agent). */
     modelSettings: RunModelSettings.optional(),

@@ -31,7 +31,9 @@ export class TokensRequiredError extends Error {
   }
 }
 
-/** AGIO_TOKENS parsed, else a generated token for a loopback bridge; refuses a bridge bound elsewhere without tokens. */
+/**
+ * AGIO_TOKENS parsed, else a generated token for a loopback bridge; refuses a bridge bound elsewhere without tokens.
+ */
 export function startTokens(spec: string | undefined, bindHost: string): StartTokens {
   if (spec?.trim()) return { tokens: parseTokens(spec) };
   if (!isLoopbackBind(bindHost)) throw new TokensRequiredError(bindHost);

@@ -106,8 +106,8 @@ export class StreamHub {
    * decision or cancel), so a reader that has backed off on a quiet run polls again at once.
    */
   wake(runId: string): void {
-    // A nested run's events are read through its root's reader (ids nest: `<root>/tool/<step>-<callId>`, `<root>/branch/…`),
-    // and a signal to a run reaches the runs nested in it (a reader of a nested run's own tree).
+    // A nested run's events are read through its root's reader (ids nest: `<root>/tool/<step>-<callId>`,
+    // `<root>/branch/…`), and a signal to a run reaches the runs nested in it (a reader of a nested run's own tree).
     for (const [id, readers] of this.readers)
       if (runId === id || runId.startsWith(`${id}/`) || id.startsWith(`${runId}/`))
         for (const reader of readers) reader.wake.dispatchEvent(new Event('wake'));

@@ -20,7 +20,10 @@ interface Claims {
 export class StreamTokens {
   private readonly secret: Buffer;
 
-  /** `secret`: shared by every bridge that must accept the same tokens (AGIO_STREAM_TOKEN_SECRET); default: random per process. */
+  /**
+   * `secret`: shared by every bridge that must accept the same tokens (AGIO_STREAM_TOKEN_SECRET); default: random per
+   * process.
+   */
   constructor(
     secret?: string,
     private readonly ttlMs = STREAM_TOKEN_TTL_MS,

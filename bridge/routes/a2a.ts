@@ -129,7 +129,9 @@ function hubEvents(ctx: BridgeContext) {
   });
 }
 
-/** Writes an SDK answer: JSON, or an SSE stream once its first event is in hand (an error before it answers as JSON). */
+/**
+ * Writes an SDK answer: JSON, or an SSE stream once its first event is in hand (an error before it answers as JSON).
+ */
 async function answer(
   ctx: BridgeContext,
   req: FastifyRequest,

@@ -1,7 +1,7 @@
 // AG-UI (protocols/ag-ui/): every agent the bridge holds is an AG-UI agent at POST /ag-ui/agents/:name, which takes a
 // RunAgentInput and answers an AG-UI event stream (SSE, or protobuf when the client asks for it). Threads are Agio
-// sessions; approvals end the AG-UI run with an interrupt whose answer (a RunAgentInput with `resume`) continues the same
-// durable run; the same RunAgentInput again, or Last-Event-ID, resumes a dropped stream.
+// sessions; approvals end the AG-UI run with an interrupt whose answer (a RunAgentInput with `resume`) continues the
+// same durable run; the same RunAgentInput again, or Last-Event-ID, resumes a dropped stream.
 import { EventEncoder } from '@ag-ui/encoder';
 
 import type { Event as AgUiEvent } from '@ag-ui/core';

@@ -87,7 +87,9 @@ export const approvalRoutes: Routes = (app, ctx) => {
 /** A binding as GET /approvals shows it (decisions quote it). */
 export const DecisionBinding = z.string().regex(/^[0-9a-f]{16}\.\d{1,6}$/, 'binding: as GET /approvals shows it');
 
-/** What a decision carries to be bound: the quoted binding and the caller's roles (an escalated call needs its role). */
+/**
+ * What a decision carries to be bound: the quoted binding and the caller's roles (an escalated call needs its role).
+ */
 export function boundTo(caller: Grant, binding: string | undefined): { binding?: string; roles?: string[] } {
   return {
     ...(binding ? { binding } : {}),

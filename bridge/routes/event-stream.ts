@@ -57,8 +57,8 @@ export function streamRunEvents(
   res.write(sseComment(`run ${runId}, after ${durableId}`));
   let done = false;
   // What this client has: its offset in the stream's own run's log and its position in the tree, the last lane
-  // position (once it has had a delta), the steps whose STEP_COMPLETED it has (their late deltas are dropped) and each step's newest attempt
-  // (older ones are dropped).
+  // position (once it has had a delta), the steps whose STEP_COMPLETED it has (their late deltas are dropped) and each
+  // step's newest attempt (older ones are dropped).
   let offset = position.after;
   let laneSeq = position.lane;
   const completed = new Set<string>();

@@ -1,6 +1,7 @@
 // Schedules over HTTP: POST/GET /schedules, GET/PUT/DELETE /schedules/:id and POST /schedules/:id/pause, /unpause,
-// /trigger and /backfill. Reading takes `read`; changing a schedule takes `control`, and whatever makes a schedule start
-// runs (create, update, trigger, backfill) takes `start` too. Another tenant's schedule answers like a missing one.
+// /trigger and /backfill. Reading takes `read`; changing a schedule takes `control`, and whatever makes a schedule
+// start runs (create, update, trigger, backfill) takes `start` too. Another tenant's schedule answers like a missing
+// one.
 import { ScheduleExistsError, ScheduleNotFoundError } from '../../client/schedules';
 import { durationMs, type ScheduleDeclaration } from '../../common/schedules';
 import { apiRoute, defineRoute } from '../api-route';
@@ -145,7 +146,8 @@ const mapped = <T>(promise: Promise<T>): Promise<T> =>
 
 /**
  * What a write that starts runs must pass: the `start` scope; an agent this bridge knows when it knows any (its agents
- * file is its workers'), else the worker decides; limits no higher than the agent's own unless the caller may raise them.
+ * file is its workers'), else the worker decides; limits no higher than the agent's own unless the caller may raise
+ * them.
  */
 function checkStarts(
   ctx: BridgeContext,

@@ -60,7 +60,8 @@ export const GetRunEvents = defineRoute({
 export const streamRoutes: Routes = (app, ctx) => {
   const streams = new TenantStreams(ctx.opts.maxStreamsPerTenant ?? DEFAULT_MAX_STREAMS_PER_TENANT);
 
-  // A browser's EventSource cannot send a bearer token: it gets a short-lived token for one run, sent as ?access_token=.
+  // A browser's EventSource cannot send a bearer token: it gets a short-lived token for one run, sent as
+  // ?access_token=.
   apiRoute(app, ctx.tokens, PostStreamToken, async ({ reply, caller: { tenant }, params: { id } }) => {
     await ctx.agio.getHandle(id).describe({ tenant });
     const minted = ctx.streamTokens.mint(tenant, id);

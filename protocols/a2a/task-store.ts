@@ -40,7 +40,10 @@ export class RunTaskStore implements TaskStore {
     return task;
   }
 
-  /** The caller's runs of this agent, newest first, with the state their status says (context and status filters refused). */
+  /**
+   * The caller's runs of this agent, newest first, with the state their status says (context and status filters
+   * refused).
+   */
   async list(params: ListTasksRequest, context: ServerCallContext): Promise<ListTasksResponse> {
     if (params.contextId || params.status || params.statusTimestampAfter)
       throw new UnsupportedOperationError('ListTasks filters by contextId, status or time are not supported here');

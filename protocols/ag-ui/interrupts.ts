@@ -53,7 +53,9 @@ export function parseInterruptId(id: string): InterruptRef | undefined {
   }
 }
 
-/** The answer an approval interrupt expects (AG-UI's tool-call convention, plus Agio's own `message` and `remember`). */
+/**
+ * The answer an approval interrupt expects (AG-UI's tool-call convention, plus Agio's own `message` and `remember`).
+ */
 export const APPROVAL_RESPONSE_SCHEMA = {
   type: 'object',
   properties: {

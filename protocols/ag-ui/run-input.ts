@@ -139,7 +139,9 @@ export function sessionIdOf(threadId: string): string {
 
 const sha = (parts: string[]): string => createHash('sha256').update(JSON.stringify(parts)).digest('hex');
 
-/** What every Agio run id of an AG-UI thread begins with (a tenant's thread): visibility finds the thread's runs by it. */
+/**
+ * What every Agio run id of an AG-UI thread begins with (a tenant's thread): visibility finds the thread's runs by it.
+ */
 export function threadRunPrefixOf(tenant: string, threadId: string): string {
   return `run-agui-${sha(['agio-ag-ui-thread', tenant, threadId]).slice(0, 16)}-`;
 }

@@ -1,6 +1,6 @@
 // What a RunAgentInput asks of Agio, decided before any byte of the answer: a new turn starts a durable run (named by
-// tenant, thread and AG-UI run id, so the same request again finds it), the same request again follows that run from its
-// start, and resume entries decide the waiting calls of the run their interrupts name and follow it from where the
+// tenant, thread and AG-UI run id, so the same request again finds it), the same request again follows that run from
+// its start, and resume entries decide the waiting calls of the run their interrupts name and follow it from where the
 // interrupted AG-UI run ended. Request faults (no user turn, a decider without the `decide` scope) are AgUiRequestError
 // (an HTTP status); faults the protocol answers in-stream (an interrupt that cannot be correlated, expired or stale)
 // are a `refusal`, sent as RUN_ERROR.
@@ -122,9 +122,9 @@ export async function prepareRun(
 }
 
 /**
- * A run of the thread (its runs' ids share `prefix`; nested runs' ids begin with their root's) still running with a call
- * waiting for a person, found in visibility: AG-UI refuses a new message on a thread with open interrupts. A visibility
- * that cannot answer refuses nothing.
+ * A run of the thread (its runs' ids share `prefix`; nested runs' ids begin with their root's) still running with a
+ * call waiting for a person, found in visibility: AG-UI refuses a new message on a thread with open interrupts. A
+ * visibility that cannot answer refuses nothing.
  */
 async function interruptedRunOf(agio: AgioClient, prefix: string): Promise<string | undefined> {
   return agio.waitingRun(prefix).catch(() => undefined);

@@ -7,7 +7,9 @@ import { RunNotFoundError } from '../../client/errors';
 import type { RunStatus } from '../../common';
 import type { RunStateView } from '../../client/run-state-view';
 
-/** What the caller may do with its runs: read them (tools/list, tasks/get, tasks/result, tasks/list), start, control. */
+/**
+ * What the caller may do with its runs: read them (tools/list, tasks/get, tasks/result, tasks/list), start, control.
+ */
 export type McpAction = 'read' | 'start' | 'control';
 
 /** Who speaks through one MCP request: the tenant its runs belong to, and what its token may do. */
