@@ -6,6 +6,7 @@ import { defineAgent, ErrorType, resolveLimits, type AgentRunInput, type AgioEve
 import { text } from '../../devkit/scripted-model-server';
 import { heldAnswer, startInput } from '../helpers/agent-runs';
 import { useTestBed } from '../helpers/test-bed';
+import { waitFor } from '../helpers/workflow-agents';
 
 async function collect(events: AsyncIterable<AgioEvent>, stopAfter = Infinity): Promise<AgioEvent[]> {
   const out: AgioEvent[] = [];
@@ -108,10 +109,11 @@ describe('AgioClient', () => {
     expect((err as WorkflowFailedError).cause).toBeInstanceOf(CancelledFailure);
     expect((await run.state()).status).toBe('cancelled');
     // The cancelled model call stops soon: it neither streams on nor retries delta batches its closed run rejects.
-    const deadline = Date.now() + 5000;
-    while (bed.worker.worker.getStatus().numInFlightActivities > 0 && Date.now() < deadline)
-      await new Promise((r) => setTimeout(r, 50));
-    expect(bed.worker.worker.getStatus().numInFlightActivities).toBe(0);
+    await waitFor(
+      'the cancelled call to leave the worker',
+      () => bed.worker.worker.getStatus().numInFlightActivities === 0,
+      5000,
+    );
     expect(bed.server.requests).toHaveLength(1);
   });
 

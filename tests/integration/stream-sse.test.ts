@@ -9,6 +9,7 @@ import { request, startBridge, streamStats, type TestBridge } from '../helpers/b
 import { agioEvents, readSse } from '../helpers/sse-client';
 import { useTestBed } from '../helpers/test-bed';
 import { createMemoryStores } from '../../stores';
+import { waitFor } from '../helpers/workflow-agents';
 
 const TOKEN = 'test-token';
 const streamer = defineAgent({ name: 'streamer' });
@@ -28,14 +29,6 @@ async function publishSignals(handle: WorkflowHandle): Promise<number> {
   const history = await handle.fetchHistory();
   return (history.events ?? []).filter((e) => e.workflowExecutionSignaledEventAttributes?.signalName === 'publish')
     .length;
-}
-
-async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 10_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
 }
 
 describe('run events over SSE', () => {
