@@ -3,10 +3,8 @@
 // never loses it. Stops at maxIterations or when a sub-agent escalates; continues as new between iterations.
 import { continueAsNew, makeContinueAsNewFunc, patched, workflowInfo } from '@temporalio/workflow';
 import type { Escalation, LoopPosition, RunOutput, WorkflowAgentRunInput } from '../../common';
-import { applyOutput, runSubAgent } from '../nesting/sub-agents';
-import { failedSubAgent } from '../lifecycle/sub-agent-failures';
 import { spentBudget } from '../agent-loop/decisions';
-import { addRunUsage, runWorkflowAgent } from './workflow-agent';
+import { runSubAgentInTurn, runWorkflowAgent } from './workflow-agent';
 import { UPGRADE_PATCH } from '../lifecycle/upgrade';
 
 /**
@@ -40,17 +38,7 @@ export async function loopAgentRun(raw: WorkflowAgentRunInput): Promise<RunOutpu
           data: { timesLooped: position.timesLooped, currentSubAgent: sub.name, currentSubAgentIndex: i },
         });
         const childId = `${context.runId}/loop-${position.timesLooped}/${i}-${sub.name}`;
-        const out = await runSubAgent({
-          parent: context,
-          spec: sub,
-          input: request.input,
-          state: run.state,
-          childId,
-          control,
-          spentTokens: run.usage.totalTokens,
-        }).catch((err: unknown) => failedSubAgent(sub, childId, err));
-        addRunUsage(run, out.usage);
-        run.state = applyOutput(run.state, sub, out);
+        const out = await runSubAgentInTurn(run, sub, childId);
         response = out.response;
         if (out.escalation) {
           escalation = out.escalation;

@@ -5,6 +5,7 @@ import {
   WorkflowAgentRunInput,
   ZERO_USAGE,
   addUsage,
+  type AnyAgentSpec,
   type Escalation,
   type RunContext,
   type RunOutput,
@@ -17,6 +18,8 @@ import type { RunControl } from '../lifecycle/control';
 import type { Emitter } from '../events/emitter';
 import { EventLogWriter } from '../events/event-log';
 import { failInvalidInput } from '../lifecycle/run-input';
+import { failedSubAgent } from '../lifecycle/sub-agent-failures';
+import { applyOutput, runSubAgent } from '../nesting/sub-agents';
 import { buildRunContext } from '../lifecycle/run-context';
 import { answerState, openRun, runLifecycle } from '../lifecycle/run-lifecycle';
 import type { Wire } from '../events/wire';
@@ -133,4 +136,24 @@ export async function runWorkflowAgent(
 /** Adds a sub-agent's usage to the run's. */
 export function addRunUsage(run: WorkflowAgentRun, usage: Usage): void {
   run.usage = addUsage(run.usage, usage);
+}
+
+/**
+ * Runs one sub-agent of a sequence or a loop as the child `childId`, on the run's input and state; its usage and its
+ * output (into the state) are the run's. A failed child fails the run (SubAgentsFailed, naming it).
+ */
+export async function runSubAgentInTurn(run: WorkflowAgentRun, sub: AnyAgentSpec, childId: string): Promise<RunOutput> {
+  const { context, control, request } = run;
+  const out = await runSubAgent({
+    parent: context,
+    spec: sub,
+    input: request.input,
+    state: run.state,
+    childId,
+    control,
+    spentTokens: run.usage.totalTokens,
+  }).catch((err: unknown) => failedSubAgent(sub, childId, err));
+  addRunUsage(run, out.usage);
+  run.state = applyOutput(run.state, sub, out);
+  return out;
 }
