@@ -12,6 +12,7 @@ import { InProcessLane } from '../../live/in-process-lane';
 import { testTools } from '../fixtures/test-tools';
 import { screenshot, type WatchedPage, useBrowserPages } from '../helpers/browser';
 import { request, startBridge } from '../helpers/bridge';
+import { expectParkedIdle } from '../helpers/run-control';
 import { useTestBed } from '../helpers/test-bed';
 import { waitFor } from '../helpers/workflow-agents';
 
@@ -146,7 +147,7 @@ describe('the run viewer in Chromium', () => {
     await page.getByTestId('run-paused').waitFor();
     // Paused at the step after the tool: the model is not asked again while it is.
     await page.locator('[data-testid=tool-call][data-tool=record][data-status=done]').waitFor();
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await expectParkedIdle(bed.client, [runId]);
     expect(bed.server.requests).toHaveLength(1);
     expect(await rootStatus(page).textContent()).toBe('running');
     await screenshot(page, 'paused');
