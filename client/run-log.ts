@@ -93,14 +93,20 @@ export class RunLogs {
       if (!closing) closed = false;
       return closing ? endedWith(page, closing) : page;
     };
+    const earlier = earlierExecutions(this.temporal, rootRunId, signal);
     const pages: EventPages = async (input) => {
       const page = await runPage(input);
-      // After continue-as-new a run holds only its newest events; older ones are in its event log. (Both ways of
-      // reading the run can meet this: a Query that reached it as it continued as new is rejected, and the replay
-      // that follows reads the new run.)
-      if (page.firstOffset <= input.after + 1 || !this.log || tenant === undefined) return page;
-      const older = await olderPage(this.log, tenant, rootRunId, input, page);
+      // After continue-as-new a run holds only its newest events; older ones are in its event log, and in the
+      // earlier executions of the run, which a Query still reaches (a worker replays them). (Both ways of reading the
+      // run can meet this: a Query that reached it as it continued as new is rejected, and the replay that follows
+      // reads the new run.) A reader without the stores (a plain AgioClient's RunHandle.stream) reads them from those
+      // executions, and so does one whose log lacks them: they are gone only once neither holds them.
+      if (page.firstOffset <= input.after + 1) return page;
+      const stored =
+        this.log && tenant !== undefined ? await olderPage(this.log, tenant, rootRunId, input, page) : undefined;
+      const older = stored ?? (await earlier(input, page));
       if (older) return ((missingSince = undefined), older);
+      if (!this.log || tenant === undefined) return page;
       // The log may lag (a write retried by the store calls): the reader asks again (readEvents retries a failed
       // page) for a while before it reports them gone.
       missingSince ??= Date.now();
@@ -164,6 +170,55 @@ async function olderPage(
   const events = await log.read(tenant, rootRunId, after, Math.min(limit, held.firstOffset - 1 - after));
   if (!events.length || events.some((e, i) => e.offset !== after + 1 + i)) return undefined;
   return { events, firstOffset: after + 1, lastOffset: held.lastOffset, ended: false, pushed: held.pushed };
+}
+
+/** Most earlier executions a reader walks back through for events a run no longer holds. */
+const MAX_EARLIER_EXECUTIONS = 20;
+
+/**
+ * Reads the events an open run no longer holds (those after `after` and before its oldest held event) from the earlier
+ * executions of the run, newest first: each continued as new holding every event it appended, and a Query of a closed
+ * execution is answered by a worker that replays it. Undefined when none of them answers with those events (one is
+ * past its retention, or its worker cannot replay it).
+ */
+function earlierExecutions(
+  temporal: Client,
+  rootRunId: string,
+  signal: AbortSignal,
+): (input: { after: number; limit: number }, held: EventsPage) => Promise<EventsPage | undefined> {
+  // Each execution's predecessor, as its first history event names it (an execution's history never changes).
+  const previous = new Map<string, string | undefined>();
+  const previousOf = async (executionId: string) => {
+    if (!previous.has(executionId)) {
+      const { history } = await temporal.workflowService.getWorkflowExecutionHistory({
+        namespace: temporal.options.namespace,
+        execution: { workflowId: rootRunId, runId: executionId },
+        maximumPageSize: 1,
+      });
+      const attributes = history?.events?.[0]?.workflowExecutionStartedEventAttributes;
+      previous.set(executionId, attributes?.continuedExecutionRunId || undefined);
+    }
+    return previous.get(executionId);
+  };
+  return async ({ after, limit }, held) => {
+    try {
+      let execution: string | undefined = (await temporal.workflow.getHandle(rootRunId).describe()).runId;
+      for (let hops = 0; hops < MAX_EARLIER_EXECUTIONS; hops++) {
+        execution = await previousOf(execution);
+        if (!execution) return undefined;
+        const read = queryPages(temporal.workflow.getHandle(rootRunId, execution), signal);
+        const page = await read({ after, limit: Math.min(limit, held.firstOffset - 1 - after) });
+        if (page.firstOffset > after + 1) continue; // older still: this execution holds only a tail too
+        const events = page.events.filter((e) => e.offset < held.firstOffset);
+        if (!events.length || events[0].offset !== after + 1) return undefined;
+        return { events, firstOffset: after + 1, lastOffset: held.lastOffset, ended: false, pushed: held.pushed };
+      }
+    } catch (err) {
+      // A reader that stops ends here too; readEvents then stops before it reads the page.
+      if (signal.aborted) throw err;
+    }
+    return undefined;
+  };
 }
 
 /** Options of {@link followTree}: those of every log's reader, and where to start. */
