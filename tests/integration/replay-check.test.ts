@@ -13,6 +13,7 @@ import { num } from '../helpers/agent-runs';
 import { askingAgent, keyOf, waitForAsk } from '../helpers/approvals';
 import { useTestBed } from '../helpers/test-bed';
 import { testEnv } from '../helpers/test-env';
+import { waitFor } from '../helpers/workflow-agents';
 
 const CHANGED_WORKFLOWS = require.resolve('../fixtures/changed-workflows');
 
@@ -37,10 +38,11 @@ async function untilListed(client: Client, query: string): Promise<void> {
   const count = async (status: string) => {
     return (await client.workflow.count(`${query} AND ExecutionStatus = '${status}'`)).count;
   };
-  for (const deadline = Date.now() + 20_000; (await count('Running')) !== 1 || (await count('Completed')) !== 1;) {
-    if (Date.now() > deadline) throw new Error(`the runs never showed up in visibility for ${query}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
+  await waitFor(
+    `the runs to show up in visibility for ${query}`,
+    async () => (await count('Running')) === 1 && (await count('Completed')) === 1,
+    20_000,
+  );
 }
 
 /** The event after the first WorkflowTaskCompleted: the changed agentRun already differs in that task's commands. */

@@ -8,6 +8,7 @@ import { heldAnswer, sentMessages } from '../helpers/agent-runs';
 import { request } from '../helpers/bridge';
 import { readStream } from '../helpers/nested-runs';
 import { useTestBed } from '../helpers/test-bed';
+import { waitFor } from '../helpers/workflow-agents';
 
 const TOKEN = 'fork-token';
 const OTHER = 'fork-other';
@@ -74,7 +75,7 @@ describe('fork a run at a step over HTTP', () => {
     const running = (await call('POST', '/runs', { agent: 'looker', input: 'take your time' })).body.runId as string;
     await bed.agio.getHandle(running).waitFor('STEP_COMPLETED', { where: (e) => e.snapshot.role === 'tool' });
     // The tool turn is stored with the next model call (the one held): wait until it is asked.
-    while (bed.server.requests.length < 2) await new Promise((r) => setTimeout(r, 50));
+    await waitFor('the second model request', () => bed.server.requests.length >= 2);
     bed.server.script(text('forked while running'));
     const forked = await call('POST', `/runs/${running}/fork`, { step: 1, edits: { userMessage: 'be quick' } });
     expect(forked.status).toBe(201);

@@ -13,6 +13,7 @@ import { readStream } from '../helpers/nested-runs';
 import { replayHistory } from '../helpers/replay';
 import { useTestBed } from '../helpers/test-bed';
 import { waitUntil } from '../../devkit/free-port';
+import { waitFor } from '../helpers/workflow-agents';
 
 const TOKEN = 'retry-token';
 const OTHER = 'retry-other';
@@ -130,7 +131,7 @@ describe('retry a run from its last good step over HTTP', () => {
     const held = heldAnswer(text('never read'));
     bed.server.script(toolCalls([toolCall('echo', { text: 'one' }, { id: 'c1' })]), held.answer);
     const source = (await call('POST', '/runs', { agent: 'steady', input: 'slowly' })).body.runId as string;
-    while (bed.server.requests.length < 2) await new Promise((r) => setTimeout(r, 50));
+    await waitFor('the second model request', () => bed.server.requests.length >= 2);
     expect((await call('POST', `/runs/${source}/cancel`, {})).status).toBeLessThan(300);
     expect(await runEnd(source)).toBe('RunCancelledError');
     held.release();
