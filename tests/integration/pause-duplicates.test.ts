@@ -6,8 +6,9 @@ import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { loopAgent } from '../../common';
 import { text } from '../../devkit/scripted-model-server';
 import { request, type JsonResponse } from '../helpers/bridge';
+import { watchAgentStreams } from '../helpers/run-control';
 import { useTestBed } from '../helpers/test-bed';
-import { agentKey, agentOfRequest, requestsOfAgent, subAgent, waitFor } from '../helpers/workflow-agents';
+import { agentKey, agentOfRequest, requestsOfAgent, subAgent } from '../helpers/workflow-agents';
 
 const TOKEN = 'test-token';
 /** A's answer streams for about four seconds (25 chunks, 160 ms apart). */
@@ -16,15 +17,7 @@ const SLOW_TEXT = 'A thinks slowly, very slowly, so very slowly.';
 
 describe('duplicate pauses', () => {
   const bed = useTestBed({ bridge: true });
-  /** When the last chunk of A's answer was written. */
-  let lastChunkOfA = 0;
-
-  beforeEach(() => {
-    lastChunkOfA = 0;
-    bed.server.onChunk = ({ requestIndex, writtenAt }) => {
-      if (agentOfRequest(bed.server.requests[requestIndex]) === 'A') lastChunkOfA = writtenAt;
-    };
-  });
+  const streams = watchAgentStreams(bed);
 
   it('accepts one of 15 concurrent pauses during a slow model call, refuses the others at once with 409, then resumes and completes', async () => {
     bed.server.scriptFor(agentKey('A'), text(SLOW_TEXT, SLOW));
@@ -33,7 +26,7 @@ describe('duplicate pauses', () => {
       loopAgent({ name: 'busy', subAgents: [subAgent('A'), subAgent('B')], maxIterations: 1 }),
       'go',
     );
-    await waitFor('A to start streaming', () => lastChunkOfA > 0);
+    await streams.streaming('A');
 
     const answeredAt: number[] = [];
     const pauses: JsonResponse[] = await Promise.all(
@@ -57,7 +50,7 @@ describe('duplicate pauses', () => {
     }
     // The refusals came while A was still streaming: they did not wait for the run to park.
     const refusedAt = pauses.map((p, i) => (p.status === 409 ? answeredAt[i] : 0)).filter(Boolean);
-    expect(Math.max(...refusedAt)).toBeLessThan(lastChunkOfA);
+    expect(Math.max(...refusedAt)).toBeLessThan(streams.lastChunkAt.get('A')!);
     expect(accepted[0].body).toMatchObject({ paused: true, parked: true, pauseReason: 'look' });
     expect(requestsOfAgent(bed.server, 'B')).toEqual([]);
 
