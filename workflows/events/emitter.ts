@@ -66,7 +66,8 @@ export function createEmitter(base: EventBase, wire: Wire | undefined, stream: '
   return {
     base,
     emit(event, as = base) {
-      // `stream: 'none'` (an AgentTool that only reports its start and end) publishes lifecycle and approval events only.
+      // `stream: 'none'` (an AgentTool that only reports its start and end) publishes lifecycle and approval events
+      // only.
       if (stream === 'none' && !ALWAYS_PUBLISHED.has(event.type)) return Promise.resolve();
       const draft: EventDraft = { ...as, ...event, timestamp: event.timestamp ?? Date.now() };
       if (wire) {
