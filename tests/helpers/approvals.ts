@@ -1,8 +1,9 @@
-// Helpers for integration tests of tool approvals (docs/ARCHITECTURE.md, "Approvals"): agents whose calls ask first, waiting for
+// Helpers for integration tests of tool approvals (docs/ARCHITECTURE.md, "Approvals"): agents whose calls ask first (and
+// agents that delegate to them), waiting for
 // a TOOL_AUTH_REQUIRED event in a root run's stream, the TOOL_AUTH trail of a stream, the `record` tool's runs, and
 // the bridge's approvals inbox.
 import type { Client } from '@temporalio/client';
-import { defineAgent, type AgentSpec, type AgentSpecInput, type AgioEvent } from '../../common';
+import { asTool, defineAgent, type AgentSpec, type AgentSpecInput, type AgioEvent } from '../../common';
 import { recordedToolCalls, type RecordedToolCall } from '../fixtures/test-tools';
 import { request, type TestBridge } from './bridge';
 import { waitForEvent } from './nested-runs';
@@ -33,6 +34,15 @@ export function askingAgent(name: string, extra: Partial<AgentSpecInput> = {}): 
     permissions: [{ tool: 'record', action: 'ask' }],
     ...extra,
   });
+}
+
+/** An LLM agent with its own routing key (`You are <name>.`) whose one tool is `child`, an agent used as a tool. */
+export function delegatingAgent(
+  name: string,
+  child: AgentSpec,
+  description = `Delegates to ${child.name}.`,
+): AgentSpec {
+  return defineAgent({ name, instructions: `You are ${name}.`, tools: [asTool(child, { description })] });
 }
 
 /** The routing key of an agent made by {@link askingAgent}. */

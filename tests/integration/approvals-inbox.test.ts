@@ -1,10 +1,9 @@
 // The approvals inbox (GET /approvals, AgioClient.pendingApprovals) on a real dev server, worker and bridge: a tenant's
 // calls waiting at the root and in a nested run of two runs, not another tenant's; filters; decisions bound to the call
 // shown (a stale binding is refused); the inbox after a worker restart; bad query parameters.
-import { asTool, defineAgent, type AgentSpec } from '../../common';
 import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
 import { testTools } from '../fixtures/test-tools';
-import { askingAgent, decide, inbox, keyOf, waitForAsk, waitForInbox } from '../helpers/approvals';
+import { askingAgent, decide, inbox, keyOf, waitForAsk, waitForInbox, delegatingAgent } from '../helpers/approvals';
 import { request } from '../helpers/bridge';
 import { startTestWorker } from '../helpers/temporal';
 import { useTestBed } from '../helpers/test-bed';
@@ -17,14 +16,6 @@ const BOB = 'bob-token';
 const STARTER = 'starter-token';
 
 /** An agent that delegates to `child` (offered as a tool under the child's name). */
-function delegating(name: string, child: AgentSpec): AgentSpec {
-  return defineAgent({
-    name,
-    instructions: `You are ${name}.`,
-    tools: [asTool(child, { description: `Delegates to ${child.name}.` })],
-  });
-}
-
 describe('the approvals inbox', () => {
   const bed = useTestBed({
     tools: testTools,
@@ -34,7 +25,7 @@ describe('the approvals inbox', () => {
   it("lists a tenant's calls waiting at the root and in a nested run, filters them, and binds decisions to them", async () => {
     const root = askingAgent('inbox-root');
     const child = askingAgent('inbox-child');
-    const parent = delegating('inbox-parent', child);
+    const parent = delegatingAgent('inbox-parent', child);
     const other = askingAgent('inbox-other');
     bed.server.scriptFor(
       keyOf(root),

@@ -1,12 +1,20 @@
 // Approvals and pause (docs/ARCHITECTURE.md: "Workflow agents and operator control", "Approvals") on a real dev server: a run paused while it waits for a decision
 // counts as parked (the pause update answers), keeps waiting, records an approval given meanwhile, and runs the
 // approved tool only after it is resumed.
-import { asTool, defineAgent } from '../../common';
 import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
 import { stateQuery } from '../../common/messages';
 import { testTools } from '../fixtures/test-tools';
 import { sentToolResult } from '../helpers/agent-runs';
-import { askingAgent, authData, authTrail, keyOf, recordsOf, waitForAsk, waitForAuth } from '../helpers/approvals';
+import {
+  askingAgent,
+  authData,
+  authTrail,
+  keyOf,
+  recordsOf,
+  waitForAsk,
+  waitForAuth,
+  delegatingAgent,
+} from '../helpers/approvals';
 import { eventsNow, expectWholeStream, readStream, requestsOf, waitForEvent } from '../helpers/nested-runs';
 import { expectParkedIdle } from '../helpers/run-control';
 import { useTestBed } from '../helpers/test-bed';
@@ -93,11 +101,7 @@ describe('approvals of a paused run', () => {
 
   it('parks a paused tree whose child waits for approval, and runs the approved call only after the tree resumes', async () => {
     const child = askingAgent('paused-child');
-    const parent = defineAgent({
-      name: 'paused-parent',
-      instructions: 'You are paused-parent.',
-      tools: [asTool(child, { description: 'Records.' })],
-    });
+    const parent = delegatingAgent('paused-parent', child, 'Records.');
     bed.server.scriptFor(
       keyOf(parent),
       toolCalls([toolCall('paused-child', { task: 'record' }, { id: 'call_kid' })]),

@@ -10,10 +10,10 @@ import {
   isRunFailure,
   type AgioEvent,
 } from '../../client';
-import { ErrorType, asTool, defineAgent } from '../../common';
+import { ErrorType, defineAgent } from '../../common';
 import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
 import { testTools } from '../fixtures/test-tools';
-import { askingAgent, keyOf } from '../helpers/approvals';
+import { askingAgent, keyOf, delegatingAgent } from '../helpers/approvals';
 import { request } from '../helpers/bridge';
 import { useTestBed } from '../helpers/test-bed';
 import { waitFor } from '../helpers/workflow-agents';
@@ -58,11 +58,7 @@ describe('RunHandle for a backend', () => {
 
   it("waitFor with runId waits for one nested run's event, and rejects once that run has ended without it", async () => {
     const child = askingAgent('nested-asker');
-    const lead = defineAgent({
-      name: 'nested-lead',
-      instructions: 'You are nested-lead.',
-      tools: [asTool(child, { description: 'Delegates to nested-asker.' })],
-    });
+    const lead = delegatingAgent('nested-lead', child, 'Delegates to nested-asker.');
     bed.server.scriptFor(
       keyOf(lead),
       toolCalls([toolCall('nested-asker', { task: 'record' }, { id: 'call_c' })]),

@@ -3,11 +3,18 @@
 // message); an escalated call says so, with its buttons off for a token without the role, and the role's token
 // decides it. Screenshot: test-results/viewer/approvals-inbox.png.
 import type { Page } from 'playwright-core';
-import { asTool, defineAgent } from '../../common';
 import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
 import { testTools } from '../fixtures/test-tools';
 import { sentToolResult } from '../helpers/agent-runs';
-import { askingAgent, authData, keyOf, recordsOf, waitForAsk, waitForAuth } from '../helpers/approvals';
+import {
+  askingAgent,
+  authData,
+  keyOf,
+  recordsOf,
+  waitForAsk,
+  waitForAuth,
+  delegatingAgent,
+} from '../helpers/approvals';
 import { screenshot, useBrowserPages } from '../helpers/browser';
 import { requestsOf } from '../helpers/nested-runs';
 import { useTestBed } from '../helpers/test-bed';
@@ -28,11 +35,7 @@ describe('the approvals inbox in the viewer', () => {
 
   it('lists the calls waiting at the root and in a nested run, and approves and denies them there', async () => {
     const child = askingAgent('page-child');
-    const parent = defineAgent({
-      name: 'page-parent',
-      instructions: 'You are page-parent.',
-      tools: [asTool(child, { description: 'Delegates.' })],
-    });
+    const parent = delegatingAgent('page-parent', child, 'Delegates.');
     const root = askingAgent('page-root');
     bed.server.scriptFor(
       keyOf(root),

@@ -5,14 +5,14 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { askingAgent, keyOf, waitForAsk } from '../helpers/approvals';
+import { askingAgent, keyOf, waitForAsk, delegatingAgent } from '../helpers/approvals';
 import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
 import { testTools } from '../fixtures/test-tools';
 import { request } from '../helpers/bridge';
 import { useTestBed } from '../helpers/test-bed';
 import { WebhookReceiver } from '../helpers/webhook-receiver';
 import { waitFor } from '../helpers/workflow-agents';
-import { asTool, defineAgent } from '../../common';
+import { defineAgent } from '../../common';
 import { DeliveryAnswer, WebhookAnswer } from '../../bridge/routes/webhooks';
 
 const ACME = 'acme-admin';
@@ -274,11 +274,7 @@ describe('webhooks', () => {
 
   it("sends a nested run's approval once, and its end only to subscriptions that ask for nested runs", async () => {
     const child = askingAgent('hooked-child');
-    const parent = defineAgent({
-      name: 'hooked-parent',
-      instructions: 'You are hooked-parent.',
-      tools: [asTool(child, { description: 'Delegates.' })],
-    });
+    const parent = delegatingAgent('hooked-parent', child, 'Delegates.');
     const roots = await subscribe('/roots', BETA);
     const all = await subscribe('/nested', BETA, { includeNested: true });
     bed.server.scriptFor(
