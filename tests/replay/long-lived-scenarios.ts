@@ -1,8 +1,15 @@
 // The scenarios recorded since release 0.2.0: the paths of long-lived runs, where a run waits (paused, for a person,
 // for a timer), continues as new, ends other than by completing, or reports to its root from a child workflow.
-import { asTool, defineAgent, loopAgent } from '../../common';
+import { asTool, defineAgent } from '../../common';
 import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
-import { member, scriptLeadAndLooker, waitForEvent, waitUntil, type Scenario } from './scenario';
+import {
+  member,
+  refineLoopContinuingAsNew,
+  scriptLeadAndLooker,
+  waitForEvent,
+  waitUntil,
+  type Scenario,
+} from './scenario';
 
 /** An agent whose `ls` calls wait for a person's approval (or `approvalTimeoutMs`). */
 const asker = (approvalTimeoutMs?: number) =>
@@ -107,21 +114,7 @@ export const longLivedScenarios: Scenario[] = [
   {
     // The first run of a loop that continues as new after each iteration (the event log written before it continues).
     name: 'loop-agent-continue-as-new',
-    script: (model) => {
-      model.scriptFor('You are drafter.', text('draft 1'), text('draft 2'));
-      model.scriptFor('You are critic.', text('better'), text('good'));
-    },
-    args: [
-      {
-        agent: loopAgent({
-          name: 'refine',
-          maxIterations: 2,
-          continueAsNewEvery: 1,
-          subAgents: [member('drafter'), member('critic')],
-        }),
-        input: 'a line',
-      },
-    ],
+    ...refineLoopContinuingAsNew('a line'),
     recordings: [{ name: 'loop-agent-continue-as-new', of: 'first run' }],
   },
 ];

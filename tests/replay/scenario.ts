@@ -3,6 +3,7 @@
 import type { RunHandle } from '../../client/agio-client';
 import {
   defineAgent,
+  loopAgent,
   type AgentSpec,
   type AgentSpecInput,
   type AnyAgentSpec,
@@ -62,6 +63,28 @@ export function scriptLeadAndLooker(model: ScriptedModelServer, name: string): v
   );
   model.scriptFor(`You are ${name}.`, toolCalls([toolCall('ls', {})]), text('Nothing much here.'));
 }
+
+/**
+ * A loop [drafter, critic] of two iterations that continues as new after each (named `refine`), on `input`, with the
+ * model turns of both iterations.
+ */
+export const refineLoopContinuingAsNew = (input: string): Pick<Scenario, 'script' | 'args'> => ({
+  script: (model) => {
+    model.scriptFor('You are drafter.', text('draft 1'), text('draft 2'));
+    model.scriptFor('You are critic.', text('better'), text('good'));
+  },
+  args: [
+    {
+      agent: loopAgent({
+        name: 'refine',
+        maxIterations: 2,
+        continueAsNewEvery: 1,
+        subAgents: [member('drafter'), member('critic')],
+      }),
+      input,
+    },
+  ],
+});
 
 /** Resolves once `check` holds, polling; rejects after `timeoutMs` naming what it waited for. */
 export async function waitUntil(what: string, check: () => boolean, timeoutMs = 60_000): Promise<void> {

@@ -2,7 +2,7 @@
 // (tools, agents as tools, compaction, a model outage, deadlines, loops, sequences, branches).
 import { asTool, defineAgent, loopAgent, parallelAgent, sequentialAgent } from '../../common';
 import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
-import { member, scriptLeadAndLooker, type Scenario } from './scenario';
+import { member, refineLoopContinuingAsNew, scriptLeadAndLooker, type Scenario } from './scenario';
 
 /** A run that lists the workspace, writes c.txt and reads it back (quick tools), then answers. */
 const writeAndReadC = (): Pick<Scenario, 'script' | 'args'> => ({
@@ -168,21 +168,7 @@ export const shortLivedScenarios: Scenario[] = [
   {
     // A loop that continues as new as the root: its event log written before it continues and when it ends.
     name: 'loop-agent-event-log',
-    script: (model) => {
-      model.scriptFor('You are drafter.', text('draft 1'), text('draft 2'));
-      model.scriptFor('You are critic.', text('better'), text('good'));
-    },
-    args: [
-      {
-        agent: loopAgent({
-          name: 'refine',
-          maxIterations: 2,
-          continueAsNewEvery: 1,
-          subAgents: [member('drafter'), member('critic')],
-        }),
-        input: 'write a line',
-      },
-    ],
+    ...refineLoopContinuingAsNew('write a line'),
   },
   {
     name: 'sequential-agent',
