@@ -1,6 +1,6 @@
-// A pending approval outlives its worker (docs/ARCHITECTURE.md, "Approvals": the wait is durable): the worker process is SIGKILLed
-// while a call waits for a decision, a new worker takes over, and an approval sent after the restart still lets
-// the tool run once and the run complete.
+// A pending approval outlives its worker (docs/ARCHITECTURE.md, "Approvals": the wait is durable): the worker process
+// is SIGKILLed while a call waits for a decision, a new worker takes over, and an approval sent after the restart still
+// lets the tool run once and the run complete.
 import { AgioClient } from '../../client/agio-client';
 import type { RunOutput } from '../../common';
 import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';

@@ -1,7 +1,7 @@
 // Cancelling a run stops its streaming model call promptly: the model server stops being read within about 5 s. The
 // cancellation reaches the activity in the answer to its next heartbeat, and a model call beats every 4 s at most
-// (activities/model/call-model.ts). Before the worker capped the SDK's throttle, heartbeats were held back for 0.8 × the
-// heartbeat timeout (16 s then), so a cancelled run's stream ran on for up to that long.
+// (activities/model/call-model.ts). Before the worker capped the SDK's throttle, heartbeats were held back for 0.8 ×
+// the heartbeat timeout (16 s then), so a cancelled run's stream ran on for up to that long.
 import { isRunFailure } from '../../client/agio-client';
 import { defineAgent } from '../../common';
 import { text } from '../../devkit/scripted-model-server';

@@ -13,7 +13,9 @@ import { useTestBed, type TestBed } from '../helpers/test-bed';
 
 const TOKEN = 'test-token';
 
-/** The whole stream of a root run over SSE, which the server must end; `onAsk` fires when the approval request comes. */
+/**
+ * The whole stream of a root run over SSE, which the server must end; `onAsk` fires when the approval request comes.
+ */
 async function read(bridge: TestBridge, runId: string, onAsk?: () => void): Promise<AgioEvent[]> {
   const { events, closedBy } = await readSse(`${bridge.url}/runs/${runId}/events`, {
     token: TOKEN,
@@ -24,7 +26,10 @@ async function read(bridge: TestBridge, runId: string, onAsk?: () => void): Prom
   return agioEvents(events);
 }
 
-/** Starts a run that waits for an approval, terminates it once the bridge's stream has the request; the stream, and how long it took to end. */
+/**
+ * Starts a run that waits for an approval, terminates it once the bridge's stream has the request; the stream, and how
+ * long it took to end.
+ */
 async function terminateWhileFollowing(bed: TestBed, name: string) {
   const agent = askingAgent(name);
   bed.server.scriptFor(keyOf(agent), toolCalls([toolCall('record', { label: 'never' }, { id: 'call_rec' })]));

@@ -25,7 +25,8 @@ describe('a run that has continued as new', () => {
       ),
       last.answer,
     );
-    // Each turn's 300 kB of outputs is more than the 256 kB tail a run carries across continue-as-new (after each turn).
+    // Each turn's 300 kB of outputs is more than the 256 kB tail a run carries across continue-as-new (after each
+    // turn).
     const run = await bed.agio.start(
       defineAgent({ name: 'collector', tools: ['big_output'], maxSteps: 10 }),
       'collect',

@@ -194,7 +194,8 @@ describe('a session whose earlier runs outgrew the model-input limit', () => {
       content: string | null;
       tool_calls?: { function: { arguments: string } }[];
     }[];
-    // The earlier run is still there, in order: its input, its calls (their paths kept), its answer, then the new input.
+    // The earlier run is still there, in order: its input, its calls (their paths kept), its answer, then the new
+    // input.
     expect(messages[0]).toEqual({ role: 'user', content: 'write four big files' });
     expect(messages.at(-2)).toMatchObject({ role: 'assistant', content: 'wrote four big files' });
     expect(messages.at(-1)).toEqual({ role: 'user', content: 'what did you do?' });

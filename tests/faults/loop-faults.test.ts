@@ -1,7 +1,7 @@
-// A loop survives its worker (docs/ARCHITECTURE.md, "Workflow agents and operator control"; LoopAgent scenario 2): a worker SIGKILLed in the middle of a
-// sub-agent's model stream is replaced by a new worker that continues that same sub-agent — same child workflow,
-// only the interrupted call asked again — without re-running the sub-agents already done; and a paused loop whose
-// worker goes away resumes on a new worker.
+// A loop survives its worker (docs/ARCHITECTURE.md, "Workflow agents and operator control"; LoopAgent scenario 2): a
+// worker SIGKILLed in the middle of a sub-agent's model stream is replaced by a new worker that continues that same
+// sub-agent — same child workflow, only the interrupted call asked again — without re-running the sub-agents already
+// done; and a paused loop whose worker goes away resumes on a new worker.
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

@@ -142,7 +142,8 @@ describe('nested agent faults', () => {
         error: 'timed out: it did not finish within its timeoutMs of 1500 ms',
       });
       const childRunId = `${rootRunId}/tool/3-call_slow`;
-      // The parent's timer cancelled the child: the child ran its own ending (before, the server timed it out silently).
+      // The parent's timer cancelled the child: the child ran its own ending (before, the server timed it out
+      // silently).
       expect((await bed.client.workflow.getHandle(childRunId).describe()).status.name).toBe('CANCELLED');
       expectWholeStream(events, rootRunId, 'RUN_COMPLETED');
       const lifecycle = eventsOf(events, childRunId).filter((e) => e.type.startsWith('RUN_'));

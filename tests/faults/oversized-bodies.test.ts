@@ -32,7 +32,9 @@ describe('oversized POST /runs bodies', () => {
     fs.rmSync(dir, { recursive: true, force: true });
   });
 
-  /** POSTs the file with the real curl (with or without `Expect: 100-continue`); its status and body, or how it failed. */
+  /**
+   * POSTs the file with the real curl (with or without `Expect: 100-continue`); its status and body, or how it failed.
+   */
   async function post(file: string, expectContinue: boolean): Promise<string> {
     const args = ['-s', '-w', '\n%{http_code}', '-X', 'POST', `${bridge.url}/runs`, '--data-binary', `@${file}`];
     args.push('-H', 'authorization: Bearer test-token', '-H', 'content-type: application/json');

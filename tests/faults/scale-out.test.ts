@@ -21,7 +21,9 @@ import {
 const RUNS = 50;
 const TOKEN = 'test-token';
 
-/** Follows a run's stream, reconnecting to the next bridge (with the last id it had) whenever a connection ends early. */
+/**
+ * Follows a run's stream, reconnecting to the next bridge (with the last id it had) whenever a connection ends early.
+ */
 async function follow(runId: string, bridges: () => string[]): Promise<{ frames: SseEvent[]; reconnects: number }> {
   const frames: SseEvent[] = [];
   let reconnects = -1;

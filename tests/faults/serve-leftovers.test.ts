@@ -46,7 +46,8 @@ describe('agio serve and its data directory', () => {
 
     const next = await startServe(dataDir, port);
     serves.push(next);
-    // Whatever the killed serve left (its dev server's guard may still be stopping it) is gone before the new one starts.
+    // Whatever the killed serve left (its dev server's guard may still be stopping it) is gone before the new one
+    // starts.
     for (const child of lock.children) expect(isProcessAlive(child.pid)).toBe(false);
     // The run goes on on the new serve's worker (a model call lost with the killed worker runs again).
     const t0 = Date.now();

@@ -19,7 +19,10 @@ import { failoverWorkers, killWorkerProcess, startTestWorkerProcess } from '../h
 const TOKEN = 'test-token';
 const FAST_FAILOVER = { modelHeartbeatTimeoutMs: 2000 };
 
-/** The committed conversation of one run as the stream shows it, without the system prompt: role and text (or the tools it called). */
+/**
+ * The committed conversation of one run as the stream shows it, without the system prompt: role and text (or the tools
+ * it called).
+ */
 function transcript(events: AgioEvent[], runId: string): string[] {
   return events
     .filter((e) => e.type === 'STEP_COMPLETED' && e.runId === runId && e.snapshot!.role !== 'system')

@@ -1,5 +1,5 @@
-// Helpers for integration tests of tool approvals (docs/ARCHITECTURE.md, "Approvals"): agents whose calls ask first (and
-// agents that delegate to them), waiting for
+// Helpers for integration tests of tool approvals (docs/ARCHITECTURE.md, "Approvals"): agents whose calls ask first
+// (and agents that delegate to them), waiting for
 // a TOOL_AUTH_REQUIRED event in a root run's stream, the TOOL_AUTH trail of a stream, the `record` tool's runs, and
 // the bridge's approvals inbox.
 import type { Client } from '@temporalio/client';
@@ -25,7 +25,9 @@ export interface AuthData {
   escalatedTo?: string;
 }
 
-/** An LLM agent with its own routing key (`You are <name>.`); `record` asks for approval unless `extra` says otherwise. */
+/**
+ * An LLM agent with its own routing key (`You are <name>.`); `record` asks for approval unless `extra` says otherwise.
+ */
 export function askingAgent(name: string, extra: Partial<AgentSpecInput> = {}): AgentSpec {
   return defineAgent({
     name,

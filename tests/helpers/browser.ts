@@ -31,7 +31,10 @@ export function launchBrowser(): Promise<Browser> {
   });
 }
 
-/** Builds the viewer when its sources are newer than dist/ui (as the test command does first), so a test never drives a stale app. */
+/**
+ * Builds the viewer when its sources are newer than dist/ui (as the test command does first), so a test never drives a
+ * stale app.
+ */
 export function ensureViewerBuilt(): void {
   execFileSync(path.resolve(__dirname, '../../scripts/ensure-deps'), { stdio: 'inherit' });
 }

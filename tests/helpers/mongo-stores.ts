@@ -15,7 +15,9 @@ export interface TestMongoStores {
   close(): Promise<void>;
 }
 
-/** Opens MongoDB stores in a new database (indexes set up), their collections named with `collectionPrefix` if given. */
+/**
+ * Opens MongoDB stores in a new database (indexes set up), their collections named with `collectionPrefix` if given.
+ */
 export async function openMongoStores(opts: { collectionPrefix?: string } = {}): Promise<TestMongoStores> {
   const base = testEnv('mongoUri');
   const client = await new MongoClient(base, { serverSelectionTimeoutMS: 10_000 }).connect();

@@ -1,5 +1,5 @@
-// `agio serve` as a user runs it (`node --import tsx cli/main.ts serve`, what scripts/serve runs) in its own process, with a data directory and port of its
-// own and none of the developer's Temporal, model or Mongo settings.
+// `agio serve` as a user runs it (`node --import tsx cli/main.ts serve`, what scripts/serve runs) in its own process,
+// with a data directory and port of its own and none of the developer's Temporal, model or Mongo settings.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
@@ -24,7 +24,9 @@ export const curlStartRun = (url: string, body: Record<string, unknown>): { runI
       JSON.stringify(body),
     ),
   ) as { runId: string };
-/** The token {@link startServe} gives serve in AGIO_TOKENS (tenant `default`) unless a test leaves AGIO_TOKENS unset. */
+/**
+ * The token {@link startServe} gives serve in AGIO_TOKENS (tenant `default`) unless a test leaves AGIO_TOKENS unset.
+ */
 export const DEV_TOKEN = 'dev-token';
 /** Its Authorization header. */
 export const DEV_TOKEN_HEADER = `Authorization: Bearer ${DEV_TOKEN}`;
@@ -48,7 +50,9 @@ export interface ServeOptions {
   /** The agio command to run instead of `serve` (e.g. `dev`), started the same way. */
   command?: string;
   args?: string[];
-  /** Set on top of the test's own; a key set to undefined is left out (AGIO_TOKENS: undefined, as a user starts serve). */
+  /**
+   * Set on top of the test's own; a key set to undefined is left out (AGIO_TOKENS: undefined, as a user starts serve).
+   */
   env?: NodeJS.ProcessEnv;
 }
 

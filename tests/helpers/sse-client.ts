@@ -118,9 +118,9 @@ function describe(events: SseEvent[]): string {
 }
 
 /**
- * Whether an SSE id (its durable part) is where a client that has `event` stands: its offset (older trees and root events with no nested
- * log open), or a tree cursor that holds the event's offset as that of one of its logs (a nested run's terminal
- * event closes its log: the cursor no longer names it).
+ * Whether an SSE id (its durable part) is where a client that has `event` stands: its offset (older trees and root
+ * events with no nested log open), or a tree cursor that holds the event's offset as that of one of its logs (a nested
+ * run's terminal event closes its log: the cursor no longer names it).
  */
 function idHolds(durable: string, event: AgioEvent): boolean {
   if (durable === String(event.offset)) return true;

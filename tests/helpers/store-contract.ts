@@ -33,8 +33,8 @@ export function storeBackends<S>(
 }
 
 /**
- * Runs `suite` once per backend, titled `<backend> <title>`. The store it gets stands for that backend's store, which is
- * opened and set up before the suite's first test and closed after its last.
+ * Runs `suite` once per backend, titled `<backend> <title>`. The store it gets stands for that backend's store, which
+ * is opened and set up before the suite's first test and closed after its last.
  */
 export function describeEachStore<S extends object>(
   title: string,
@@ -98,7 +98,10 @@ export function runRecord(tenant: string, fields: Partial<RunInput> = {}): RunIn
   };
 }
 
-/** A span record of `tenant`: span `sp` of trace `tr`, a model call `m` of run `r` running since 1, with `fields` over that. */
+/**
+ * A span record of `tenant`: span `sp` of trace `tr`, a model call `m` of run `r` running since 1, with `fields` over
+ * that.
+ */
 export function spanRecord(tenant: string, fields: Partial<SpanInput> = {}): SpanInput {
   return {
     tenant,

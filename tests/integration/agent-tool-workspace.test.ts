@@ -1,5 +1,6 @@
 // A child's file tools (docs/ARCHITECTURE.md, "Nested runs") work in `subagents/<name>/` of the root's workspace and
-// no further: the note it writes lands there, an escape to the parent's files is refused, and the parent reads the note.
+// no further: the note it writes lands there, an escape to the parent's files is refused, and the parent reads the
+// note.
 import { randomUUID } from 'node:crypto';
 import { promises as fs } from 'node:fs';
 import path from 'node:path';

@@ -1,6 +1,6 @@
 // Agents used as tools (docs/ARCHITECTURE.md, "Nested runs") on a real dev server: each call is a child workflow
-// `${parent}/tool/${stepIndex}-${callId}` whose events reach the root's one stream, tagged with depth and parent; nested
-// completions never end that stream; the parent sees only the child's final answer; usage rolls up (a child's
+// `${parent}/tool/${stepIndex}-${callId}` whose events reach the root's one stream, tagged with depth and parent;
+// nested completions never end that stream; the parent sees only the child's final answer; usage rolls up (a child's
 // workspace: agent-tool-workspace.test.ts).
 import { asTool, defineAgent, type AgioEvent, type AgioEventOf } from '../../common';
 import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';

@@ -26,7 +26,8 @@ describe('AgioClient', () => {
   const bed = useTestBed({ agents: [helper] });
 
   it('runStream yields the run from RUN_STARTED to RUN_COMPLETED and ends after it', async () => {
-    bed.server.script(text('streamed through the client', { chunkSize: 5, delayMs: 10 })); // longer than the first delta's hold
+    // Longer than the first delta's hold.
+    bed.server.script(text('streamed through the client', { chunkSize: 5, delayMs: 10 }));
 
     const events = await collect(bed.agio.runStream('helper', 'hello'));
 
@@ -78,7 +79,8 @@ describe('AgioClient', () => {
     const run = await bed.agio.start(helper, 'be quiet for a while');
     const abort = new AbortController();
 
-    // After the first two events the model stays silent for a second: dozens of empty polls, each sleeping on the signal.
+    // After the first two events the model stays silent for a second: dozens of empty polls, each sleeping on the
+    // signal.
     const events: AgioEvent[] = [];
     for await (const event of run.stream({ signal: abort.signal, maxPollMs: 20 })) {
       if (events.push(event) === 2) setTimeout(release, 1000);

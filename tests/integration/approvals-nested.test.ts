@@ -1,6 +1,6 @@
-// Approvals inside nested agents (docs/ARCHITECTURE.md: "Nested runs", "Approvals") on a real dev server: a call that asks in a
-// grandchild surfaces in the root's stream with the grandchild's workflow id and is decided through the root run
-// id (HTTP and AgioClient), which routes the update to the grandchild; per-run rules reach nested runs; an agent
+// Approvals inside nested agents (docs/ARCHITECTURE.md: "Nested runs", "Approvals") on a real dev server: a call that
+// asks in a grandchild surfaces in the root's stream with the grandchild's workflow id and is decided through the root
+// run id (HTTP and AgioClient), which routes the update to the grandchild; per-run rules reach nested runs; an agent
 // tool that streams nothing but its start and end still surfaces its approvals.
 import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { asTool, defineAgent, type AgentSpec } from '../../common';

@@ -1,4 +1,5 @@
-// Approvals and pause (docs/ARCHITECTURE.md: "Workflow agents and operator control", "Approvals") on a real dev server: a run paused while it waits for a decision
+// Approvals and pause (docs/ARCHITECTURE.md: "Workflow agents and operator control", "Approvals") on a real dev server:
+// a run paused while it waits for a decision
 // counts as parked (the pause update answers), keeps waiting, records an approval given meanwhile, and runs the
 // approved tool only after it is resumed.
 import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';

@@ -1,7 +1,7 @@
-// `remember` on an approval allows that exact call again (same tool, same arguments) and nothing wider: on a rule without
-// a pattern another call of the tool still asks, on a pattern rule a call that also matches the pattern still asks
-// (shell-text patterns are no boundary), and the exact rule survives continue-as-new as it is. Before, remember allowed
-// every later call of the tool (or of the pattern).
+// `remember` on an approval allows that exact call again (same tool, same arguments) and nothing wider: on a rule
+// without a pattern another call of the tool still asks, on a pattern rule a call that also matches the pattern still
+// asks (shell-text patterns are no boundary), and the exact rule survives continue-as-new as it is. Before, remember
+// allowed every later call of the tool (or of the pattern).
 import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
 import { testTools } from '../fixtures/test-tools';
 import { askingAgent, authData, authTrail, keyOf, recordsOf, waitForAsk } from '../helpers/approvals';

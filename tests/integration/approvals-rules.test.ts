@@ -1,7 +1,7 @@
-// Permission rules (docs/ARCHITECTURE.md, "Approvals") on a real dev server: an allowed call of the same turn runs while another
-// waits for approval; `remember` stops asking for that exact call for the rest of the run but never lifts a deny; a deny
-// pattern blocks `rm -rf` before anything runs while `ls` runs; per-run rules come before the agent's; a call id
-// the model reuses in a later turn asks, and is decided, again.
+// Permission rules (docs/ARCHITECTURE.md, "Approvals") on a real dev server: an allowed call of the same turn runs
+// while another waits for approval; `remember` stops asking for that exact call for the rest of the run but never lifts
+// a deny; a deny pattern blocks `rm -rf` before anything runs while `ls` runs; per-run rules come before the agent's; a
+// call id the model reuses in a later turn asks, and is decided, again.
 import { promises as fs } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';

@@ -1,6 +1,6 @@
 // Per-tenant quotas at the bridge: a tenant at its running-runs quota gets 429 with Retry-After for another start, and
-// one at its open-streams quota gets 429 for another stream (bearer or stream token; resuming from an old offset opens no
-// reader past the cap), while other tenants go on; a freed slot admits again.
+// one at its open-streams quota gets 429 for another stream (bearer or stream token; resuming from an old offset opens
+// no reader past the cap), while other tenants go on; a freed slot admits again.
 import { toolCall, toolCalls } from '../../devkit/scripted-model-server';
 import { testTools } from '../fixtures/test-tools';
 import { askingAgent, keyOf, waitForAsk } from '../helpers/approvals';

@@ -12,7 +12,10 @@ const A = 'a-token';
 const B = 'b-token';
 const ORIGIN = 'https://viewer.example.com';
 
-/** Reads a stream the way a page does: `new EventSource(url)`, no headers; resolves with its events once the run has ended. */
+/**
+ * Reads a stream the way a page does: `new EventSource(url)`, no headers; resolves with its events once the run has
+ * ended.
+ */
 function browserStream(url: string): Promise<AgioEvent[]> {
   return new Promise((resolve, reject) => {
     const events: AgioEvent[] = [];

@@ -44,7 +44,8 @@ describe('callback tools that wait durably', () => {
         .get(WaitingSearchAttributes.waiting)
         ?.includes('callback'),
     );
-    // A deadline that did not fire can only be seen by letting it pass: 2.5 s is past the child's 2 s, had the wait counted.
+    // A deadline that did not fire can only be seen by letting it pass: 2.5 s is past the child's 2 s, had the wait
+    // counted.
     await new Promise((resolve) => setTimeout(resolve, 2_500));
     expect(await root.completeCallback('call_nested', { result: 'api v7 is live' })).toMatchObject({
       toolCallId: 'call_nested',

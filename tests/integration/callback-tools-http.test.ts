@@ -1,6 +1,6 @@
-// Callback tools declared in an agents file (docs/ARCHITECTURE.md, "Callback tools"): the file's HTTP request starts the
-// work at a real receiver with the call's Idempotency-Key and the callback URL in its body; a 5xx is retried with the
-// same key, a 4xx is an error the model reads, and an argument that would inject a header sends nothing.
+// Callback tools declared in an agents file (docs/ARCHITECTURE.md, "Callback tools"): the file's HTTP request starts
+// the work at a real receiver with the call's Idempotency-Key and the callback URL in its body; a 5xx is retried with
+// the same key, a 4xx is an error the model reads, and an argument that would inject a header sends nothing.
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { AgentSpec } from '../../common';

@@ -1,6 +1,7 @@
-// The loop agent on a real dev server (docs/ARCHITECTURE.md, "Workflow agents and operator control"): each iteration runs every sub-agent in
-// order as a child workflow, publishing AGENT_STATE { timesLooped, currentSubAgent } before each; it stops at
-// maxIterations; resumeFrom starts mid-loop; sub-agents pass work to each other through the shared state.
+// The loop agent on a real dev server (docs/ARCHITECTURE.md, "Workflow agents and operator control"): each iteration
+// runs every sub-agent in order as a child workflow, publishing AGENT_STATE { timesLooped, currentSubAgent } before
+// each; it stops at maxIterations; resumeFrom starts mid-loop; sub-agents pass work to each other through the shared
+// state.
 import { loopAgent, type RunOutput } from '../../common';
 import { text } from '../../devkit/scripted-model-server';
 import { childStarts, eventsOf, readStream, expectWholeLogs } from '../helpers/nested-runs';

@@ -1,6 +1,7 @@
-// A long loop continues as new between iterations (docs/ARCHITECTURE.md, "Workflow agents and operator control"): with `continueAsNewEvery: 3`, twenty
-// iterations run over seven workflow runs of one workflow id, carrying the loop position, the shared state and the
-// Wire, so the stream's offsets stay continuous — read live during the run and read again afterwards.
+// A long loop continues as new between iterations (docs/ARCHITECTURE.md, "Workflow agents and operator control"): with
+// `continueAsNewEvery: 3`, twenty iterations run over seven workflow runs of one workflow id, carrying the loop
+// position, the shared state and the Wire, so the stream's offsets stay continuous — read live during the run and read
+// again afterwards.
 import { loopAgent, type AgioEvent } from '../../common';
 import { text } from '../../devkit/scripted-model-server';
 import { readStream, expectWholeLogs, expectStoredLogs } from '../helpers/nested-runs';

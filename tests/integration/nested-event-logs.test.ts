@@ -39,7 +39,9 @@ function expectOwnLog(events: WireEvent[], runId: string): void {
 describe('nested event logs', () => {
   const bed = useTestBed({ tools: testTools });
 
-  /** Runs a parent whose helper takes `turns` tool turns; returns the root's id, its history length and the child's id. */
+  /**
+   * Runs a parent whose helper takes `turns` tool turns; returns the root's id, its history length and the child's id.
+   */
   async function parentWithBusyHelper(turns: number) {
     const key = uniqueId('busy');
     const helper = defineAgent({

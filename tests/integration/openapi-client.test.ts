@@ -1,6 +1,7 @@
 // The README's curl session, run by a client generated from the OpenAPI document (openapi-typescript types in
-// tests/generated/agio-api.ts, openapi-fetch) against a real bridge and worker: start runs (with limits, settings and an
-// Idempotency-Key), stream and resume their events, read status and state, pause, resume, approve, deny, cancel, list.
+// tests/generated/agio-api.ts, openapi-fetch) against a real bridge and worker: start runs (with limits, settings and
+// an Idempotency-Key), stream and resume their events, read status and state, pause, resume, approve, deny, cancel,
+// list.
 import createClient from 'openapi-fetch';
 import { defineAgent } from '../../common';
 import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';

@@ -1,6 +1,7 @@
-// GET /runs/compare on a real worker and bridge, `agio compare`, and the viewer's compare page in Chromium: two runs of one agent whose
-// model chose other tool arguments diverge at that step; a failed run shows its error beside a completed one's output;
-// another tenant's run is not found, a malformed id refused. Screenshot: test-results/viewer/compare.png.
+// GET /runs/compare on a real worker and bridge, `agio compare`, and the viewer's compare page in Chromium: two runs of
+// one agent whose model chose other tool arguments diverge at that step; a failed run shows its error beside a
+// completed one's output; another tenant's run is not found, a malformed id refused. Screenshot:
+// test-results/viewer/compare.png.
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';

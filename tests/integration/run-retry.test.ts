@@ -1,6 +1,7 @@
 // POST /runs/:id/retry on a real worker and bridge: a run that failed at its third model call is retried from its last
 // completed step. The retry makes only the model call that failed (the scripted server counts them), sends the same
-// conversation, completes, and both runs show the link (GET /runs/:id, the list, RUN_STARTED); bad requests are refused.
+// conversation, completes, and both runs show the link (GET /runs/:id, the list, RUN_STARTED); bad requests are
+// refused.
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';

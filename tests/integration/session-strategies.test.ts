@@ -1,5 +1,5 @@
-// Starts in a session that has a run running (onActiveRun, workflows/jobs/session-runner.ts) on a real dev server, worker
-// and bridge: reject (also two starts at once: exactly one runs), enqueue (the second starts after the first and
+// Starts in a session that has a run running (onActiveRun, workflows/jobs/session-runner.ts) on a real dev server,
+// worker and bridge: reject (also two starts at once: exactly one runs), enqueue (the second starts after the first and
 // continues its conversation), interrupt (the first is cancelled, its steps kept) and rollback (cancelled, its steps
 // leave the session's conversation).
 import { randomUUID } from 'node:crypto';

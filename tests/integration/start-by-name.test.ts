@@ -1,6 +1,7 @@
-// Starting a run by its agent's name with an AgioClient that holds no spec: the worker resolves the name from its agents
-// (here an agents file), records the spec in the run's history (a local activity's result) and continues as new as the
-// agent's own workflow type; an unknown name fails at once with UnknownAgent; a worker deploy changes the next run.
+// Starting a run by its agent's name with an AgioClient that holds no spec: the worker resolves the name from its
+// agents (here an agents file), records the spec in the run's history (a local activity's result) and continues as new
+// as the agent's own workflow type; an unknown name fails at once with UnknownAgent; a worker deploy changes the next
+// run.
 import type { Client } from '@temporalio/client';
 import fs from 'node:fs';
 import os from 'node:os';

@@ -237,7 +237,8 @@ describe('structured output, provider without response_format', () => {
         /^Your answer does not match the required output schema "extractor":\n- the answer is not valid JSON/,
       ),
     });
-    // The repair turn is a step of the run, marked as such; the schema instruction is not (it is the provider's business).
+    // The repair turn is a step of the run, marked as such; the schema instruction is not (it is the provider's
+    // business).
     expect(output.steps.map((s) => [s.role, s.metadata?.synthetic])).toEqual([
       ['system', undefined],
       ['user', undefined],

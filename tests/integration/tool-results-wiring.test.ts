@@ -1,6 +1,6 @@
-// A 5 MB tool output of a real run on MongoDB (FerretDB): kept out of the run's history, the model sees a truncated copy
-// with a ref and reads the stored output back with get_tool_result, in pages within the run's own limit, by its own run
-// and tenant only.
+// A 5 MB tool output of a real run on MongoDB (FerretDB): kept out of the run's history, the model sees a truncated
+// copy with a ref and reads the stored output back with get_tool_result, in pages within the run's own limit, by its
+// own run and tenant only.
 import { historyToJSON } from '@temporalio/common/lib/proto-utils';
 import { z } from 'zod';
 import { defineTool } from '../../activities/tools/define-tool';
@@ -209,8 +209,8 @@ describe('a run with a 5 MB tool output on MongoDB', () => {
       const otherRun = await bed.bridge.agio.start(agent, 'read the other run', { tenant: TENANT });
       expect((await otherRun.result()).response).toBe('nothing there');
       expect(sentToolResult(bed.server.requests[1], 'call_steal')).toBe(refused);
-      // Same run id in another tenant (the first run has closed, so a plain Temporal start may reuse its id; AgioClient.start
-      // never reuses a run id, see docs/IDEMPOTENCY.md): the ref is the same, the tenant is not.
+      // Same run id in another tenant (the first run has closed, so a plain Temporal start may reuse its id;
+      // AgioClient.start never reuses a run id, see docs/IDEMPOTENCY.md): the ref is the same, the tenant is not.
       const sameIdOtherTenant = await startRun(
         bed.client,
         bed.worker.taskQueue,

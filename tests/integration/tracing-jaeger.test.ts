@@ -113,7 +113,8 @@ describe('OpenTelemetry traces in Jaeger', () => {
     const toolSpan = one(t, 'execute_tool traced-helper');
     const child = one(t, 'invoke_agent traced-helper');
     const record = one(t, 'execute_tool record');
-    // caller → POST /runs → invoke_agent parent → (chat, execute_tool helper → invoke_agent helper → (chat, execute_tool record))
+    // caller → POST /runs → invoke_agent parent → (chat, execute_tool helper → invoke_agent helper → (chat,
+    // execute_tool record))
     expect(parentOf(server)).toBe(caller.spanId);
     expect(parentOf(root)).toBe(server.spanID);
     expect(parentOf(toolSpan)).toBe(root.spanID);

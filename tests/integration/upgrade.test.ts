@@ -1,9 +1,9 @@
-// Upgrading Agio under running runs (docs/ARCHITECTURE.md, "Long-lived runs"), on a real dev server: runs start on release A — one
-// paused, one waiting for an approval, one mid-loop, one lead whose child is running — then release B is deployed on
-// the same task queue and promoted. B's workflow code differs as a release's would (a new event before each run's first one, and
-// a changed limit default), so replaying an A history on B would fail. Runs stay pinned to A until their next safe
-// point, continue as new onto B there (the paused run at once, still paused), A drains and its worker stops, and every
-// run completes on B without a nondeterminism error.
+// Upgrading Agio under running runs (docs/ARCHITECTURE.md, "Long-lived runs"), on a real dev server: runs start on
+// release A — one paused, one waiting for an approval, one mid-loop, one lead whose child is running — then release B
+// is deployed on the same task queue and promoted. B's workflow code differs as a release's would (a new event before
+// each run's first one, and a changed limit default), so replaying an A history on B would fail. Runs stay pinned to A
+// until their next safe point, continue as new onto B there (the paused run at once, still paused), A drains and its
+// worker stops, and every run completes on B without a nondeterminism error.
 import type { WorkflowExecutionDescription } from '@temporalio/client';
 import { asTool, defineAgent, WorkflowType, type AgioEvent, type AgentRunInput, type RunOutput } from '../../common';
 import { runVersionOf } from '../../client/run-version';
@@ -59,7 +59,8 @@ describe('upgrading from release A to release B under running runs', () => {
     const askerRun = await agio.start(asker, 'record with approval');
     await waitForAsk(bed.client, askerRun.runId, 'call_upg');
 
-    // 3. Mid-loop, started as another SDK would (no limits: release A's code resolves them), its second model call in flight.
+    // 3. Mid-loop, started as another SDK would (no limits: release A's code resolves them), its second model call in
+    // flight.
     const looper = agent('upg-looper');
     const looperSecond = heldAnswer(toolCalls([toolCall('record', { label: 'loop 2' })]));
     bed.server.scriptFor(

@@ -1,7 +1,7 @@
-// Messages to running runs on a real dev server, worker and bridge (workflows/lifecycle/user-messages.ts): an enqueued message is
-// read before the next model call (in order, across continue-as-new and a worker restart), an interrupt cancels the
-// model call streaming now and asks again with the message, a closed run or a workflow agent refuses, and a nested
-// run takes a message sent to its own run id.
+// Messages to running runs on a real dev server, worker and bridge (workflows/lifecycle/user-messages.ts): an enqueued
+// message is read before the next model call (in order, across continue-as-new and a worker restart), an interrupt
+// cancels the model call streaming now and asks again with the message, a closed run or a workflow agent refuses, and a
+// nested run takes a message sent to its own run id.
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import { promisify } from 'node:util';

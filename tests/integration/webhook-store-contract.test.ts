@@ -1,4 +1,5 @@
-// The webhook store's contract, run against memory, agio serve's file and MongoDB (the harness's FerretDB): subscriptions per tenant
+// The webhook store's contract, run against memory, agio serve's file and MongoDB (the harness's FerretDB):
+// subscriptions per tenant
 // (a taken id refused, tree and tenant-wide matches, disabled ones left out, deleted), deliveries and their attempts
 // written once however often, newest first, tenants apart.
 import { randomUUID } from 'node:crypto';

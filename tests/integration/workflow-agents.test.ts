@@ -1,7 +1,7 @@
-// Sequential and parallel agents on a real dev server (docs/ARCHITECTURE.md, "Workflow agents and operator control"): a sequence runs its sub-agents once,
-// in order, each seeing the state the earlier ones wrote; a parallel agent starts every branch at once (one
-// workflow task, overlapping model calls), gathers results in order and reports a failing branch in its slot
-// without losing the others. Sub-agents keep their own step budgets.
+// Sequential and parallel agents on a real dev server (docs/ARCHITECTURE.md, "Workflow agents and operator control"): a
+// sequence runs its sub-agents once, in order, each seeing the state the earlier ones wrote; a parallel agent starts
+// every branch at once (one workflow task, overlapping model calls), gathers results in order and reports a failing
+// branch in its slot without losing the others. Sub-agents keep their own step budgets.
 import { parallelAgent, sequentialAgent } from '../../common';
 import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
 import { testTools } from '../fixtures/test-tools';

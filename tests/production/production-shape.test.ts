@@ -189,7 +189,8 @@ describe('the production shape', () => {
     const post = (url: string) => request(`${bridge.url}${url}`, { token: TOKEN, body: {} });
     const buildA = buildIdOf(stack.workers[0]);
     const workersA = [...stack.workers];
-    // On build A: a run waiting for a person's approval, and a run paused during its model call (parked before its tool).
+    // On build A: a run waiting for a person's approval, and a run paused during its model call (parked before its
+    // tool).
     model.scriptFor('You are careful.', toolCalls([toolCall('ls', { path: '.' })]), text('careful done'));
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
@@ -258,7 +259,8 @@ describe('the production shape', () => {
         // Enough turns for every read turn (unused ones are left).
         model.scriptFor(`You are reader${branch}.`, ...Array.from({ length: reads + 20 }, () => turn));
       }
-      // A long branch condenses its older turns (workflows/agent-loop/condensation.ts): those calls carry the condenser's prompt.
+      // A long branch condenses its older turns (workflows/agent-loop/condensation.ts): those calls carry the
+      // condenser's prompt.
       model.scriptFor(
         CONDENSATION_MARKER,
         ...Array.from({ length: reads }, () => text('summary of the earlier reads')),

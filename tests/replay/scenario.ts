@@ -12,7 +12,10 @@ import {
 } from '../../common';
 import { text, toolCall, toolCalls, type ScriptedModelServer } from '../../devkit/scripted-model-server';
 
-/** An execution of a scenario's run: its chain's first or last run, or a child started by that chain (its id under the root's). */
+/**
+ * An execution of a scenario's run: its chain's first or last run, or a child started by that chain (its id under the
+ * root's).
+ */
 export type Execution = 'first run' | 'last run' | { child: string };
 
 /** One history a scenario writes: `<name>.json` in the current release's directory. */
@@ -23,7 +26,10 @@ export interface Recording {
 
 /** One recorded scenario: a workflow run and the model turns it needs. */
 export interface Scenario {
-  /** Names the root's workflow id, `replay-<name>` (the replay test finds a root's id by this rule), and its history file. */
+  /**
+   * Names the root's workflow id, `replay-<name>` (the replay test finds a root's id by this rule), and its history
+   * file.
+   */
   name: string;
   script: (model: ScriptedModelServer) => void;
   args: [{ agent: AnyAgentSpec; input: string; context?: unknown; seed?: RunSeed }];

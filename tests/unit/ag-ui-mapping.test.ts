@@ -33,7 +33,10 @@ const step = (runId: string, index: number, fields: Record<string, unknown>) =>
     snapshot: { id: `${runId}:${index}`, runId, index, role: 'assistant', content: null, ...fields },
   });
 
-/** The events through the real client's verifier (rejects an invalid sequence); its rxjs is its own copy, hence the cast. */
+/**
+ * The events through the real client's verifier (rejects an invalid sequence); its rxjs is its own copy, hence the
+ * cast.
+ */
 const verify = verifyEvents() as unknown as OperatorFunction<BaseEvent, BaseEvent>;
 const verified = (events: BaseEvent[]) => lastValueFrom(from(events).pipe(verify, toArray()));
 

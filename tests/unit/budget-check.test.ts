@@ -1,5 +1,6 @@
-// The cost budgets' check before a model call (activities/model/budget-check.ts): the tree's budget first, then the tenant's
-// own daily budget over the operator's default (AGIO_TENANT_DAILY_BUDGET_USD), each compared with the ledger's spend.
+// The cost budgets' check before a model call (activities/model/budget-check.ts): the tree's budget first, then the
+// tenant's own daily budget over the operator's default (AGIO_TENANT_DAILY_BUDGET_USD), each compared with the ledger's
+// spend.
 import { spentBudget } from '../../activities/model/budget-check';
 import { AgioEnv, modelConfigFromEnv } from '../../config';
 import { MemorySpendStore, utcDay } from '../../stores';

@@ -1,5 +1,5 @@
-// A nested run's cost budget (workflows/nesting/child-context.ts childLimits): the tree's, handed down, lowered by the child
-// agent's own, never raised by it; the other limits as before.
+// A nested run's cost budget (workflows/nesting/child-context.ts childLimits): the tree's, handed down, lowered by the
+// child agent's own, never raised by it; the other limits as before.
 import { defineAgent, resolveLimits } from '../../common';
 import { childLimits } from '../../workflows/nesting/child-context';
 

@@ -1,7 +1,8 @@
 // The lint rules that keep the rooms and layers of docs/ARCHITECTURE.md: each room of workflows/ imports only the rooms
 // below it (workflows/README.md), types included, and never workflows/index.ts; activities/, stores/, live/ and
-// platform/ import nothing above them; activities/model/ imports of the rest of activities/ only the JSON Schema checks,
-// the event publisher and the tool registry. Each forbidden import is shown to fail and each allowed one to pass.
+// platform/ import nothing above them; activities/model/ imports of the rest of activities/ only the JSON Schema
+// checks, the event publisher and the tool registry. Each forbidden import is shown to fail and each allowed one to
+// pass.
 import { lintAll, typeImport, valueImport, type Probe } from '../helpers/lint';
 
 /** A file of each room, whose path a probe borrows. */

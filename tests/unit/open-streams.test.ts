@@ -1,4 +1,5 @@
-// OpenStreams: a closing bridge ends every open SSE stream once, and a stream that opens after it began closing at once.
+// OpenStreams: a closing bridge ends every open SSE stream once, and a stream that opens after it began closing at
+// once.
 import { goingAwayComment, OpenStreams } from '../../bridge/open-streams';
 
 describe('OpenStreams', () => {

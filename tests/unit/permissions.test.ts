@@ -1,5 +1,5 @@
-// Permission rules (docs/ARCHITECTURE.md, "Approvals"): a rule's `tool` is a name or a glob over names (an MCP server's `fs__*`),
-// and rules written before globs existed decide exactly as they did.
+// Permission rules (docs/ARCHITECTURE.md, "Approvals"): a rule's `tool` is a name or a glob over names (an MCP server's
+// `fs__*`), and rules written before globs existed decide exactly as they did.
 import { decidePermission, globMatches, ruleNamesTool, type PermissionRule } from '../../common';
 
 describe('permission rules', () => {

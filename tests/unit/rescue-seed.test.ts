@@ -1,4 +1,5 @@
-// Where a retry or fork cuts the source's conversation (client/rescue-seed.ts): never between a tool call and its result.
+// Where a retry or fork cuts the source's conversation (client/rescue-seed.ts): never between a tool call and its
+// result.
 import type { Step } from '../../common';
 import { RescueRefusedError } from '../../client/rescue-errors';
 import { forkSteps, retrySteps } from '../../client/rescue-seed';

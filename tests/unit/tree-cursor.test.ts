@@ -64,7 +64,8 @@ describe('tree cursors', () => {
   });
 
   it('joins two cursors per log, a child delivered whole on either side staying so', () => {
-    expect(encodeCursor(joinCursors(c('10~3:4'), c('8~3:6~7:1')))).toBe('10~3:6'); // 7 ≤ 10, not open on the left: delivered whole
+    // 7 ≤ 10, not open on the left: delivered whole.
+    expect(encodeCursor(joinCursors(c('10~3:4'), c('8~3:6~7:1')))).toBe('10~3:6');
     expect(encodeCursor(joinCursors(c('12'), c('10~3:4~11:0')))).toBe('12');
     expect(encodeCursor(joinCursors(c('2'), c('10~3:4')))).toBe('10~3:4');
   });

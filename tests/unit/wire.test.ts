@@ -41,7 +41,8 @@ describe('Wire', () => {
 
   it('caps a page at about MAX_PAGE_BYTES of JSON, with at least one event however large', () => {
     const wire = new Wire();
-    const big = (kb: number) => draft('STEP_COMPLETED', 0, { data: { text: 'é'.repeat(kb * 512) } }); // 2 bytes a character
+    // 2 bytes a character.
+    const big = (kb: number) => draft('STEP_COMPLETED', 0, { data: { text: 'é'.repeat(kb * 512) } });
     for (const kb of [1500, 400, 400, 400, 10]) wire.append(big(kb));
     expect(MAX_PAGE_BYTES).toBe(1024 * 1024);
     expect(offsets(wire)).toEqual([0]); // 1.5 MB alone: one event

@@ -1,5 +1,6 @@
 // The in-process file tools against links planted in the workspace: a hard link to a file outside is refused by every
-// file tool, and a symlink swapped in after the path was checked (a parent directory or the file itself) is not followed.
+// file tool, and a symlink swapped in after the path was checked (a parent directory or the file itself) is not
+// followed.
 import { constants, promises as fs } from 'node:fs';
 import * as path from 'node:path';
 import { fileEditTool } from '../../../activities/tools/file-edit';
