@@ -16,7 +16,7 @@ const SLOW_FIRST = [
   'tests/faults/many-runs.test.ts',
   'tests/faults/agent-tool-deadline.test.ts',
   'tests/replay/workflows.test.ts',
-  'tests/integration/run-control.test.ts',
+  'tests/integration/run-control-pause.test.ts',
   'tests/integration/viewer.test.ts',
   'tests/faults/worker-kill.test.ts',
   'tests/faults/server-restart.test.ts',
