@@ -42,8 +42,8 @@ export type ScriptedResponder = (req: RecordedRequest, index: number) => Scripte
 
 /** One chat-completions request as received (body parsed as JSON, or the raw text if it was not JSON). */
 export interface RecordedRequest {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- request bodies are arbitrary JSON; tests index into
-  // them freely
+  // Request bodies are arbitrary JSON; tests index into them freely.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   body: any;
   headers: Record<string, string | string[] | undefined>;
   receivedAt: number;

@@ -89,8 +89,8 @@ export async function startBridge(opts: TestBridgeOptions): Promise<TestBridge> 
 /** A JSON answer of the bridge. */
 export interface JsonResponse {
   status: number;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- response bodies are arbitrary JSON; tests index into
-  // them freely
+  // Response bodies are arbitrary JSON; tests index into them freely.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   body: any;
 }
 

@@ -40,8 +40,8 @@ export function progressLog(): { onprogress: (p: Progress) => void; messages: ()
 }
 
 /** One printed step of tests/helpers/mcp-v2-client.mjs. */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- the script's lines are arbitrary JSON; tests index
-// into them
+// The script's lines are arbitrary JSON; tests index into them.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export type V2Step = { step: string } & Record<string, any>;
 
 /** A run of the v2 client script (the MCP SDK v2 client with ext-tasks, in its own process). */

@@ -12,8 +12,8 @@ export interface ReceivedWebhook {
   timestamp: number;
   /** Whether the signature verified with the path's secret. */
   verified: boolean;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- bodies are the webhook's JSON; tests index into them
-  // freely
+  // Bodies are the webhook's JSON; tests index into them freely.
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   body: any;
   receivedAt: number;
 }

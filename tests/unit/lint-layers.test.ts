@@ -81,7 +81,8 @@ describe('lint rules of the rooms and layers', () => {
       modelForbidden.map((specifier) => ({ filePath: MODEL_FILE, code: valueImport(specifier) })),
       modelAllowed.map((specifier) => ({ filePath: MODEL_FILE, code: valueImport(specifier) })),
     ];
-    const messages = lintAll(groups.flat());
+    // The import rules need no types: linted without the type-aware rules, which would build the whole program.
+    const messages = lintAll(groups.flat(), { typed: false });
     results = groups.map((group) => messages.splice(0, group.length));
   });
 
