@@ -4,9 +4,9 @@
 // the events were in the run's event log; a loaded machine's slow reader met it in large-log.test.ts.
 import { defineAgent, type AgioEvent } from '../../common';
 import { eventsQuery } from '../../common/messages';
-import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
+import { text } from '../../devkit/scripted-model-server';
 import { testTools } from '../fixtures/test-tools';
-import { heldAnswer } from '../helpers/agent-runs';
+import { bigOutputTurns, heldAnswer } from '../helpers/agent-runs';
 import { useTestBed } from '../helpers/test-bed';
 
 const TURNS = 3;
@@ -17,14 +17,7 @@ describe('a run that has continued as new', () => {
 
   it('streams whole from its start to a reader without the event log', async () => {
     const last = heldAnswer(text('all collected'));
-    bed.server.script(
-      ...Array.from({ length: TURNS }, (_, t) =>
-        toolCalls(
-          Array.from({ length: CALLS }, (_, i) => toolCall('big_output', { bytes: 60_000 }, { id: `call_${t}_${i}` })),
-        ),
-      ),
-      last.answer,
-    );
+    bed.server.script(...bigOutputTurns(TURNS, CALLS, 60_000), last.answer);
     // Each turn's 300 kB of outputs is more than the 256 kB tail a run carries across continue-as-new (after each
     // turn).
     const run = await bed.agio.start(

@@ -5,9 +5,9 @@
 // what a Query may answer and a new SSE client received nothing; and the run could not continue as new at all with
 // its 300 kB input carried twice ("does not fit into a continue-as-new input").
 import { defineAgent } from '../../common';
-import { text, toolCall, toolCalls } from '../../devkit/scripted-model-server';
+import { text } from '../../devkit/scripted-model-server';
 import { testTools } from '../fixtures/test-tools';
-import { heldAnswer } from '../helpers/agent-runs';
+import { bigOutputTurns, heldAnswer } from '../helpers/agent-runs';
 import { waitForEvent } from '../helpers/nested-runs';
 import { agioEvents, readSse, type SseEvent } from '../helpers/sse-client';
 import { useTestBed } from '../helpers/test-bed';
@@ -21,14 +21,7 @@ describe('a run with more than 4 MB of early events', () => {
 
   it('streams whole to a fresh SSE reader while it runs, and to one that resumes late in it', async () => {
     const last = heldAnswer(text('all collected'));
-    bed.server.script(
-      ...Array.from({ length: TURNS }, (_, t) =>
-        toolCalls(
-          Array.from({ length: CALLS }, (_, i) => toolCall('big_output', { bytes: 60_000 }, { id: `call_${t}_${i}` })),
-        ),
-      ),
-      last.answer,
-    );
+    bed.server.script(...bigOutputTurns(TURNS, CALLS, 60_000), last.answer);
     const input = 'i'.repeat(300_000);
     const run = await bed.bridge.agio.start(
       defineAgent({ name: 'collector', tools: ['big_output'], maxSteps: 10 }),

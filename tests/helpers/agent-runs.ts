@@ -5,6 +5,8 @@ import type { Client, WorkflowHandle } from '@temporalio/client';
 import type { AgentRunInput, RunOutput } from '../../common';
 import {
   text,
+  toolCall,
+  toolCalls,
   type RecordedRequest,
   type ScriptedModelServer,
   type ScriptedResponder,
@@ -32,6 +34,13 @@ export async function runToEnd(
 ): Promise<{ output: RunOutput; handle: WorkflowHandle }> {
   const handle = await startRun(client, taskQueue, input, workflowId);
   return { output: (await handle.result()) as RunOutput, handle };
+}
+
+/** `turns` model turns, each asking for `calls` big_output tool calls of `bytes` bytes (ids `call_<turn>_<call>`). */
+export function bigOutputTurns(turns: number, calls: number, bytes: number): ScriptedTurn[] {
+  return Array.from({ length: turns }, (_, t) =>
+    toolCalls(Array.from({ length: calls }, (_, i) => toolCall('big_output', { bytes }, { id: `call_${t}_${i}` }))),
+  );
 }
 
 /** A scripted model answer held back until `release()`: the model request stays open, silent, until then. */
