@@ -101,7 +101,6 @@ const layerImports = (extra) => [
         message:
           'activities/, stores/, live/ and platform/ may not import the folders above them (docs/ARCHITECTURE.md, "Layers").',
       },
-      { regex: rootIndexImport, message: "the package's root index is for its users, not its own code." },
       ...extra,
     ],
   },
