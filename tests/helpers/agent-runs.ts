@@ -43,16 +43,27 @@ export function bigOutputTurns(turns: number, calls: number, bytes: number): Scr
   );
 }
 
-/** A scripted model answer held back until `release()`: the model request stays open, silent, until then. */
-export function heldAnswer(turn: ScriptedTurn): { answer: ScriptedResponder; release: () => void } {
+/**
+ * A scripted model answer held back until `release()`: the model request stays open, silent, until then. `asked`
+ * resolves once the model has been asked (the request is open).
+ */
+export function heldAnswer(turn: ScriptedTurn): {
+  answer: ScriptedResponder;
+  release: () => void;
+  asked: Promise<void>;
+} {
   let release!: () => void;
+  let ask!: () => void;
   const gate = new Promise<void>((resolve) => (release = resolve));
+  const asked = new Promise<void>((resolve) => (ask = resolve));
   return {
     answer: async () => {
+      ask();
       await gate;
       return turn;
     },
     release,
+    asked,
   };
 }
 

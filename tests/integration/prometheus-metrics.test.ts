@@ -169,6 +169,8 @@ describe('Prometheus scrapes the worker and the bridge', () => {
     const held = heldAnswer(toolCalls([toolCall('record', { label: 'p' })], { usage }));
     bed.server.scriptFor('You are pausing.', held.answer);
     const pausingRun = (ids.pausing = await start(pausing.name, 'go'));
+    // Paused while its model call is open (not before it, when the run would park without asking the model).
+    await held.asked;
     const runUrl = `${bridge.url}/runs/${encodeURIComponent(pausingRun)}`;
     const pause = request(`${runUrl}/pause`, { token: ADMIN, body: { reason: 'change freeze' } });
     await waitFor('the pause asked', async () => (await request(`${runUrl}/state`, { token: ADMIN })).body.paused);
