@@ -6,6 +6,7 @@ import type { Client } from '@temporalio/client';
 import type { Inbox, InboxItem, PendingApproval } from '../common/approval-inbox';
 import { stateQuery, type RunState } from '../common/messages';
 import { RunSearchAttributes, WaitingSearchAttributes } from '../common/search-attributes';
+import { isNotFound } from './errors';
 
 /** Options of {@link pendingApprovals}: whose, which (agent, root run, tool), and how many. */
 export interface PendingApprovalsOptions {
@@ -110,7 +111,7 @@ export async function pendingApprovals(client: Client, opts: PendingApprovalsOpt
         (state) => itemsOf(id, state),
         (err: Error) => {
           // Closed since visibility listed it: dropped below. No answer in time (no worker for its task queue): said.
-          if (err.name !== 'WorkflowNotFoundError' && err.name !== 'QueryNotRegisteredError') unanswered++;
+          if (!isNotFound(err) && err.name !== 'QueryNotRegisteredError') unanswered++;
           return [] as InboxItem[];
         },
       ),

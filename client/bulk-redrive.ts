@@ -1,6 +1,6 @@
 // Bulk re-drive from a client: count what a filter matches (a dry run), start a bulk job (workflow bulkRedrive on the
 // client's task queue), read its progress and report; and what a job does to one run (used by its activities).
-import { WorkflowExecutionAlreadyStartedError, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { WorkflowExecutionAlreadyStartedError, type Client } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
 import {
   BULK_MAX_RUNS,
@@ -16,7 +16,7 @@ import {
 import { ErrorType } from '../common/errors';
 import { stateQuery } from '../common/messages';
 import type { RunMemo } from '../common/run';
-import { RunClosedError, RunNotFoundError } from './errors';
+import { RunClosedError, RunNotFoundError, isNotFound } from './errors';
 import type { RunHandle } from './run-handle';
 import { findBulkTargets } from './bulk-targets';
 import { RescueRefusedError } from './rescue-errors';
@@ -157,7 +157,7 @@ export class BulkRedrives {
       const endedAt = description.closeTime?.toISOString();
       return { ...progress, state: status === 'CANCELLED' ? 'cancelled' : 'failed', ...(endedAt ? { endedAt } : {}) };
     } catch (err) {
-      if (err instanceof WorkflowNotFoundError || (err as Error).name === 'WorkflowNotFoundError') return undefined;
+      if (isNotFound(err)) return undefined;
       throw err;
     }
   }

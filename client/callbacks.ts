@@ -1,6 +1,6 @@
 // Completing callback tools from a client (docs/ARCHITECTURE.md, "Callback tools"): by the token the tool's start was
 // given (AgioClient.completeCallback), or by tool call id anywhere in a run's tree (RunHandle.completeCallback).
-import { WorkflowNotFoundError, type Client } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import {
   CallbackResult,
   ErrorType,
@@ -11,6 +11,7 @@ import {
   type WireEvent,
 } from '../common';
 import { completeCallbackUpdate } from '../common/messages';
+import { isNotFound, isUpdateFailed } from './errors';
 
 /** The largest result (UTF-8 bytes of its JSON) a client sends to a run. */
 export const MAX_CLIENT_RESULT_BYTES = 1024 * 1024;
@@ -89,13 +90,13 @@ export async function completeCallback(
       .executeUpdate(completeCallbackUpdate, { args: [completion] });
   } catch (err) {
     // A closed run takes no update (Temporal says "not found"): whatever waited there is over.
-    if (err instanceof WorkflowNotFoundError || (err as Error).name === 'WorkflowNotFoundError')
+    if (isNotFound(err))
       throw new CallbackRefusedError('expired', 'this callback is no longer waiting: its run has ended', {
         cause: err,
       });
     const cause = (err as { cause?: { type?: string; message?: string } }).cause;
     const reason = REFUSALS[cause?.type ?? ''];
-    if ((err as Error).name === 'WorkflowUpdateFailedError' && reason)
+    if (isUpdateFailed(err) && reason)
       throw new CallbackRefusedError(reason, cause?.message ?? (err as Error).message, { cause: err });
     throw err;
   }

@@ -129,8 +129,12 @@ export function isNotFound(err: unknown): boolean {
  */
 export function runRefusal(runId: string, err: unknown): unknown {
   if (err instanceof RunRefusedError) return err;
-  const refused = err instanceof WorkflowUpdateFailedError || (err as Error)?.name === 'WorkflowUpdateFailedError';
-  return refused ? new RunRefusedError(runId, err as WorkflowUpdateFailedError) : err;
+  return isUpdateFailed(err) ? new RunRefusedError(runId, err) : err;
+}
+
+/** Temporal's refusal of an update (the handler threw, or there is none), from this copy of the SDK or another. */
+export function isUpdateFailed(err: unknown): err is WorkflowUpdateFailedError {
+  return err instanceof WorkflowUpdateFailedError || (err as Error)?.name === 'WorkflowUpdateFailedError';
 }
 
 /** A run input over the run's maxModelInputBytes: refused before anything is started. */

@@ -7,6 +7,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { endsLogOf, endsStream, type WireEvent, type EventsPage } from '../common';
 import { eventsQuery } from '../common/messages';
 import { PushedEvents, type EventPush } from './pushed-events';
+import { isNotFound } from './errors';
 
 /** Longest time between catch-up reads of a run whose events are pushed (a lost last event costs at most this). */
 export const SAFETY_POLL_MS = 30_000;
@@ -124,7 +125,7 @@ export async function* readEvents(pages: EventPages, opts: ReadEventsOptions = {
         failures = 0;
       } catch (err) {
         // A run whose first workflow task has not run yet, a worker restarting, a server restart: retry.
-        if (++failures > 600 || (err as Error).name === 'WorkflowNotFoundError') throw err;
+        if (++failures > 600 || isNotFound(err)) throw err;
         await sleep(Math.min(1000, 50 * failures), opts.signal);
         continue;
       }

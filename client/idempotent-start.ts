@@ -1,8 +1,9 @@
 // Idempotent starts: a caller-chosen run id names one request. Temporal keeps one workflow per id (running, or closed
 // within the namespace's retention) and the run's memo keeps a fingerprint of the request that started it, so a repeat
 // finds the same run and a different request under the same id is refused. See docs/IDEMPOTENCY.md.
-import { WorkflowNotFoundError, type Client, type WorkflowHandle, type WorkflowStartOptions } from '@temporalio/client';
+import type { Client, WorkflowHandle, WorkflowStartOptions } from '@temporalio/client';
 import { createHash } from 'node:crypto';
+import { isNotFound } from './errors';
 
 /** Everything that decides what a run does, as the caller asked for it (the fingerprint's input). */
 export interface StartRequest {
@@ -86,7 +87,7 @@ export async function startIdempotent(
     try {
       found = ((await handle.describe()).memo as { fingerprint?: unknown } | undefined)?.fingerprint;
     } catch (err) {
-      const gone = err instanceof WorkflowNotFoundError || (err as Error).name === 'WorkflowNotFoundError';
+      const gone = isNotFound(err);
       if (gone && attempt === 0) continue;
       throw err;
     }

@@ -1,11 +1,11 @@
 // What a retry or fork reads of its source run: its status and tenant (Temporal's record), the input its latest
 // execution was started with (the agent spec, context and state exactly as the run recorded them), and its steps as the
 // stores recorded them.
-import { WorkflowNotFoundError, type Client, type WorkflowExecutionDescription } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
-import { AgentRunInput, WorkflowType, runStatusOf, type RunMemo, type RunStatus, type Step } from '../common';
+import { AgentRunInput, WorkflowType, type RunStatus, type Step } from '../common';
 import type { SessionStore } from '../stores';
-import { RunNotFoundError } from './errors';
+import { describeRun } from './run-description';
 import { RescueRefusedError } from './rescue-errors';
 
 /** Where a retry or fork reads a run's recorded steps: the stores' sessions (the workers' stores). */
@@ -15,28 +15,10 @@ export type StepReader = Pick<SessionStore, 'listSteps'>;
 export interface RescueSource {
   runId: string;
   status: RunStatus;
-  /** The input its latest execution started with (parsed: defaults filled in). */
-  input: ReturnType<typeof AgentRunInput.parse>;
+  /** What its latest execution was started with, its workflow argument (parsed: defaults filled in). */
+  request: ReturnType<typeof AgentRunInput.parse>;
   /** Its stored steps, by index, up to the first gap. */
   steps: Step[];
-}
-
-/** Describes the run when it exists and is the tenant's (another tenant's run is not found, as in the bridge). */
-export async function describeSource(
-  temporal: Client,
-  tenant: string,
-  runId: string,
-): Promise<WorkflowExecutionDescription> {
-  const description = await temporal.workflow
-    .getHandle(runId)
-    .describe()
-    .catch((err: unknown) => {
-      if (err instanceof WorkflowNotFoundError || (err as Error)?.name === 'WorkflowNotFoundError')
-        throw new RunNotFoundError(runId, { cause: err });
-      throw err;
-    });
-  if ((description.memo as Partial<RunMemo> | undefined)?.tenant !== tenant) throw new RunNotFoundError(runId);
-  return description;
 }
 
 /** Reads the run a retry or fork starts from: its status, recorded input and stored steps. */
@@ -46,19 +28,19 @@ export async function readSource(
   tenant: string,
   runId: string,
 ): Promise<RescueSource> {
-  const description = await describeSource(temporal, tenant, runId);
-  const status = runStatusOf(description.status.name) ?? 'running';
+  // Another tenant's run is not found, as in the bridge.
+  const { status, workflow: description } = await describeRun(temporal.workflow.getHandle(runId), runId, tenant);
   if (description.type !== WorkflowType.agentRun)
     throw new RescueRefusedError(
       'unsupported_run',
       `run "${runId}" is a ${description.type} run: only LLM agent runs (agentRun) can be retried or forked`,
     );
-  const input = AgentRunInput.safeParse(await startInput(temporal, runId, description.runId));
-  if (!input.success)
+  const request = AgentRunInput.safeParse(await startInput(temporal, runId, description.runId));
+  if (!request.success)
     throw new RescueRefusedError('unsupported_run', `run "${runId}" was started with an input this client cannot read`);
   const stored = [...(await steps.listSteps(tenant, runId))].sort((a, b) => a.index - b.index);
   const gap = stored.findIndex((step, i) => step.index !== i);
-  return { runId, status, input: input.data, steps: gap < 0 ? stored : stored.slice(0, gap) };
+  return { runId, status, request: request.data, steps: gap < 0 ? stored : stored.slice(0, gap) };
 }
 
 /** The input the execution was started with: the first event of its history, decoded as any client decodes it. */

@@ -1,7 +1,8 @@
 // A run as Temporal's record of it says, in Agio's words: its status, tenant, agent and root, read once by
 // RunHandle.describe(). Another tenant's run is described exactly as a missing one (RunNotFoundError).
-import type { WorkflowExecutionDescription } from '@temporalio/client';
+import type { WorkflowExecutionDescription, WorkflowHandle } from '@temporalio/client';
 import { runStatusOf, type RunMemo, type RunStatus } from '../common';
+import { RunNotFoundError, isNotFound } from './errors';
 
 /** What RunHandle.describe() answers. */
 export interface RunDescription {
@@ -35,4 +36,17 @@ export function runDescriptionOf(runId: string, description: WorkflowExecutionDe
     ...(description.closeTime ? { closeTime: description.closeTime } : {}),
     workflow: description,
   };
+}
+
+/**
+ * Describes the run behind `handle`: RunNotFoundError when there is none or (with `tenant`) when it is another tenant's,
+ * the same answer for both.
+ */
+export async function describeRun(handle: WorkflowHandle, runId: string, tenant?: string): Promise<RunDescription> {
+  const description = await handle.describe().catch((err: unknown) => {
+    throw isNotFound(err) ? new RunNotFoundError(runId, { cause: err }) : err;
+  });
+  const run = runDescriptionOf(runId, description);
+  if (tenant !== undefined && run.tenant !== tenant) throw new RunNotFoundError(runId);
+  return run;
 }

@@ -45,7 +45,7 @@ import { waitForEvent, type WaitForOptions } from './wait-for';
 import { CallbackRefusedError, callbackWaitOf, completeCallback } from './callbacks';
 import { sendMessage, type MessageOptions } from './run-messages';
 import { afterStart } from './session-start';
-import { runDescriptionOf, type RunDescription } from './run-description';
+import { describeRun, type RunDescription } from './run-description';
 import { statusView, type RunStatusView } from './run-status-view';
 import { approvalOwnerOf, scanTree } from './tree-scan';
 
@@ -130,13 +130,8 @@ export class RunHandle<T = RunOutput['output']> {
    * The run as Temporal's record says: status, tenant, agent, root. RunNotFoundError when there is no such run, or
    * (with `tenant`) when it is another tenant's: the same answer for both.
    */
-  async describe(opts: { tenant?: string } = {}): Promise<RunDescription> {
-    const description = await this.handle.describe().catch((err: unknown) => {
-      throw isNotFound(err) ? new RunNotFoundError(this.runId, { cause: err }) : err;
-    });
-    const run = runDescriptionOf(this.runId, description);
-    if (opts.tenant !== undefined && run.tenant !== opts.tenant) throw new RunNotFoundError(this.runId);
-    return run;
+  describe(opts: { tenant?: string } = {}): Promise<RunDescription> {
+    return describeRun(this.handle, this.runId, opts.tenant);
   }
 
   /**

@@ -5,6 +5,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import { randomUUID } from 'node:crypto';
 import { ErrorType } from '../common';
 import { userMessageUpdate, type UserMessageAccepted } from '../common/messages';
+import { isUpdateFailed } from './errors';
 
 /** Options of RunHandle.message. */
 export interface MessageOptions {
@@ -34,7 +35,7 @@ export async function sendMessage(
     return await handle.executeUpdate(userMessageUpdate, { args: [request], updateId: `agio.message:${messageId}` });
   } catch (err) {
     const e = err as Error & { cause?: Error & { type?: string } };
-    if (e.name !== 'WorkflowUpdateFailedError') throw err;
+    if (!isUpdateFailed(err)) throw err;
     if (e.cause?.type === ErrorType.MessageRefused) throw new MessageRefusedError(e.cause.message, { cause: err });
     // No handler: a workflow agent (loop, sequential, parallel), whose sub-agents are the runs that take messages.
     if (/no registered handler/i.test(e.cause?.message ?? ''))

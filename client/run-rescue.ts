@@ -119,16 +119,16 @@ async function startFrom(
   sameWorkspace: boolean,
 ): Promise<RescuedRun> {
   const tenant = opts.tenant ?? 'default';
-  const recorded = source.input.agent;
+  const recorded = source.request.agent;
   opts.check?.(recorded);
   let agent: AgentSpec = { ...recorded, ...(opts.model ? { model: opts.model } : {}) };
   if ('instructions' in opts && opts.instructions !== undefined) agent = { ...agent, instructions: opts.instructions };
   if (opts.modelSettings) agent = withModelSettings(agent, opts.modelSettings);
-  const context = source.input.context;
+  const context = source.request.context;
   const runId = `run-${randomUUID()}`;
   const args: AgentRunInput = {
     agent,
-    input: source.input.input,
+    input: source.request.input,
     context: {
       tenant,
       ...(context?.userId ? { userId: context.userId } : {}),
@@ -138,7 +138,7 @@ async function startFrom(
       // A retry goes on in the files the source left; a fork, beside a source that may still run, gets its own.
       ...(sameWorkspace && context?.workspace ? { workspace: context.workspace } : {}),
     },
-    ...(source.input.state ? { state: source.input.state } : {}),
+    ...(source.request.state ? { state: source.request.state } : {}),
     seed: { steps, origin },
   };
   const bytes = jsonBytes(args);

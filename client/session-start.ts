@@ -9,6 +9,7 @@ import {
   type OnActiveRun,
   type SessionRunRequest,
 } from '../common/session-runs';
+import { isNotFound } from './errors';
 
 /** A start with `onActiveRun: 'reject'` in a session that has a run running (or waiting to run). */
 export class SessionBusyError extends Error {
@@ -85,7 +86,7 @@ export function startedOnce(temporal: Client, runId: string): () => Promise<void
         .then(
           () => true,
           (err: Error) => {
-            if (err.name === 'WorkflowNotFoundError') return false;
+            if (isNotFound(err)) return false;
             throw err;
           },
         );
