@@ -87,7 +87,11 @@ export const CancelBulk = defineRoute({
   tags: ['bulk'],
   auth: 'admin',
   params: BulkParams,
-  responses: { 202: z.object({ jobId: z.string(), cancelRequested: z.literal(true) }), 404: 'bulk_job_not_found' },
+  responses: {
+    202: z.object({ jobId: z.string(), cancelRequested: z.literal(true) }),
+    404: 'bulk_job_not_found',
+    409: 'bulk_job_ended (the job has completed, failed or been cancelled already)',
+  },
 });
 
 const jobNotFound = (id: string) => new HttpError(404, 'bulk_job_not_found', `no bulk job with id "${id}"`);
@@ -132,7 +136,12 @@ export const redriveRoutes: Routes = (app, ctx) => {
   });
 
   apiRoute(app, ctx.tokens, CancelBulk, async ({ caller, params: { id }, reply }) => {
-    if (!(await ctx.agio.bulk.cancel(caller.tenant, id))) throw jobNotFound(id);
+    if (!(await ctx.agio.bulk.cancel(caller.tenant, id))) {
+      // Not running: a job that has ended is still the tenant's (GET /bulk/:id answers it), so it is not "not found".
+      const ended = await ctx.agio.bulk.progress(caller.tenant, id);
+      if (!ended) throw jobNotFound(id);
+      throw new HttpError(409, 'bulk_job_ended', `bulk job "${id}" has already ended (${ended.state})`);
+    }
     return reply.status(202).send({ jobId: id, cancelRequested: true });
   });
 };

@@ -1897,6 +1897,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description bulk_job_ended (the job has completed, failed or been cancelled already) */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description internal: see the bridge log */
       500: {
         headers: {
