@@ -129,6 +129,11 @@ export class AgUiMapper {
         if (e.data.action === 'deny') this.approvals.delete(e.data.toolCallId);
         else if (pending && e.data.action === 'escalate')
           this.approvals.set(e.data.toolCallId, { ...pending, binding: e.data.binding, expiresAt: e.data.expiresAt });
+        else if (pending && e.data.action === 'pause') {
+          // The run paused and the call waits on, with no deadline: its interrupt no longer says it expires.
+          const { expiresAt: _expired, ...waiting } = pending;
+          this.approvals.set(e.data.toolCallId, waiting);
+        }
         return [this.custom(e, tag)];
       }
       case 'RUN_PAUSED':

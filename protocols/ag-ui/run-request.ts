@@ -202,23 +202,31 @@ async function resumeRun(
         'invalid_resume_payload',
         `resume ${i}: payload must be { approved: boolean, message?, remember? }`,
       );
-    if (entry.status === 'resolved' && ref.expiresAt !== undefined && ref.expiresAt < Date.now())
-      return refuse(
-        'interrupt_expired',
-        `interrupt for call "${ref.call}" expired at ${new Date(ref.expiresAt).toISOString()}`,
-      );
-    const refusal = await decide(handle, ref, decision, caller);
+    // Past its expiry a call is denied or escalated (then the decision is refused below), or the run paused and the
+    // call still waits for this very decision (`onExpiry: pause`), so the run is asked rather than the clock.
+    const expired =
+      entry.status === 'resolved' && ref.expiresAt !== undefined && ref.expiresAt < Date.now()
+        ? refuse(
+            'interrupt_expired',
+            `interrupt for call "${ref.call}" expired at ${new Date(ref.expiresAt!).toISOString()}`,
+          )
+        : undefined;
+    const refusal = await decide(handle, ref, decision, caller, expired);
     if (refusal) return refusal;
   }
   return { handle, rootRunId: run, from, created: false };
 }
 
-/** Sends one decision, bound to the exact call; a call already decided (a resume sent again) is not an error. */
+/**
+ * Sends one decision, bound to the exact call; a call already decided (a resume sent again) is not an error, unless
+ * the interrupt had expired (`expired`: the refusal then): the expiry decided it, or escalated it away from this binding.
+ */
 async function decide(
   handle: RunHandle,
   ref: InterruptRef,
   decision: NonNullable<ReturnType<typeof decisionOf>>,
   caller: AgUiCaller,
+  expired?: PreparedRun,
 ): Promise<PreparedRun | undefined> {
   const bound = {
     by: caller.identity,
@@ -230,12 +238,12 @@ async function decide(
     else await handle.deny(ref.call, { ...bound, message: decision.message });
     return undefined;
   } catch (err) {
-    if (err instanceof DecisionRejectedError) return undefined;
-    if (err instanceof UnknownToolCallError) return refuse('unknown_interrupt', err.message);
+    if (err instanceof DecisionRejectedError) return expired;
+    if (err instanceof UnknownToolCallError) return expired ?? refuse('unknown_interrupt', err.message);
     if (!(err instanceof RunRefusedError)) throw err;
     const why = err.cause?.message ?? err.message;
-    if (/already been decided/.test(why)) return undefined;
-    if (err.type === ErrorType.StaleApproval) return refuse('stale_interrupt', why);
+    if (/already been decided/.test(why)) return expired;
+    if (err.type === ErrorType.StaleApproval) return expired ?? refuse('stale_interrupt', why);
     if (err.type === ErrorType.ApprovalEscalated) return refuse('forbidden', why);
     return refuse('unknown_interrupt', why);
   }
