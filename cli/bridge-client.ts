@@ -24,6 +24,8 @@ export class BridgeClient {
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
       },
       body: body === undefined ? undefined : JSON.stringify(body),
+    }).catch((err: unknown) => {
+      throw this.unreachable(err);
     });
     const text = await res.text();
     const json = text
@@ -32,6 +34,15 @@ export class BridgeClient {
     if (!res.ok)
       throw new Error(json.error ? `${json.error.message} (${res.status} ${json.error.code})` : `HTTP ${res.status}`);
     return json;
+  }
+
+  /** The error for a bridge that did not answer: fetch's own says only "fetch failed", naming no URL. */
+  private unreachable(err: unknown): Error {
+    const cause = (err as { cause?: { code?: string; message?: string } }).cause;
+    const why = [(err as Error).message, cause?.code ?? cause?.message].filter(Boolean).join(': ');
+    return new Error(`cannot reach the bridge at ${this.url} (${why}); is it running? Set AGIO_URL to its URL.`, {
+      cause: err,
+    });
   }
 
   /**
