@@ -123,7 +123,7 @@ export const ListDeliveries = defineRoute({
   auth: 'read',
   params: WebhookParams,
   query: ListDeliveriesQuery,
-  responses: { 200: z.object({ deliveries: z.array(DeliveryAnswer) }), 501: noStores },
+  responses: { 200: z.object({ deliveries: z.array(DeliveryAnswer) }), 404: notFound, 501: noStores },
 });
 /** GET /webhooks/deliveries/:deliveryId. */
 export const GetDelivery = defineRoute({
@@ -173,9 +173,13 @@ export const webhookRoutes: Routes = (app, ctx) => {
     await answering(() => webhooksOf(ctx).remove(caller.tenant, params.id));
     return reply.status(204).send();
   });
-  apiRoute(app, ctx.tokens, ListDeliveries, async ({ caller, params, query }) => ({
-    deliveries: await webhooksOf(ctx).deliveries(caller.tenant, params.id, query.limit),
-  }));
+  apiRoute(app, ctx.tokens, ListDeliveries, async ({ caller, params, query }) => {
+    const hooks = webhooksOf(ctx);
+    const deliveries = await hooks.deliveries(caller.tenant, params.id, query.limit);
+    // None: 404 as GET /webhooks/:id does when the tenant has no such webhook; a deleted one's log stays readable.
+    if (!deliveries.length) await answering(() => hooks.get(caller.tenant, params.id));
+    return { deliveries };
+  });
   apiRoute(app, ctx.tokens, GetDelivery, async ({ caller, params }) =>
     answering(() => webhooksOf(ctx).delivery(caller.tenant, params.deliveryId)),
   );

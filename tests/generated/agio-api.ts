@@ -6729,6 +6729,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description webhook_not_found / delivery_not_found (also for another tenant’s) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
       /** @description internal: see the bridge log */
       500: {
         headers: {

@@ -120,6 +120,10 @@ describe('webhook doors', () => {
     expect((await api('/webhooks', ADMIN_A, { body: '{"url":' })).status).toBe(400);
     expect((await api('/webhooks/not-an-id', ADMIN_A)).status).toBe(400);
     expect((await api('/webhooks/whk_nope', ADMIN_A)).body.error.code).toBe('webhook_not_found');
+    expect(await api('/webhooks/whk_nope/deliveries', ADMIN_A)).toMatchObject({
+      status: 404,
+      body: { error: { code: 'webhook_not_found' } },
+    });
     expect((await api('/webhooks/deliveries/dlv_x/resend', ADMIN_A, { method: 'POST' })).status).toBe(400);
     const unknown = `/webhooks/deliveries/dlv_${'0'.repeat(32)}`;
     expect((await api(unknown, ADMIN_A)).body.error.code).toBe('delivery_not_found');
@@ -152,7 +156,8 @@ describe('webhook doors', () => {
 
     expect((await api('/webhooks', ADMIN_B)).body).toEqual({ webhooks: [] });
     expect((await api(`/webhooks/${id}`, ADMIN_B)).status).toBe(404);
-    expect((await api(`/webhooks/${id}/deliveries`, ADMIN_B)).body).toEqual({ deliveries: [] });
+    expect((await api(`/webhooks/${id}/deliveries`, READ_A)).body).toEqual({ deliveries: [] });
+    expect((await api(`/webhooks/${id}/deliveries`, ADMIN_B)).body.error.code).toBe('webhook_not_found');
     expect((await api(`/webhooks/${id}`, ADMIN_B, { method: 'DELETE' })).status).toBe(404);
     expect((await api(`/webhooks/${id}`, READ_A, { method: 'DELETE' })).status).toBe(403);
     expect((await api(`/webhooks/${id}`, ADMIN_A, { method: 'DELETE' })).status).toBe(204);
