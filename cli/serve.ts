@@ -22,6 +22,7 @@ import {
   storesFromEnv,
   temporalTarget,
   workspaceOptionsFromEnv,
+  workflowBundleFromEnv,
 } from '../config';
 import { lockDataDir } from '../devkit/data-dir-lock';
 import { startDemoModel } from '../devkit/demo-model';
@@ -47,6 +48,8 @@ export async function serve(opts: { port?: number; agents?: string; tools?: stri
   // nothing is left running. The user's own tools (--tools, the file's `tools:`) are loaded now for the same reason.
   const loaded = await agentsWithToolsToServe(opts.agents ?? env.AGIO_AGENTS, opts.tools);
   const payloadCodec = payloadCodecFromEnv(env);
+  // AGIO_WORKFLOW_BUNDLE: a prebuilt workflow bundle instead of webpack at start (checked now, before anything starts).
+  const workflowBundle = workflowBundleFromEnv(env);
   // The bridge's GET /metrics serves the worker's metrics too, the Temporal SDK's included (exported by the runtime).
   await installRuntimeWithMetrics((process.env.AGIO_LOG_LEVEL as 'WARN' | undefined) ?? 'WARN');
   const metrics = workerMetrics();
@@ -114,6 +117,7 @@ export async function serve(opts: { port?: number; agents?: string; tools?: stri
       ...workspaceOptionsFromEnv(env, 'off'),
       stores,
       shutdownGraceTime: env.AGIO_SHUTDOWN_GRACE_TIME,
+      ...workflowBundle,
       ...(payloadCodec ? { payloadCodec } : {}),
       // Worker and bridge share this process: model deltas go straight to the bridge, never through workflow history.
       liveLane,

@@ -101,6 +101,13 @@ export const AgioEnv = z.object({
   AGIO_DEPLOYMENT_NAME: optionalString,
   AGIO_BUILD_ID: optionalString,
   /**
+   * A workflow bundle file the worker loads instead of bundling workflows/ with webpack at start (the package's
+   * `dist/workflow-bundle.js`, or a file holding the code `bundleWorkflows()` of `agio/worker` returns): workers
+   * started from the sources then share one bundle and one build id, and each skips seconds of CPU. Unset: the
+   * package's prebuilt bundle when installed, else workflows/ bundled at start.
+   */
+  AGIO_WORKFLOW_BUNDLE: optionalString,
+  /**
    * Whether a starting worker makes its own version current: `first` (default) only when the deployment has none yet,
    * `false` never, `true` unless its build is older than the current one, `force` always. Otherwise an operator
    * promotes a version with `agio versions promote <buildId>` (worker/versioning.ts).

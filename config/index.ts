@@ -15,6 +15,7 @@ export {
 } from './temporal';
 export { storesFromEnv } from './stores';
 export { workspaceOptionsFromEnv, type WorkspaceOptions } from './workspaces';
+export { workflowBundleFromEnv } from './workflow-bundle';
 export { liveLaneFromEnv } from './live-lane';
 export { callbackOptionsFromEnv, serveCallbackSecret } from './callbacks';
 export { modelConfigFromEnv } from './model';

@@ -4,10 +4,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { bundleWorkflows } from '../worker/workflow-bundle-options';
 
-/** Bundles the workflows of `workflowsPath` into `dir/workflow-bundle.js`; returns that path. */
-export async function writeWorkflowBundle(workflowsPath: string, dir: string): Promise<string> {
+/** Bundles the workflows of `workflowsPath` into `dir/file`; returns that path. */
+export async function writeWorkflowBundle(
+  workflowsPath: string,
+  dir: string,
+  file = 'workflow-bundle.js',
+): Promise<string> {
   const code = await bundleWorkflows(workflowsPath);
-  const bundlePath = path.join(dir, 'workflow-bundle.js');
+  const bundlePath = path.join(dir, file);
   await fs.promises.writeFile(bundlePath, code);
   return bundlePath;
 }

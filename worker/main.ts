@@ -12,6 +12,7 @@ import {
   storesFromEnv,
   temporalTarget,
   workspaceOptionsFromEnv,
+  workflowBundleFromEnv,
 } from '../config';
 import { AgentsFileError } from './agents-file';
 import { agentsWithToolsToServe } from './example-agents';
@@ -40,6 +41,8 @@ async function main(): Promise<void> {
   const toolFiles = (process.env.AGIO_TOOLS ?? '').split(',').filter(Boolean);
   const loaded = await agentsWithToolsToServe(env.AGIO_AGENTS, toolFiles);
   const payloadCodec = payloadCodecFromEnv(env);
+  // AGIO_WORKFLOW_BUNDLE: a prebuilt workflow bundle instead of webpack at start (checked now, before anything starts).
+  const workflowBundle = workflowBundleFromEnv(env);
   const callbacks = callbackOptionsFromEnv(env);
   const temporal = temporalTarget(env);
   // AGIO_METRICS_PORT: GET /metrics on a listener of the worker's own, the Temporal SDK's metrics included (its runtime
@@ -70,6 +73,7 @@ async function main(): Promise<void> {
     ...workspaceOptionsFromEnv(env, 'store'),
     stores,
     shutdownGraceTime: env.AGIO_SHUTDOWN_GRACE_TIME,
+    ...workflowBundle,
     ...(payloadCodec ? { payloadCodec } : {}),
     ...(liveLane ? { liveLane } : {}),
     // AGIO_CALLBACK_SECRET and AGIO_CALLBACK_BASE_URL: callback tools' signed URLs, checked by the bridges.

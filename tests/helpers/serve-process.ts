@@ -3,6 +3,7 @@
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import path from 'node:path';
+import { testEnv } from './test-env';
 
 const REPO_ROOT = path.resolve(__dirname, '../..');
 
@@ -78,7 +79,9 @@ export async function startServe(dataDir: string, port = 0, opts: ServeOptions =
   // data directory polls a task queue of its own (a serve started again on it finds its runs): two serves that end up
   // on one Temporal server never run each other's runs.
   const taskQueue = `serve-${createHash('sha256').update(path.resolve(dataDir)).digest('hex').slice(0, 16)}`;
-  Object.assign(env, { AGIO_TOKENS: `${DEV_TOKEN}:default`, AGIO_TASK_QUEUE: taskQueue }, opts.env);
+  // Agio's workflows bundled once by the global setup, not by webpack in every serve (a test may set its own).
+  const bundle = { AGIO_WORKFLOW_BUNDLE: testEnv('agioWorkflowBundle') };
+  Object.assign(env, { AGIO_TOKENS: `${DEV_TOKEN}:default`, AGIO_TASK_QUEUE: taskQueue }, bundle, opts.env);
   for (const [key, value] of Object.entries(env)) if (value === undefined) delete env[key];
   // As scripts/serve starts it: one process, so `child.pid` is serve's own.
   const child = spawn(

@@ -1,4 +1,4 @@
-// What the global setup hands to test files: server addresses and the prebuilt workflow bundle.
+// What the global setup hands to test files: server addresses and the prebuilt workflow bundles.
 import type { FerretDbServer } from '../../devkit/ferretdb-server';
 import type { NatsServer } from '../../devkit/nats-server';
 import type { TemporalDevServer } from '../../devkit/temporal-server';
@@ -9,6 +9,8 @@ export const TEST_ENV = {
   temporalDbFile: 'AGIO_TEST_TEMPORAL_DB',
   mongoUri: 'AGIO_TEST_MONGODB_URI',
   workflowBundle: 'AGIO_TEST_WORKFLOW_BUNDLE',
+  /** Agio's own workflows alone (what `agio serve` runs), for the serves tests start. */
+  agioWorkflowBundle: 'AGIO_TEST_AGIO_WORKFLOW_BUNDLE',
   natsUrl: 'AGIO_TEST_NATS_URL',
 } as const;
 

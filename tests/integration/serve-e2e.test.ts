@@ -19,7 +19,9 @@ describe('agio serve, driven with curl as the README shows', () => {
 
   beforeAll(async () => {
     dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'agio-serve-'));
-    serve = await startServe(dataDir);
+    // As a user's serve starts from the sources: it bundles Agio's workflows itself (the other serve tests load the
+    // global setup's bundle through AGIO_WORKFLOW_BUNDLE).
+    serve = await startServe(dataDir, 0, { env: { AGIO_WORKFLOW_BUNDLE: undefined } });
     url = serve.url;
   });
 

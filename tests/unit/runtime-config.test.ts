@@ -1,6 +1,16 @@
 // The runtime configuration every Agio process composes from: which Temporal server it reaches and how, and the
 // search attributes a process that starts runs registers.
-import { ensureSearchAttributes, loadEnv, localTarget, temporalTarget, workspaceOptionsFromEnv } from '../../config';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import {
+  ensureSearchAttributes,
+  loadEnv,
+  localTarget,
+  temporalTarget,
+  workflowBundleFromEnv,
+  workspaceOptionsFromEnv,
+} from '../../config';
 import { fakeOperatorConnection, SEARCH_ATTRIBUTES_BESIDES_TENANT } from '../helpers/search-attributes';
 
 describe('temporalTarget', () => {
@@ -45,6 +55,28 @@ describe('workspaceOptionsFromEnv', () => {
     });
     expect(() => loadEnv({ AGIO_WORKSPACE_SYNC: 'nfs' })).toThrow(/AGIO_WORKSPACE_SYNC/);
     expect(() => loadEnv({ AGIO_WORKSPACE_MAX_FILES: 'many' })).toThrow(/AGIO_WORKSPACE_MAX_FILES/);
+  });
+});
+
+describe('workflowBundleFromEnv', () => {
+  it('loads the file AGIO_WORKFLOW_BUNDLE names, leaves bundling to the worker when unset, and refuses a missing file', () => {
+    expect(workflowBundleFromEnv(loadEnv({}))).toEqual({});
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'agio-bundle-'));
+    try {
+      const file = path.join(dir, 'workflow-bundle.js');
+      fs.writeFileSync(file, '// a bundle');
+      expect(workflowBundleFromEnv(loadEnv({ AGIO_WORKFLOW_BUNDLE: file }))).toEqual({
+        workflowBundle: { codePath: file },
+      });
+      const missing = path.join(dir, 'gone.js');
+      expect(() => workflowBundleFromEnv(loadEnv({ AGIO_WORKFLOW_BUNDLE: missing }))).toThrow(
+        `AGIO_WORKFLOW_BUNDLE: no workflow bundle at ${missing}`,
+      );
+      // A directory is not a bundle either.
+      expect(() => workflowBundleFromEnv(loadEnv({ AGIO_WORKFLOW_BUNDLE: dir }))).toThrow(/no workflow bundle/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
