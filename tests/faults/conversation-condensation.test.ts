@@ -1,7 +1,8 @@
 // A run of hundreds of steps keeps its model input bounded: compaction swaps large outputs for references, but every
 // step still leaves its call and reference behind, so past the compaction threshold the oldest turns are condensed
 // into a summary the model writes. Before, such a run failed with ModelInputTooLarge after a few dozen steps here (a
-// few hundred at the default limit).
+// few hundred at the default limit). The limits are scaled down (20 kB of model input, continue-as-new every 30 calls)
+// so that 80 steps condense several times and continue as new twice.
 import { defineAgent, type AgioEvent } from '../../common';
 import { text, toolCall, toolCalls, type RecordedRequest } from '../../devkit/scripted-model-server';
 import { CONDENSATION_MARKER } from '../../workflows/agent-loop/condensation';
@@ -10,8 +11,8 @@ import { replayEveryExecution } from '../helpers/replay';
 import { testTools } from '../fixtures/test-tools';
 import { useTestBed } from '../helpers/test-bed';
 
-const STEPS = 160;
-const limits = { compactModelInputBytes: 30_000, maxModelInputBytes: 40_000, continueAsNewAfterModelCalls: 60 };
+const STEPS = 80;
+const limits = { compactModelInputBytes: 15_000, maxModelInputBytes: 20_000, continueAsNewAfterModelCalls: 30 };
 
 const messagesOf = (req: RecordedRequest) =>
   (req.body as { messages: { role: string; content: string | null }[] }).messages;
