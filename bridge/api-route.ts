@@ -73,8 +73,8 @@ export interface ApiRoute<
   headers?: Record<string, ApiHeader>;
   /** By status. 400 (with params, query or body), 401 and 403 (with a scope) and 500 are added by the document. */
   responses: Record<number, ApiResponse>;
-  /** Fastify route options (bodyLimit, logLevel). */
-  options?: Pick<RouteShorthandOptions, 'bodyLimit' | 'logLevel'>;
+  /** Fastify route options (bodyLimit, logLevel, an errorHandler of its own). */
+  options?: Pick<RouteShorthandOptions, 'bodyLimit' | 'logLevel' | 'errorHandler'>;
   /** Registered but left out of the document (e.g. a CORS preflight); still counts as described. */
   hidden?: boolean;
 }

@@ -2,10 +2,12 @@
 // request gets a fresh server for its caller (bearer token → tenant and scopes, as every route), so any bridge answers
 // any request, and a task (a run) lives in Temporal, not here. GET and DELETE (session streams, session ends) answer
 // 405: there are no sessions. The SDK is loaded on the first request (an optional peer dependency).
-import { z } from 'zod';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
+import { z, ZodError } from 'zod';
 import { optionalPackage } from '../../common/optional-package';
 import { apiRoute, defineRoute, type ApiRoute } from '../api-route';
 import { hasScope, type Grant } from '../auth';
+import { errorHandler } from '../errors';
 import { DEFAULT_MAX_RUNNING_RUNS_PER_TENANT, RunningRunsQuota } from '../quotas';
 import type { McpCaller } from '../../protocols/mcp/run-tasks';
 import { agioVersion } from './openapi';
@@ -18,6 +20,28 @@ const MCP_BODY_LIMIT = 1024 * 1024;
 const McpMessage = z
   .union([z.record(z.string(), z.unknown()), z.array(z.record(z.string(), z.unknown()))])
   .describe('a JSON-RPC request, notification or response of MCP 2025-11-25 (or a batch)');
+
+/** A JSON-RPC error answered without a request id, as the MCP SDK's transport answers a body it cannot read. */
+const JsonRpcError = z.object({
+  jsonrpc: z.literal('2.0'),
+  error: z.object({ code: z.number().int(), message: z.string() }),
+  id: z.null(),
+});
+
+/**
+ * Errors before the MCP transport sees the body, answered as the transport answers them (JSON-RPC 2.0, HTTP 400,
+ * -32700): a body that is not JSON, or JSON that is not a message. Others (401, 413…) as every route.
+ */
+function mcpErrorHandler(err: FastifyError, req: FastifyRequest, reply: FastifyReply): void | Promise<void> {
+  const message =
+    err.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err.code === 'FST_ERR_CTP_EMPTY_JSON_BODY'
+      ? 'Parse error: Invalid JSON'
+      : err instanceof ZodError
+        ? 'Parse error: Invalid JSON-RPC message'
+        : undefined;
+  if (!message) return errorHandler(err, req, reply);
+  void reply.status(400).send({ jsonrpc: '2.0', error: { code: -32700, message }, id: null });
+}
 
 /** POST /mcp. */
 export const PostMcp = defineRoute({
@@ -40,9 +64,13 @@ export const PostMcp = defineRoute({
       contentType: 'text/event-stream',
     },
     202: { description: 'A notification or response, accepted' },
+    400: {
+      description: 'A JSON-RPC parse error (-32700): the body is not JSON, or not a JSON-RPC message',
+      schema: JsonRpcError,
+    },
     406: 'the Accept header does not take JSON and SSE',
   },
-  options: { bodyLimit: MCP_BODY_LIMIT },
+  options: { bodyLimit: MCP_BODY_LIMIT, errorHandler: mcpErrorHandler },
 });
 
 const noSessions: Omit<ApiRoute<undefined, undefined, undefined>, 'method'> = {

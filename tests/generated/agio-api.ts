@@ -2695,13 +2695,21 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description invalid_request: a parameter or the body is malformed */
+      /** @description A JSON-RPC parse error (-32700): the body is not JSON, or not a JSON-RPC message */
       400: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          'application/json': components['schemas']['Error'];
+          'application/json': {
+            /** @constant */
+            jsonrpc: '2.0';
+            error: {
+              code: number;
+              message: string;
+            };
+            id: null;
+          };
         };
       };
       /** @description unauthorized: no bearer token, or an unknown one */

@@ -2,6 +2,7 @@
 // agents listed as tools, a call followed as a task (task id = run id) through an approval to its result with
 // progress from the run's stream, a task cancelled (the run is cancelled), a client without Tasks answered when the run
 // ends, bad arguments as a tool error, and tokens and tenants as on every route.
+import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
 import { defineAgent } from '../../common';
 import { RunCancelledError } from '../../client/errors';
@@ -201,5 +202,27 @@ describe('MCP server (1.x client, Streamable HTTP)', () => {
     await expect(clients.connect(bed.bridge.url, 'wrong-token')).rejects.toThrow(/unknown bearer token/);
     const res = await fetch(`${bed.bridge.url}/mcp`, { headers: { authorization: 'Bearer test-token' } });
     expect(res.status).toBe(405);
+  });
+
+  it("answers a body that is not JSON, or not a JSON-RPC message, as the SDK's own transport does", async () => {
+    const headers = {
+      authorization: 'Bearer test-token',
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+    };
+    for (const body of ['{"jsonrpc":', '42']) {
+      const sdk = await new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined }).handleRequest(
+        new Request('http://sdk.invalid/mcp', { method: 'POST', headers, body }),
+      );
+      const res = await fetch(`${bed.bridge.url}/mcp`, { method: 'POST', headers, body });
+      expect(res.status).toBe(400);
+      expect(await res.json()).toEqual(await sdk.json());
+    }
+    const res = await fetch(`${bed.bridge.url}/mcp`, { method: 'POST', headers, body: '{"jsonrpc":' });
+    expect(await res.json()).toEqual({
+      jsonrpc: '2.0',
+      error: { code: -32700, message: expect.any(String) },
+      id: null,
+    });
   });
 });
