@@ -1,5 +1,6 @@
 // The worker's second poller: the webhook task queue, whose activities call receivers. Receivers get their own task
 // queue and slots (AGIO_WEBHOOK_CONCURRENCY), so a slow or hanging one never holds an activity slot a run needs.
+import type { LogMetadata, Logger } from '@temporalio/common';
 import type { NativeConnection, Worker as WorkerType, WorkerOptions } from '@temporalio/worker';
 import { Worker } from '@temporalio/worker';
 import { createWebhookActivities } from '../activities/webhooks/deliver';
@@ -30,6 +31,7 @@ export async function attachWebhookWorker(
     maxConcurrentActivityTaskExecutions: opts.settings.concurrency,
     ...opts.workerOptions,
   });
+  withoutNoWorkflowsWarning(hooks);
   if (main.client) opts.sink.bind({ client: main.client, taskQueue: main.options.taskQueue });
   // Every caller of createWorker runs `worker.run()`: the poller rides on it rather than asking each caller to run two.
   // It stops after the main worker (which may drain its activities for its grace time; a signal the SDK's runtime
@@ -47,4 +49,22 @@ export async function attachWebhookWorker(
       await polling;
     }
   };
+}
+
+/** What the SDK warns at the start of a worker that has no workflows, as this poller has none by design. */
+export const NO_WORKFLOWS_WARNING = 'No workflows registered, not polling for workflow tasks';
+
+/**
+ * Drops that one warning from the poller's log, which every worker start printed; its other messages go on. The SDK
+ * has no option for it and keeps the worker's logger in a protected field: should that change, the line returns.
+ */
+function withoutNoWorkflowsWarning(worker: WorkerType): void {
+  const held = worker as unknown as { logger?: Logger };
+  const logger = held.logger;
+  if (!logger) return;
+  held.logger = Object.assign(Object.create(logger) as Logger, {
+    warn: (message: string, meta?: LogMetadata) => {
+      if (message !== NO_WORKFLOWS_WARNING) logger.warn(message, meta);
+    },
+  });
 }
