@@ -6,6 +6,7 @@ import {
   allHandlersFinished,
   condition,
   getExternalWorkflowHandle,
+  isCancellation,
   log,
   patched,
   setHandler,
@@ -36,6 +37,14 @@ import { targetVersionChanged } from './upgrade';
  */
 export const PAUSE_DEDUPE_PATCH = 'agio-refuse-duplicate-pause';
 
+/**
+ * The patch under which a run paused while it waits on a person (an approval, a callback tool's result) publishes
+ * RUN_PAUSED once it is parked there, and RUN_RESUMED when it is resumed, as a run parked at a safe point does; before,
+ * such a run published neither unless it later reached a safe point still paused. Asked when a run first parks that
+ * way, so only runs that did carry its marker.
+ */
+export const WAITING_PAUSE_EVENTS_PATCH = 'agio-pause-events-while-waiting';
+
 /** Pause state, safe points and the children to forward control to. */
 export class RunControl {
   private paused = false;
@@ -57,6 +66,18 @@ export class RunControl {
   private refuseDuplicatePauses = false;
   /** The budget the run is paused for (see {@link waitForBudget}). */
   private budget?: BudgetSpent;
+  /** RUN_PAUSED was published (or a pause carried) for the current pause: RUN_RESUMED is owed once it is resumed. */
+  private owesResume = false;
+  /** The RUN_RESUMED last published (awaited by whoever else wakes at the same resume). */
+  private resuming: Promise<void> = Promise.resolve();
+  /** What the latest resume said (RUN_RESUMED's data). */
+  private resumedWith: ControlRequest = {};
+  /** How many times the run was resumed (a resume and a new pause in one workflow task still count). */
+  private resumes = 0;
+  /** Whether the run watches for being parked on people while paused (started by its first pause). */
+  private watching = false;
+  /** Parking on people publishes RUN_PAUSED / RUN_RESUMED (see WAITING_PAUSE_EVENTS_PATCH). */
+  private announcesWaits = false;
 
   /**
    * `parentRunId`: the workflow to tell when this run is (no longer) parked; `paused`: a pause carried from the
@@ -74,6 +95,7 @@ export class RunControl {
       this.request = paused;
       this.carriedPark = true;
       this.refuseDuplicatePauses = patched(PAUSE_DEDUPE_PATCH);
+      this.watchWaits();
     }
     setHandler(childParkedSignal, ({ childId, parked }) => {
       if (parked) this.parkedChildren.add(childId);
@@ -119,14 +141,11 @@ export class RunControl {
   async safePoint(orUpgrade?: () => boolean, wakeAfterMs?: number): Promise<'continue' | 'upgrade'> {
     if (!this.paused) return 'continue';
     if (!this.parked) {
-      const { reason, by } = this.request;
-      const budget = this.budget ? { budget: this.budget } : {};
+      // Not a second time when the run published it already while it waited on people (see watchWaits).
+      const announce = !this.carriedPark && !this.owesResume;
+      this.owesResume = true;
       // RUN_PAUSED first: whoever learns that the run (or its tree) is parked finds the event in the stream.
-      if (!this.carriedPark)
-        await this.events.emit({
-          type: 'RUN_PAUSED',
-          data: { ...(reason ? { reason } : {}), ...(by ? { by } : {}), ...budget },
-        });
+      if (announce) await this.emitPaused();
       this.carriedPark = false;
       this.parked = true;
       this.report();
@@ -137,11 +156,7 @@ export class RunControl {
     if (this.paused) return 'upgrade';
     this.parked = false;
     this.report();
-    const resumed = this.request;
-    await this.events.emit({
-      type: 'RUN_RESUMED',
-      data: { ...(resumed.reason ? { reason: resumed.reason } : {}), ...(resumed.by ? { by: resumed.by } : {}) },
-    });
+    await this.emitResumed();
     return 'continue';
   }
 
@@ -160,7 +175,10 @@ export class RunControl {
 
   /** Waits while paused without parking the run (e.g. an approved tool call holds until resume). */
   async waitWhilePaused(): Promise<void> {
-    if (this.paused) await condition(() => !this.paused);
+    if (!this.paused) return;
+    await condition(() => !this.paused);
+    // RUN_RESUMED before the tool's events (whichever of the waiters wakes first publishes it).
+    if (this.announcesWaits) await this.emitResumed();
   }
 
   /**
@@ -256,6 +274,67 @@ export class RunControl {
     );
   }
 
+  /** Paused and parked with at least one branch waiting on a person (no safe point reached). */
+  private parkedOnPeople(): boolean {
+    return this.waitingForPeople > 0 && this.isParked();
+  }
+
+  /**
+   * Publishes RUN_PAUSED when the paused run parks waiting on people (a safe point publishes it otherwise), and
+   * RUN_RESUMED when it is resumed, each once per pause (under WAITING_PAUSE_EVENTS_PATCH). Runs for the rest of the
+   * run from its first pause; a waiting condition costs nothing.
+   */
+  private watchWaits(): void {
+    if (this.watching) return;
+    this.watching = true;
+    this.announceWaits().catch((err: Error) => {
+      if (!isCancellation(err)) log.warn(`could not publish the pause of a run waiting on people: ${err.message}`);
+    });
+  }
+
+  /** The loop of {@link watchWaits}: one pause after another, until the run ends. */
+  private async announceWaits(): Promise<void> {
+    for (;;) {
+      await condition(() => this.finished || (this.paused && !this.owesResume && this.parkedOnPeople()));
+      if (this.finished) return;
+      const seen = this.resumes;
+      this.announcesWaits ||= patched(WAITING_PAUSE_EVENTS_PATCH);
+      if (this.announcesWaits) {
+        this.owesResume = true;
+        await this.emitPaused();
+      }
+      await condition(() => this.resumes !== seen || this.finished);
+      if (this.finished) return;
+      if (this.announcesWaits) await this.emitResumed();
+    }
+  }
+
+  /** Publishes RUN_PAUSED for the current pause (who, why, and the budget it is paused for). */
+  private emitPaused(): Promise<void> {
+    const { reason, by } = this.request;
+    const budget = this.budget ? { budget: this.budget } : {};
+    return this.events.emit({
+      type: 'RUN_PAUSED',
+      data: { ...(reason ? { reason } : {}), ...(by ? { by } : {}), ...budget },
+    });
+  }
+
+  /** Publishes the RUN_RESUMED a pause owes, once; resolves once it is published. */
+  private emitResumed(): Promise<void> {
+    if (this.owesResume) {
+      this.owesResume = false;
+      const { reason, by } = this.resumedWith;
+      const emitted = this.events.emit({
+        type: 'RUN_RESUMED',
+        data: { ...(reason ? { reason } : {}), ...(by ? { by } : {}) },
+      });
+      // The other waiters only wait for it: its failure is the publisher's to meet.
+      this.resuming = emitted.catch(() => undefined);
+      return emitted;
+    }
+    return this.resuming;
+  }
+
   /** Tells the parent when this run's parked state changes. */
   private report(): void {
     const parked = this.isParked();
@@ -273,6 +352,7 @@ export class RunControl {
     this.request = req;
     for (const handle of this.children.values()) this.forward(handle, 'pause');
     this.report();
+    this.watchWaits();
   }
 
   /** Why a second pause update is refused (the bridge answers 409 already_paused). */
@@ -302,6 +382,8 @@ export class RunControl {
     this.paused = false;
     this.budget = undefined;
     this.request = req;
+    this.resumedWith = req;
+    this.resumes++;
     for (const handle of this.children.values()) this.forward(handle, 'resume');
     this.report();
   }
