@@ -7,7 +7,13 @@
 import type { AgioClient } from '../../client/agio-client';
 import type { RunHandle } from '../../client/run-handle';
 import { CallbackRefusedError } from '../../client/callbacks';
-import { DecisionRejectedError, RunNotFoundError, RunRefusedError, UnknownToolCallError } from '../../client/errors';
+import {
+  DecisionRejectedError,
+  RunClosedError,
+  RunNotFoundError,
+  RunRefusedError,
+  UnknownToolCallError,
+} from '../../client/errors';
 import { cursorAt, parseCursor, type TreeCursor } from '../../client/tree-cursor';
 import { ErrorType } from '../../common/errors';
 import { decisionOf, parseInterruptId, type InterruptRef } from './interrupts';
@@ -193,7 +199,10 @@ async function resumeRun(
     if (ref.pause) {
       if (entry.status === 'cancelled') continue;
       if (!caller.mayControl) return refuse('forbidden', 'resuming a paused run needs the "control" scope');
-      await handle.resume({ by: caller.identity, reason: 'resumed from AG-UI' });
+      // A run that has ended since the pause has nothing to resume: the stream follows it to its end.
+      await handle.resume({ by: caller.identity, reason: 'resumed from AG-UI' }).catch((err: unknown) => {
+        if (!(err instanceof RunClosedError)) throw err;
+      });
       continue;
     }
     const decision = decisionOf(entry.status, entry.payload);

@@ -52,9 +52,14 @@ describe('AG-UI interrupts of expired approvals', () => {
       { id: 'u1', role: 'user', content: 'record it' },
     ]);
     await runRecorded(client, { runId: 'turn-1' });
-    expect(client.pendingInterrupts).toHaveLength(1);
-    const [again] = client.pendingInterrupts;
+    // The call's interrupt, and the run's pause (RUN_PAUSED, published as the expiry paused the waiting run).
+    expect(client.pendingInterrupts).toHaveLength(2);
+    const again = client.pendingInterrupts.find((i) => i.reason === 'tool_call')!;
     expect(again).toMatchObject({ toolCallId: 'call_thread-pause' });
+    const pause = client.pendingInterrupts.find((i) => i.reason === 'agio:run_paused')!;
+    expect(pause).toMatchObject({
+      metadata: { agio: { reason: 'approval_expired', by: 'agio' } },
+    });
     expect(again.expiresAt).toBeUndefined();
 
     // A raw client answering the interrupt issued before the expiry is not refused either: the call still waited.
@@ -78,11 +83,26 @@ describe('AG-UI interrupts of expired approvals', () => {
     // Resolving the replayed interrupt now (a client retrying) decides nothing twice and follows the run to its end.
     const resume = buildResumeArray(client.pendingInterrupts, {
       [again.id]: { status: 'resolved', payload: { approved: true } },
+      [pause.id]: { status: 'cancelled' },
     });
     const after = await runRecorded(client, { runId: 'turn-3', resume });
     expect(after.events.find((e) => e.type === 'RUN_ERROR')).toBeUndefined();
     expect(after.result).toBe('agui-expiry-pause is done');
     expect(recordsOf(runId)).toHaveLength(1);
+
+    // The pause's interrupt resolved once the run has ended resumes nothing and is no error (it answered 500).
+    const stale = await request(`${bed.bridge.url}/ag-ui/agents/${pausing.name}`, {
+      token: TOKEN,
+      body: {
+        threadId: 'thread-pause',
+        runId: 'turn-4',
+        messages: [],
+        resume: [{ interruptId: pause.id, status: 'resolved' }],
+      },
+    });
+    expect(stale.status).toBe(200);
+    expect(String(stale.body)).not.toMatch(/"type":"RUN_ERROR"/);
+    expect(String(stale.body)).toMatch(/"type":"RUN_FINISHED"/);
   });
 
   it('refuses interrupt_expired once the expiry denied the call', async () => {
