@@ -54,10 +54,21 @@ export class BridgeClient {
     const url = new URL(`${this.url}/runs/${encodeURIComponent(runId)}/events`);
     if (String(after) !== '-1') url.searchParams.set('after', String(after));
     return new Promise((resolve, reject) => {
+      // A bridge that never answered is not retried for ever (silently): a dropped stream is, once one was open.
+      let opened = false;
       const source = new EventSource(url, {
         fetch: (input, init) =>
-          fetch(input, { ...init, headers: { ...init?.headers, authorization: `Bearer ${token}` } }),
+          fetch(input, { ...init, headers: { ...init?.headers, authorization: `Bearer ${token}` } }).catch(
+            (err: unknown) => {
+              if (!opened) {
+                source.close();
+                reject(this.unreachable(err));
+              }
+              throw err;
+            },
+          ),
       });
+      source.addEventListener('open', () => (opened = true));
       const onMessage = (message: { data: string }) => {
         const event = JSON.parse(message.data) as AgioEvent;
         onEvent(event);
