@@ -3,7 +3,7 @@ import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { IncomingMessage } from 'node:http';
 import { ZodError } from 'zod';
 import { InputTooLargeError } from '../client/agio-client';
-import { RunNotFoundError } from '../client/errors';
+import { isTemporalUnavailable, RunNotFoundError } from '../client/errors';
 import type { RunStatus } from '../common';
 
 /** An error a route throws on purpose: status, stable code, message for the caller, and fields that say more. */
@@ -91,6 +91,15 @@ export function errorHandler(
     const code =
       fe.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || err instanceof SyntaxError ? 'malformed_json' : 'bad_request';
     void reply.status(fe.statusCode).send({ error: { code, message: fe.message } });
+    return;
+  }
+  if (isTemporalUnavailable(err)) {
+    // Not the caller's fault nor the bridge's: Temporal (or the workers a Query needs) did not answer in time.
+    req.log.warn(err);
+    void reply
+      .status(503)
+      .header('retry-after', '5')
+      .send({ error: { code: 'temporal_unavailable', message: 'Temporal did not answer in time; retry shortly' } });
     return;
   }
   req.log.error(err);

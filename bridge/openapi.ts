@@ -200,6 +200,10 @@ function operationOf(route: ApiRoute, schemas: SchemaSet): Json {
   if (scope) error(403, `forbidden: the token lacks the "${scope}" scope`);
   if (route.body) error(413, 'body_too_large or input_too_large');
   error(500, 'internal: see the bridge log');
+  error(
+    503,
+    'temporal_unavailable: Temporal (or the worker a read needs) did not answer in time; retry after Retry-After',
+  );
   const note = typeof route.auth === 'object' ? `\n\nAuth: ${route.auth.note}` : '';
   return {
     operationId: operationIdOf(route),

@@ -4,6 +4,7 @@
 // user's second install) needs to compare `name`.
 import {
   CancelledFailure,
+  ServiceError,
   TerminatedFailure,
   TimeoutFailure,
   WorkflowFailedError,
@@ -130,6 +131,19 @@ export function isNotFound(err: unknown): boolean {
 export function runRefusal(runId: string, err: unknown): unknown {
   if (err instanceof RunRefusedError) return err;
   return isUpdateFailed(err) ? new RunRefusedError(runId, err) : err;
+}
+
+/** gRPC's UNAVAILABLE and DEADLINE_EXCEEDED: the server was not reached, or nobody answered in time. */
+const WAIT_AND_RETRY_CODES = new Set([14, 4]);
+
+/**
+ * Whether Temporal could not answer now, though it may in a moment: its server unreachable (a restart, a network
+ * blip), or a Query no worker took in time (none polling, or all busy). Worth a retry, unlike a refusal.
+ */
+export function isTemporalUnavailable(err: unknown): boolean {
+  const service = err instanceof ServiceError || (err as Error)?.name === 'ServiceError';
+  const code = ((err as { cause?: { code?: unknown } })?.cause as { code?: unknown } | undefined)?.code;
+  return service && typeof code === 'number' && WAIT_AND_RETRY_CODES.has(code);
 }
 
 /** Temporal's refusal of an update (the handler threw, or there is none), from this copy of the SDK or another. */

@@ -1237,6 +1237,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description temporal_unavailable: Temporal (or the worker a read needs) did not answer in time; retry after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
     };
   };
   getA2aAgentsNameWellKnownAgentCardJson: {
@@ -1299,6 +1308,15 @@ export interface operations {
       };
       /** @description internal: see the bridge log */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description temporal_unavailable: Temporal (or the worker a read needs) did not answer in time; retry after Retry-After */
+      503: {
         headers: {
           [name: string]: unknown;
         };
@@ -1456,6 +1474,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description temporal_unavailable: Temporal (or the worker a read needs) did not answer in time; retry after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
     };
   };
   getAgents: {
@@ -1505,6 +1532,15 @@ export interface operations {
       };
       /** @description internal: see the bridge log */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description temporal_unavailable: Temporal (or the worker a read needs) did not answer in time; retry after Retry-After */
+      503: {
         headers: {
           [name: string]: unknown;
         };
@@ -1608,6 +1644,15 @@ export interface operations {
       };
       /** @description internal: see the bridge log */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description temporal_unavailable: Temporal (or the worker a read needs) did not answer in time; retry after Retry-After */
+      503: {
         headers: {
           [name: string]: unknown;
         };
@@ -1736,6 +1781,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description temporal_unavailable: Temporal (or the worker a read needs) did not answer in time; retry after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
     };
   };
   getBulkId: {
@@ -1835,6 +1889,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description temporal_unavailable: Temporal (or the worker a read needs) did not answer in time; retry after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
     };
   };
   postBulkIdCancel: {
@@ -1908,6 +1971,15 @@ export interface operations {
       };
       /** @description internal: see the bridge log */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description temporal_unavailable: Temporal (or the worker a read needs) did not answer in time; retry after Retry-After */
+      503: {
         headers: {
           [name: string]: unknown;
         };
@@ -2010,6 +2082,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description temporal_unavailable: Temporal (or the worker a read needs) did not answer in time; retry after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
     };
   };
   postCodecNamespaceDecode: {
@@ -2091,6 +2172,15 @@ export interface operations {
       };
       /** @description internal: see the bridge log */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description temporal_unavailable: Temporal (or the worker a read needs) did not answer in time; retry after Retry-After */
+      503: {
         headers: {
           [name: string]: unknown;
         };
@@ -2186,6 +2276,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description temporal_unavailable: Temporal (or the worker a read needs) did not answer in time; retry after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
     };
   };
   postCodecDecode: {
@@ -2265,6 +2364,15 @@ export interface operations {
       };
       /** @description internal: see the bridge log */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description temporal_unavailable: Temporal (or the worker a read needs) did not answer in time; retry after Retry-After */
+      503: {
         headers: {
           [name: string]: unknown;
         };
@@ -2358,6 +2466,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description temporal_unavailable: Temporal (or the worker a read needs) did not answer in time; retry after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
     };
   };
   postCodecLinkLinkDecode: {
@@ -2430,6 +2547,15 @@ export interface operations {
       };
       /** @description internal: see the bridge log */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description temporal_unavailable: Temporal (or the worker a read needs) did not answer in time; retry after Retry-After */
+      503: {
         headers: {
           [name: string]: unknown;
         };
@@ -2516,6 +2642,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description temporal_unavailable: Temporal (or the worker a read needs) did not answer in time; retry after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
     };
   };
   postCodecLinks: {
@@ -2560,6 +2695,15 @@ export interface operations {
       };
       /** @description internal: see the bridge log */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description temporal_unavailable: Temporal (or the worker a read needs) did not answer in time; retry after Retry-After */
+      503: {
         headers: {
           [name: string]: unknown;
         };
@@ -2648,6 +2792,15 @@ export interface operations {
       };
       /** @description internal: see the bridge log */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description temporal_unavailable: Temporal (or the worker a read needs) did not answer in time; retry after Retry-After */
+      503: {
         headers: {
           [name: string]: unknown;
         };
@@ -2748,6 +2901,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description temporal_unavailable: Temporal (or the worker a read needs) did not answer in time; retry after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
     };
   };
   deleteMcp: {
@@ -2770,6 +2932,15 @@ export interface operations {
       };
       /** @description internal: see the bridge log */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description temporal_unavailable: Temporal (or the worker a read needs) did not answer in time; retry after Retry-After */
+      503: {
         headers: {
           [name: string]: unknown;
         };
@@ -2824,6 +2995,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description temporal_unavailable: Temporal (or the worker a read needs) did not answer in time; retry after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
     };
   };
   getOpenapiJson: {
@@ -2855,6 +3035,15 @@ export interface operations {
       };
       /** @description internal: see the bridge log */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description temporal_unavailable: Temporal (or the worker a read needs) did not answer in time; retry after Retry-After */
+      503: {
         headers: {
           [name: string]: unknown;
         };
@@ -2938,6 +3127,15 @@ export interface operations {
       };
       /** @description internal: see the bridge log */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description temporal_unavailable: Temporal (or the worker a read needs) did not answer in time; retry after Retry-After */
+      503: {
         headers: {
           [name: string]: unknown;
         };
@@ -3130,6 +3328,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description temporal_unavailable: Temporal (or the worker a read needs) did not answer in time; retry after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
     };
   };
   getRunsId: {
@@ -3251,6 +3458,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description temporal_unavailable: Temporal (or the worker a read needs) did not answer in time; retry after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
     };
   };
   postRunsIdBudget: {
@@ -3345,6 +3561,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description temporal_unavailable: Temporal (or the worker a read needs) did not answer in time; retry after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
     };
   };
   postRunsIdCancel: {
@@ -3418,6 +3643,15 @@ export interface operations {
       };
       /** @description internal: see the bridge log */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description temporal_unavailable: Temporal (or the worker a read needs) did not answer in time; retry after Retry-After */
+      503: {
         headers: {
           [name: string]: unknown;
         };
@@ -3506,6 +3740,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description temporal_unavailable: Temporal (or the worker a read needs) did not answer in time; retry after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
     };
   };
   getRunsIdEvents: {
@@ -3585,6 +3828,15 @@ export interface operations {
       };
       /** @description internal: see the bridge log */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description temporal_unavailable: Temporal (or the worker a read needs) did not answer in time; retry after Retry-After */
+      503: {
         headers: {
           [name: string]: unknown;
         };
@@ -3753,6 +4005,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description temporal_unavailable: Temporal (or the worker a read needs) did not answer in time; retry after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
     };
   };
   postRunsIdMessages: {
@@ -3850,6 +4111,15 @@ export interface operations {
       };
       /** @description internal: see the bridge log */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description temporal_unavailable: Temporal (or the worker a read needs) did not answer in time; retry after Retry-After */
+      503: {
         headers: {
           [name: string]: unknown;
         };
@@ -3976,6 +4246,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description temporal_unavailable: Temporal (or the worker a read needs) did not answer in time; retry after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
     };
   };
   postRunsIdResume: {
@@ -4088,6 +4367,15 @@ export interface operations {
       };
       /** @description internal: see the bridge log */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description temporal_unavailable: Temporal (or the worker a read needs) did not answer in time; retry after Retry-After */
+      503: {
         headers: {
           [name: string]: unknown;
         };
@@ -4250,6 +4538,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description temporal_unavailable: Temporal (or the worker a read needs) did not answer in time; retry after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
     };
   };
   getRunsIdState: {
@@ -4357,6 +4654,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description temporal_unavailable: Temporal (or the worker a read needs) did not answer in time; retry after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
     };
   };
   postRunsIdStreamToken: {
@@ -4423,6 +4729,15 @@ export interface operations {
       };
       /** @description internal: see the bridge log */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description temporal_unavailable: Temporal (or the worker a read needs) did not answer in time; retry after Retry-After */
+      503: {
         headers: {
           [name: string]: unknown;
         };
@@ -4529,6 +4844,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description temporal_unavailable: Temporal (or the worker a read needs) did not answer in time; retry after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
     };
   };
   postRunsIdToolCallsCallIdDeny: {
@@ -4628,6 +4952,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description temporal_unavailable: Temporal (or the worker a read needs) did not answer in time; retry after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
     };
   };
   getRunsIdTrace: {
@@ -4699,6 +5032,15 @@ export interface operations {
       };
       /** @description no_stores: this bridge has no stores configured (MONGODB_URI) */
       501: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description temporal_unavailable: Temporal (or the worker a read needs) did not answer in time; retry after Retry-After */
+      503: {
         headers: {
           [name: string]: unknown;
         };
@@ -4903,6 +5245,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description temporal_unavailable: Temporal (or the worker a read needs) did not answer in time; retry after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
     };
   };
   getSchedules: {
@@ -4953,6 +5304,15 @@ export interface operations {
       };
       /** @description internal: see the bridge log */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description temporal_unavailable: Temporal (or the worker a read needs) did not answer in time; retry after Retry-After */
+      503: {
         headers: {
           [name: string]: unknown;
         };
@@ -5117,6 +5477,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description temporal_unavailable: Temporal (or the worker a read needs) did not answer in time; retry after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
     };
   };
   getSchedulesId: {
@@ -5215,6 +5584,15 @@ export interface operations {
       };
       /** @description internal: see the bridge log */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description temporal_unavailable: Temporal (or the worker a read needs) did not answer in time; retry after Retry-After */
+      503: {
         headers: {
           [name: string]: unknown;
         };
@@ -5370,6 +5748,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description temporal_unavailable: Temporal (or the worker a read needs) did not answer in time; retry after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
     };
   };
   deleteSchedulesId: {
@@ -5434,6 +5821,15 @@ export interface operations {
       };
       /** @description internal: see the bridge log */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description temporal_unavailable: Temporal (or the worker a read needs) did not answer in time; retry after Retry-After */
+      503: {
         headers: {
           [name: string]: unknown;
         };
@@ -5525,6 +5921,15 @@ export interface operations {
       };
       /** @description internal: see the bridge log */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description temporal_unavailable: Temporal (or the worker a read needs) did not answer in time; retry after Retry-After */
+      503: {
         headers: {
           [name: string]: unknown;
         };
@@ -5652,6 +6057,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description temporal_unavailable: Temporal (or the worker a read needs) did not answer in time; retry after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
     };
   };
   postSchedulesIdTrigger: {
@@ -5732,6 +6146,15 @@ export interface operations {
       };
       /** @description internal: see the bridge log */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description temporal_unavailable: Temporal (or the worker a read needs) did not answer in time; retry after Retry-After */
+      503: {
         headers: {
           [name: string]: unknown;
         };
@@ -5859,6 +6282,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description temporal_unavailable: Temporal (or the worker a read needs) did not answer in time; retry after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
     };
   };
   getSessionsId: {
@@ -5944,6 +6376,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description temporal_unavailable: Temporal (or the worker a read needs) did not answer in time; retry after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
     };
   };
   getTenantsTenantBudget: {
@@ -6009,6 +6450,15 @@ export interface operations {
       };
       /** @description no_stores: this bridge has no stores configured (MONGODB_URI) */
       501: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description temporal_unavailable: Temporal (or the worker a read needs) did not answer in time; retry after Retry-After */
+      503: {
         headers: {
           [name: string]: unknown;
         };
@@ -6095,6 +6545,15 @@ export interface operations {
       };
       /** @description no_stores: this bridge has no stores configured (MONGODB_URI) */
       501: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description temporal_unavailable: Temporal (or the worker a read needs) did not answer in time; retry after Retry-After */
+      503: {
         headers: {
           [name: string]: unknown;
         };
@@ -6214,6 +6673,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description temporal_unavailable: Temporal (or the worker a read needs) did not answer in time; retry after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
     };
   };
   getUiCompare: {
@@ -6236,6 +6704,15 @@ export interface operations {
       };
       /** @description internal: see the bridge log */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description temporal_unavailable: Temporal (or the worker a read needs) did not answer in time; retry after Retry-After */
+      503: {
         headers: {
           [name: string]: unknown;
         };
@@ -6267,6 +6744,15 @@ export interface operations {
       };
       /** @description internal: see the bridge log */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description temporal_unavailable: Temporal (or the worker a read needs) did not answer in time; retry after Retry-After */
+      503: {
         headers: {
           [name: string]: unknown;
         };
@@ -6357,6 +6843,15 @@ export interface operations {
       };
       /** @description no_stores: this bridge has no stores configured (set MONGODB_URI) */
       501: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description temporal_unavailable: Temporal (or the worker a read needs) did not answer in time; retry after Retry-After */
+      503: {
         headers: {
           [name: string]: unknown;
         };
@@ -6483,6 +6978,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description temporal_unavailable: Temporal (or the worker a read needs) did not answer in time; retry after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
     };
   };
   getWebhooksId: {
@@ -6580,6 +7084,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description temporal_unavailable: Temporal (or the worker a read needs) did not answer in time; retry after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
     };
   };
   deleteWebhooksId: {
@@ -6647,6 +7160,15 @@ export interface operations {
       };
       /** @description no_stores: this bridge has no stores configured (set MONGODB_URI) */
       501: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description temporal_unavailable: Temporal (or the worker a read needs) did not answer in time; retry after Retry-After */
+      503: {
         headers: {
           [name: string]: unknown;
         };
@@ -6764,6 +7286,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description temporal_unavailable: Temporal (or the worker a read needs) did not answer in time; retry after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
     };
   };
   getWebhooksDeliveriesDeliveryId: {
@@ -6870,6 +7401,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description temporal_unavailable: Temporal (or the worker a read needs) did not answer in time; retry after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
     };
   };
   postWebhooksDeliveriesDeliveryIdResend: {
@@ -6948,6 +7488,15 @@ export interface operations {
           'application/json': components['schemas']['Error'];
         };
       };
+      /** @description temporal_unavailable: Temporal (or the worker a read needs) did not answer in time; retry after Retry-After */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
     };
   };
   getWhoami: {
@@ -6985,6 +7534,15 @@ export interface operations {
       };
       /** @description internal: see the bridge log */
       500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': components['schemas']['Error'];
+        };
+      };
+      /** @description temporal_unavailable: Temporal (or the worker a read needs) did not answer in time; retry after Retry-After */
+      503: {
         headers: {
           [name: string]: unknown;
         };
