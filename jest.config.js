@@ -3,7 +3,7 @@
 // servers once for the whole run. Three workers run files side by side, the slowest first (each file has its own task
 // queue, worker and database). On two cores the suite is CPU-bound, but most files also wait on servers and timers:
 // a third worker fills some of those waits (fresh clones, CI=true: jest 974-1220 s with three, 1132-1171 s with two;
-// runs of the same code here vary by 200 s).
+// runs of the same code here vary by 200 s; 1043 s with three since the serves load a prebuilt bundle).
 const transform = {
   '^.+\\.ts$': ['@swc/jest', { jsc: { target: 'es2022' } }],
   // ESM-only dependencies of the A2A SDK (jose): compiled to CommonJS, as jest's runtime cannot require ES modules.
