@@ -142,7 +142,7 @@ const WAIT_AND_RETRY_CODES = new Set([14, 4]);
  */
 export function isTemporalUnavailable(err: unknown): boolean {
   const service = err instanceof ServiceError || (err as Error)?.name === 'ServiceError';
-  const code = ((err as { cause?: { code?: unknown } })?.cause as { code?: unknown } | undefined)?.code;
+  const code = (err as { cause?: { code?: unknown } } | undefined)?.cause?.code;
   return service && typeof code === 'number' && WAIT_AND_RETRY_CODES.has(code);
 }
 

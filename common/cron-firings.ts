@@ -1,41 +1,14 @@
 // How many times a cron expression fires in a span of time, to bound backfills before any run starts (Temporal's
 // scheduler would start them all).
-const CRON_MACROS: Record<string, string> = {
-  '@yearly': '0 0 1 1 *',
-  '@annually': '0 0 1 1 *',
-  '@monthly': '0 0 1 * *',
-  '@weekly': '0 0 * * 0',
-  '@daily': '0 0 * * *',
-  '@midnight': '0 0 * * *',
-  '@hourly': '0 * * * *',
-};
-const CRON_NAMES = [
-  [],
-  [],
-  [],
-  ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC'],
-  ['SUN', 'MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT'],
-];
-const CRON_BOUNDS = [
-  [0, 59],
-  [0, 23],
-  [1, 31],
-  [1, 12],
-  [0, 7],
-];
+import { CRON_FIELDS, CRON_MACROS, cronFieldValue } from './schedules';
 
-/** The values one field of a (valid, see cronProblem in schedules.ts) cron expression matches. */
+/** The values field `i` of a (valid, see cronProblem) cron expression matches. */
 function cronValues(field: string, i: number): Set<number> {
-  const [lo, hi] = CRON_BOUNDS[i];
-  const base = i === 3 ? 1 : 0;
-  const value = (v: string) => {
-    const named = CRON_NAMES[i].indexOf(v.toUpperCase());
-    return named >= 0 ? named + base : Number(v);
-  };
+  const [, lo, hi] = CRON_FIELDS[i];
   const values = new Set<number>();
   for (const item of field.split(',')) {
     const [range, step] = item.split('/');
-    const [from, to] = range === '*' ? [lo, hi] : range.split('-').map(value);
+    const [from, to] = range === '*' ? [lo, hi] : range.split('-').map((v) => cronFieldValue(i, v));
     const last = to ?? (step === undefined ? from : hi);
     for (let v = from; v <= last; v += Math.max(1, Number(step ?? 1) || 1)) values.add(i === 4 && v === 7 ? 0 : v);
   }

@@ -39,17 +39,34 @@ const duration = (min: number) =>
 /** Shortest interval a schedule may have: a schedule is for minutes and hours, not a busy loop. */
 export const MIN_SCHEDULE_INTERVAL_MS = 1000;
 
-const MACROS = ['@yearly', '@annually', '@monthly', '@weekly', '@daily', '@midnight', '@hourly'];
+/** The macros a cron expression may be, with the five fields each stands for. */
+export const CRON_MACROS: Readonly<Record<string, string>> = {
+  '@yearly': '0 0 1 1 *',
+  '@annually': '0 0 1 1 *',
+  '@monthly': '0 0 1 * *',
+  '@weekly': '0 0 * * 0',
+  '@daily': '0 0 * * *',
+  '@midnight': '0 0 * * *',
+  '@hourly': '0 * * * *',
+};
+const MACROS = Object.keys(CRON_MACROS);
 const MONTHS = ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC'];
 const DAYS = ['SUN', 'MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT'];
-/** The five fields of a cron expression: name, lowest, highest, and names standing for numbers. */
-const CRON_FIELDS: [string, number, number, string[], number][] = [
+/** The five fields of a cron expression: name, lowest, highest, and names standing for numbers (from `base`). */
+export const CRON_FIELDS: readonly (readonly [string, number, number, string[], number])[] = [
   ['minute', 0, 59, [], 0],
   ['hour', 0, 23, [], 0],
   ['day of month', 1, 31, [], 0],
   ['month', 1, 12, MONTHS, 1],
   ['day of week', 0, 7, DAYS, 0],
 ];
+
+/** The number one value of cron field `i` stands for (a number, or a name such as JAN or MON); NaN if neither. */
+export function cronFieldValue(i: number, value: string): number {
+  const [, , , names, base] = CRON_FIELDS[i];
+  const named = names.indexOf(value.toUpperCase());
+  return named >= 0 ? named + base : /^\d+$/.test(value) ? Number(value) : NaN;
+}
 
 /** Why a cron expression is not one Agio accepts (five fields, or @daily and the like); undefined when it is. */
 export function cronProblem(cron: string): string | undefined {
@@ -61,14 +78,10 @@ export function cronProblem(cron: string): string | undefined {
   if (fields.length !== 5)
     return `"${cron}": a cron expression has five fields (minute hour day-of-month month day-of-week), not ${fields.length}`;
   for (let i = 0; i < 5; i++) {
-    const [name, lo, hi, names, base] = CRON_FIELDS[i];
-    const value = (v: string) => {
-      const named = names.indexOf(v.toUpperCase());
-      return named >= 0 ? named + base : /^\d+$/.test(v) ? Number(v) : NaN;
-    };
+    const [name, lo, hi] = CRON_FIELDS[i];
     for (const item of fields[i].split(',')) {
       const m = /^(\*|[A-Za-z0-9]+(?:-[A-Za-z0-9]+)?)(?:\/(\d+))?$/.exec(item);
-      const bounds = m && m[1] !== '*' ? m[1].split('-').map(value) : [lo];
+      const bounds = m && m[1] !== '*' ? m[1].split('-').map((v) => cronFieldValue(i, v)) : [lo];
       const bad = !m || bounds.some((b) => !(b >= lo && b <= hi)) || (m[2] !== undefined && Number(m[2]) < 1);
       if (bad || (bounds.length === 2 && bounds[0] > bounds[1]))
         return `"${cron}": the ${name} field "${fields[i]}" is not a value from ${lo} to ${hi}, a range a-b, * or a list of them (with /step)`;
